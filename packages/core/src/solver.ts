@@ -1,0 +1,85 @@
+/** How a solver ended. `optimal`: a certificate (dual − primal ≤ tolerance) proves optimality. */
+export type SolutionStatus = "optimal" | "converged" | "iteration-limit" | "infeasible";
+
+export interface Solution {
+  /** One label id per position. */
+  readonly labels: Int32Array;
+  /** Objective of `labels`, penalties of soft constraints included; −∞ when infeasible. */
+  readonly primal: number;
+  /** An upper bound on the optimum, when the solver has one; primal === dual is a certificate. */
+  readonly dual?: number;
+  readonly status: SolutionStatus;
+  readonly iterations: number;
+}
+
+export interface IterationStats {
+  readonly iteration: number;
+  /** Dual objective at this iteration (an upper bound on the optimum). */
+  readonly dual: number;
+  /** Best primal found so far. */
+  readonly primal: number;
+  /** Best dual − best primal so far. */
+  readonly gap: number;
+  readonly stepSize: number;
+  /** Indicators on which slaves disagree plus constraints whose KKT conditions fail. */
+  readonly disagreements: number;
+}
+
+export interface SolveOptions {
+  readonly maxIterations?: number;
+  /** Gap (dual − primal) under which a solution counts as certified. */
+  readonly tolerance?: number;
+  /** Called after every iteration; returning `false` stops the run (status `iteration-limit`). */
+  readonly onIteration?: (stats: IterationStats) => void | boolean;
+  readonly signal?: AbortSignal;
+}
+
+/** Any inference strategy over problems of type P: Viterbi, DD, ILP, … */
+export interface Solver<P> {
+  readonly name: string;
+  solve(problem: P, options?: SolveOptions): Solution;
+}
+
+/**
+ * What a slave returns. `labels` may be a buffer the slave reuses: it is valid until the next
+ * `maximize` call, so a caller that keeps it must copy it.
+ */
+export interface SlaveResult {
+  readonly labels: Int32Array;
+  /** The slave's own score of `labels` plus adjustment·y; −∞ when the slave has no feasible labelling. */
+  readonly value: number;
+}
+
+/**
+ * A local MAP oracle over its own positions (AD3's `SolveMAP`): maximise its private score plus a
+ * linear adjustment of the unary indicators, adjustment[j*L + t] for local position j.
+ * The master never looks inside; it only shifts the adjustment.
+ */
+export interface Slave {
+  readonly name: string;
+  /** Number of positions this slave labels. */
+  readonly n: number;
+  readonly L: number;
+  maximize(adjustment: Float64Array): SlaveResult;
+  /** The slave's own score of a labelling of its positions (no adjustment); −∞ if infeasible. */
+  score(labels: ArrayLike<number>): number;
+}
+
+export interface SlaveSpec {
+  readonly name?: string;
+  readonly n: number;
+  readonly L: number;
+  readonly maximize: (adjustment: Float64Array) => SlaveResult;
+  readonly score: (labels: ArrayLike<number>) => number;
+}
+
+/** All a user writes for a custom slave: `defineSlave({ n, L, maximize, score })`. */
+export function defineSlave(spec: SlaveSpec): Slave {
+  return {
+    name: spec.name ?? "custom",
+    n: spec.n,
+    L: spec.L,
+    maximize: spec.maximize,
+    score: spec.score,
+  };
+}
