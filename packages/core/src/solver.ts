@@ -1,3 +1,5 @@
+import { ProblemValidationError } from "./errors.ts";
+
 /** How a solver ended. `optimal`: a certificate (dual − primal ≤ tolerance) proves optimality. */
 export type SolutionStatus = "optimal" | "converged" | "iteration-limit" | "infeasible";
 
@@ -27,9 +29,16 @@ export interface IterationStats {
 
 export interface SolveOptions {
   readonly maxIterations?: number;
-  /** Gap (dual − primal) under which a solution counts as certified. */
+  /**
+   * Gap under which a solution counts as certified: dual − primal ≤ tolerance · max(1, |dual|)
+   * (absolute for small objectives, relative for large ones).
+   */
   readonly tolerance?: number;
-  /** Called after every iteration; returning `false` stops the run (status `iteration-limit`). */
+  /**
+   * Called after every iteration; returning `false` stops the run (status `iteration-limit`, or
+   * `optimal` when that iteration certified).
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a logging callback that returns nothing (`void`) must type-check too
   readonly onIteration?: (stats: IterationStats) => void | boolean;
   readonly signal?: AbortSignal;
 }
@@ -41,8 +50,8 @@ export interface Solver<P> {
 }
 
 /**
- * What a slave returns. `labels` may be a buffer the slave reuses: it is valid until the next
- * `maximize` call, so a caller that keeps it must copy it.
+ * What a slave returns. The object and its `labels` may be buffers the slave reuses: they are
+ * valid until the next `maximize` call, so a caller that keeps them must copy them.
  */
 export interface SlaveResult {
   readonly labels: Int32Array;
@@ -75,8 +84,18 @@ export interface SlaveSpec {
 
 /** All a user writes for a custom slave: `defineSlave({ n, L, maximize, score })`. */
 export function defineSlave(spec: SlaveSpec): Slave {
+  const name = spec.name ?? "custom";
+  for (const key of ["n", "L"] as const) {
+    const value = spec[key];
+    if (!Number.isInteger(value) || value < 1) {
+      throw new ProblemValidationError(
+        `slave "${name}".${key}`,
+        `expected an integer ≥ 1, got ${value}`,
+      );
+    }
+  }
   return {
-    name: spec.name ?? "custom",
+    name,
     n: spec.n,
     L: spec.L,
     maximize: spec.maximize,

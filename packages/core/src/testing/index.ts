@@ -1,1 +1,30 @@
-export {};
+/**
+ * `@lagrange/core/testing`: exact oracles and seeded problem generators for tests. Every package
+ * checks its algorithms against these on tiny random instances.
+ */
+export {
+  type BruteForceBest,
+  type BruteForceOptions,
+  bruteForceBest,
+  bruteForceCount,
+  bruteForceKBest,
+  bruteForceLogPartition,
+  bruteForceMarginals,
+  type Enumerable,
+  forEachLabelling,
+  MAX_ENUMERATED,
+  type ScoredSpace,
+  scoredSpace,
+} from "./brute-force.ts";
+export {
+  createRandom,
+  mulberry32,
+  type Random,
+  type RandomChainOptions,
+  type RandomConstraintOptions,
+  type RandomFactorGraphOptions,
+  randomChainScores,
+  randomConstraints,
+  randomFactorGraph,
+  type Seed,
+} from "./random.ts";

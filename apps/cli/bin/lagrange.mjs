@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// Runs the CLI from its TypeScript sources (the workspace needs no build step).
+import { register } from "tsx/esm/api";
+
+register();
+await import("../src/main.ts");

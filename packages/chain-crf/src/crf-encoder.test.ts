@@ -1,0 +1,163 @@
+import { LabelSet } from "@lagrange/core";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CrfEncoder, restoreEncoder } from "./crf-encoder.ts";
+import { compileDataset } from "./model/dataset.ts";
+import { buildAttributeDictionary } from "./model/dictionary.ts";
+import { buildFeatureLayout } from "./model/layout.ts";
+import { mulberry32 } from "./testing/random-chain.ts";
+import { type RandomCorpusOptions, randomCorpus } from "./testing/random-corpus.ts";
+
+function setup(seed: number, corpus: RandomCorpusOptions, dense: boolean, startEnd: boolean) {
+  const sequences = randomCorpus(seed, corpus);
+  const attributes = buildAttributeDictionary(sequences.map((s) => s.attributes));
+  const transitionAttributes = buildAttributeDictionary(
+    sequences.map((s) => s.attributes.transition),
+  );
+  const labels = new LabelSet();
+  for (let t = 0; t < (corpus.labels ?? 3); t++) labels.intern(`L${t}`);
+  const dataset = compileDataset(sequences, {
+    attributes,
+    transitionAttributes,
+    labels,
+    internLabels: true,
+    shared: (seed & 1) === 0,
+  });
+  const layout = buildFeatureLayout(
+    dataset,
+    attributes.size,
+    labels.size,
+    transitionAttributes.size,
+    { dense, startEnd },
+  );
+  const encoder = new CrfEncoder(dataset, layout);
+  const rnd = mulberry32(seed + 17);
+  const weights = Float64Array.from({ length: layout.numWeights }, () => rnd() * 2 - 1);
+  return { encoder, weights, L: labels.size };
+}
+
+/** w · counts(y), the score of a labelling by walking its features (independent of the kernels). */
+function pathScore(encoder: CrfEncoder, i: number, y: Int32Array, w: Float64Array): number {
+  const counts = new Float64Array(encoder.numWeights);
+  encoder.addFeatureCounts(i, y, 1, counts);
+  let s = 0;
+  for (let k = 0; k < counts.length; k++) s += counts[k]! * w[k]!;
+  return s;
+}
+
+function allLabellings(n: number, L: number): Int32Array[] {
+  const out: Int32Array[] = [];
+  for (let code = 0; code < L ** n; code++) {
+    const y = new Int32Array(n);
+    let c = code;
+    for (let i = n - 1; i >= 0; i--) {
+      y[i] = c % L;
+      c = Math.floor(c / L);
+    }
+    out.push(y);
+  }
+  return out;
+}
+
+function lse(xs: number[]): number {
+  const m = Math.max(...xs);
+  if (m === Number.NEGATIVE_INFINITY) return m;
+  return m + Math.log(xs.reduce((s, x) => s + Math.exp(x - m), 0));
+}
+
+const configs = fc.record({
+  seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+  dense: fc.boolean(),
+  startEnd: fc.boolean(),
+  values: fc.boolean(),
+  transitions: fc.boolean(),
+  partial: fc.boolean(),
+});
+
+describe("CrfEncoder", () => {
+  it("loss = −log p(gold) and decode = argmax, by brute force over feature-walk scores", () => {
+    fc.assert(
+      fc.property(configs, (c) => {
+        const { encoder, weights, L } = setup(
+          c.seed,
+          {
+            values: c.values,
+            transitions: c.transitions,
+            unlabelled: c.partial ? 0.3 : 0,
+          },
+          c.dense,
+          c.startEnd,
+        );
+        const out = new Int32Array(8);
+        for (let i = 0; i < encoder.numInstances; i++) {
+          const n = encoder.instanceLength(i);
+          const gold = encoder.goldLabels(i);
+          const ys = allLabellings(n, L);
+          const scores = ys.map((y) => pathScore(encoder, i, y, weights));
+          const consistent = scores.filter((_, k) =>
+            ys[k]!.every((t, j) => gold[j]! < 0 || gold[j] === t),
+          );
+          const expected = lse(scores) - lse(consistent);
+          const loss = encoder.instanceLoss(i, weights, null);
+          expect(loss).toBeCloseTo(expected, 9);
+          const best = encoder.decode(i, weights, out);
+          expect(best).toBeCloseTo(Math.max(...scores), 9);
+          expect(pathScore(encoder, i, out.subarray(0, n), weights)).toBeCloseTo(best, 9);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("gradient matches central finite differences", () => {
+    fc.assert(
+      fc.property(configs, (c) => {
+        const { encoder, weights } = setup(
+          c.seed,
+          {
+            sequences: 2,
+            values: c.values,
+            transitions: c.transitions,
+            unlabelled: c.partial ? 0.3 : 0,
+          },
+          c.dense,
+          c.startEnd,
+        );
+        const total = (w: Float64Array, grad: Float64Array | null, scale: number) => {
+          let s = 0;
+          for (let i = 0; i < encoder.numInstances; i++) s += encoder.instanceLoss(i, w, grad, scale);
+          return s;
+        };
+        const grad = new Float64Array(encoder.numWeights);
+        total(weights, grad, 0.5);
+        const h = 1e-5;
+        const w = weights.slice();
+        for (let k = 0; k < w.length; k++) {
+          w[k] = weights[k]! + h;
+          const up = total(w, null, 1);
+          w[k] = weights[k]! - h;
+          const down = total(w, null, 1);
+          w[k] = weights[k]!;
+          expect(grad[k]).toBeCloseTo((0.5 * (up - down)) / (2 * h), 5);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("a restored encoder over a sub-range agrees with the original", () => {
+    const { encoder, weights } = setup(5, { sequences: 6, transitions: true }, false, true);
+    const descriptor = structuredClone(encoder.descriptor());
+    const part = restoreEncoder(descriptor, { begin: 2, end: 5 });
+    expect(part.numInstances).toBe(3);
+    const g1 = new Float64Array(encoder.numWeights);
+    const g2 = new Float64Array(encoder.numWeights);
+    for (let i = 0; i < 3; i++) {
+      expect(part.instanceLoss(i, weights, g2)).toBe(encoder.instanceLoss(i + 2, weights, g1));
+      expect(Array.from(part.goldLabels(i))).toEqual(Array.from(encoder.goldLabels(i + 2)));
+    }
+    expect(Array.from(g2)).toEqual(Array.from(g1));
+    expect(encoder.descriptor().dataset.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(() => restoreEncoder(descriptor, { begin: 4, end: 9 })).toThrow(/not inside/);
+  });
+});

@@ -1,0 +1,141 @@
+import type { Attribute, AttributeList, AttributeSequence, AttributeSink } from "./types.ts";
+
+/** Collects one kind of attribute (state or transition) into flat arrays. */
+class FlatListBuilder {
+  private names: string[] = [];
+  /** Created on the first value ≠ 1, back-filled with 1s. */
+  private values: number[] | null = null;
+  private offsets = new Int32Array(1);
+  /** Last token whose start offset has been written. */
+  private token = 0;
+  private length = 0;
+
+  begin(length: number): void {
+    this.names = [];
+    this.values = null;
+    this.offsets = new Int32Array(length + 1);
+    this.token = 0;
+    this.length = length;
+  }
+
+  add(kind: string, token: number, name: string, value: number): void {
+    if (token !== this.token || this.length === 0) this.advance(kind, token);
+    if (value !== 1 && this.values === null)
+      this.values = new Array<number>(this.names.length).fill(1);
+    this.names.push(name);
+    if (this.values !== null) this.values.push(value);
+  }
+
+  get isEmpty(): boolean {
+    return this.names.length === 0;
+  }
+
+  finish(): AttributeList {
+    const end = this.names.length;
+    for (let t = this.token + 1; t <= this.length; t++) this.offsets[t] = end;
+    const list: AttributeList = {
+      offsets: this.offsets,
+      names: this.names,
+      values: this.values === null ? null : Float64Array.from(this.values),
+    };
+    this.begin(0);
+    return list;
+  }
+
+  private advance(kind: string, token: number): void {
+    if (!(token > this.token && token < this.length) || !Number.isInteger(token)) {
+      throw new RangeError(
+        `${kind} attribute for token ${token}: expected an integer in [${this.token}, ${this.length - 1}] (tokens must come in non-decreasing order)`,
+      );
+    }
+    const end = this.names.length;
+    for (let t = this.token + 1; t <= token; t++) this.offsets[t] = end;
+    this.token = token;
+  }
+}
+
+/**
+ * An {@link AttributeSink} that builds an {@link AttributeSequence}. Reusable: call `begin(n)`
+ * before each sequence and `finish()` after it.
+ */
+export class AttributeSequenceBuilder implements AttributeSink {
+  private readonly stateList = new FlatListBuilder();
+  private readonly transitionList = new FlatListBuilder();
+  private length = 0;
+
+  begin(length: number): void {
+    this.length = length;
+    this.stateList.begin(length);
+    this.transitionList.begin(length);
+  }
+
+  state(token: number, name: string, value: number): void {
+    this.stateList.add("state", token, name, value);
+  }
+
+  transition(token: number, name: string, value: number): void {
+    if (token < 1) {
+      throw new RangeError(
+        `transition attribute for token ${token}: the first transition is into token 1`,
+      );
+    }
+    this.transitionList.add("transition", token, name, value);
+  }
+
+  finish(): AttributeSequence {
+    const hasTransition = !this.transitionList.isEmpty;
+    const state = this.stateList.finish();
+    const transition = this.transitionList.finish();
+    return { length: this.length, ...state, transition: hasTransition ? transition : null };
+  }
+}
+
+/**
+ * CRFsuite-style input: attributes already computed, one list per token, each entry a bare name
+ * (value 1) or `{ name, value }`.
+ */
+export function fromAttributeLists(
+  tokens: ReadonlyArray<ReadonlyArray<string | Attribute>>,
+): AttributeSequence {
+  const builder = new AttributeSequenceBuilder();
+  builder.begin(tokens.length);
+  for (let t = 0; t < tokens.length; t++) {
+    for (const attribute of tokens[t]!) {
+      if (typeof attribute === "string") {
+        if (attribute.length === 0) throw new RangeError(`token ${t}: empty attribute name`);
+        builder.state(t, attribute, 1);
+      } else {
+        if (attribute.name.length === 0) throw new RangeError(`token ${t}: empty attribute name`);
+        if (!Number.isFinite(attribute.value)) {
+          throw new RangeError(
+            `token ${t}: attribute ${JSON.stringify(attribute.name)} has value ${attribute.value}; expected a finite number`,
+          );
+        }
+        builder.state(t, attribute.name, attribute.value);
+      }
+    }
+  }
+  return builder.finish();
+}
+
+/** Unflattens a list into one `{ name, value }` array per token (for inspection and tests). */
+export function toAttributeLists(list: AttributeList): Attribute[][] {
+  const tokens: Attribute[][] = [];
+  for (let t = 0; t + 1 < list.offsets.length; t++) {
+    const token: Attribute[] = [];
+    for (let k = list.offsets[t]!; k < list.offsets[t + 1]!; k++) {
+      token.push({ name: list.names[k]!, value: list.values === null ? 1 : list.values[k]! });
+    }
+    tokens.push(token);
+  }
+  return tokens;
+}
+
+/** The attribute names of each token (values dropped). */
+export function attributeNames(list: AttributeList): string[][] {
+  const tokens: string[][] = [];
+  for (let t = 0; t + 1 < list.offsets.length; t++) {
+    tokens.push(list.names.slice(list.offsets[t]!, list.offsets[t + 1]!));
+  }
+  return tokens;
+}

@@ -1,0 +1,43 @@
+/*
+ * Public API of the features module (the package index re-exports all of it):
+ *   types      Attribute, AttributeList, AttributeSequence, AttributeSink, Preset, Rows, TokenRow
+ *   templates  parseTemplate, expandMacro, CRFPP_MAX_CONTEXT, CrfppTemplate, TemplateLine,
+ *              TemplateOptions
+ *   presets    presets, getPreset, PresetName, chunkingPreset, nerPreset, citationPreset,
+ *              posPreset, ChunkingOptions, CitationOptions, CHUNKING_TEMPLATES, CITATION_LEXICONS
+ *   input      fromAttributeLists (CRFsuite-style attribute lists), AttributeSequenceBuilder
+ *   helpers    toAttributeLists, attributeNames
+ *   errors     TemplateSyntaxError, FeatureInputError
+ * Everything else in this folder is internal.
+ */
+export {
+  AttributeSequenceBuilder,
+  attributeNames,
+  fromAttributeLists,
+  toAttributeLists,
+} from "./builder.ts";
+export { CHUNKING_TEMPLATES, type ChunkingOptions, chunkingPreset } from "./chunking.ts";
+export { type CitationOptions, citationPreset } from "./citation.ts";
+export { FeatureInputError, TemplateSyntaxError } from "./errors.ts";
+export type { FieldTemplate } from "./field-templates.ts";
+export { CITATION_LEXICONS } from "./lexicons.ts";
+export { nerPreset } from "./ner.ts";
+export { posPreset } from "./pos.ts";
+export { getPreset, type PresetName, presets } from "./presets.ts";
+export {
+  CRFPP_MAX_CONTEXT,
+  type CrfppTemplate,
+  expandMacro,
+  parseTemplate,
+  type TemplateLine,
+  type TemplateOptions,
+} from "./template.ts";
+export type {
+  Attribute,
+  AttributeList,
+  AttributeSequence,
+  AttributeSink,
+  Preset,
+  Rows,
+  TokenRow,
+} from "./types.ts";

@@ -1,0 +1,187 @@
+import { AttributeSequenceBuilder } from "./builder.ts";
+import {
+  checkColumns,
+  escapeColons,
+  type FieldTemplate,
+  FieldTemplateSet,
+} from "./field-templates.ts";
+import {
+  ALNUM,
+  ALPHA,
+  charFlags,
+  codePoints,
+  DIGIT,
+  degenerate,
+  isDigitString,
+  isLowerString,
+  isUpperString,
+  LOWER,
+  prefix,
+  profile,
+  shape,
+  suffix,
+  tokenType,
+  UPPER,
+} from "./token.ts";
+import type { AttributeSequence, AttributeSink, Preset, Rows } from "./types.ts";
+
+/** ner.py's unigram fields (each at offsets −2…2) in its order. */
+export const NER_UNIGRAM_FIELDS = [
+  "w",
+  "wl",
+  "pos",
+  "chk",
+  "shape",
+  "shaped",
+  "type",
+  "p1",
+  "p2",
+  "p3",
+  "p4",
+  "s1",
+  "s2",
+  "s3",
+  "s4",
+  "2d",
+  "4d",
+  "d&a",
+  "d&-",
+  "d&/",
+  "d&,",
+  "d&.",
+  "up",
+  "iu",
+  "au",
+  "al",
+  "ad",
+  "ao",
+  "cu",
+  "cl",
+  "ca",
+  "cd",
+  "cs",
+] as const;
+
+/** ner.py's bigram fields (pairs at offsets (i, i+1), i = −2…1). */
+export const NER_BIGRAM_FIELDS = ["w", "pos", "chk", "shaped", "type"] as const;
+
+function nerTemplates(): FieldTemplate[] {
+  const templates: FieldTemplate[] = [];
+  for (const field of NER_UNIGRAM_FIELDS) {
+    for (let i = -2; i <= 2; i++) templates.push([[field, i]]);
+  }
+  for (const field of NER_BIGRAM_FIELDS) {
+    for (let i = -2; i <= 1; i++) {
+      templates.push([
+        [field, i],
+        [field, i + 1],
+      ]);
+    }
+  }
+  return templates;
+}
+
+const yesNo = (v: boolean): string => (v ? "yes" : "no");
+
+function digitsAnd(chars: readonly string[], other: string | null): boolean {
+  let digit = false;
+  let seen = false;
+  for (const c of chars) {
+    const f = charFlags(c.codePointAt(0)!);
+    if (f & DIGIT) digit = true;
+    else if (other === null ? (f & ALPHA) !== 0 : c === other) seen = true;
+    else return false;
+  }
+  return digit && seen;
+}
+
+/** ner.py `observation(v)` for one word: the values of NER_UNIGRAM_FIELDS other than pos/chk. */
+function observe(word: string, out: string[][], t: number): void {
+  const chars = codePoints(word);
+  const p = profile(chars);
+  const firstFlags = chars.length > 0 ? charFlags(chars[0]!.codePointAt(0)!) : 0;
+  const s = shape(chars);
+  let k = 0;
+  const put = (value: string): void => {
+    out[k++]![t] = escapeColons(value);
+  };
+  put(word);
+  put(word.toLowerCase());
+  k += 2; // pos, chk: filled from the columns
+  put(s);
+  put(degenerate(s));
+  put(tokenType(chars));
+  for (let n = 1; n <= 4; n++) put(prefix(chars, word, n));
+  for (let n = 1; n <= 4; n++) put(suffix(chars, word, n));
+  const digits = isDigitString(p);
+  put(yesNo(chars.length === 2 && digits));
+  put(yesNo(chars.length === 4 && digits));
+  put(yesNo(digitsAnd(chars, null)));
+  put(yesNo(digitsAnd(chars, "-")));
+  put(yesNo(digitsAnd(chars, "/")));
+  put(yesNo(digitsAnd(chars, ",")));
+  put(yesNo(digitsAnd(chars, ".")));
+  put(yesNo(chars.length === 2 && (firstFlags & UPPER) !== 0 && chars[1] === "."));
+  put(yesNo((firstFlags & UPPER) !== 0));
+  put(yesNo(isUpperString(p)));
+  put(yesNo(isLowerString(p)));
+  put(yesNo(digits));
+  put(yesNo((p.any & ALNUM) === 0));
+  put(yesNo((p.any & UPPER) !== 0));
+  put(yesNo((p.any & LOWER) !== 0));
+  put(yesNo((p.any & ALPHA) !== 0));
+  put(yesNo((p.any & DIGIT) !== 0));
+  // ner.py's contains_symbol ORs `~c.isalnum()`, which is -1 or -2 and so always true: the
+  // script says "yes" for every non-empty token, and so do we, to keep the attribute sets equal.
+  put(yesNo(chars.length > 0));
+}
+
+const COLUMNS = ["word", "pos", "chunk"] as const;
+
+/**
+ * The attributes of CRFsuite's `example/ner.py` for CoNLL-2003 rows `[word, POS, chunk]`: 33
+ * token observations (word, lower-cased word, shape, degenerated shape, type, prefixes and
+ * suffixes of 1–4 characters, digit/case/symbol flags, POS, chunk) at offsets −2…2; bigrams of
+ * word, POS, chunk, degenerated shape and type; the disjunctive word sets `w[-4..-1]` and
+ * `w[1..4]`; `__BOS__` / `__EOS__`. Names and order as the script writes them (`:` escaped as
+ * `__COLON__`). About 190 attributes per token.
+ */
+export function nerPreset(): Preset {
+  const templates = new FieldTemplateSet(nerTemplates(), NER_UNIGRAM_FIELDS);
+  const posField = NER_UNIGRAM_FIELDS.indexOf("pos");
+  const chunkField = NER_UNIGRAM_FIELDS.indexOf("chk");
+  const emit = (rows: Rows, sink: AttributeSink): void => {
+    checkColumns("ner", COLUMNS, rows);
+    const n = rows.length;
+    const values = NER_UNIGRAM_FIELDS.map(() => new Array<string>(n));
+    for (let t = 0; t < n; t++) {
+      const row = rows[t]!;
+      observe(row[0]!, values, t);
+      values[posField]![t] = escapeColons(row[1]!);
+      values[chunkField]![t] = escapeColons(row[2]!);
+    }
+    const words = values[0]!;
+    for (let t = 0; t < n; t++) {
+      templates.apply(values, n, t, sink);
+      for (let p = Math.max(0, t - 4); p <= t - 1; p++) sink.state(t, `w[-4..-1]=${words[p]}`, 1);
+      for (let p = t + 1; p <= Math.min(n - 1, t + 4); p++) {
+        sink.state(t, `w[1..4]=${words[p]}`, 1);
+      }
+      if (t === 0) sink.state(t, "__BOS__", 1);
+      if (t === n - 1) sink.state(t, "__EOS__", 1);
+    }
+  };
+  const builder = new AttributeSequenceBuilder();
+  return {
+    name: "ner",
+    description:
+      "CRFsuite's example/ner.py on [word, POS, chunk]: word, lower-case, shape, type, affixes, digit/case flags, POS and chunk in a ±2 window, bigrams, disjunctive word windows",
+    columns: COLUMNS,
+    emit,
+    extract(rows: Rows): AttributeSequence {
+      builder.begin(rows.length);
+      emit(rows, builder);
+      return builder.finish();
+    },
+  };
+}

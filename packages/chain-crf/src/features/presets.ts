@@ -1,0 +1,23 @@
+import { chunkingPreset } from "./chunking.ts";
+import { citationPreset } from "./citation.ts";
+import { nerPreset } from "./ner.ts";
+import { posPreset } from "./pos.ts";
+import type { Preset } from "./types.ts";
+
+/** The named presets with default options; model files record a preset by these names. */
+export const presets: Readonly<Record<"chunking" | "ner" | "citation" | "pos", Preset>> = {
+  chunking: chunkingPreset(),
+  ner: nerPreset(),
+  citation: citationPreset(),
+  pos: posPreset(),
+};
+
+export type PresetName = keyof typeof presets;
+
+/** The preset called `name`, or an error listing the known names. */
+export function getPreset(name: string): Preset {
+  if (Object.hasOwn(presets, name)) return presets[name as PresetName];
+  throw new RangeError(
+    `unknown feature preset ${JSON.stringify(name)}; expected one of: ${Object.keys(presets).join(", ")}`,
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * Scratch buffers for the chain kernels, sized for a maximum length and label count and grown
+ * (never shrunk) on demand. One context per thread; a kernel call allocates nothing once the
+ * context is large enough.
+ */
+export class InferenceContext {
+  capacity = 0;
+  L = 0;
+  /** Viterbi scores / forward messages (scaled), n·L. */
+  delta = new Float64Array(0);
+  back = new Int32Array(0);
+  alpha = new Float64Array(0);
+  beta = new Float64Array(0);
+  /** Per-position scaling factors of the forward pass (1 / Σ_t alpha). */
+  scale = new Float64Array(0);
+  /** exp(unary − per-position max), n·L. */
+  expUnary = new Float64Array(0);
+  /** exp(transition − max), L·L or (n−1)·L·L when position-specific. */
+  expTransition = new Float64Array(0);
+  /** Transposed exp-transitions for the forward pass. */
+  transposed = new Float64Array(0);
+  /** The raw transition block behind expTransition (shared case), to skip recomputing it. */
+  transitionCache = new Float64Array(0);
+  transitionCacheValid = false;
+  transitionCacheMask = new Uint8Array(0);
+  transitionCacheMasked = false;
+  transitionCacheMax = 0;
+  /** expUnary·beta rows of the backward pass, n·L (for the pairwise sums). */
+  next = new Float64Array(0);
+  /** Token marginals p(y_i = t), n·L, valid after forward-backward. */
+  marginals = new Float64Array(0);
+  /** Σ_i p(y_{i-1} = a, y_i = b), L·L, valid after forward-backward with pairwise counts. */
+  pairwise = new Float64Array(0);
+  /** L-sized work rows. */
+  work = new Float64Array(0);
+  work2 = new Float64Array(0);
+  /** k-best lists: scores n·L·k and back-pointers (prev label · k + rank). */
+  kDelta = new Float64Array(0);
+  kBack = new Int32Array(0);
+  kHeads = new Int32Array(0);
+  kCapacity = 0;
+
+  constructor(capacity = 64, L = 0) {
+    if (L > 0) this.ensure(capacity, L);
+  }
+
+  /** Makes room for sequences of length n over L labels. */
+  ensure(n: number, L: number): void {
+    if (n <= this.capacity && L === this.L) return;
+    const cap = Math.max(n, L === this.L ? this.capacity * 2 : 0, 16);
+    this.capacity = cap;
+    this.L = L;
+    const nl = cap * L;
+    this.delta = new Float64Array(nl);
+    this.back = new Int32Array(nl);
+    this.alpha = new Float64Array(nl);
+    this.beta = new Float64Array(nl);
+    this.scale = new Float64Array(cap);
+    this.expUnary = new Float64Array(nl);
+    this.expTransition = new Float64Array(L * L);
+    this.transposed = new Float64Array(L * L);
+    this.transitionCache = new Float64Array(L * L);
+    this.transitionCacheMask = new Uint8Array(L * L);
+    this.transitionCacheValid = false;
+    this.marginals = new Float64Array(nl);
+    this.next = new Float64Array(nl);
+    this.pairwise = new Float64Array(L * L);
+    this.work = new Float64Array(L);
+    this.work2 = new Float64Array(L);
+    this.kHeads = new Int32Array(L);
+    this.kCapacity = 0;
+  }
+
+  /** Room for position-specific exponentiated transitions of an n-token chain. */
+  ensureTransitions(n: number, L: number): void {
+    const need = Math.max(1, n - 1) * L * L;
+    if (this.expTransition.length < need) {
+      this.expTransition = new Float64Array(need);
+      this.transposed = new Float64Array(need);
+      this.transitionCacheValid = false;
+    }
+  }
+
+  /** Room for k-best lists of length n, L labels, k entries each. */
+  ensureKBest(n: number, L: number, k: number): void {
+    this.ensure(n, L);
+    const need = this.capacity * L * k;
+    if (this.kDelta.length < need || this.kCapacity !== k) {
+      this.kDelta = new Float64Array(need);
+      this.kBack = new Int32Array(need);
+      this.kCapacity = k;
+    }
+  }
+}

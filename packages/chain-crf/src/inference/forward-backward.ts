@@ -1,0 +1,332 @@
+import type { InferenceContext } from "./context.ts";
+import { matVec, outerProductSum } from "./linalg.ts";
+import { localScores } from "./local.ts";
+import type { ChainView } from "./view.ts";
+
+const NEG = Number.NEGATIVE_INFINITY;
+
+/**
+ * Forward-backward in exp space with per-position scaling (CRFsuite's scheme, far faster than
+ * log-sum-exp): unary scores are shifted by their per-position maximum and transitions by their
+ * maximum before `exp`, and the forward messages are renormalised at every position; the shifts
+ * and scales are added back into log Z. Where a forward message underflows to zero the kernel
+ * falls back to the exact log-space recursion, which also tells a truly infeasible chain
+ * (log Z = −∞, all marginals 0) from an underflow.
+ *
+ * After the call `ctx.marginals[i*L+t]` = p(y_i = t) and, when `pairwise` is true,
+ * `ctx.pairwise[a*L+b]` = Σ_i p(y_{i-1} = a, y_i = b). When `pairwiseOut` is given it receives the
+ * per-position pairwise marginals, (n−1)·L·L, block i−1 for the pair (i−1, i).
+ * Returns log Z.
+ */
+export function forwardBackwardKernel(
+  ctx: InferenceContext,
+  v: ChainView,
+  pairwise: boolean,
+  pairwiseOut: Float64Array | null = null,
+): number {
+  const n = v.n;
+  const L = v.L;
+  const LL = L * L;
+  ctx.ensure(n, L);
+  const stride = v.transitionStride;
+  if (stride !== 0) ctx.ensureTransitions(n, L);
+  const expU = ctx.expUnary;
+  const alpha = ctx.alpha;
+  const beta = ctx.beta;
+  const scale = ctx.scale;
+  const marg = ctx.marginals;
+  const pw = ctx.pairwise;
+  let shift = 0;
+
+  for (let i = 0; i < n; i++) {
+    const row = i * L;
+    localScores(v, i, expU, row);
+    let m = NEG;
+    for (let t = 0; t < L; t++) if (expU[row + t]! > m) m = expU[row + t]!;
+    if (m === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);
+    for (let t = 0; t < L; t++) expU[row + t] = Math.exp(expU[row + t]! - m);
+    shift += m;
+  }
+  if (n > 1) {
+    const m = stride === 0 ? sharedTransitions(ctx, v) : positionTransitions(ctx, v);
+    if (m === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);
+    shift += stride === 0 ? (n - 1) * m : m;
+  }
+
+  // Forward.
+  let sum = 0;
+  for (let t = 0; t < L; t++) {
+    alpha[t] = expU[t]!;
+    sum += expU[t]!;
+  }
+  let logScaleSum = 0;
+  scale[0] = 1 / sum;
+  logScaleSum += Math.log(sum);
+  for (let t = 0; t < L; t++) alpha[t]! *= scale[0]!;
+  const expT = ctx.expTransition;
+  const expTT = ctx.transposed;
+  for (let i = 1; i < n; i++) {
+    const prev = (i - 1) * L;
+    const cur = i * L;
+    const eb = stride === 0 ? 0 : (i - 1) * LL;
+    matVec(expTT, eb, alpha, prev, alpha, cur, L);
+    sum = 0;
+    for (let b = 0; b < L; b++) {
+      const x = alpha[cur + b]! * expU[cur + b]!;
+      alpha[cur + b] = x;
+      sum += x;
+    }
+    if (!(sum > 0) || sum === Number.POSITIVE_INFINITY) {
+      return forwardBackwardLogKernel(ctx, v, pairwise, pairwiseOut);
+    }
+    const s = 1 / sum;
+    scale[i] = s;
+    logScaleSum += Math.log(sum);
+    for (let b = 0; b < L; b++) alpha[cur + b]! *= s;
+  }
+  const logZ = logScaleSum + shift;
+
+  // Backward, fused with the pairwise marginals: p(a, b) = alpha[i][a]·T[a][b]·U[i+1][b]·beta[i+1][b].
+  const last = (n - 1) * L;
+  const sLast = scale[n - 1]!;
+  for (let t = 0; t < L; t++) beta[last + t] = sLast;
+  if (pairwise) pw.fill(0, 0, LL);
+  const next = ctx.next;
+  for (let i = n - 2; i >= 0; i--) {
+    const cur = i * L;
+    const nx = (i + 1) * L;
+    const eb = stride === 0 ? 0 : i * LL;
+    for (let b = 0; b < L; b++) next[nx + b] = expU[nx + b]! * beta[nx + b]!;
+    const si = scale[i]!;
+    if (pairwiseOut === null) {
+      // next rows are kept for the pairwise sums: Σ_i alpha[i][a]·next[i+1][b], weighted by
+      // T[a][b] once at the end.
+      matVec(expT, eb, next, nx, beta, cur, L);
+      for (let a = 0; a < L; a++) beta[cur + a]! *= si;
+    } else {
+      const ob = i * LL;
+      for (let a = 0; a < L; a++) {
+        const pa = alpha[cur + a]!;
+        const rb = eb + a * L;
+        const pr = a * L;
+        let acc = 0;
+        for (let b = 0; b < L; b++) {
+          const x = expT[rb + b]! * next[nx + b]!;
+          acc += x;
+          if (pairwise) pw[pr + b]! += pa * x;
+          pairwiseOut[ob + pr + b] = pa * x;
+        }
+        beta[cur + a] = acc * si;
+      }
+    }
+  }
+  if (pairwise && pairwiseOut === null && n > 1) {
+    const nx = ctx.next;
+    if (stride === 0) {
+      outerProductSum(alpha, nx, 1, n - 1, L, expT, pw);
+    } else {
+      for (let i = 0; i < n - 1; i++) {
+        const eb = i * LL;
+        for (let a = 0; a < L; a++) {
+          const pa = alpha[i * L + a]!;
+          for (let b = 0; b < L; b++) pw[a * L + b]! += pa * expT[eb + a * L + b]! * nx[(i + 1) * L + b]!;
+        }
+      }
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const row = i * L;
+    const inv = 1 / scale[i]!;
+    let rowSum = 0;
+    for (let t = 0; t < L; t++) {
+      const p = alpha[row + t]! * beta[row + t]! * inv;
+      marg[row + t] = p;
+      rowSum += p;
+    }
+    // Backward messages can overflow or underflow where the forward ones did not (extreme
+    // scores); a row that no longer sums to one (or is NaN) sends the chain to the exact kernel.
+    if (!(Math.abs(rowSum - 1) < 1e-6)) {
+      return forwardBackwardLogKernel(ctx, v, pairwise, pairwiseOut);
+    }
+  }
+  return logZ;
+}
+
+/**
+ * exp(T − max T) and its transpose (the forward pass reads columns) for a shared transition
+ * block; returns max T, or −∞ when every transition is forbidden. The block is cached: training
+ * scores every instance under the same weights, so the L² exps are paid once per weight vector.
+ */
+function sharedTransitions(ctx: InferenceContext, v: ChainView): number {
+  const L = v.L;
+  const LL = L * L;
+  const trans = v.transition;
+  const tb = v.transitionBase;
+  const allowed = v.allowed;
+  const cache = ctx.transitionCache;
+  const allowedCache = ctx.transitionCacheMask;
+  if (ctx.transitionCacheValid && (allowed === null) === ctx.transitionCacheMasked) {
+    let same = true;
+    for (let ab = 0; ab < LL; ab++) {
+      if (cache[ab] !== trans[tb + ab] || (allowed !== null && allowedCache[ab] !== allowed[ab])) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return ctx.transitionCacheMax;
+  }
+  const expT = ctx.expTransition;
+  const expTT = ctx.transposed;
+  let m = NEG;
+  for (let ab = 0; ab < LL; ab++) {
+    if (allowed !== null && allowed[ab] === 0) continue;
+    if (trans[tb + ab]! > m) m = trans[tb + ab]!;
+  }
+  for (let a = 0; a < L; a++) {
+    for (let b = 0; b < L; b++) {
+      const ab = a * L + b;
+      const e = allowed !== null && allowed[ab] === 0 ? 0 : Math.exp(trans[tb + ab]! - m);
+      expT[ab] = e;
+      expTT[b * L + a] = e;
+      cache[ab] = trans[tb + ab]!;
+      allowedCache[ab] = allowed === null ? 1 : allowed[ab]!;
+    }
+  }
+  ctx.transitionCacheValid = m !== NEG;
+  ctx.transitionCacheMasked = allowed !== null;
+  ctx.transitionCacheMax = m;
+  return m;
+}
+
+/** The same for position-specific blocks; returns Σ of the block maxima, or −∞. */
+function positionTransitions(ctx: InferenceContext, v: ChainView): number {
+  const n = v.n;
+  const L = v.L;
+  const LL = L * L;
+  ctx.ensureTransitions(n, L);
+  ctx.transitionCacheValid = false;
+  const expT = ctx.expTransition;
+  const expTT = ctx.transposed;
+  const trans = v.transition;
+  const allowed = v.allowed;
+  let total = 0;
+  for (let k = 0; k < n - 1; k++) {
+    const tb = v.transitionBase + k * v.transitionStride;
+    const eb = k * LL;
+    let m = NEG;
+    for (let ab = 0; ab < LL; ab++) {
+      if (allowed !== null && allowed[ab] === 0) continue;
+      if (trans[tb + ab]! > m) m = trans[tb + ab]!;
+    }
+    if (m === NEG) return NEG;
+    for (let a = 0; a < L; a++) {
+      for (let b = 0; b < L; b++) {
+        const ab = a * L + b;
+        const e = allowed !== null && allowed[ab] === 0 ? 0 : Math.exp(trans[tb + ab]! - m);
+        expT[eb + ab] = e;
+        expTT[eb + b * L + a] = e;
+      }
+    }
+    total += m;
+  }
+  return total;
+}
+
+function infeasible(
+  ctx: InferenceContext,
+  n: number,
+  L: number,
+  pairwise: boolean,
+  pairwiseOut: Float64Array | null,
+): number {
+  ctx.marginals.fill(0, 0, n * L);
+  if (pairwise) ctx.pairwise.fill(0, 0, L * L);
+  if (pairwiseOut !== null) pairwiseOut.fill(0, 0, Math.max(0, n - 1) * L * L);
+  return NEG;
+}
+
+function logSumExp(xs: Float64Array, base: number, len: number): number {
+  let m = NEG;
+  for (let k = 0; k < len; k++) if (xs[base + k]! > m) m = xs[base + k]!;
+  if (m === NEG) return NEG;
+  let s = 0;
+  for (let k = 0; k < len; k++) s += Math.exp(xs[base + k]! - m);
+  return m + Math.log(s);
+}
+
+/**
+ * The same quantities as {@link forwardBackwardKernel} by the textbook log-space recursion with
+ * log-sum-exp: slower, immune to underflow. Used as the fallback and as an independent check.
+ */
+export function forwardBackwardLogKernel(
+  ctx: InferenceContext,
+  v: ChainView,
+  pairwise: boolean,
+  pairwiseOut: Float64Array | null = null,
+): number {
+  const n = v.n;
+  const L = v.L;
+  const LL = L * L;
+  ctx.ensure(n, L);
+  const local = ctx.expUnary; // log-space local scores in this kernel
+  const alpha = ctx.alpha;
+  const beta = ctx.beta;
+  const trans = v.transition;
+  const allowed = v.allowed;
+  const work = ctx.work;
+  for (let i = 0; i < n; i++) localScores(v, i, local, i * L);
+  for (let t = 0; t < L; t++) alpha[t] = local[t]!;
+  for (let i = 1; i < n; i++) {
+    const tb = v.transitionBase + (i - 1) * v.transitionStride;
+    for (let b = 0; b < L; b++) {
+      for (let a = 0; a < L; a++) {
+        work[a] =
+          allowed !== null && allowed[a * L + b] === 0
+            ? NEG
+            : alpha[(i - 1) * L + a]! + trans[tb + a * L + b]!;
+      }
+      alpha[i * L + b] = logSumExp(work, 0, L) + local[i * L + b]!;
+    }
+  }
+  const logZ = logSumExp(alpha, (n - 1) * L, L);
+  if (logZ === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);
+  for (let t = 0; t < L; t++) beta[(n - 1) * L + t] = 0;
+  for (let i = n - 2; i >= 0; i--) {
+    const tb = v.transitionBase + i * v.transitionStride;
+    for (let a = 0; a < L; a++) {
+      for (let b = 0; b < L; b++) {
+        work[b] =
+          allowed !== null && allowed[a * L + b] === 0
+            ? NEG
+            : trans[tb + a * L + b]! + local[(i + 1) * L + b]! + beta[(i + 1) * L + b]!;
+      }
+      beta[i * L + a] = logSumExp(work, 0, L);
+    }
+  }
+  const marg = ctx.marginals;
+  for (let k = 0; k < n * L; k++) marg[k] = Math.exp(alpha[k]! + beta[k]! - logZ);
+  if (pairwise || pairwiseOut !== null) {
+    const pw = ctx.pairwise;
+    if (pairwise) pw.fill(0, 0, LL);
+    for (let i = 1; i < n; i++) {
+      const tb = v.transitionBase + (i - 1) * v.transitionStride;
+      for (let a = 0; a < L; a++) {
+        for (let b = 0; b < L; b++) {
+          const p =
+            allowed !== null && allowed[a * L + b] === 0
+              ? 0
+              : Math.exp(
+                  alpha[(i - 1) * L + a]! +
+                    trans[tb + a * L + b]! +
+                    local[i * L + b]! +
+                    beta[i * L + b]! -
+                    logZ,
+                );
+          if (pairwise) pw[a * L + b]! += p;
+          if (pairwiseOut !== null) pairwiseOut[(i - 1) * LL + a * L + b] = p;
+        }
+      }
+    }
+  }
+  return logZ;
+}

@@ -1,0 +1,153 @@
+import type { CompiledDataset } from "./dataset.ts";
+
+/**
+ * Where every feature's weight lives in the flat weight vector (CRFsuite's layout):
+ *   [0, S)            state features: attribute a owns ids attributeOffsets[a] .. attributeOffsets[a+1),
+ *                     feature f scoring label featureLabels[f] (ascending within an attribute)
+ *   [T, T + L·L)      label bigrams, T = transitionBase, weight of a → b at T + a·L + b
+ *   [start, +L)       first-label weights (startBase = −1 when the model has none)
+ *   [end, +L)         last-label weights (endBase = −1 when none)
+ *   [TA, TA + F)      observation-conditioned bigrams: transition attribute a owns ids
+ *                     transitionAttributeOffsets[a] .. [a+1), feature f scoring the label pair
+ *                     transitionFeaturePairs[f] = prev·L + cur
+ * Plain data (numbers and typed arrays), so it is structured-clonable and fits in a model file.
+ */
+export interface FeatureLayout {
+  readonly numLabels: number;
+  readonly numAttributes: number;
+  readonly attributeOffsets: Int32Array;
+  readonly featureLabels: Int32Array;
+  readonly transitionBase: number;
+  readonly startBase: number;
+  readonly endBase: number;
+  readonly numTransitionAttributes: number;
+  readonly transitionAttributeOffsets: Int32Array;
+  readonly transitionFeaturePairs: Int32Array;
+  readonly transitionAttributeBase: number;
+  readonly numWeights: number;
+}
+
+export interface LayoutOptions {
+  /** Every (attribute, label) pair instead of only those seen in training (CRFsuite's possible_states). */
+  readonly dense?: boolean;
+  /** Drop (attribute, label) pairs seen fewer times than this in training. Default 1. */
+  readonly minFeatureFrequency?: number;
+  /** Weights for the first and the last label. Default true. */
+  readonly startEnd?: boolean;
+}
+
+/** Number of state features of the layout. */
+export function numStateFeatures(layout: FeatureLayout): number {
+  return layout.featureLabels.length;
+}
+
+/**
+ * The features of a training set: (attribute, label) pairs observed in it (or all pairs when
+ * `dense`), label bigrams, optional start/end, and observed (transition attribute, label pair)s.
+ */
+export function buildFeatureLayout(
+  dataset: CompiledDataset,
+  numAttributes: number,
+  numLabels: number,
+  numTransitionAttributes = 0,
+  options: LayoutOptions = {},
+): FeatureLayout {
+  const L = numLabels;
+  const minFreq = options.minFeatureFrequency ?? 1;
+  if (!Number.isInteger(minFreq) || minFreq < 1) {
+    throw new RangeError(`minFeatureFrequency must be an integer ≥ 1, got ${minFreq}`);
+  }
+  const attributeOffsets = new Int32Array(numAttributes + 1);
+  let featureLabels: Int32Array;
+  if (options.dense === true) {
+    featureLabels = new Int32Array(numAttributes * L);
+    for (let a = 0; a < numAttributes; a++) {
+      attributeOffsets[a] = a * L;
+      for (let t = 0; t < L; t++) featureLabels[a * L + t] = t;
+    }
+    attributeOffsets[numAttributes] = numAttributes * L;
+  } else {
+    // One counter per (attribute, label): simple and linear; freed on return.
+    const counts = new Uint32Array(numAttributes * L);
+    const { offsets, ids } = dataset.state;
+    const gold = dataset.labels;
+    for (let j = 0; j < dataset.numTokens; j++) {
+      const y = gold[j]!;
+      if (y < 0) continue;
+      for (let k = offsets[j]!; k < offsets[j + 1]!; k++) counts[ids[k]! * L + y]!++;
+    }
+    let total = 0;
+    for (let c = 0; c < counts.length; c++) if (counts[c]! >= minFreq) total++;
+    featureLabels = new Int32Array(total);
+    let f = 0;
+    for (let a = 0; a < numAttributes; a++) {
+      attributeOffsets[a] = f;
+      const base = a * L;
+      for (let t = 0; t < L; t++) if (counts[base + t]! >= minFreq) featureLabels[f++] = t;
+    }
+    attributeOffsets[numAttributes] = f;
+  }
+  const S = featureLabels.length;
+  const transitionBase = S;
+  let next = S + L * L;
+  const withStartEnd = options.startEnd !== false;
+  const startBase = withStartEnd ? next : -1;
+  if (withStartEnd) next += L;
+  const endBase = withStartEnd ? next : -1;
+  if (withStartEnd) next += L;
+
+  const transitionAttributeOffsets = new Int32Array(numTransitionAttributes + 1);
+  let transitionFeaturePairs = new Int32Array(0);
+  const tr = dataset.transition;
+  if (numTransitionAttributes > 0 && tr !== null) {
+    // Keys attribute·L² + pair, sorted and counted: the pairs are sparse, a dense counter is not.
+    const LL = L * L;
+    const keys: number[] = [];
+    for (let i = 0; i < dataset.numInstances; i++) {
+      const from = dataset.instanceOffsets[i]!;
+      const to = dataset.instanceOffsets[i + 1]!;
+      for (let j = from + 1; j < to; j++) {
+        const a = dataset.labels[j - 1]!;
+        const b = dataset.labels[j]!;
+        if (a < 0 || b < 0) continue;
+        for (let k = tr.offsets[j]!; k < tr.offsets[j + 1]!; k++) {
+          keys.push(tr.ids[k]! * LL + a * L + b);
+        }
+      }
+    }
+    const sorted = Float64Array.from(keys).sort();
+    const kept: number[] = [];
+    for (let k = 0; k < sorted.length; ) {
+      let e = k;
+      while (e < sorted.length && sorted[e] === sorted[k]) e++;
+      if (e - k >= minFreq) kept.push(sorted[k]!);
+      k = e;
+    }
+    transitionFeaturePairs = new Int32Array(kept.length);
+    let f = 0;
+    for (let a = 0; a < numTransitionAttributes; a++) {
+      transitionAttributeOffsets[a] = f;
+      while (f < kept.length && Math.floor(kept[f]! / LL) === a) {
+        transitionFeaturePairs[f] = kept[f]! - a * LL;
+        f++;
+      }
+    }
+    transitionAttributeOffsets[numTransitionAttributes] = f;
+  }
+  const transitionAttributeBase = next;
+  next += transitionFeaturePairs.length;
+  return {
+    numLabels: L,
+    numAttributes,
+    attributeOffsets,
+    featureLabels,
+    transitionBase,
+    startBase,
+    endBase,
+    numTransitionAttributes,
+    transitionAttributeOffsets,
+    transitionFeaturePairs,
+    transitionAttributeBase,
+    numWeights: next,
+  };
+}

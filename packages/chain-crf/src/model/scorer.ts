@@ -1,0 +1,157 @@
+import { emptyView, type ChainView } from "../inference/view.ts";
+import type { CompiledAttributes } from "./dataset.ts";
+import type { FeatureLayout } from "./layout.ts";
+
+/**
+ * Turns one instance's attributes and a weight vector into chain scores in reused buffers, and
+ * points a {@link ChainView} at them: unary from the state features, transitions straight from
+ * the weight vector (or per position when observation-conditioned bigrams fire), start/end from
+ * the weight vector. Nothing is allocated once the buffers have grown to the longest instance.
+ */
+export class InstanceScorer {
+  readonly layout: FeatureLayout;
+  readonly view: ChainView = emptyView();
+  unary = new Float64Array(0);
+  transitions = new Float64Array(0);
+
+  constructor(layout: FeatureLayout) {
+    this.layout = layout;
+  }
+
+  /** Scores tokens [from, to) of the attribute arrays under `weights`; sets `view`. */
+  load(
+    state: CompiledAttributes,
+    transition: CompiledAttributes | null,
+    from: number,
+    to: number,
+    weights: Float64Array,
+  ): ChainView {
+    const layout = this.layout;
+    const L = layout.numLabels;
+    const n = to - from;
+    if (this.unary.length < n * L) this.unary = new Float64Array(Math.max(n * L, 2 * this.unary.length));
+    const unary = this.unary;
+    computeUnary(layout, state, from, to, weights, unary);
+    const v = this.view;
+    v.n = n;
+    v.L = L;
+    v.unary = unary;
+    v.unaryBase = 0;
+    v.transition = weights;
+    v.transitionBase = layout.transitionBase;
+    v.transitionStride = 0;
+    if (transition !== null && n > 1 && transition.offsets[from + 1]! < transition.offsets[to]!) {
+      this.#conditionedTransitions(transition, from, to, weights);
+      v.transition = this.transitions;
+      v.transitionBase = 0;
+      v.transitionStride = L * L;
+    }
+    v.start = layout.startBase >= 0 ? weights : null;
+    v.startBase = layout.startBase;
+    v.end = layout.endBase >= 0 ? weights : null;
+    v.endBase = layout.endBase;
+    v.adjustment = null;
+    v.fixed = null;
+    return v;
+  }
+
+  #conditionedTransitions(
+    transition: CompiledAttributes,
+    from: number,
+    to: number,
+    weights: Float64Array,
+  ): void {
+    const layout = this.layout;
+    const L = layout.numLabels;
+    const LL = L * L;
+    const n = to - from;
+    const need = (n - 1) * LL;
+    if (this.transitions.length < need) {
+      this.transitions = new Float64Array(Math.max(need, 2 * this.transitions.length));
+    }
+    const out = this.transitions;
+    const tb = layout.transitionBase;
+    const offsets = layout.transitionAttributeOffsets;
+    const pairs = layout.transitionFeaturePairs;
+    const fb = layout.transitionAttributeBase;
+    const { ids, values } = transition;
+    for (let i = 1; i < n; i++) {
+      const ob = (i - 1) * LL;
+      for (let ab = 0; ab < LL; ab++) out[ob + ab] = weights[tb + ab]!;
+      const j = from + i;
+      for (let k = transition.offsets[j]!; k < transition.offsets[j + 1]!; k++) {
+        const a = ids[k]!;
+        const value = values === null ? 1 : values[k]!;
+        for (let f = offsets[a]!; f < offsets[a + 1]!; f++) {
+          out[ob + pairs[f]!]! += weights[fb + f]! * value;
+        }
+      }
+    }
+  }
+}
+
+/** unary[(j−from)·L + t] = Σ over state features of token j scoring t of weight × value. */
+export function computeUnary(
+  layout: FeatureLayout,
+  state: CompiledAttributes,
+  from: number,
+  to: number,
+  weights: Float64Array,
+  unary: Float64Array,
+): void {
+  const L = layout.numLabels;
+  const attrOffsets = layout.attributeOffsets;
+  const labels = layout.featureLabels;
+  const { offsets, ids, values } = state;
+  unary.fill(0, 0, (to - from) * L);
+  for (let j = from; j < to; j++) {
+    const row = (j - from) * L;
+    const kEnd = offsets[j + 1]!;
+    if (values === null) {
+      for (let k = offsets[j]!; k < kEnd; k++) {
+        const a = ids[k]!;
+        const fEnd = attrOffsets[a + 1]!;
+        for (let f = attrOffsets[a]!; f < fEnd; f++) unary[row + labels[f]!]! += weights[f]!;
+      }
+    } else {
+      for (let k = offsets[j]!; k < kEnd; k++) {
+        const a = ids[k]!;
+        const value = values[k]!;
+        const fEnd = attrOffsets[a + 1]!;
+        for (let f = attrOffsets[a]!; f < fEnd; f++) {
+          unary[row + labels[f]!]! += weights[f]! * value;
+        }
+      }
+    }
+  }
+}
+
+/** The state feature of attribute a scoring label y, or −1 when the layout has none. */
+export function findStateFeature(layout: FeatureLayout, a: number, y: number): number {
+  const labels = layout.featureLabels;
+  let lo = layout.attributeOffsets[a]!;
+  let hi = layout.attributeOffsets[a + 1]! - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const t = labels[mid]!;
+    if (t === y) return mid;
+    if (t < y) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** The transition-attribute feature of attribute a on pair p = prev·L + cur, or −1. */
+export function findTransitionFeature(layout: FeatureLayout, a: number, pair: number): number {
+  const pairs = layout.transitionFeaturePairs;
+  let lo = layout.transitionAttributeOffsets[a]!;
+  let hi = layout.transitionAttributeOffsets[a + 1]! - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const p = pairs[mid]!;
+    if (p === pair) return mid;
+    if (p < pair) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}

@@ -1,0 +1,132 @@
+import {
+  type ChainScores,
+  ProblemValidationError,
+  type Slave,
+  type SlaveResult,
+  type Solution,
+  type Solver,
+  validateChainScores,
+} from "@lagrange/core";
+import { InferenceContext } from "./inference/context.ts";
+import { scoreView } from "./inference/score.ts";
+import { viterbiKernel } from "./inference/viterbi.ts";
+import { type ChainView, emptyView, setViewFromScores } from "./inference/view.ts";
+
+export interface CrfSlaveOptions {
+  readonly name?: string;
+  /** Labels allowed at the first / last position (1 = allowed), L each. */
+  readonly allowedStart?: Uint8Array;
+  readonly allowedEnd?: Uint8Array;
+  /** Per position a label id to force, or −1 (forced decoding inside dual decomposition). */
+  readonly fixed?: ArrayLike<number>;
+  readonly context?: InferenceContext;
+}
+
+/**
+ * The chain CRF as a dual-decomposition slave. It keeps the instance's scores (computed once
+ * from the features) and on every `maximize` re-runs only Viterbi with the adjustment added to
+ * the unary scores: no feature work, no allocation. `labels` in the result is reused by the next
+ * call.
+ */
+export class CrfSlave implements Slave {
+  readonly name: string;
+  readonly n: number;
+  readonly L: number;
+  readonly #view: ChainView;
+  readonly #ctx: InferenceContext;
+  readonly #labels: Int32Array;
+  readonly #result: { labels: Int32Array; value: number };
+
+  constructor(scores: ChainScores, options: CrfSlaveOptions = {}) {
+    validateChainScores(scores, options.name ?? "crf");
+    this.name = options.name ?? "crf";
+    this.n = scores.n;
+    this.L = scores.L;
+    this.#view = setViewFromScores(emptyView(), scores);
+    for (const key of ["allowedStart", "allowedEnd"] as const) {
+      const mask = options[key];
+      if (mask === undefined) continue;
+      if (mask.length !== scores.L) {
+        throw new ProblemValidationError(
+          `${this.name}.${key}`,
+          `expected length L = ${scores.L}, got ${mask.length}`,
+        );
+      }
+      this.#view[key] = mask;
+    }
+    if (options.fixed !== undefined) {
+      const fixed = options.fixed;
+      if (fixed.length !== scores.n) {
+        throw new ProblemValidationError(
+          `${this.name}.fixed`,
+          `expected ${scores.n} entries, got ${fixed.length}`,
+        );
+      }
+      const copy = new Int32Array(scores.n);
+      for (let i = 0; i < scores.n; i++) {
+        const y = fixed[i]!;
+        if (!Number.isInteger(y) || y < -1 || y >= scores.L) {
+          throw new ProblemValidationError(
+            `${this.name}.fixed[${i}]`,
+            `expected −1 or a label id in 0..${scores.L - 1}, got ${y}`,
+          );
+        }
+        copy[i] = y;
+      }
+      this.#view.fixed = copy;
+    }
+    this.#ctx = options.context ?? new InferenceContext(scores.n, scores.L);
+    this.#labels = new Int32Array(scores.n);
+    this.#result = { labels: this.#labels, value: Number.NEGATIVE_INFINITY };
+  }
+
+  maximize(adjustment: Float64Array): SlaveResult {
+    if (adjustment.length !== this.n * this.L) {
+      throw new ProblemValidationError(
+        `${this.name}.adjustment`,
+        `expected length n·L = ${this.n * this.L}, got ${adjustment.length}`,
+      );
+    }
+    this.#view.adjustment = adjustment;
+    this.#result.value = viterbiKernel(this.#ctx, this.#view, this.#labels);
+    this.#view.adjustment = null;
+    return this.#result;
+  }
+
+  score(labels: ArrayLike<number>): number {
+    if (labels.length !== this.n) {
+      throw new ProblemValidationError(
+        `${this.name}.labels`,
+        `expected ${this.n} labels, got ${labels.length}`,
+      );
+    }
+    return scoreView(this.#view, labels);
+  }
+}
+
+/** A {@link CrfSlave} over `scores`. */
+export function crfSlave(scores: ChainScores, options: CrfSlaveOptions = {}): CrfSlave {
+  return new CrfSlave(scores, options);
+}
+
+/**
+ * Exact MAP by Viterbi as a core `Solver<ChainScores>`: status `optimal` with primal = dual, or
+ * `infeasible` (primal −∞) when masks forbid every labelling.
+ */
+export function viterbiSolver(): Solver<ChainScores> {
+  const ctx = new InferenceContext();
+  const view = emptyView();
+  return {
+    name: "viterbi",
+    solve(problem: ChainScores): Solution {
+      validateChainScores(problem);
+      setViewFromScores(view, problem);
+      const labels = new Int32Array(problem.n);
+      const score = viterbiKernel(ctx, view, labels);
+      if (score === Number.NEGATIVE_INFINITY) {
+        return { labels, primal: score, status: "infeasible", iterations: 1 };
+      }
+      return { labels, primal: score, dual: score, status: "optimal", iterations: 1 };
+    },
+  };
+}

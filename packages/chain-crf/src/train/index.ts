@@ -1,0 +1,49 @@
+/**
+ * Training for @lagrange/chain-crf. Public (re-exported by the package index):
+ * - trainers over any `Encoder`: `trainLbfgs` (L2, L1/elastic net via OWL-QN, worker threads),
+ *   `trainAveragedPerceptron`, `trainSgd`, with their option and result types;
+ * - the minimiser itself: `minimizeLbfgs` / `minimizeLbfgsSync` and their types;
+ * - `openObjectivePool`: the worker-thread objective (Node only) behind a dynamic import, so the
+ *   package index never loads `node:worker_threads` in a browser;
+ * - the optional encoder capabilities the trainers use: `ShardableEncoder` (descriptor() for worker
+ *   threads) and `ScaledWeightsEncoder` (instanceLossScaled for sparse SGD).
+ */
+export {
+  type AsyncObjective,
+  type LbfgsIteration,
+  type LbfgsOptions,
+  type LbfgsResult,
+  type LbfgsStatus,
+  type LineSearch,
+  minimizeLbfgs,
+  minimizeLbfgsSync,
+  type Objective,
+} from "./lbfgs.ts";
+export { type PerceptronOptions, trainAveragedPerceptron } from "./perceptron.ts";
+export type { EncoderWorkerSource, ObjectivePool, ObjectivePoolOptions } from "./pool.ts";
+export { type SgdCalibration, type SgdOptions, type SgdResult, trainSgd } from "./sgd.ts";
+export { type LbfgsTrainerOptions, trainLbfgs } from "./train-lbfgs.ts";
+export type {
+  HeldOutOptions,
+  HeldOutScore,
+  ScaledWeightsEncoder,
+  ShardableEncoder,
+  StopReason,
+  TrainerOptions,
+  TrainResult,
+} from "./types.ts";
+
+import type { Encoder } from "../encoder.ts";
+import type { ObjectivePool, ObjectivePoolOptions } from "./pool.ts";
+
+/**
+ * Starts worker threads that compute Σ_i loss_i(w) and its gradient for `encoder` (restored in each
+ * worker from `options.descriptor` by `options.encoderModule`'s export). Node only. close() it.
+ */
+export async function openObjectivePool(
+  encoder: Encoder,
+  options: ObjectivePoolOptions,
+): Promise<ObjectivePool> {
+  const pool = await import("./pool.ts");
+  return pool.ObjectivePool.open(encoder, options);
+}

@@ -1,0 +1,104 @@
+import { AbortError } from "@lagrange/core";
+import type { Encoder } from "../encoder.ts";
+import {
+  checkPositiveInteger,
+  HeldOutTracker,
+  makeProgress,
+  maxInstanceLength,
+  now,
+  seededRandom,
+  shuffle,
+  startingWeights,
+  yieldToEventLoop,
+} from "./common.ts";
+import type { StopReason, TrainerOptions, TrainResult } from "./types.ts";
+
+export interface PerceptronOptions extends TrainerOptions {
+  /** Passes over the data (CRFsuite `max_iterations`, default 100). */
+  readonly epochs?: number;
+  /** Seed of the per-epoch shuffle (default 0). */
+  readonly seed?: number;
+  /** Visit instances in a fresh random order each epoch (default true). */
+  readonly shuffle?: boolean;
+}
+
+const TRAINER = "trainAveragedPerceptron";
+
+/**
+ * Averaged structured perceptron (Collins 2002) as CRFsuite's `ap` trainer: on a mistake, add the
+ * gold feature counts and subtract the predicted ones. The average over all steps is kept with the
+ * lazy trick of Daumé (2006): besides w, accumulate c·update in `ws` at step c, so that the average
+ * is w − ws/c and every update stays sparse. Progress reports token mistakes per epoch.
+ */
+export async function trainAveragedPerceptron(
+  encoder: Encoder,
+  options: PerceptronOptions = {},
+): Promise<TrainResult> {
+  const started = now();
+  const epochs = options.epochs ?? 100;
+  checkPositiveInteger(TRAINER, "epochs", epochs);
+  const w = startingWeights(TRAINER, encoder, options);
+  const K = encoder.numWeights;
+  const N = encoder.numInstances;
+  const ws = new Float64Array(K);
+  const average = Float64Array.from(w);
+  const predicted = new Int32Array(maxInstanceLength(encoder));
+  const order = Int32Array.from({ length: N }, (_, i) => i);
+  const random = seededRandom(options.seed ?? 0);
+  const tracker = new HeldOutTracker(options.heldOut, K);
+  const signal = options.signal;
+  let c = 1;
+  let mistakes = 0;
+  let epoch = 0;
+  let stopReason: StopReason = "max-iterations";
+
+  while (epoch < epochs) {
+    epoch++;
+    if (options.shuffle ?? true) shuffle(order, random);
+    mistakes = 0;
+    for (let k = 0; k < N; k++) {
+      if (signal?.aborted) throw new AbortError();
+      const i = order[k]!;
+      const n = encoder.instanceLength(i);
+      const gold = encoder.goldLabels(i);
+      encoder.decode(i, w, predicted);
+      let wrong = 0;
+      for (let t = 0; t < n; t++) if (predicted[t] !== gold[t]) wrong++;
+      if (wrong > 0) {
+        const path = predicted.subarray(0, n);
+        encoder.addFeatureCounts(i, gold, 1, w);
+        encoder.addFeatureCounts(i, path, -1, w);
+        encoder.addFeatureCounts(i, gold, c, ws);
+        encoder.addFeatureCounts(i, path, -c, ws);
+        mistakes += wrong;
+      }
+      c++;
+    }
+    for (let j = 0; j < K; j++) average[j] = w[j]! - ws[j]! / c;
+
+    const heldOut = tracker.check(epoch, average);
+    const progress = makeProgress(epoch, mistakes, now() - started, heldOut, undefined);
+    if (options.onProgress?.(progress) === false) {
+      stopReason = "stopped";
+      break;
+    }
+    if (tracker.shouldStop) {
+      stopReason = "early-stopping";
+      break;
+    }
+    if (mistakes === 0) {
+      stopReason = "no-mistakes";
+      break;
+    }
+    await yieldToEventLoop();
+    if (signal?.aborted) throw new AbortError();
+  }
+  const base = {
+    weights: tracker.finalWeights(average),
+    iterations: epoch,
+    loss: mistakes,
+    seconds: now() - started,
+    stopReason,
+  };
+  return tracker.best === undefined ? base : { ...base, bestHeldOut: tracker.best };
+}

@@ -1,0 +1,158 @@
+import type { Encoder } from "../encoder.ts";
+import {
+  checkNonNegative,
+  checkPositiveInteger,
+  countNonZero,
+  HeldOutTracker,
+  invalid,
+  makeProgress,
+  now,
+  startingWeights,
+} from "./common.ts";
+import { type AsyncObjective, type LineSearch, minimizeLbfgs } from "./lbfgs.ts";
+import type { ObjectivePool } from "./pool.ts";
+import { isShardable, type StopReason, type TrainerOptions, type TrainResult } from "./types.ts";
+
+export interface LbfgsTrainerOptions extends TrainerOptions {
+  /** L1 coefficient: c1·‖w‖₁, optimised with OWL-QN when > 0 (default 0). */
+  readonly c1?: number;
+  /** L2 coefficient: c2·‖w‖² exactly as CRFsuite (gradient 2·c2·w; default 1). */
+  readonly c2?: number;
+  /** Default: unlimited (CRFsuite); training ends by the delta or epsilon rule. */
+  readonly maxIterations?: number;
+  /** CRFsuite `delta` (default 1e-5) over `period` iterations (CRFsuite `stop`, default 10). */
+  readonly delta?: number;
+  readonly period?: number;
+  /** ‖g‖ / max(1, ‖w‖) ≤ epsilon stops (default 1e-5). */
+  readonly epsilon?: number;
+  /** L-BFGS history pairs (default 6). */
+  readonly memory?: number;
+  readonly lineSearch?: LineSearch;
+  /** Maximum trial points per line search (CRFsuite default 20). */
+  readonly maxLineSearch?: number;
+  /**
+   * Threads for the objective and gradient (default 1). Above 1, used when the encoder has
+   * `descriptor()`: the instances are split across worker threads.
+   */
+  readonly threads?: number;
+  /** Module exporting the restore function for workers; default the encoder's `restoreModule`,
+   * else the CRF's own module. */
+  readonly encoderModule?: URL | string;
+  /** Name of the restore export (default "restoreEncoder"). */
+  readonly exportName?: string;
+}
+
+const TRAINER = "trainLbfgs";
+
+/** The CRF's encoder module, whose `restoreEncoder` rebuilds a CrfEncoder inside a worker. */
+function defaultEncoderModule(): URL {
+  const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
+  return new URL(`../crf-encoder.${ext}`, import.meta.url);
+}
+
+/**
+ * Minimises Σ_i loss_i(w) + c2·‖w‖² + c1·‖w‖₁ with L-BFGS (OWL-QN when c1 > 0), the objective of
+ * CRFsuite's `lbfgs` trainer with the same defaults and stopping rules.
+ */
+export async function trainLbfgs(
+  encoder: Encoder,
+  options: LbfgsTrainerOptions = {},
+): Promise<TrainResult> {
+  const started = now();
+  const c1 = options.c1 ?? 0;
+  const c2 = options.c2 ?? 1;
+  checkNonNegative(TRAINER, "c1", c1);
+  checkNonNegative(TRAINER, "c2", c2);
+  const threads = options.threads ?? 1;
+  checkPositiveInteger(TRAINER, "threads", threads);
+  if (options.maxIterations !== undefined) {
+    checkPositiveInteger(TRAINER, "maxIterations", options.maxIterations);
+  }
+  const K = encoder.numWeights;
+  if (!(K >= 1)) invalid(TRAINER, `the encoder has ${K} weights`);
+
+  const initial = startingWeights(TRAINER, encoder, options);
+  let pool: ObjectivePool | null = null;
+  try {
+    if (threads > 1 && encoder.numInstances > 1 && isShardable(encoder)) {
+      const { ObjectivePool } = await import("./pool.ts");
+      pool = await ObjectivePool.open(encoder, {
+        threads,
+        encoderModule: options.encoderModule ?? encoder.restoreModule ?? defaultEncoderModule(),
+        ...(options.exportName === undefined ? {} : { exportName: options.exportName }),
+        descriptor: encoder.descriptor(),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    }
+    let weights = initial;
+    if (pool !== null) {
+      pool.weights.set(initial);
+      weights = pool.weights;
+    }
+    const regularise = (w: Float64Array, g: Float64Array, loss: number): number => {
+      if (c2 === 0) return loss;
+      let norm2 = 0;
+      const twice = 2 * c2;
+      for (let j = 0; j < K; j++) {
+        const wj = w[j]!;
+        g[j] = g[j]! + twice * wj;
+        norm2 += wj * wj;
+      }
+      return loss + c2 * norm2;
+    };
+    const signal = options.signal;
+    const objective: AsyncObjective =
+      pool === null
+        ? (w, g) => {
+            g.fill(0);
+            let loss = 0;
+            for (let i = 0; i < encoder.numInstances; i++) loss += encoder.instanceLoss(i, w, g, 1);
+            return regularise(w, g, loss);
+          }
+        : async (w, g) => regularise(w, g, await pool!.evaluate(w, g, signal));
+
+    const tracker = new HeldOutTracker(options.heldOut, K);
+    let stopReason: StopReason | null = null;
+    const result = await minimizeLbfgs(weights, objective, {
+      ...(options.memory === undefined ? {} : { memory: options.memory }),
+      ...(options.epsilon === undefined ? {} : { epsilon: options.epsilon }),
+      ...(options.period === undefined ? {} : { period: options.period }),
+      ...(options.delta === undefined ? {} : { delta: options.delta }),
+      ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+      ...(options.lineSearch === undefined ? {} : { lineSearch: options.lineSearch }),
+      ...(options.maxLineSearch === undefined ? {} : { maxLineSearch: options.maxLineSearch }),
+      ...(signal === undefined ? {} : { signal }),
+      l1: c1,
+      onIteration: (p) => {
+        const heldOut = tracker.check(p.iteration, p.x);
+        const progress = makeProgress(
+          p.iteration,
+          p.f,
+          now() - started,
+          heldOut,
+          c1 > 0 ? countNonZero(p.x) : undefined,
+        );
+        if (options.onProgress?.(progress) === false) {
+          stopReason = "stopped";
+          return false;
+        }
+        if (tracker.shouldStop) {
+          stopReason = "early-stopping";
+          return false;
+        }
+        return true;
+      },
+    });
+    const base = {
+      weights: tracker.finalWeights(weights),
+      iterations: result.iterations,
+      loss: result.f,
+      seconds: now() - started,
+      stopReason: stopReason ?? (result.status as StopReason),
+      evaluations: result.evaluations,
+    };
+    return tracker.best === undefined ? base : { ...base, bestHeldOut: tracker.best };
+  } finally {
+    await pool?.close();
+  }
+}

@@ -1,0 +1,96 @@
+import type { Encoder, TrainingProgress } from "../encoder.ts";
+
+/** What a held-out evaluation reports; `f1` (when given) decides early stopping, else accuracy. */
+export interface HeldOutScore {
+  readonly tokenAccuracy: number;
+  readonly f1?: number;
+}
+
+export interface HeldOutOptions {
+  /** Scores the model with these weights on held-out data (the caller decodes and compares). */
+  evaluate(weights: Float64Array): HeldOutScore;
+  /** Evaluate every this many iterations / epochs (default 1). */
+  readonly every?: number;
+  /**
+   * Early stopping: stop after this many evaluations without improvement, and return the weights
+   * of the best evaluation. Absent: no early stopping, the last weights are returned.
+   */
+  readonly patience?: number;
+}
+
+/** Options every trainer accepts. */
+export interface TrainerOptions {
+  readonly heldOut?: HeldOutOptions;
+  /** Called once per iteration / epoch; returning false stops training (reason "stopped"). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: callbacks that return nothing are the usual case
+  readonly onProgress?: (progress: TrainingProgress) => boolean | void;
+  /** Aborting throws the core's AbortError (and tears down any worker threads). */
+  readonly signal?: AbortSignal;
+  /** Starting weights (copied), length numWeights; default all zero. */
+  readonly initialWeights?: Float64Array;
+}
+
+export type StopReason =
+  /** L-BFGS: ‖g‖/max(1,‖w‖) ≤ epsilon. */
+  | "converged"
+  /** CRFsuite's rule: relative decrease over `period` iterations/epochs below `delta`. */
+  | "no-progress"
+  | "max-iterations"
+  /** onProgress returned false. */
+  | "stopped"
+  | "early-stopping"
+  /** L-BFGS: no acceptable step along the search direction (the last accepted point is kept). */
+  | "line-search-failed"
+  /** L-BFGS: the starting point already satisfies the epsilon test. */
+  | "already-minimized"
+  /** Perceptron: an epoch without a single mistake. */
+  | "no-mistakes";
+
+export interface TrainResult {
+  /** The trained weights (a fresh array; the best held-out weights under early stopping). */
+  readonly weights: Float64Array;
+  readonly iterations: number;
+  /** Final objective (regularised loss; mistakes in the last epoch for the perceptron). */
+  readonly loss: number;
+  readonly seconds: number;
+  readonly stopReason: StopReason;
+  /** Number of objective + gradient passes over the training data (L-BFGS). */
+  readonly evaluations?: number;
+  /** The best held-out evaluation, when held-out data was given. */
+  readonly bestHeldOut?: HeldOutScore & { readonly iteration: number };
+}
+
+/**
+ * An encoder that can be rebuilt inside a worker thread: `descriptor()` returns structured-clonable
+ * plain data (big arrays on SharedArrayBuffer so workers share rather than copy them), and the
+ * module at `restoreModule` (or the trainer's `encoderModule` option) exports
+ * `restoreEncoder(descriptor, { begin, end })` returning an encoder over instances begin..end−1.
+ */
+export interface ShardableEncoder extends Encoder {
+  descriptor(): unknown;
+  readonly restoreModule?: URL | string;
+}
+
+/**
+ * Optional capability for SGD's weight-scaling trick (CRFsuite's `set_weights(w, scale)`): the loss
+ * of instance i under the weights `weightScale × weights`, adding `scale` × its gradient (with
+ * respect to those scaled weights) to `gradient`. `gradient` may be `weights` itself, so an
+ * implementation must finish reading the weights before it writes the gradient.
+ */
+export interface ScaledWeightsEncoder extends Encoder {
+  instanceLossScaled(
+    i: number,
+    weights: Float64Array,
+    weightScale: number,
+    gradient: Float64Array,
+    scale: number,
+  ): number;
+}
+
+export function isShardable(encoder: Encoder): encoder is ShardableEncoder {
+  return typeof (encoder as Partial<ShardableEncoder>).descriptor === "function";
+}
+
+export function hasScaledWeights(encoder: Encoder): encoder is ScaledWeightsEncoder {
+  return typeof (encoder as Partial<ScaledWeightsEncoder>).instanceLossScaled === "function";
+}

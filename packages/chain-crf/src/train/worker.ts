@@ -1,0 +1,65 @@
+/**
+ * Worker-thread side of ObjectivePool: restores an encoder over one shard of instances and, on
+ * each request, writes Σ_{i in shard} ∇loss_i(w) into its shared gradient buffer.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import type { Encoder } from "../encoder.ts";
+import type { WorkerReply, WorkerRequest, WorkerSetup } from "./pool.ts";
+
+type Restore = (descriptor: unknown, range: { begin: number; end: number }) => Encoder;
+
+if (parentPort === null) throw new Error("chain-crf train/worker must run in a worker thread");
+const port = parentPort;
+const setup = workerData as WorkerSetup;
+const reply = (message: WorkerReply) => port.postMessage(message);
+const describe = (error: unknown) =>
+  error instanceof Error ? (error.stack ?? error.message) : String(error);
+
+async function start(): Promise<void> {
+  let encoder: Encoder;
+  let first: number;
+  let last: number;
+  try {
+    const module = (await import(setup.encoderModule)) as Record<string, unknown>;
+    const restore = module[setup.exportName];
+    if (typeof restore !== "function") {
+      throw new Error(`${setup.encoderModule} does not export a function "${setup.exportName}"`);
+    }
+    const { begin, end } = setup.range;
+    encoder = (restore as Restore)(setup.descriptor, { begin, end });
+    // The restored encoder numbers its instances from 0 (local) or keeps the global numbering.
+    if (encoder.numInstances === end - begin) {
+      first = 0;
+      last = end - begin;
+    } else if (encoder.numInstances >= end) {
+      first = begin;
+      last = end;
+    } else {
+      throw new Error(
+        `restored encoder has ${encoder.numInstances} instances for the range ${begin}..${end - 1}`,
+      );
+    }
+  } catch (error) {
+    reply({ type: "error", message: `cannot restore the encoder: ${describe(error)}` });
+    return;
+  }
+  const weights = new Float64Array(setup.weights);
+  const gradient = new Float64Array(setup.gradient);
+  const control = new Int32Array(setup.control);
+  port.on("message", (request: WorkerRequest) => {
+    try {
+      // Atomic read pairs with the main thread's Atomics.store after it wrote the weights.
+      Atomics.load(control, 0);
+      gradient.fill(0);
+      let loss = 0;
+      for (let i = first; i < last; i++) loss += encoder.instanceLoss(i, weights, gradient, 1);
+      Atomics.store(control, 1, request.generation);
+      reply({ type: "done", generation: request.generation, loss });
+    } catch (error) {
+      reply({ type: "error", message: describe(error) });
+    }
+  });
+  reply({ type: "ready", numWeights: encoder.numWeights, numInstances: encoder.numInstances });
+}
+
+await start();

@@ -1,0 +1,161 @@
+import type { LinearConstraint } from "@lagrange/core";
+import { OUTSIDE, type SegmentIndex } from "./segments.ts";
+import type { ConstraintFamily, ConstraintTemplate, TemplateInstance } from "./template.ts";
+import { templateFromSpec } from "./templates.ts";
+
+export interface CandidateOptions {
+  /** Families to generate; default the count families of anzaroot2014: singleton, pairwise, hierarchical. */
+  readonly families?: readonly ConstraintFamily[];
+  /** Bounds k of the pairwise relations count(i) ± count(j) ≤ k; default 0, 1, 2, 3 (the paper). */
+  readonly pairwiseBounds?: readonly number[];
+  /** Delimiter tokens of the state-change rule; default `,` `.` `;` `:`. */
+  readonly delimiters?: readonly string[];
+  /** Restrict every family to these segment keys (default: all countable keys). */
+  readonly segments?: readonly string[];
+  /** Rule templates may also name `O` (tokens outside every segment); default false. */
+  readonly includeOutside?: boolean;
+}
+
+export const COUNT_FAMILIES: readonly ConstraintFamily[] = [
+  "singleton",
+  "pairwise",
+  "hierarchical",
+];
+export const RULE_FAMILIES: readonly ConstraintFamily[] = [
+  "adjacency",
+  "precedence",
+  "state-change",
+  "begin-end",
+  "presence-precedence",
+];
+
+/**
+ * All candidate templates of the chosen families over a label set (anzaroot2014 §6: "iterating
+ * over all possible labels that contain a B prefix at any level in the hierarchy"). Pairwise
+ * candidates grow quadratically with the number of segment kinds: prune them with
+ * `importanceScores` / `pruneByImportance` before learning penalties.
+ */
+export function candidateTemplates(
+  index: SegmentIndex,
+  options: CandidateOptions = {},
+): ConstraintTemplate[] {
+  const families = new Set(options.families ?? COUNT_FAMILIES);
+  const bounds = options.pairwiseBounds ?? [0, 1, 2, 3];
+  const delimiters = options.delimiters ?? [",", ".", ";", ":"];
+  const allowed = options.segments === undefined ? undefined : new Set(options.segments);
+  const countable = index
+    .countableKeys()
+    .map((k) => k.key)
+    .filter((k) => allowed === undefined || allowed.has(k));
+  const out: ConstraintTemplate[] = [];
+
+  if (families.has("singleton")) {
+    for (const segment of countable)
+      out.push(templateFromSpec({ kind: "singleton", segment }, index));
+  }
+  if (families.has("pairwise")) {
+    for (let i = 0; i < countable.length; i++) {
+      for (let j = 0; j < countable.length; j++) {
+        if (i === j) continue;
+        const first = countable[i]!;
+        const second = countable[j]!;
+        for (const bound of bounds) {
+          if (i < j) {
+            out.push(templateFromSpec({ kind: "pairwise-sum", first, second, bound }, index));
+          }
+          out.push(templateFromSpec({ kind: "pairwise-difference", first, second, bound }, index));
+        }
+      }
+    }
+  }
+  if (families.has("hierarchical")) {
+    const isCountable = new Set(countable);
+    for (const parent of countable) {
+      for (const child of index.get(parent).children) {
+        if (!isCountable.has(child)) continue;
+        // e(i, j) = count(i) − count(j): both e ≤ 0 and −e ≤ 0, i.e. the equality as two soft halves.
+        out.push(templateFromSpec({ kind: "hierarchical", first: parent, second: child }, index));
+        out.push(templateFromSpec({ kind: "hierarchical", first: child, second: parent }, index));
+      }
+    }
+  }
+  const ruleFamilies = RULE_FAMILIES.filter((f) => families.has(f));
+  if (ruleFamilies.length > 0) {
+    const groups = index
+      .keys()
+      .map((k) => k.key)
+      .filter((k) => (k === OUTSIDE ? options.includeOutside === true : true))
+      .filter((k) => allowed === undefined || allowed.has(k) || k === OUTSIDE);
+    for (const first of groups) {
+      for (const second of groups) {
+        if (first === second) continue;
+        for (const family of ruleFamilies) {
+          if (family === "state-change") {
+            for (const delimiter of delimiters) {
+              out.push(templateFromSpec({ kind: "state-change", delimiter, first, second }, index));
+            }
+          } else {
+            const kind = family as "adjacency" | "precedence" | "begin-end" | "presence-precedence";
+            out.push(templateFromSpec({ kind, first, second }, index));
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** A template with its penalty: a number ≥ 0 (soft) or `null` (hard). */
+export interface WeightedTemplate {
+  readonly template: ConstraintTemplate;
+  readonly penalty: number | null;
+}
+
+function withPenalty(c: LinearConstraint, penalty: number | null, name: string): LinearConstraint {
+  // Shares the template's index and coefficient arrays: constraints are read-only by contract.
+  return penalty === null
+    ? { indices: c.indices, coefficients: c.coefficients, rhs: c.rhs, name }
+    : { indices: c.indices, coefficients: c.coefficients, rhs: c.rhs, penalty, name };
+}
+
+/**
+ * The linear constraints of one sentence for a weighted template set, each named by its
+ * template's words. Templates with penalty 0 are skipped (they cannot change the answer).
+ */
+export function instantiateAll(
+  weighted: readonly WeightedTemplate[],
+  instance: TemplateInstance,
+  options: { readonly keepZeroPenalties?: boolean } = {},
+): LinearConstraint[] {
+  const out: LinearConstraint[] = [];
+  for (const { template, penalty } of weighted) {
+    if (penalty === 0 && options.keepZeroPenalties !== true) continue;
+    const name = template.describe();
+    for (const c of template.instantiate(instance)) out.push(withPenalty(c, penalty, name));
+  }
+  return out;
+}
+
+/**
+ * `instantiateAll` for decoding a whole dataset: the constraints of templates that do not read
+ * the tokens depend only on n, so they are built once per sentence length and reused. Keep the
+ * weighted set small (the learned, pruned one): the cache holds every length seen.
+ */
+export function constraintInstantiator(
+  weighted: readonly WeightedTemplate[],
+  options: { readonly keepZeroPenalties?: boolean } = {},
+): (instance: TemplateInstance) => LinearConstraint[] {
+  const kept = weighted.filter((w) => w.penalty !== 0 || options.keepZeroPenalties === true);
+  const byLength = kept.filter((w) => !w.template.usesTokens);
+  const byTokens = kept.filter((w) => w.template.usesTokens);
+  const cache = new Map<string, LinearConstraint[]>();
+  return (instance) => {
+    const key = `${instance.n}:${instance.L}`;
+    let fixed = cache.get(key);
+    if (fixed === undefined) {
+      fixed = instantiateAll(byLength, instance, options);
+      cache.set(key, fixed);
+    }
+    return byTokens.length === 0 ? fixed : [...fixed, ...instantiateAll(byTokens, instance, options)];
+  };
+}

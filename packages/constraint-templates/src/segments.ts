@@ -1,0 +1,214 @@
+import { LabelSet } from "@lagrange/core";
+
+/** One level of a (hierarchical) BIO label: `B-person` → { prefix: "B", type: "person" }. */
+export interface LabelLevel {
+  readonly prefix: "B" | "I";
+  readonly type: string;
+}
+
+/**
+ * Parses `O`, `B-x`, `I-x` and hierarchical labels whose levels are joined by `/`
+ * (`I-authors/B-person/B-person-first`, UMass citations). `O` has no levels.
+ */
+export function parseBioLabel(name: string): LabelLevel[] {
+  if (name === "O") return [];
+  const levels: LabelLevel[] = [];
+  for (const part of name.split("/")) {
+    const match = /^([BI])-(.+)$/.exec(part);
+    if (match === null) {
+      throw new Error(
+        `label "${name}": expected "O" or levels "B-type"/"I-type" joined by "/", got level "${part}"`,
+      );
+    }
+    levels.push({ prefix: match[1] as "B" | "I", type: match[2]! });
+  }
+  return levels;
+}
+
+/**
+ * How segments are identified in a hierarchical label set.
+ * - `path` (default): by the element path, `authors/person` and `editor/person` are different.
+ * - `name`: by the element name alone, at any depth (the paper's C(x, i) "contains label i in the
+ *   hierarchy").
+ * Flat BIO labels give the same keys either way.
+ */
+export type SegmentKeying = "path" | "name";
+
+/** A segment kind, with the label ids that begin one and the label ids inside one. */
+export interface SegmentKey {
+  readonly key: string;
+  /** Depth of the level that names it (0 = outermost); −1 for name keys found at several depths. */
+  readonly depth: number;
+  /** Labels whose token begins a segment of this kind (a `B-` at the matching level). */
+  readonly begin: Int32Array;
+  /** Labels whose token lies inside a segment of this kind (`B-` or `I-`). */
+  readonly inside: Int32Array;
+  /** Keys of the direct children in the hierarchy (one level deeper). */
+  readonly children: readonly string[];
+}
+
+/** The pseudo-segment of tokens outside every element: the label `O`. */
+export const OUTSIDE = "O";
+
+/**
+ * The segment structure of a BIO label set: the counts s(i) of anzaroot2014 §5 are counts of the
+ * `begin` labels of a key. Counting a labelling is cached per label array, so many count templates
+ * can evaluate the same labelling cheaply.
+ */
+export class SegmentIndex {
+  readonly labels: LabelSet;
+  readonly keying: SegmentKeying;
+  readonly L: number;
+  readonly #keys: SegmentKey[];
+  readonly #byKey = new Map<string, number>();
+  /** For each label id, the key indices it begins (usually 0–3 of them). */
+  readonly #beginsOf: Int32Array[];
+  readonly #counts = new WeakMap<ArrayLike<number>, Float64Array>();
+
+  constructor(labels: LabelSet | readonly string[], keying: SegmentKeying = "path") {
+    this.labels = labels instanceof LabelSet ? labels : LabelSet.from(labels);
+    this.keying = keying;
+    const names = this.labels.names();
+    this.L = names.length;
+    const begin = new Map<string, Set<number>>();
+    const inside = new Map<string, Set<number>>();
+    const depth = new Map<string, number>();
+    const children = new Map<string, Set<string>>();
+    const add = (m: Map<string, Set<number>>, key: string, id: number) => {
+      const s = m.get(key);
+      if (s === undefined) m.set(key, new Set([id]));
+      else s.add(id);
+    };
+    names.forEach((name, id) => {
+      const levels = parseBioLabel(name);
+      if (levels.length === 0) {
+        add(inside, OUTSIDE, id);
+        depth.set(OUTSIDE, 0);
+        return;
+      }
+      let parentKey: string | undefined;
+      for (let d = 0; d < levels.length; d++) {
+        const level = levels[d]!;
+        const key =
+          keying === "path"
+            ? levels
+                .slice(0, d + 1)
+                .map((l) => l.type)
+                .join("/")
+            : level.type;
+        const known = depth.get(key);
+        depth.set(key, known === undefined || known === d ? d : -1);
+        add(inside, key, id);
+        if (level.prefix === "B") add(begin, key, id);
+        if (!children.has(key)) children.set(key, new Set());
+        if (parentKey !== undefined && parentKey !== key) children.get(parentKey)!.add(key);
+        parentKey = key;
+      }
+    });
+    const sorted = [...inside.keys()].sort();
+    this.#keys = sorted.map((key) => ({
+      key,
+      depth: depth.get(key) ?? 0,
+      begin: Int32Array.from([...(begin.get(key) ?? [])].sort((a, b) => a - b)),
+      inside: Int32Array.from([...inside.get(key)!].sort((a, b) => a - b)),
+      children: [...(children.get(key) ?? [])].sort(),
+    }));
+    this.#keys.forEach((k, i) => {
+      this.#byKey.set(k.key, i);
+    });
+    const beginsOf: number[][] = Array.from({ length: this.L }, () => []);
+    this.#keys.forEach((k, i) => {
+      for (const id of k.begin) beginsOf[id]!.push(i);
+    });
+    this.#beginsOf = beginsOf.map((a) => Int32Array.from(a));
+  }
+
+  /** All segment kinds, sorted by key; `O` is included (inside only, it never begins). */
+  keys(): readonly SegmentKey[] {
+    return this.#keys;
+  }
+
+  /** Keys that can be counted (those with at least one `B-` label). */
+  countableKeys(): readonly SegmentKey[] {
+    return this.#keys.filter((k) => k.begin.length > 0);
+  }
+
+  indexOf(key: string): number {
+    return this.#byKey.get(key) ?? -1;
+  }
+
+  /** The key named `key`; throws an error listing the known keys when it does not exist. */
+  get(key: string): SegmentKey {
+    const i = this.#byKey.get(key);
+    if (i === undefined) {
+      const known = this.#keys.map((k) => k.key);
+      const shown = known.slice(0, 20).join(", ") + (known.length > 20 ? ", …" : "");
+      throw new Error(`unknown segment "${key}" (known: ${shown})`);
+    }
+    return this.#keys[i]!;
+  }
+
+  /**
+   * Segment counts of a labelling: counts[k] = number of tokens whose label begins key k.
+   * Cached per label array (do not mutate an array after counting it).
+   */
+  counts(labels: ArrayLike<number>): Float64Array {
+    const cached = this.#counts.get(labels);
+    if (cached !== undefined && cached.length === this.#keys.length) return cached;
+    const counts = new Float64Array(this.#keys.length);
+    for (let p = 0; p < labels.length; p++) {
+      const y = labels[p]!;
+      const begins = this.#beginsOf[y];
+      if (begins === undefined) {
+        throw new RangeError(`labels[${p}] = ${y} is outside the label set 0..${this.L - 1}`);
+      }
+      for (let j = 0; j < begins.length; j++) counts[begins[j]!]! += 1;
+    }
+    if (typeof labels === "object") this.#counts.set(labels, counts);
+    return counts;
+  }
+}
+
+/**
+ * BIO validity as an L×L transition mask (allowed[a*L + b] = 1 iff label b may follow label a),
+ * for flat and hierarchical labels. A level `I-x` at depth d needs the previous token to be inside
+ * the same path down to depth d, and every level above it to be `I-` too (a child segment cannot
+ * continue into a new parent). A label that breaks that itself (`B-a/I-b`) is never allowed.
+ */
+export function bioTransitionMask(labels: LabelSet | readonly string[]): Uint8Array {
+  const names = labels instanceof LabelSet ? labels.names() : labels;
+  const L = names.length;
+  const parsed = names.map(parseBioLabel);
+  const mask = new Uint8Array(L * L);
+  for (let b = 0; b < L; b++) {
+    const to = parsed[b]!;
+    if (!isWellFormed(to)) continue;
+    // The deepest I- level fixes how much of the path the previous label must share.
+    let deepestI = -1;
+    for (let d = 0; d < to.length; d++) if (to[d]!.prefix === "I") deepestI = d;
+    for (let a = 0; a < L; a++) {
+      const from = parsed[a]!;
+      let ok = from.length > deepestI;
+      for (let d = 0; ok && d <= deepestI; d++) ok = from[d]!.type === to[d]!.type;
+      mask[a * L + b] = ok ? 1 : 0;
+    }
+  }
+  return mask;
+}
+
+/** Labels that may start a sequence (no `I-` level): 1 = allowed. */
+export function bioStartMask(labels: LabelSet | readonly string[]): Uint8Array {
+  const names = labels instanceof LabelSet ? labels.names() : labels;
+  return Uint8Array.from(names, (name) =>
+    parseBioLabel(name).every((l) => l.prefix === "B") ? 1 : 0,
+  );
+}
+
+function isWellFormed(levels: readonly LabelLevel[]): boolean {
+  let seenB = false;
+  for (const level of levels) {
+    if (level.prefix === "B") seenB = true;
+    else if (seenB) return false;
+  }
+  return true;
+}

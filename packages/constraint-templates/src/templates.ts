@@ -1,0 +1,304 @@
+import { type LinearConstraint, linearConstraint, ProblemValidationError } from "@lagrange/core";
+import type { SegmentIndex } from "./segments.ts";
+import type {
+  ConstraintFamily,
+  ConstraintTemplate,
+  TemplateInstance,
+  TemplateKind,
+  TemplateSpec,
+} from "./template.ts";
+
+function checkInstance(id: string, L: number, instance: TemplateInstance): void {
+  if (instance.L !== L) {
+    throw new ProblemValidationError(
+      `template ${id}`,
+      `built for ${L} labels, instantiated for L = ${instance.L}`,
+    );
+  }
+  if (!Number.isInteger(instance.n) || instance.n < 1) {
+    throw new ProblemValidationError(`template ${id}`, `expected n ≥ 1, got ${instance.n}`);
+  }
+}
+
+const FAMILY: Record<TemplateKind, ConstraintFamily> = {
+  singleton: "singleton",
+  "pairwise-sum": "pairwise",
+  "pairwise-difference": "pairwise",
+  hierarchical: "hierarchical",
+  adjacency: "adjacency",
+  precedence: "precedence",
+  "state-change": "state-change",
+  "begin-end": "begin-end",
+  "presence-precedence": "presence-precedence",
+};
+
+/** A stable id from the spec: kind plus its parameters. */
+export function templateId(spec: TemplateSpec): string {
+  switch (spec.kind) {
+    case "singleton":
+      return `singleton:${spec.segment}`;
+    case "pairwise-sum":
+    case "pairwise-difference":
+      return `${spec.kind}:${spec.first}|${spec.second}|${spec.bound}`;
+    case "state-change":
+      return `state-change:${spec.first}|${spec.delimiter}|${spec.second}`;
+    default:
+      return `${spec.kind}:${spec.first}|${spec.second}`;
+  }
+}
+
+function describeSpec(spec: TemplateSpec): string {
+  switch (spec.kind) {
+    case "singleton":
+      return `at most one ${spec.segment} segment`;
+    case "pairwise-sum": {
+      const { first: a, second: b, bound: k } = spec;
+      if (k === 0) return `no ${a} segment and no ${b} segment`;
+      if (k === 1) return `at most one segment among ${a} and ${b}`;
+      return `at most ${k} segments among ${a} and ${b}`;
+    }
+    case "pairwise-difference": {
+      const { first: a, second: b, bound: k } = spec;
+      if (k === 0) return `no more ${a} segments than ${b} segments`;
+      return `at most ${k} more ${a} segment${k === 1 ? "" : "s"} than ${b} segments`;
+    }
+    case "hierarchical":
+      return `no more ${spec.first} segments than ${spec.second} segments (hierarchy)`;
+    case "adjacency":
+      return `a ${spec.first} token is followed by a ${spec.second} token`;
+    case "precedence":
+      return `every ${spec.first} token has a ${spec.second} token somewhere after it`;
+    case "state-change":
+      return `around "${spec.delimiter}" the token before is ${spec.first} and the token after is ${spec.second}`;
+    case "begin-end":
+      return `a sentence that starts with ${spec.first} ends with ${spec.second}`;
+    case "presence-precedence":
+      return `no ${spec.second} token before a ${spec.first} token`;
+  }
+}
+
+/** Builds the template a spec describes; throws on unknown segments or bad parameters. */
+export function templateFromSpec(spec: TemplateSpec, index: SegmentIndex): ConstraintTemplate {
+  switch (spec.kind) {
+    case "singleton":
+      return countTemplate(spec, index, [[spec.segment, 1]], 1);
+    case "pairwise-sum":
+    case "pairwise-difference": {
+      if (!Number.isInteger(spec.bound) || spec.bound < 0) {
+        throw new Error(`${templateId(spec)}: expected an integer bound ≥ 0, got ${spec.bound}`);
+      }
+      const sign = spec.kind === "pairwise-sum" ? 1 : -1;
+      return countTemplate(
+        spec,
+        index,
+        [
+          [spec.first, 1],
+          [spec.second, sign],
+        ],
+        spec.bound,
+      );
+    }
+    case "hierarchical":
+      return countTemplate(
+        spec,
+        index,
+        [
+          [spec.first, 1],
+          [spec.second, -1],
+        ],
+        0,
+      );
+    default:
+      return ruleTemplate(spec, index);
+  }
+}
+
+/** Σ_k coef_k · count(segment_k) ≤ rhs, counts being numbers of segment beginnings. */
+function countTemplate(
+  spec: TemplateSpec,
+  index: SegmentIndex,
+  terms: readonly (readonly [string, number])[],
+  rhs: number,
+): ConstraintTemplate {
+  const id = templateId(spec);
+  const words = describeSpec(spec);
+  const keys = terms.map(([key, coef]) => {
+    const k = index.get(key);
+    if (k.begin.length === 0) throw new Error(`${id}: segment "${key}" has no B- label to count`);
+    return { position: index.indexOf(key), begin: k.begin, coef };
+  });
+  const L = index.L;
+  return {
+    id,
+    family: FAMILY[spec.kind],
+    spec,
+    usesTokens: false,
+    describe: () => words,
+    instantiate(instance): LinearConstraint[] {
+      checkInstance(id, L, instance);
+      const out: [number, number][] = [];
+      for (const { begin, coef } of keys) {
+        for (let p = 0; p < instance.n; p++) {
+          for (const t of begin) out.push([p * L + t, coef]);
+        }
+      }
+      return [linearConstraint({ terms: out, rhs, name: words })];
+    },
+    violation(labels) {
+      const counts = index.counts(labels);
+      let sum = 0;
+      for (const { position, coef } of keys) sum += coef * counts[position]!;
+      return Math.max(0, sum - rhs);
+    },
+  };
+}
+
+type RuleSpec = Exclude<
+  TemplateSpec,
+  { kind: "singleton" | "pairwise-sum" | "pairwise-difference" | "hierarchical" }
+>;
+
+/**
+ * The rule templates of fersini2014 (17)–(21), over node indicators z[p, G] = Σ_{t∈G} y[p·L + t]
+ * where G is the set of labels inside a segment kind. See the README for how each differs from
+ * the paper's edge-indexed printing.
+ */
+function ruleTemplate(spec: RuleSpec, index: SegmentIndex): ConstraintTemplate {
+  const id = templateId(spec);
+  const words = describeSpec(spec);
+  const L = index.L;
+  const a = index.get(spec.first).inside;
+  const b = index.get(spec.second).inside;
+  const inA = new Uint8Array(L);
+  const inB = new Uint8Array(L);
+  for (const t of a) inA[t] = 1;
+  for (const t of b) inB[t] = 1;
+  const delimiter = spec.kind === "state-change" ? spec.delimiter : "";
+  if (spec.kind === "state-change" && delimiter.length === 0) {
+    throw new Error(`${id}: expected a non-empty delimiter token`);
+  }
+  const tokensOf = (instance: TemplateInstance): readonly string[] => {
+    const { tokens } = instance;
+    if (tokens === undefined) {
+      throw new ProblemValidationError(
+        `template ${id}`,
+        "needs the sentence's tokens (TemplateInstance.tokens)",
+      );
+    }
+    if (tokens.length !== instance.n) {
+      throw new ProblemValidationError(
+        `template ${id}`,
+        `expected ${instance.n} tokens, got ${tokens.length}`,
+      );
+    }
+    return tokens;
+  };
+  const group = (p: number, ids: Int32Array, coef: number, out: [number, number][]) => {
+    for (const t of ids) out.push([p * L + t, coef]);
+  };
+
+  const instantiate = (instance: TemplateInstance): LinearConstraint[] => {
+    checkInstance(id, L, instance);
+    const { n } = instance;
+    const out: LinearConstraint[] = [];
+    const push = (terms: [number, number][], rhs: number) =>
+      out.push(linearConstraint({ terms, rhs, name: words }));
+    switch (spec.kind) {
+      case "adjacency":
+        // z[p, A] ≤ z[p+1, B] for every adjacent pair.
+        for (let p = 0; p + 1 < n; p++) {
+          const terms: [number, number][] = [];
+          group(p, a, 1, terms);
+          group(p + 1, b, -1, terms);
+          push(terms, 0);
+        }
+        break;
+      case "precedence":
+        // z[p, A] ≤ Σ_{q>p} z[q, B]: an A token needs a B token strictly later.
+        for (let p = 0; p < n; p++) {
+          const terms: [number, number][] = [];
+          group(p, a, 1, terms);
+          for (let q = p + 1; q < n; q++) group(q, b, -1, terms);
+          push(terms, 0);
+        }
+        break;
+      case "state-change": {
+        // At a delimiter token p: z[p−1, A] + z[p+1, B] ≥ 2, i.e. −z[p−1, A] − z[p+1, B] ≤ −2.
+        const tokens = tokensOf(instance);
+        for (let p = 1; p + 1 < n; p++) {
+          if (tokens[p] !== delimiter) continue;
+          const terms: [number, number][] = [];
+          group(p - 1, a, -1, terms);
+          group(p + 1, b, -1, terms);
+          push(terms, -2);
+        }
+        break;
+      }
+      case "begin-end": {
+        const terms: [number, number][] = [];
+        group(0, a, 1, terms);
+        group(n - 1, b, -1, terms);
+        push(terms, 0);
+        break;
+      }
+      case "presence-precedence":
+        // p·z[p, A] + Σ_{q<p} z[q, B] ≤ p: violated by the number of B tokens before an A token.
+        for (let p = 1; p < n; p++) {
+          const terms: [number, number][] = [];
+          group(p, a, p, terms);
+          for (let q = 0; q < p; q++) group(q, b, 1, terms);
+          push(terms, p);
+        }
+        break;
+    }
+    return out;
+  };
+
+  const violation = (labels: ArrayLike<number>, instance: TemplateInstance): number => {
+    const n = labels.length;
+    let v = 0;
+    switch (spec.kind) {
+      case "adjacency":
+        for (let p = 0; p + 1 < n; p++) {
+          if (inA[labels[p]!] === 1 && inB[labels[p + 1]!] === 0) v += 1;
+        }
+        return v;
+      case "precedence": {
+        let bLater = false;
+        for (let p = n - 1; p >= 0; p--) {
+          if (inA[labels[p]!] === 1 && !bLater) v += 1;
+          if (inB[labels[p]!] === 1) bLater = true;
+        }
+        return v;
+      }
+      case "state-change": {
+        const tokens = tokensOf(instance);
+        for (let p = 1; p + 1 < n; p++) {
+          if (tokens[p] !== delimiter) continue;
+          v += 2 - inA[labels[p - 1]!]! - inB[labels[p + 1]!]!;
+        }
+        return v;
+      }
+      case "begin-end":
+        return Math.max(0, inA[labels[0]!]! - inB[labels[n - 1]!]!);
+      case "presence-precedence": {
+        let bBefore = 0;
+        for (let p = 0; p < n; p++) {
+          if (p > 0 && inA[labels[p]!] === 1) v += bBefore;
+          if (inB[labels[p]!] === 1) bBefore++;
+        }
+        return v;
+      }
+    }
+  };
+
+  return {
+    id,
+    family: FAMILY[spec.kind],
+    spec,
+    usesTokens: spec.kind === "state-change",
+    describe: () => words,
+    instantiate,
+    violation,
+  };
+}

@@ -1,0 +1,482 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type ChainScores, scoreLabelling } from "./chain.ts";
+import { chainSlave } from "./chain-slave.ts";
+import { constraintPenalty, type LinearConstraint, linearConstraint } from "./constraints.ts";
+import {
+  type DualDecompositionProblem,
+  type DualDecompositionSolution,
+  dualDecompositionSolver,
+  type StepRule,
+  solveDualDecomposition,
+} from "./dual-decomposition.ts";
+import { AbortError, ProblemValidationError } from "./errors.ts";
+import { defineSlave, type IterationStats, type Slave } from "./solver.ts";
+import {
+  bruteForceBest,
+  createRandom,
+  type Random,
+  randomChainScores,
+  randomConstraints,
+} from "./testing/index.ts";
+
+const NEG_INF = Number.NEGATIVE_INFINITY;
+const TOLERANCE = 1e-6;
+
+/** The chain restricted to positions [from, to) (start/end dropped). */
+function chainWindow(scores: ChainScores, from: number, to: number): ChainScores {
+  const { L } = scores;
+  const LL = L * L;
+  const shared = scores.transition.length === LL;
+  return {
+    n: to - from,
+    L,
+    unary: scores.unary.slice(from * L, to * L),
+    transition: shared
+      ? scores.transition
+      : scores.transition.slice(from * LL, Math.max(from + 1, to - 1) * LL),
+    ...(scores.allowed === undefined ? {} : { allowed: scores.allowed }),
+  };
+}
+
+/** A slave that scores each position independently: maximize is a per-position argmax. */
+function independentSlave(unary: Float64Array, n: number, L: number): Slave {
+  const labels = new Int32Array(n);
+  const result = { labels, value: 0 };
+  return defineSlave({
+    name: "independent",
+    n,
+    L,
+    maximize: (adjustment) => {
+      result.value = 0;
+      for (let i = 0; i < n; i++) {
+        let best = 0;
+        for (let t = 1; t < L; t++) {
+          if (
+            unary[i * L + t]! + adjustment[i * L + t]! >
+            unary[i * L + best]! + adjustment[i * L + best]!
+          )
+            best = t;
+        }
+        labels[i] = best;
+        result.value += unary[i * L + best]! + adjustment[i * L + best]!;
+      }
+      return result;
+    },
+    score: (y) => {
+      let s = 0;
+      for (let i = 0; i < n; i++) s += unary[i * L + y[i]!]!;
+      return s;
+    },
+  });
+}
+
+interface Instance {
+  readonly problem: DualDecompositionProblem;
+  /** The objective Σ_s score_s(y|P_s) of a global labelling, without constraints. */
+  readonly score: (y: Int32Array) => number;
+}
+
+/** Random DD instances of three shapes, all with exact slaves. */
+function randomInstance(random: Random, constraints: "none" | "hard" | "soft" | "mixed"): Instance {
+  const n = random.int(1, 6);
+  const L = random.int(1, 3);
+  const shape = random.pick(["two-chains", "overlapping-windows", "chain+independent"] as const);
+  const first = randomChainScores(random, {
+    n,
+    L,
+    positionSpecific: random.bool(0.3),
+    startEnd: random.bool(0.3),
+    forbiddenFraction: random.pick([0, 0, 0.15]),
+  });
+  const second = randomChainScores(random, { n, L });
+  const cs: LinearConstraint[] =
+    constraints === "none"
+      ? []
+      : randomConstraints(random, n, L, {
+          count: random.int(1, 3),
+          hardFraction: constraints === "hard" ? 1 : constraints === "soft" ? 0 : 0.5,
+        });
+  const identity = (from: number, to: number) =>
+    Int32Array.from({ length: to - from }, (_, j) => from + j);
+  if (shape === "two-chains") {
+    const a = chainSlave(first, "a");
+    const b = chainSlave(second, "b");
+    return {
+      problem: { n, L, slaves: [{ slave: a }, { slave: b }], constraints: cs },
+      score: (y) => a.score(y) + b.score(y),
+    };
+  }
+  if (shape === "overlapping-windows") {
+    const cut = random.int(0, n - 1);
+    const end = random.int(cut, n - 1) + 1; // a covers [0, end), b covers [cut, n)
+    const a = chainSlave(chainWindow(first, 0, end), "left");
+    const b = chainSlave(chainWindow(second, cut, n), "right");
+    return {
+      problem: {
+        n,
+        L,
+        slaves: [
+          { slave: a, positions: identity(0, end) },
+          { slave: b, positions: identity(cut, n) },
+        ],
+        constraints: cs,
+      },
+      score: (y) => a.score(y.subarray(0, end)) + b.score(y.subarray(cut)),
+    };
+  }
+  const a = chainSlave(first, "chain");
+  const b = independentSlave(second.unary, n, L);
+  return {
+    problem: { n, L, slaves: [{ slave: a }, { slave: b }], constraints: cs },
+    score: (y) => a.score(y) + b.score(y),
+  };
+}
+
+function exactOptimum(instance: Instance): number {
+  const { n, L, constraints = [] } = instance.problem;
+  return bruteForceBest(
+    { domainSizes: new Int32Array(n).fill(L), score: instance.score },
+    { constraints },
+  ).score;
+}
+
+/** Soundness that holds for every run, certified or not. */
+function checkSound(
+  instance: Instance,
+  solution: DualDecompositionSolution,
+  optimum: number,
+): void {
+  const { L, constraints = [] } = instance.problem;
+  expect(Number.isNaN(solution.primal)).toBe(false);
+  expect(Number.isNaN(solution.dual)).toBe(false);
+  if (solution.status === "infeasible") {
+    expect(optimum).toBe(NEG_INF);
+    expect(solution.primal).toBe(NEG_INF);
+    return;
+  }
+  // The dual is an upper bound on the optimum.
+  if (optimum > NEG_INF) expect(solution.dual).toBeGreaterThanOrEqual(optimum - 1e-7);
+  // The primal is the true objective of the returned labels, and never above the optimum.
+  if (solution.primal > NEG_INF) {
+    const value =
+      instance.score(solution.labels) - constraintPenalty(constraints, solution.labels, L);
+    expect(value).toBeCloseTo(solution.primal, 9);
+    expect(solution.primal).toBeLessThanOrEqual(optimum + 1e-9);
+  }
+  if (solution.status === "optimal") {
+    expect(Math.abs(solution.primal - optimum)).toBeLessThanOrEqual(
+      TOLERANCE * Math.max(1, Math.abs(optimum)),
+    );
+  }
+}
+
+function runProperty(
+  constraints: "none" | "hard" | "soft" | "mixed",
+  seed: number,
+  stepRule?: StepRule,
+) {
+  let certified = 0;
+  let feasible = 0;
+  fc.assert(
+    fc.property(fc.integer(), (s) => {
+      const instance = randomInstance(createRandom(s), constraints);
+      const optimum = exactOptimum(instance);
+      const solution = solveDualDecomposition(instance.problem, {
+        maxIterations: 200,
+        tolerance: TOLERANCE,
+        ...(stepRule === undefined ? {} : { stepRule }),
+      });
+      checkSound(instance, solution, optimum);
+      if (optimum > NEG_INF) feasible++;
+      if (solution.status === "optimal") certified++;
+    }),
+    { numRuns: 300, seed },
+  );
+  return { certified, feasible };
+}
+
+describe("dual decomposition master", () => {
+  it("two exact slaves: certified ⇒ the brute-force optimum; the dual bounds it; most certify", () => {
+    const { certified, feasible } = runProperty("none", 1);
+    expect(certified / feasible).toBeGreaterThan(0.9);
+  });
+
+  it("hard constraints: certified ⇒ the constrained brute-force optimum", () => {
+    const { certified, feasible } = runProperty("hard", 2);
+    expect(certified / feasible).toBeGreaterThan(0.8);
+  });
+
+  it("soft constraints: certified ⇒ the brute-force optimum of score − Σ c·violation", () => {
+    const { certified, feasible } = runProperty("soft", 3);
+    expect(certified / feasible).toBeGreaterThan(0.85);
+  });
+
+  it("mixed hard and soft constraints, under every step rule", () => {
+    const rules: StepRule[] = [
+      { kind: "constant", size: 0.5 },
+      { kind: "one-over-t" },
+      { kind: "polyak", scale: 1 },
+      { kind: "shrink-on-dual-increase", initial: 2 },
+    ];
+    rules.forEach((rule, r) => {
+      const { certified, feasible } = runProperty("mixed", 10 + r, rule);
+      expect(certified / feasible).toBeGreaterThan(0.7);
+    });
+  });
+
+  it("one chain slave with constraints (the soft-DD shape): certified ⇒ optimum", () => {
+    let certified = 0;
+    let feasible = 0;
+    fc.assert(
+      fc.property(fc.integer(), (s) => {
+        const random = createRandom(s);
+        const n = random.int(1, 6);
+        const L = random.int(1, 3);
+        const scores = randomChainScores(random, { n, L, startEnd: random.bool() });
+        const constraints = randomConstraints(random, n, L, {
+          count: random.int(1, 3),
+          hardFraction: 0.3,
+        });
+        const slave = chainSlave(scores);
+        const instance: Instance = {
+          problem: { n, L, slaves: [{ slave }], constraints },
+          score: (y) => scoreLabelling(scores, y),
+        };
+        const optimum = exactOptimum(instance);
+        const solution = solveDualDecomposition(instance.problem, { maxIterations: 200 });
+        checkSound(instance, solution, optimum);
+        if (optimum > NEG_INF) feasible++;
+        if (solution.status === "optimal") certified++;
+      }),
+      { numRuns: 300, seed: 4 },
+    );
+    expect(certified / feasible).toBeGreaterThan(0.8);
+  });
+
+  it("a single slave without constraints certifies at iteration 1", () => {
+    const scores = randomChainScores(5, { n: 5, L: 3 });
+    const solution = solveDualDecomposition({
+      n: 5,
+      L: 3,
+      slaves: [{ slave: chainSlave(scores) }],
+    });
+    expect(solution.status).toBe("optimal");
+    expect(solution.iterations).toBe(1);
+    expect(solution.primal).toBe(solution.dual);
+  });
+});
+
+describe("edge cases", () => {
+  const chain = (n: number, L: number, seed = 1) => chainSlave(randomChainScores(seed, { n, L }));
+
+  it("n = 1 and L = 1", () => {
+    for (const [n, L] of [
+      [1, 1],
+      [1, 3],
+      [4, 1],
+    ] as const) {
+      const a = chain(n, L, 1);
+      const b = chain(n, L, 2);
+      const solution = solveDualDecomposition({ n, L, slaves: [{ slave: a }, { slave: b }] });
+      const optimum = bruteForceBest({
+        domainSizes: new Int32Array(n).fill(L),
+        score: (y) => a.score(y) + b.score(y),
+      }).score;
+      expect(solution.status).toBe("optimal");
+      expect(solution.primal).toBeCloseTo(optimum, 9);
+    }
+  });
+
+  it("all transitions forbidden: status infeasible, −∞, never NaN", () => {
+    const blocked: ChainScores = {
+      n: 3,
+      L: 2,
+      unary: new Float64Array(6),
+      transition: new Float64Array(4),
+      allowed: new Uint8Array(4),
+    };
+    const solution = solveDualDecomposition({
+      n: 3,
+      L: 2,
+      slaves: [{ slave: chainSlave(blocked) }, { slave: chain(3, 2) }],
+      constraints: [linearConstraint({ terms: [[0, 1]], rhs: 0, penalty: 1 })],
+    });
+    expect(solution.status).toBe("infeasible");
+    expect(solution.primal).toBe(NEG_INF);
+    expect(solution.dual).toBe(NEG_INF);
+    expect(solution.labels).toHaveLength(3);
+  });
+
+  it("a hard constraint no labelling meets: infeasible before any iteration", () => {
+    const solution = solveDualDecomposition({
+      n: 2,
+      L: 2,
+      slaves: [{ slave: chain(2, 2) }],
+      // label 0 and label 1 at position 0 together at least twice: impossible one-hot.
+      constraints: [
+        linearConstraint({
+          terms: [
+            [0, -1],
+            [1, -1],
+          ],
+          rhs: -2,
+        }),
+      ],
+    });
+    expect(solution.status).toBe("infeasible");
+    expect(solution.iterations).toBe(0);
+  });
+
+  it("empty input and malformed problems are clear errors", () => {
+    const slave = chain(3, 2);
+    const bad = (problem: DualDecompositionProblem) => () => solveDualDecomposition(problem);
+    expect(bad({ n: 0, L: 2, slaves: [] })).toThrow(
+      /problem\.n: expected an integer ≥ 1 \(an empty sequence/,
+    );
+    expect(bad({ n: 3, L: 2, slaves: [] })).toThrow(/problem\.slaves: expected at least one slave/);
+    expect(bad({ n: 3, L: 3, slaves: [{ slave }] })).toThrow(/slaves\[0\]\.slave\.L/);
+    expect(bad({ n: 4, L: 2, slaves: [{ slave }] })).toThrow(
+      /slaves\[0\]\.positions: slave "chain" labels 3 positions/,
+    );
+    expect(bad({ n: 4, L: 2, slaves: [{ slave, positions: Int32Array.of(0, 1, 4) }] })).toThrow(
+      /positions\[2\]: expected a position in 0\.\.3/,
+    );
+    expect(bad({ n: 4, L: 2, slaves: [{ slave, positions: Int32Array.of(0, 1, 1) }] })).toThrow(
+      /appears twice/,
+    );
+    expect(bad({ n: 4, L: 2, slaves: [{ slave, positions: Int32Array.of(0, 1, 2) }] })).toThrow(
+      /position 3 is covered by no slave/,
+    );
+    expect(
+      bad({
+        n: 3,
+        L: 2,
+        slaves: [{ slave }],
+        constraints: [linearConstraint({ terms: [[6, 1]], rhs: 0 })],
+      }),
+    ).toThrow(/problem\.constraints\[0\]\.indices\[0\]/);
+    expect(() =>
+      solveDualDecomposition({ n: 3, L: 2, slaves: [{ slave }] }, { maxIterations: 0 }),
+    ).toThrow(ProblemValidationError);
+    expect(() =>
+      solveDualDecomposition(
+        { n: 3, L: 2, slaves: [{ slave }] },
+        { stepRule: { kind: "constant", size: -1 } },
+      ),
+    ).toThrow(/options\.stepRule/);
+  });
+
+  it("a slave returning NaN is reported by name", () => {
+    const broken = defineSlave({
+      name: "broken",
+      n: 2,
+      L: 2,
+      maximize: () => ({ labels: new Int32Array(2), value: Number.NaN }),
+      score: () => 0,
+    });
+    expect(() => solveDualDecomposition({ n: 2, L: 2, slaves: [{ slave: broken }] })).toThrow(
+      /slave "broken" returned NaN/,
+    );
+  });
+});
+
+describe("control", () => {
+  /** Two chains that disagree for a while, so runs last several iterations. */
+  const hardPair = () => {
+    const random = createRandom(99);
+    const a = chainSlave(randomChainScores(random, { n: 6, L: 3 }));
+    const b = chainSlave(randomChainScores(random, { n: 6, L: 3 }));
+    return { n: 6, L: 3, slaves: [{ slave: a }, { slave: b }] };
+  };
+
+  it("onIteration sees a non-increasing best gap and can stop the run", () => {
+    const seen: IterationStats[] = [];
+    const solution = solveDualDecomposition(hardPair(), {
+      onIteration: (stats) => {
+        seen.push(stats);
+        return stats.iteration < 2 ? undefined : false;
+      },
+    });
+    expect(seen.length).toBe(solution.iterations);
+    expect(seen.length).toBeLessThanOrEqual(3);
+    for (const stats of seen) {
+      expect(stats.gap).toBeGreaterThanOrEqual(0);
+      expect(stats.dual).toBeGreaterThanOrEqual(stats.primal);
+    }
+    if (solution.status !== "optimal") expect(solution.status).toBe("iteration-limit");
+  });
+
+  it("an aborted signal throws AbortError", () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect(() => solveDualDecomposition(hardPair(), { signal: controller.signal })).toThrow(
+      AbortError,
+    );
+    let calls = 0;
+    const later = new AbortController();
+    expect(() =>
+      solveDualDecomposition(hardPair(), {
+        signal: later.signal,
+        tolerance: 0,
+        stepRule: { kind: "constant", size: 1e-3 },
+        onIteration: () => {
+          if (++calls === 3) later.abort();
+        },
+      }),
+    ).toThrow(AbortError);
+    expect(calls).toBe(3);
+  });
+
+  it("the iteration cap keeps the best primal; a slave sees the same adjustment buffer every iteration", () => {
+    const buffers = new Set<Float64Array>();
+    const inner = chainSlave(randomChainScores(7, { n: 6, L: 3 }));
+    const watched = defineSlave({
+      name: "watched",
+      n: 6,
+      L: 3,
+      maximize: (adjustment) => {
+        buffers.add(adjustment);
+        return inner.maximize(adjustment);
+      },
+      score: inner.score,
+    });
+    const other = chainSlave(randomChainScores(8, { n: 6, L: 3 }));
+    const solution = solveDualDecomposition(
+      { n: 6, L: 3, slaves: [{ slave: watched }, { slave: other }] },
+      { maxIterations: 3, tolerance: 0, stepRule: { kind: "constant", size: 1e-4 } },
+    );
+    expect(buffers.size).toBe(1);
+    expect(solution.status).toBe("iteration-limit");
+    expect(solution.iterations).toBe(3);
+    expect(solution.primal).toBeCloseTo(
+      watched.score(solution.labels) + other.score(solution.labels),
+      9,
+    );
+  });
+
+  it("dualDecompositionSolver merges default options with per-call ones", () => {
+    const solver = dualDecompositionSolver({ maxIterations: 2, tolerance: 0 });
+    expect(solver.name).toBe("dual-decomposition");
+    const capped = solver.solve(hardPair(), { stepRule: { kind: "constant", size: 1e-4 } });
+    expect(capped.iterations).toBeLessThanOrEqual(2);
+    const longer = solver.solve(hardPair(), { maxIterations: 200, tolerance: 1e-6 });
+    expect(longer.iterations).toBeGreaterThanOrEqual(capped.iterations);
+  });
+
+  it("soft constraint multipliers stay in [0, c], hard ones ≥ 0", () => {
+    fc.assert(
+      fc.property(fc.integer(), (s) => {
+        const instance = randomInstance(createRandom(s), "mixed");
+        const solution = solveDualDecomposition(instance.problem, { maxIterations: 50 });
+        const { constraints = [] } = instance.problem;
+        constraints.forEach((c, k) => {
+          const l = solution.constraintMultipliers[k]!;
+          expect(l).toBeGreaterThanOrEqual(0);
+          if (c.penalty !== undefined) expect(l).toBeLessThanOrEqual(c.penalty);
+        });
+      }),
+      { numRuns: 100, seed: 5 },
+    );
+  });
+});

@@ -1,0 +1,189 @@
+import type { SchemeName } from "../schemes/labels.ts";
+import { extractSpans } from "../schemes/spans.ts";
+import {
+  type ChunkEvaluation,
+  ConllevalCounter,
+  type PrecisionRecallF1,
+  prf,
+  type TypeEvaluation,
+} from "./conlleval.ts";
+import { compareCodePoints } from "./perl.ts";
+
+export type LabelSequences = readonly (readonly string[])[];
+
+export interface ChunkEvaluationOptions {
+  /** conlleval `-r`: every non-outside tag is a one-token chunk of that type. */
+  readonly raw?: boolean;
+  /** conlleval `-o`, read only with `raw`. Default `O`. */
+  readonly outside?: string;
+  /**
+   * Decode chunks with this scheme (see extractSpans) instead of conlleval's rules. Needed for
+   * BIOES/BILOU, whose S-/U- conlleval does not know. Chunks then match on (type, start, end).
+   */
+  readonly scheme?: SchemeName;
+  /** With `scheme`: split hierarchical labels here and score spans at every level. */
+  readonly levelSeparator?: string;
+}
+
+/** Raised when gold and predicted label sequences do not line up. */
+export class AlignmentError extends Error {
+  override readonly name = "AlignmentError";
+}
+
+export function checkAligned(gold: LabelSequences, predicted: LabelSequences): void {
+  if (gold.length !== predicted.length) {
+    throw new AlignmentError(
+      `expected as many predicted sentences as gold ones: ${gold.length} gold, ${predicted.length} predicted`,
+    );
+  }
+  for (let s = 0; s < gold.length; s++) {
+    if (gold[s]!.length !== predicted[s]!.length) {
+      throw new AlignmentError(
+        `sentence ${s}: ${gold[s]!.length} gold labels but ${predicted[s]!.length} predicted`,
+      );
+    }
+  }
+}
+
+/**
+ * Chunk precision/recall/F1 over sentences of labels. By default exactly as conlleval counts
+ * them, each sentence followed by a sentence break (so the result equals evaluateConllText on
+ * the same data written one token per line, blank line after each sentence).
+ */
+export function evaluateChunks(
+  gold: LabelSequences,
+  predicted: LabelSequences,
+  options: ChunkEvaluationOptions = {},
+): ChunkEvaluation {
+  checkAligned(gold, predicted);
+  if (options.scheme !== undefined) {
+    const { perLevel: _, ...rest } = evaluateSegments(gold, predicted, {
+      scheme: options.scheme,
+      ...(options.levelSeparator === undefined ? {} : { levelSeparator: options.levelSeparator }),
+    });
+    return rest;
+  }
+  const counter = new ConllevalCounter();
+  const oTag = options.outside ?? "O";
+  const rawLabel = (label: string): string => {
+    const o = label === oTag ? "O" : label;
+    return o === "O" ? o : `B-${o}`;
+  };
+  for (let s = 0; s < gold.length; s++) {
+    const g = gold[s]!;
+    const p = predicted[s]!;
+    for (let i = 0; i < g.length; i++) {
+      if (options.raw === true) counter.addToken(rawLabel(g[i]!), rawLabel(p[i]!));
+      else counter.addToken(g[i]!, p[i]!);
+    }
+    counter.addBoundary();
+  }
+  return counter.finish();
+}
+
+export interface LevelEvaluation extends PrecisionRecallF1 {
+  readonly gold: number;
+  readonly count: number;
+  readonly correct: number;
+}
+
+export interface SegmentEvaluation extends ChunkEvaluation {
+  /** Segments of each hierarchy level (index 0 = top level). */
+  readonly perLevel: readonly LevelEvaluation[];
+}
+
+export interface SegmentEvaluationOptions {
+  /** Default IOB2 (the UMass citation labels' per-level BIO). */
+  readonly scheme?: SchemeName;
+  /** Default `/`. */
+  readonly levelSeparator?: string;
+  readonly outside?: string;
+}
+
+/**
+ * Field (segment) precision/recall/F1 for hierarchical labels: a predicted segment is correct
+ * when a gold segment has the same type path, start and end. Overall counts pool every level;
+ * `perType` is keyed by type path (`authors/person`), `perLevel` by depth.
+ */
+export function evaluateSegments(
+  gold: LabelSequences,
+  predicted: LabelSequences,
+  options: SegmentEvaluationOptions = {},
+): SegmentEvaluation {
+  checkAligned(gold, predicted);
+  const scheme = options.scheme ?? "IOB2";
+  const schemeOptions = {
+    levelSeparator: options.levelSeparator ?? "/",
+    ...(options.outside === undefined ? {} : { outside: options.outside }),
+  };
+  const byType = new Map<string, { gold: number; count: number; correct: number }>();
+  const byLevel: { gold: number; count: number; correct: number }[] = [];
+  const entry = <T>(map: Map<string, T>, key: string, make: () => T): T => {
+    let found = map.get(key);
+    if (found === undefined) {
+      found = make();
+      map.set(key, found);
+    }
+    return found;
+  };
+  const zero = () => ({ gold: 0, count: 0, correct: 0 });
+  const levelEntry = (level: number) => {
+    let found = byLevel[level];
+    if (found === undefined) {
+      found = zero();
+      byLevel[level] = found;
+    }
+    return found;
+  };
+  let tokens = 0;
+  let correctTokens = 0;
+  for (let s = 0; s < gold.length; s++) {
+    const g = gold[s]!;
+    const p = predicted[s]!;
+    tokens += g.length;
+    for (let i = 0; i < g.length; i++) if (g[i] === p[i]) correctTokens++;
+    const goldKeys = new Set<string>();
+    for (const span of extractSpans(g, scheme, schemeOptions)) {
+      goldKeys.add(`${span.start}:${span.end}:${span.type}`);
+      entry(byType, span.type, zero).gold++;
+      levelEntry(span.level).gold++;
+    }
+    for (const span of extractSpans(p, scheme, schemeOptions)) {
+      const typeEntry = entry(byType, span.type, zero);
+      const level = levelEntry(span.level);
+      typeEntry.count++;
+      level.count++;
+      if (goldKeys.has(`${span.start}:${span.end}:${span.type}`)) {
+        typeEntry.correct++;
+        level.correct++;
+      }
+    }
+  }
+  let goldChunks = 0;
+  let predictedChunks = 0;
+  let correctChunks = 0;
+  const perType: [string, TypeEvaluation][] = [];
+  for (const type of [...byType.keys()].sort(compareCodePoints)) {
+    const c = byType.get(type)!;
+    goldChunks += c.gold;
+    predictedChunks += c.count;
+    correctChunks += c.correct;
+    perType.push([type, { ...prf(c.correct, c.count, c.gold), ...c }]);
+  }
+  const perLevel: LevelEvaluation[] = [];
+  for (let level = 0; level < byLevel.length; level++) {
+    const c = byLevel[level] ?? zero();
+    perLevel.push({ ...prf(c.correct, c.count, c.gold), ...c });
+  }
+  return {
+    tokens,
+    correctTokens,
+    tokenAccuracy: tokens > 0 ? correctTokens / tokens : 0,
+    goldChunks,
+    predictedChunks,
+    correctChunks,
+    ...prf(correctChunks, predictedChunks, goldChunks),
+    perType: Object.fromEntries(perType),
+    perLevel,
+  };
+}

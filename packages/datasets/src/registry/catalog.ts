@@ -1,0 +1,516 @@
+/**
+ * The datasets the project knows: where each split lives in the mirror, where it can be
+ * downloaded from (raw GitHub at a fixed commit) and its SHA-256. Checksums and sizes are those
+ * of the files in ../shared/datasets (see each SOURCE.md); the sealed test splits keep the
+ * checksum SOURCE.md gives but no size, as their files are not in the mirror.
+ */
+
+/** Format ids; the formats module maps each one to a reader. */
+export const DatasetFormat = {
+  /** Whitespace-separated token columns, blank line between sentences, optional -DOCSTART-. */
+  conll: "conll",
+  /** CoNLL-U (Universal Dependencies). */
+  conllu: "conllu",
+  /** UMass citation lines: nested inline `<tag> … </tag>` elements, one citation per line. */
+  umassNested: "umass-nested",
+  /** Flat inline tags (Cora): records separated by a marker line, no nesting. */
+  inlineFlat: "inline-flat",
+} as const;
+
+export type DatasetFormatId = (typeof DatasetFormat)[keyof typeof DatasetFormat];
+
+/** `tags`: one tag per token with no spans (POS); `inline`: flat inline elements (Cora). */
+export type TagScheme = "IOB1" | "IOB2" | "hierarchical-BIO" | "inline" | "tags";
+
+/** How to read a dataset's files, beyond its format id. */
+export interface DatasetFormatOptions {
+  /** Column names, left to right (conll formats). */
+  readonly columns?: readonly string[];
+  /** Column separator: a single space or a tab (conll formats). */
+  readonly separator?: " " | "\t";
+  /** The column holding the label to predict. */
+  readonly labelColumn?: string;
+  /** Tag scheme of the label column. */
+  readonly scheme: TagScheme;
+  /** Document boundary line prefix (CoNLL-2003). */
+  readonly documentMarker?: string;
+  /** Line that opens each record (Cora inline files). */
+  readonly recordMarker?: string;
+}
+
+/** Where a split can be fetched from. */
+export type DownloadSource =
+  | { readonly kind: "file"; readonly url: string }
+  /** A member of a zip archive whose MD5 is known (NLTK data). */
+  | {
+      readonly kind: "zip";
+      readonly url: string;
+      readonly archiveMd5: string;
+      readonly member: string;
+    };
+
+export interface DatasetSplitInfo {
+  /** Split name: train, dev, test, or all where the files define no split. */
+  readonly name: string;
+  /** File name inside the dataset's mirror folder (and cache folder). */
+  readonly file: string;
+  readonly sha256: string;
+  /** Size in bytes, where the file has been measured. */
+  readonly bytes?: number;
+  /** Sequences and tokens as SOURCE.md counts them. */
+  readonly counts?: { readonly sequences: number; readonly tokens: number };
+  readonly sources: readonly DownloadSource[];
+  /** Test splits kept out of the shared mirror for independent evaluation. */
+  readonly sealed?: boolean;
+}
+
+/** A customary split of a file that has none (Cora): records [start, start + count). */
+export interface RecordRange {
+  readonly split: string;
+  readonly start: number;
+  readonly count: number;
+}
+
+export interface DatasetInfo {
+  readonly name: string;
+  readonly title: string;
+  /** Folder name in the mirror and the cache. */
+  readonly folder: string;
+  readonly format: DatasetFormatId;
+  readonly formatOptions: DatasetFormatOptions;
+  readonly splits: readonly DatasetSplitInfo[];
+  readonly licence: string;
+  /** False where the text must not be republished (Reuters). */
+  readonly redistributable: boolean;
+  readonly customSplits?: readonly RecordRange[];
+  readonly citation: string;
+}
+
+const gh = (repo: string, commit: string, path: string): DownloadSource => ({
+  kind: "file",
+  url: `https://raw.githubusercontent.com/${repo}/${commit}/${path}`,
+});
+
+const NLTK_CONLL2000_ZIP =
+  "https://raw.githubusercontent.com/nltk/nltk_data/5db857e6f7df11eabb5e5665836db9ec8df07e28/packages/corpora/conll2000.zip";
+const TWITTER_NLP = ["aritter/twitter_nlp", "65f3d77134c40d920db8d431c5c6faef1c051c94"] as const;
+const UMASS = ["mmcmahon13/umass-citation", "ecbbd739a8ea9aa6aa76b67e83fe50d5229abade"] as const;
+const UMASS_FLAT = [
+  "iesl/bibtex-fields-extraction",
+  "5082585afe9d11292eebf6735b91d6e4eebac07c",
+] as const;
+const CONLL2003 = ["synalp/NER", "c0ea07c81ec3512b5047dcd804b0ac2b10a3bdfc"] as const;
+const UD_EWT = [
+  "UniversalDependencies/UD_English-EWT",
+  "15d613d8447b3478787d4c278730a1e48a945efb",
+] as const;
+const WNUT17 = ["leondz/emerging_entities_17", "e52a2d2a71ac1a051ca2d532eef28653c5c02603"] as const;
+
+export const DATASETS: readonly DatasetInfo[] = [
+  {
+    name: "conll2000",
+    title: "CoNLL-2000 chunking (Tjong Kim Sang & Buchholz, 2000)",
+    folder: "conll2000",
+    format: DatasetFormat.conll,
+    formatOptions: {
+      columns: ["word", "pos", "chunk"],
+      separator: " ",
+      labelColumn: "chunk",
+      scheme: "IOB2",
+    },
+    splits: [
+      {
+        name: "train",
+        file: "train.txt",
+        sha256: "82033cd7a72b209923a98007793e8f9de3abc1c8b79d646c50648eb949b87cea",
+        bytes: 2842164,
+        counts: { sequences: 8936, tokens: 211727 },
+        sources: [
+          {
+            kind: "zip",
+            url: NLTK_CONLL2000_ZIP,
+            archiveMd5: "9529b285edd5fe47271da69df1052301",
+            member: "conll2000/train.txt",
+          },
+        ],
+      },
+      {
+        name: "test",
+        file: "test.txt",
+        sha256: "73b7b1e565fa75a1e22fe52ecdf41b6624d6f59dacb591d44252bf4d692b1628",
+        bytes: 639396,
+        counts: { sequences: 2012, tokens: 47377 },
+        sources: [
+          {
+            kind: "zip",
+            url: NLTK_CONLL2000_ZIP,
+            archiveMd5: "9529b285edd5fe47271da69df1052301",
+            member: "conll2000/test.txt",
+          },
+        ],
+      },
+    ],
+    licence: "none stated (WSJ/Penn Treebank text, redistributed by NLTK)",
+    redistributable: true,
+    citation: "Tjong Kim Sang & Buchholz (2000), Introduction to the CoNLL-2000 shared task",
+  },
+  {
+    name: "conll2003",
+    title: "CoNLL-2003 English NER (Tjong Kim Sang & De Meulder, 2003)",
+    folder: "conll2003",
+    format: DatasetFormat.conll,
+    formatOptions: {
+      columns: ["word", "pos", "chunk", "ner"],
+      separator: " ",
+      labelColumn: "ner",
+      scheme: "IOB1",
+      documentMarker: "-DOCSTART-",
+    },
+    splits: [
+      {
+        name: "train",
+        file: "eng.train",
+        sha256: "eac0822f501353f265383ddf1edb0dcd42a1b6eefd3e383d7074db98c38eb41c",
+        bytes: 3281528,
+        counts: { sequences: 14041, tokens: 203621 },
+        sources: [gh(...CONLL2003, "corpus/CoNLL-2003/eng.train")],
+      },
+      {
+        name: "dev",
+        file: "eng.testa",
+        sha256: "aedc4ccbd1ae9795feaa0e86fe72d195b0258abed9d705b630d1c889276fac1e",
+        bytes: 827012,
+        counts: { sequences: 3250, tokens: 51362 },
+        sources: [gh(...CONLL2003, "corpus/CoNLL-2003/eng.testa")],
+      },
+      {
+        name: "test",
+        file: "eng.testb",
+        sha256: "0632f32c090ef31c223135b7fee3187a7cf8e65c4015c7866bb7783428cdd9a6",
+        counts: { sequences: 3453, tokens: 46435 },
+        sources: [gh(...CONLL2003, "corpus/CoNLL-2003/eng.testb")],
+        sealed: true,
+      },
+    ],
+    licence: "Reuters RCV1 text: research use only, do not redistribute",
+    redistributable: false,
+    citation: "Tjong Kim Sang & De Meulder (2003), Introduction to the CoNLL-2003 shared task",
+  },
+  {
+    name: "ud-en-ewt",
+    title: "Universal Dependencies English EWT r2.16",
+    folder: "ud_english_ewt",
+    format: DatasetFormat.conllu,
+    formatOptions: { labelColumn: "UPOS", scheme: "tags" },
+    splits: [
+      {
+        name: "train",
+        file: "en_ewt-ud-train.conllu",
+        sha256: "3fb78e2b55482c8ee00caa653af436c88c9e5bc9a73ce26e4ae3ddc79d2b7e7b",
+        bytes: 14203025,
+        counts: { sequences: 12544, tokens: 204577 },
+        sources: [gh(...UD_EWT, "en_ewt-ud-train.conllu")],
+      },
+      {
+        name: "dev",
+        file: "en_ewt-ud-dev.conllu",
+        sha256: "531a54ff90d6ab12201c5a50c3e78e6ddac4de69abc4bce5d275d3cd29efe2b6",
+        bytes: 1805545,
+        counts: { sequences: 2001, tokens: 25147 },
+        sources: [gh(...UD_EWT, "en_ewt-ud-dev.conllu")],
+      },
+      {
+        name: "test",
+        file: "en_ewt-ud-test.conllu",
+        sha256: "e266e515a0a7547657ed3d90d9ba46487d6bd251f27ad4269d4e8a427c8555cd",
+        counts: { sequences: 2077, tokens: 25094 },
+        sources: [gh(...UD_EWT, "en_ewt-ud-test.conllu")],
+        sealed: true,
+      },
+    ],
+    licence: "CC BY-SA 4.0",
+    redistributable: true,
+    citation: "Silveira et al. (2014), A Gold Standard Dependency Corpus for English",
+  },
+  {
+    name: "umass-citations",
+    title: "UMass Citation Field Extraction (Anzaroot & McCallum, 2013), nested",
+    folder: "umass_citation",
+    format: DatasetFormat.umassNested,
+    formatOptions: { scheme: "hierarchical-BIO" },
+    splits: [
+      {
+        name: "train",
+        file: "training.docs",
+        sha256: "6b90765624fbc8d68d0b21a4d8a51508be71baafd8f621fb5c1a6a7d0cbef8d7",
+        bytes: 712622,
+        counts: { sequences: 1457, tokens: 37281 },
+        sources: [gh(...UMASS, "training.docs")],
+      },
+      {
+        name: "dev",
+        file: "dev.docs",
+        sha256: "359def2eba2947b49c138fa6c9c2fb747e9ccb8ff9d5cb559eaf4dbaf8d4df9e",
+        bytes: 310915,
+        counts: { sequences: 660, tokens: 16249 },
+        sources: [gh(...UMASS, "dev.docs")],
+      },
+      {
+        name: "test",
+        file: "testing.docs",
+        sha256: "c1a19f5a9fd95c79ec5bcf7db9d408c057336f72c8b8552c1ff767167c509ff9",
+        counts: { sequences: 367, tokens: 9237 },
+        sources: [gh(...UMASS, "testing.docs")],
+        sealed: true,
+      },
+    ],
+    licence: "none stated (research data; cite the paper)",
+    redistributable: true,
+    citation:
+      "Anzaroot & McCallum (2013), A New Dataset for Fine-Grained Citation Field Extraction",
+  },
+  {
+    name: "umass-citations-flat",
+    title: "UMass Citation Field Extraction, IESL's flat BIO version (Thai et al., 2020)",
+    folder: "umass_citation_flat_iesl",
+    format: DatasetFormat.conll,
+    formatOptions: {
+      columns: ["word", "label"],
+      separator: " ",
+      labelColumn: "label",
+      scheme: "IOB2",
+    },
+    splits: [
+      {
+        name: "train",
+        file: "train.txt",
+        sha256: "7b010a6171ad2ad30a09e72fb49fcda1b853c8d340ce9713a650a1cb992b9305",
+        bytes: 456882,
+        counts: { sequences: 1454, tokens: 40532 },
+        sources: [gh(...UMASS_FLAT, "data-raw/bibtex-ner-umass/train.txt")],
+      },
+      {
+        name: "dev",
+        file: "dev.txt",
+        sha256: "05eabd9fb3268b3300c69af7c7eeb71e82ae2938931bd42b402f090fc6e41ecb",
+        bytes: 188566,
+        counts: { sequences: 651, tokens: 16460 },
+        sources: [gh(...UMASS_FLAT, "data-raw/bibtex-ner-umass/dev.txt")],
+      },
+      {
+        name: "test",
+        file: "test.txt",
+        sha256: "bc4fc320ac43dcb885de747c9c5dd6b26462ab33a3310c525659a7ef33ef1ade",
+        counts: { sequences: 367, tokens: 9512 },
+        sources: [gh(...UMASS_FLAT, "data-raw/bibtex-ner-umass/test.txt")],
+        sealed: true,
+      },
+    ],
+    licence: "none stated (research data)",
+    redistributable: true,
+    citation: "Thai et al. (2020), Using BibTeX to Automatically Generate Labeled Data for CFE",
+  },
+  {
+    name: "wnut16",
+    title: "WNUT-16 Twitter NER",
+    folder: "wnut16",
+    format: DatasetFormat.conll,
+    formatOptions: {
+      columns: ["word", "ner"],
+      separator: "\t",
+      labelColumn: "ner",
+      scheme: "IOB2",
+    },
+    splits: [
+      {
+        name: "train",
+        file: "train",
+        sha256: "5ec9db29c87fbf424860688fff08a485f6112137b930bb4799288399db9e153d",
+        bytes: 354162,
+        counts: { sequences: 2394, tokens: 46469 },
+        sources: [gh(...TWITTER_NLP, "data/annotated/wnut16/data/train")],
+      },
+      {
+        name: "dev",
+        file: "dev",
+        sha256: "d555eff2d24f05b032a17d892dda766f8e4dc0436404c17f4c1c6841472928fd",
+        bytes: 137311,
+        counts: { sequences: 1000, tokens: 16261 },
+        sources: [gh(...TWITTER_NLP, "data/annotated/wnut16/data/dev")],
+      },
+      {
+        name: "test",
+        file: "test",
+        sha256: "4d96d1908d4fdda27f3738bfb83d26e9b9e0996e22d8e0788de7c11c25af6896",
+        counts: { sequences: 3850, tokens: 61908 },
+        sources: [gh(...TWITTER_NLP, "data/annotated/wnut16/data/test")],
+        sealed: true,
+      },
+    ],
+    licence: "GPL-3.0 (repository licence)",
+    redistributable: true,
+    citation: "Strauss et al. (2016), Results of the WNUT16 Named Entity Recognition Shared Task",
+  },
+  {
+    name: "wnut17",
+    title: "WNUT-17 Emerging and Rare Entities",
+    folder: "wnut17",
+    format: DatasetFormat.conll,
+    formatOptions: {
+      columns: ["word", "ner"],
+      separator: "\t",
+      labelColumn: "ner",
+      scheme: "IOB2",
+    },
+    splits: [
+      {
+        name: "train",
+        file: "wnut17train.conll",
+        sha256: "731820e13f71af324c6b55a1575ec2ce59fbaa2a0806f8f0400b98d56cd6a7a5",
+        bytes: 493781,
+        counts: { sequences: 3394, tokens: 62730 },
+        sources: [gh(...WNUT17, "wnut17train.conll")],
+      },
+      {
+        name: "dev",
+        file: "emerging.dev.conll",
+        sha256: "e053b752b8155113ca66e7db08af5f2f5f43ab993694e4774f1ec5bad42312d8",
+        bytes: 114749,
+        counts: { sequences: 1009, tokens: 15733 },
+        sources: [gh(...WNUT17, "emerging.dev.conll")],
+      },
+      {
+        name: "test",
+        file: "emerging.test.annotated",
+        sha256: "2aa79b764e56ec9264a1b30fdd9b70195bd00ff400b62edd8f399d5f13c178f0",
+        counts: { sequences: 1287, tokens: 23394 },
+        sources: [gh(...WNUT17, "emerging.test.annotated")],
+        sealed: true,
+      },
+    ],
+    licence: "CC BY 4.0",
+    redistributable: true,
+    citation: "Derczynski et al. (2017), Results of the WNUT2017 Shared Task",
+  },
+  {
+    name: "cora-references",
+    title: "Cora references (McCallum et al.), 500 tagged citations",
+    folder: "cora",
+    format: DatasetFormat.inlineFlat,
+    formatOptions: { scheme: "inline", recordMarker: "<NEWREFERENCE>" },
+    splits: [
+      {
+        name: "all",
+        file: "tagged_references.txt",
+        sha256: "6911d43100cb315b730b53a4bc4dbd29da49ae3466c511c23ce508fb9d42dec6",
+        bytes: 141335,
+        counts: { sequences: 500, tokens: 11609 },
+        sources: [
+          gh(
+            "timvieira/crf",
+            "af9dd46df11c5c92e7ddd4bbbbe25c5f5cd174d3",
+            "data/tagged_references.txt",
+          ),
+        ],
+      },
+    ],
+    customSplits: [
+      { split: "train", start: 0, count: 350 },
+      { split: "test", start: 350, count: 150 },
+    ],
+    licence: "none stated (research data)",
+    redistributable: true,
+    citation: "Peng & McCallum (2004), Accurate Information Extraction from Research Papers",
+  },
+  {
+    name: "cora-headers",
+    title: "Cora research-paper headers (Seymore, McCallum & Rosenfeld, 1999)",
+    folder: "cora",
+    format: DatasetFormat.inlineFlat,
+    formatOptions: { scheme: "inline", recordMarker: "<NEW_HEADER>" },
+    splits: [
+      {
+        name: "all",
+        file: "tagged_headers.txt",
+        sha256: "561cc0f51c9b68d2c498abea97a01fd003f7bd6f815f391ea0d13226926e3023",
+        bytes: 1262464,
+        counts: { sequences: 935, tokens: 155505 },
+        sources: [
+          gh(
+            "iesl/paper-header",
+            "17b206927ea01156035d6da2a65b64dacef82eaa",
+            "data/tagged_headers.txt",
+          ),
+        ],
+      },
+    ],
+    customSplits: [
+      { split: "train", start: 0, count: 500 },
+      { split: "test", start: 500, count: 435 },
+    ],
+    licence: "none stated (research data)",
+    redistributable: true,
+    citation: "Seymore, McCallum & Rosenfeld (1999), Learning HMM Structure for IE",
+  },
+  {
+    name: "twitter-ritter2011",
+    title: "Ritter et al. (2011) annotated tweets: NER",
+    folder: "twitter_ritter2011",
+    format: DatasetFormat.conll,
+    formatOptions: {
+      columns: ["word", "ner"],
+      separator: "\t",
+      labelColumn: "ner",
+      scheme: "IOB2",
+    },
+    splits: [
+      {
+        name: "all",
+        file: "ner.txt",
+        sha256: "8573ac2f0b9bd533488332954a3db9958da4789bc4f8c26de10bb346e96e5390",
+        bytes: 356556,
+        counts: { sequences: 2394, tokens: 46469 },
+        sources: [gh(...TWITTER_NLP, "data/annotated/ner.txt")],
+      },
+    ],
+    licence: "GPL-3.0 (repository licence)",
+    redistributable: true,
+    citation: "Ritter et al. (2011), Named Entity Recognition in Tweets",
+  },
+];
+
+/** Names of all registered datasets. */
+export function datasetNames(catalog: readonly DatasetInfo[] = DATASETS): string[] {
+  return catalog.map((d) => d.name);
+}
+
+/** The registered dataset called `name`; throws a clear error listing the known names. */
+export function getDataset(name: string, catalog: readonly DatasetInfo[] = DATASETS): DatasetInfo {
+  const found = catalog.find((d) => d.name === name);
+  if (found === undefined) {
+    const known = datasetNames(catalog).join(", ");
+    throw new UnknownDatasetError(`unknown dataset "${name}"; known: ${known}`);
+  }
+  return found;
+}
+
+/** The split `split` of dataset `name`; throws a clear error listing its splits. */
+export function getSplit(
+  name: string,
+  split: string,
+  catalog: readonly DatasetInfo[] = DATASETS,
+): DatasetSplitInfo {
+  const dataset = getDataset(name, catalog);
+  const found = dataset.splits.find((s) => s.name === split);
+  if (found === undefined) {
+    const known = dataset.splits.map((s) => s.name).join(", ");
+    throw new UnknownDatasetError(
+      `dataset "${name}" has no split "${split}"; its splits: ${known}`,
+    );
+  }
+  return found;
+}
+
+export class UnknownDatasetError extends Error {
+  override readonly name = "UnknownDatasetError";
+}

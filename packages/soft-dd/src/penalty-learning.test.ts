@@ -1,0 +1,162 @@
+import { type LinearConstraint, linearConstraint, type Slave } from "@lagrange/core";
+import { describe, expect, it } from "vitest";
+import { randomInt, rng, viterbiSlave } from "./__fixtures__/random-problems.ts";
+import {
+  formatPenaltyReport,
+  learnPenalties,
+  lossAugmented,
+  type PenaltyExample,
+  type PenaltyInstance,
+  type PenaltyTemplate,
+  penaltyReport,
+} from "./penalty-learning.ts";
+import { softDD } from "./soft-dd.ts";
+
+// Labels: 0 = O, 1 = A (a one-token A segment), 2 = B.
+const L = 3;
+
+/** count(label) ≤ bound as a template. */
+function countAtMost(label: number, bound: number, words: string): PenaltyTemplate {
+  return {
+    id: `count:${label}<=${bound}`,
+    describe: () => words,
+    instantiate({ n }: PenaltyInstance): LinearConstraint[] {
+      return [
+        linearConstraint({
+          terms: Array.from({ length: n }, (_, i) => [i * L + label, 1] as const),
+          rhs: bound,
+          name: words,
+        }),
+      ];
+    },
+  };
+}
+
+/**
+ * Gold: one A and one B per sentence. The CRF also likes a decoy A (weaker than the true one), so
+ * "at most one A" is useful; "no B" never holds in the truth, so it is useless.
+ */
+function syntheticTask(seed: number, count: number): PenaltyExample[] {
+  const random = rng(seed);
+  return Array.from({ length: count }, () => {
+    const n = 6;
+    const gold = new Int32Array(n);
+    const a = randomInt(random, 0, n - 1);
+    let b = randomInt(random, 0, n - 2);
+    if (b >= a) b++;
+    let decoy = randomInt(random, 0, n - 3);
+    while (decoy === a || decoy === b) decoy = (decoy + 1) % n;
+    gold[a] = 1;
+    gold[b] = 2;
+    const unary = new Float64Array(n * L);
+    for (let i = 0; i < n; i++) unary[i * L] = 0.1 * random();
+    unary[a * L + 1] = 2;
+    unary[b * L + 2] = 0.8;
+    unary[decoy * L + 1] = 1;
+    const scores = { n, L, unary, transition: new Float64Array(L * L) };
+    return { slave: () => viterbiSlave(scores), gold };
+  });
+}
+
+const useful = countAtMost(1, 1, "at most one A segment");
+const useless = countAtMost(2, 0, "no B segment");
+
+/** Sentences of a fresh sample decoded wrongly with the given penalties. */
+function heldOutMistakes(penalties: ArrayLike<number>): number {
+  let mistakes = 0;
+  for (const example of syntheticTask(99, 30)) {
+    const slave = (example.slave as () => Slave)();
+    const constraints = [useful, useless].flatMap((t, k) =>
+      t.instantiate({ n: slave.n, L }).map((c) => ({ ...c, penalty: penalties[k]! })),
+    );
+    const solution = softDD().solve({ slave, constraints });
+    if (solution.labels.some((y, i) => y !== example.gold[i])) mistakes++;
+  }
+  return mistakes;
+}
+
+describe("learnPenalties", () => {
+  for (const algorithm of ["perceptron", "averaged-perceptron"] as const) {
+    it(`${algorithm}: keeps the useful constraint and drives the useless one to zero`, () => {
+      const examples = syntheticTask(17, 40);
+      const learned = learnPenalties(examples, [useful, useless], {
+        algorithm,
+        epochs: 4,
+        initialPenalties: [2, 2],
+      });
+      expect(learned.penalties[0]).toBeGreaterThanOrEqual(1); // outweighs the decoy's margin
+      if (algorithm === "perceptron") expect(learned.penalties[1]).toBe(0);
+      // The average still remembers the first steps at 2, 1, … but ends far below them.
+      else expect(learned.penalties[1]).toBeLessThan(0.2);
+      expect(learned.history.at(-1)!.mistakes).toBe(0);
+      expect(learned.history.length).toBe(4);
+      expect(heldOutMistakes(learned.penalties)).toBe(0);
+    });
+  }
+
+  it("ssvm: learns penalties that fix the decoys on held-out data", () => {
+    const examples = syntheticTask(17, 40);
+    const learned = learnPenalties(examples, [useful, useless], {
+      algorithm: "ssvm",
+      epochs: 6,
+      learningRate: 0.5,
+    });
+    expect(learned.penalties[0]).toBeGreaterThan(learned.penalties[1]!);
+    expect(heldOutMistakes(new Float64Array(2))).toBeGreaterThan(20); // the plain CRF fails
+    expect(heldOutMistakes(learned.penalties)).toBe(0);
+  });
+
+  it("from zero, raises only penalties the predictions violate more than the truth", () => {
+    const examples = syntheticTask(3, 30);
+    const learned = learnPenalties(examples, [useful, useless], {
+      algorithm: "perceptron",
+      epochs: 3,
+    });
+    expect(learned.penalties[0]).toBeGreaterThanOrEqual(1);
+    expect(learned.penalties[1]).toBe(0);
+    expect(learned.history[0]!.mistakes).toBeGreaterThan(0);
+    expect(learned.history.at(-1)!.mistakes).toBe(0);
+  });
+
+  it("stops when onEpoch returns false and validates its inputs", () => {
+    const examples = syntheticTask(5, 5);
+    const epochs: number[] = [];
+    learnPenalties(examples, [useful], {
+      epochs: 5,
+      onEpoch: (s) => {
+        epochs.push(s.epoch);
+        return false;
+      },
+    });
+    expect(epochs).toEqual([1]);
+    expect(() => learnPenalties(examples, [useful], { initialPenalties: [1, 2] })).toThrow(
+      /initialPenalties/,
+    );
+    const bad = [{ ...examples[0]!, gold: new Int32Array(2) }];
+    expect(() => learnPenalties(bad, [useful])).toThrow(/examples\[0\]\.gold/);
+  });
+
+  it("reports zero penalties and the top constraints in words", () => {
+    const report = penaltyReport([useful, useless], [1.5, 0], {
+      importance: new Map([[useful.id, Number.POSITIVE_INFINITY]]),
+    });
+    expect(report.zero.map((e) => e.description)).toEqual(["no B segment"]);
+    expect(report.top.map((e) => e.description)).toEqual(["at most one A segment"]);
+    const text = formatPenaltyReport(report);
+    expect(text).toContain("1 of 2 constraints kept; 1 learned a penalty of 0");
+    expect(text).toContain("at most one A segment (penalty 1.500, importance ∞)");
+  });
+});
+
+describe("lossAugmented", () => {
+  it("adds the Hamming loss to the slave's value and score", () => {
+    const n = 3;
+    const scores = { n, L, unary: new Float64Array(n * L), transition: new Float64Array(L * L) };
+    const gold = Int32Array.from([0, 1, 2]);
+    const slave = lossAugmented(viterbiSlave(scores), gold, 2);
+    const result = slave.maximize(new Float64Array(n * L));
+    expect(result.value).toBe(6); // every token wrong
+    for (let i = 0; i < n; i++) expect(result.labels[i]).not.toBe(gold[i]);
+    expect(slave.score(gold)).toBe(0);
+  });
+});
