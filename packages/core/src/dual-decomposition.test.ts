@@ -11,10 +11,12 @@ import {
   solveDualDecomposition,
 } from "./dual-decomposition.ts";
 import { AbortError, ProblemValidationError } from "./errors.ts";
+import { factorScore, type PatternFactor } from "./factor-graph.ts";
 import { defineSlave, type IterationStats, type Slave } from "./solver.ts";
 import {
   bruteForceBest,
   createRandom,
+  enumerationSlave,
   type Random,
   randomChainScores,
   randomConstraints,
@@ -250,6 +252,67 @@ describe("dual decomposition master", () => {
         if (solution.status === "optimal") certified++;
       }),
       { numRuns: 300, seed: 4 },
+    );
+    expect(certified / feasible).toBeGreaterThan(0.8);
+  });
+
+  it("naive DD (qian-liu2014): a chain slave plus one slave per higher-order pattern factor", () => {
+    let certified = 0;
+    let feasible = 0;
+    fc.assert(
+      fc.property(fc.integer(), (s) => {
+        const random = createRandom(s);
+        const n = random.int(2, 6);
+        const L = random.int(2, 3);
+        const chain = chainSlave(randomChainScores(random, { n, L, startEnd: random.bool() }));
+        const slaves: Array<{ slave: Slave; positions?: Int32Array }> = [{ slave: chain }];
+        const factors: PatternFactor[] = [];
+        for (let f = random.int(1, 3); f > 0; f--) {
+          const arity = random.int(2, Math.min(3, n));
+          const start = random.int(0, n - arity);
+          // Distinct positions: a window, or a skip pattern when there is room.
+          const variables = new Int32Array(arity);
+          for (let j = 0; j < arity; j++) variables[j] = start + j;
+          if (arity === 2 && start + 2 < n && random.bool()) variables[1] = start + 2;
+          const patterns = Int32Array.from({ length: arity * 2 }, () => random.int(0, L - 1));
+          if (patterns.subarray(0, arity).join() === patterns.subarray(arity).join()) {
+            patterns[arity] = (patterns[arity]! + 1) % L;
+          }
+          const factor: PatternFactor = {
+            kind: "pattern",
+            variables,
+            patterns,
+            scores: Float64Array.of(random.float(-2, 2), random.float(-2, 2)),
+            defaultScore: 0,
+          };
+          factors.push(factor);
+          const local = new Int32Array(n);
+          slaves.push({
+            slave: enumerationSlave({
+              name: `pattern ${f}`,
+              n: arity,
+              L,
+              score: (y) => {
+                for (let j = 0; j < arity; j++) local[variables[j]!] = y[j]!;
+                return factorScore(factor, local, new Int32Array(n).fill(L));
+              },
+            }),
+            positions: variables,
+          });
+        }
+        const domains = new Int32Array(n).fill(L);
+        const instance: Instance = {
+          problem: { n, L, slaves },
+          score: (y) =>
+            chain.score(y) + factors.reduce((sum, f) => sum + factorScore(f, y, domains), 0),
+        };
+        const optimum = exactOptimum(instance);
+        const solution = solveDualDecomposition(instance.problem, { maxIterations: 200 });
+        checkSound(instance, solution, optimum);
+        if (optimum > NEG_INF) feasible++;
+        if (solution.status === "optimal") certified++;
+      }),
+      { numRuns: 300, seed: 6 },
     );
     expect(certified / feasible).toBeGreaterThan(0.8);
   });

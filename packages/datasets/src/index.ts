@@ -153,6 +153,7 @@ export {
   ConllevalCounter,
   ConllevalInputError,
   conllevalReport,
+  evaluateConllStream,
   evaluateConllText,
   formatConllevalReport,
 } from "./eval/conlleval.ts";

@@ -137,13 +137,51 @@ function parseLine(
   return { kind, text: raw, line: lineNumber, literals, rows, columns };
 }
 
-function expandLine(line: TemplateLine, rows: Rows, t: number): string {
-  const { literals } = line;
-  let out = literals[0]!;
-  for (let m = 0; m < line.rows.length; m++) {
-    out += expandMacro(rows, t, line.rows[m]!, line.columns[m]!) + literals[m + 1]!;
+/** Macro values → expanded name, one map level per macro (see FieldTemplateSet for why). */
+type NameTrie = Map<string, NameTrie | string>;
+
+const MAX_CACHED_NAMES = 4_000_000;
+
+/** Expands template lines, handing out one string object per distinct attribute. */
+class LineExpander {
+  private tries: NameTrie[];
+  private cached = 0;
+
+  constructor(private readonly lines: readonly TemplateLine[]) {
+    this.tries = lines.map(() => new Map());
   }
-  return out;
+
+  expand(index: number, rows: Rows, t: number): string {
+    const line = this.lines[index]!;
+    const { literals, rows: offsets, columns } = line;
+    const last = offsets.length - 1;
+    if (last < 0) return literals[0]!;
+    let node = this.tries[index]!;
+    for (let m = 0; m < last; m++) {
+      const value = expandMacro(rows, t, offsets[m]!, columns[m]!);
+      let next = node.get(value) as NameTrie | undefined;
+      if (next === undefined) {
+        next = new Map();
+        node.set(value, next);
+      }
+      node = next;
+    }
+    const value = expandMacro(rows, t, offsets[last]!, columns[last]!);
+    let name = node.get(value) as string | undefined;
+    if (name === undefined) {
+      name = literals[0]!;
+      for (let m = 0; m <= last; m++) {
+        name += expandMacro(rows, t, offsets[m]!, columns[m]!) + literals[m + 1]!;
+      }
+      if (++this.cached > MAX_CACHED_NAMES) {
+        this.tries = this.lines.map(() => new Map());
+        this.cached = 0;
+      } else {
+        node.set(value, name);
+      }
+    }
+    return name;
+  }
 }
 
 /**
@@ -195,6 +233,8 @@ export function parseTemplate(text: string, options: TemplateOptions = {}): Crfp
   }
   const name = options.name ?? source;
 
+  const unigramExpander = new LineExpander(unigram);
+  const bigramExpander = new LineExpander(bigram);
   const emit = (rows: Rows, sink: AttributeSink): void => {
     for (let t = 0; t < rows.length; t++) {
       const row = rows[t]!;
@@ -207,8 +247,12 @@ export function parseTemplate(text: string, options: TemplateOptions = {}): Crfp
       }
     }
     for (let t = 0; t < rows.length; t++) {
-      for (const line of unigram) sink.state(t, expandLine(line, rows, t), 1);
-      if (t > 0) for (const line of bigram) sink.transition(t, expandLine(line, rows, t), 1);
+      for (let k = 0; k < unigram.length; k++) sink.state(t, unigramExpander.expand(k, rows, t), 1);
+      if (t > 0) {
+        for (let k = 0; k < bigram.length; k++) {
+          sink.transition(t, bigramExpander.expand(k, rows, t), 1);
+        }
+      }
     }
   };
   const builder = new AttributeSequenceBuilder();

@@ -22,7 +22,7 @@ export {
 export { type PerceptronOptions, trainAveragedPerceptron } from "./perceptron.ts";
 export type { EncoderWorkerSource, ObjectivePool, ObjectivePoolOptions } from "./pool.ts";
 export { type SgdCalibration, type SgdOptions, type SgdResult, trainSgd } from "./sgd.ts";
-export { type LbfgsTrainerOptions, trainLbfgs } from "./train-lbfgs.ts";
+export { type LbfgsTrainerOptions, type LbfgsTrainResult, trainLbfgs } from "./train-lbfgs.ts";
 export type {
   HeldOutOptions,
   HeldOutScore,

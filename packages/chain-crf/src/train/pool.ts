@@ -104,7 +104,6 @@ export function shardBoundaries(encoder: Encoder, shards: number): Int32Array {
 export class ObjectivePool {
   /** The shared weight vector; pass it to `evaluate` to avoid a copy. */
   readonly weights: Float64Array;
-  readonly threads: number;
   private readonly shards: Shard[];
   private generation = 0;
   private closed = false;
@@ -117,7 +116,11 @@ export class ObjectivePool {
   ) {
     this.weights = weights;
     this.shards = shards;
-    this.threads = shards.length + 1;
+  }
+
+  /** Threads computing the objective, the main thread included. */
+  get threads(): number {
+    return this.shards.length + 1;
   }
 
   /** Starts threads − 1 workers and waits until each has restored its encoder. */

@@ -42,6 +42,11 @@ export interface LbfgsTrainerOptions extends TrainerOptions {
   readonly exportName?: string;
 }
 
+export interface LbfgsTrainResult extends TrainResult {
+  /** Threads that computed the objective (1 when the encoder has no descriptor()). */
+  readonly threads: number;
+}
+
 const TRAINER = "trainLbfgs";
 
 /** The CRF's encoder module, whose `restoreEncoder` rebuilds a CrfEncoder inside a worker. */
@@ -57,7 +62,7 @@ function defaultEncoderModule(): URL {
 export async function trainLbfgs(
   encoder: Encoder,
   options: LbfgsTrainerOptions = {},
-): Promise<TrainResult> {
+): Promise<LbfgsTrainResult> {
   const started = now();
   const c1 = options.c1 ?? 0;
   const c2 = options.c2 ?? 1;
@@ -150,6 +155,7 @@ export async function trainLbfgs(
       seconds: now() - started,
       stopReason: stopReason ?? (result.status as StopReason),
       evaluations: result.evaluations,
+      threads: pool?.threads ?? 1,
     };
     return tracker.best === undefined ? base : { ...base, bestHeldOut: tracker.best };
   } finally {

@@ -8,6 +8,7 @@ import {
   plainEncoder,
 } from "./__fixtures__/logistic-encoder.ts";
 import { openObjectivePool, trainAveragedPerceptron, trainLbfgs, trainSgd } from "./index.ts";
+import { shardBoundaries } from "./pool.ts";
 
 /** Σ loss_i + c2‖w‖² + c1‖w‖₁ and the gradient of its smooth part, computed directly. */
 function objective(encoder: Encoder, w: Float64Array, c1: number, c2: number) {
@@ -243,6 +244,7 @@ describe("threads (worker pool)", () => {
     const encoder = toyEncoder(9, 150);
     const single = await trainLbfgs(encoder, { c2: 0.5 });
     const threaded = await trainLbfgs(encoder, { c2: 0.5, threads: 3 });
+    expect([single.threads, threaded.threads]).toEqual([1, 3]);
     expect(threaded.stopReason).toBe(single.stopReason);
     expect(Math.abs(threaded.iterations - single.iterations)).toBeLessThanOrEqual(1);
     expect(maxAbsDiff(threaded.weights, single.weights)).toBeLessThan(1e-6);
@@ -253,6 +255,7 @@ describe("threads (worker pool)", () => {
     const encoder = toyEncoder(10);
     const a = await trainLbfgs(plainEncoder(encoder), { threads: 4, maxIterations: 5 });
     const b = await trainLbfgs(encoder, { maxIterations: 5 });
+    expect(a.threads).toBe(1);
     expect(Array.from(a.weights)).toEqual(Array.from(b.weights));
   });
 
@@ -297,6 +300,39 @@ describe("threads (worker pool)", () => {
     expect(
       process.getActiveResourcesInfo().filter((r) => r === "Worker" || r === "MessagePort"),
     ).toEqual([]);
+  });
+});
+
+describe("shardBoundaries", () => {
+  it("cuts instances into non-empty contiguous shards of about equal token count", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 8 }),
+        (lengths, shards) => {
+          const encoder = {
+            numInstances: lengths.length,
+            instanceLength: (i: number) => lengths[i]!,
+          };
+          const bounds = shardBoundaries(encoder as unknown as Encoder, shards);
+          const count = Math.min(shards, lengths.length);
+          expect(bounds.length).toBe(count + 1);
+          expect(bounds[0]).toBe(0);
+          expect(bounds[count]).toBe(lengths.length);
+          for (let s = 0; s < count; s++) expect(bounds[s + 1]!).toBeGreaterThan(bounds[s]!);
+          // Each shard but the last stops at the first instance reaching its share, so no shard
+          // exceeds its share by more than its last instance.
+          const total = lengths.reduce((a, b) => a + b, 0);
+          const longest = Math.max(...lengths);
+          for (let s = 0; s < count; s++) {
+            let tokens = 0;
+            for (let i = bounds[s]!; i < bounds[s + 1]!; i++) tokens += lengths[i]!;
+            if (bounds[s + 1]! - bounds[s]! > 1)
+              expect(tokens).toBeLessThanOrEqual(total / count + 2 * longest);
+          }
+        },
+      ),
+    );
   });
 });
 

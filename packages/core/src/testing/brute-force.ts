@@ -2,6 +2,7 @@ import { type ChainScores, scoreLabelling, validateChainScores } from "../chain.
 import { constraintPenalty, type LinearConstraint } from "../constraints.ts";
 import { type FactorGraph, scoreAssignment, validateFactorGraph } from "../factor-graph.ts";
 import { logAddExp } from "../semiring.ts";
+import { defineSlave, type Slave } from "../solver.ts";
 
 /** Any labelling space with a score: variable v takes values 0..domainSizes[v]−1. */
 export interface ScoredSpace {
@@ -172,4 +173,40 @@ export function bruteForceCount(target: Enumerable, options: BruteForceOptions =
     if (score(y) > Number.NEGATIVE_INFINITY) count++;
   });
   return count;
+}
+
+/**
+ * An exact slave over `n` positions and `L` labels that maximises `score(y) + adjustment·y` by
+ * enumerating all L^n labellings: a stand-in for any small factor (a pattern factor, a table) in
+ * DD tests. Ties go to the first labelling in lexicographic order.
+ */
+export function enumerationSlave(spec: {
+  readonly name?: string;
+  readonly n: number;
+  readonly L: number;
+  readonly score: (labels: Int32Array) => number;
+}): Slave {
+  const { n, L, score } = spec;
+  const domainSizes = new Int32Array(n).fill(L);
+  const labels = new Int32Array(n);
+  const result = { labels, value: Number.NEGATIVE_INFINITY };
+  return defineSlave({
+    name: spec.name ?? "enumeration",
+    n,
+    L,
+    maximize: (adjustment) => {
+      result.value = Number.NEGATIVE_INFINITY;
+      forEachLabelling(domainSizes, (y) => {
+        let value = score(y);
+        if (value === Number.NEGATIVE_INFINITY) return;
+        for (let j = 0; j < n; j++) value += adjustment[j * L + y[j]!]!;
+        if (value > result.value) {
+          result.value = value;
+          labels.set(y);
+        }
+      });
+      return result;
+    },
+    score: (y) => score(Int32Array.from(y)),
+  });
 }

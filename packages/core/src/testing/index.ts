@@ -11,6 +11,7 @@ export {
   bruteForceLogPartition,
   bruteForceMarginals,
   type Enumerable,
+  enumerationSlave,
   forEachLabelling,
   MAX_ENUMERATED,
   type ScoredSpace,

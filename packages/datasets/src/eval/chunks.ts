@@ -1,4 +1,4 @@
-import type { SchemeName } from "../schemes/labels.ts";
+import type { SchemeName, SchemeOptions } from "../schemes/labels.ts";
 import { extractSpans } from "../schemes/spans.ts";
 import {
   type ChunkEvaluation,
@@ -14,7 +14,7 @@ export type LabelSequences = readonly (readonly string[])[];
 export interface ChunkEvaluationOptions {
   /** conlleval `-r`: every non-outside tag is a one-token chunk of that type. */
   readonly raw?: boolean;
-  /** conlleval `-o`, read only with `raw`. Default `O`. */
+  /** conlleval `-o`, read only with `raw`; with `scheme`, the scheme's outside label. Default `O`. */
   readonly outside?: string;
   /**
    * Decode chunks with this scheme (see extractSpans) instead of conlleval's rules. Needed for
@@ -57,9 +57,9 @@ export function evaluateChunks(
 ): ChunkEvaluation {
   checkAligned(gold, predicted);
   if (options.scheme !== undefined) {
-    const { perLevel: _, ...rest } = evaluateSegments(gold, predicted, {
-      scheme: options.scheme,
+    const { perLevel: _, ...rest } = scoreSegments(gold, predicted, options.scheme, {
       ...(options.levelSeparator === undefined ? {} : { levelSeparator: options.levelSeparator }),
+      ...(options.outside === undefined ? {} : { outside: options.outside }),
     });
     return rest;
   }
@@ -111,11 +111,18 @@ export function evaluateSegments(
   options: SegmentEvaluationOptions = {},
 ): SegmentEvaluation {
   checkAligned(gold, predicted);
-  const scheme = options.scheme ?? "IOB2";
-  const schemeOptions = {
+  return scoreSegments(gold, predicted, options.scheme ?? "IOB2", {
     levelSeparator: options.levelSeparator ?? "/",
     ...(options.outside === undefined ? {} : { outside: options.outside }),
-  };
+  });
+}
+
+function scoreSegments(
+  gold: LabelSequences,
+  predicted: LabelSequences,
+  scheme: SchemeName,
+  schemeOptions: SchemeOptions,
+): SegmentEvaluation {
   const byType = new Map<string, { gold: number; count: number; correct: number }>();
   const byLevel: { gold: number; count: number; correct: number }[] = [];
   const entry = <T>(map: Map<string, T>, key: string, make: () => T): T => {

@@ -7,6 +7,7 @@ import { evaluateChunks } from "./chunks.ts";
 import {
   ConllevalInputError,
   conllevalReport,
+  evaluateConllStream,
   evaluateConllText,
   formatConllevalReport,
 } from "./conlleval.ts";
@@ -184,6 +185,18 @@ describe("conlleval counting", () => {
     expect(() => evaluateConllText("a\tB-NP\tB-NP\n")).toThrow(ConllevalInputError);
     expect(evaluateConllText("a\tB-NP\tB-NP\n", { delimiter: "\t" }).correctChunks).toBe(1);
     expect(evaluateConllText("a  B-NP B-NP\n").tokens).toBe(1);
+  });
+
+  it("reads a stream of byte chunks split anywhere, even inside a character", async () => {
+    const text = "Zürich B-LOC B-LOC\nist O O\n\nÉ B-X I-X\n";
+    const bytes = new TextEncoder().encode(text);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
+      expect(await evaluateConllStream(chunks)).toEqual(evaluateConllText(text));
+    }
+    await expect(evaluateConllStream([new Uint8Array([0x61, 0x20, 0xff, 0x0a])])).rejects.toThrow(
+      /invalid UTF-8/,
+    );
   });
 
   it("names the file and line of a bad line", () => {

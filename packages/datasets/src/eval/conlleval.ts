@@ -223,54 +223,113 @@ export function prf(correct: number, predicted: number, gold: number): Precision
  * sentence boundaries.
  */
 export function evaluateConllText(text: string, options: ConllevalOptions = {}): ChunkEvaluation {
-  const file = options.file ?? "<input>";
-  const delimiter = options.delimiter ?? " ";
-  const oTag = options.outside ?? "O";
-  const counter = new ConllevalCounter();
+  const reader = new ConllevalLineReader(options);
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
-  let fieldsPerLine = -1;
-  let fieldsLine = 0;
-  for (let index = 0; index < lines.length; index++) {
-    const lineNumber = index + 1;
-    let features = perlSplit(lines[index]!, delimiter);
-    if (fieldsPerLine < 0) {
-      fieldsPerLine = features.length - 1;
-      fieldsLine = lineNumber;
-    } else if (fieldsPerLine !== features.length - 1 && features.length !== 0) {
+  for (const line of lines) reader.line(line);
+  return reader.finish();
+}
+
+/**
+ * evaluateConllText over a stream of text or UTF-8 byte chunks (a file read piece by piece), in
+ * memory bounded by one chunk and one line.
+ */
+export async function evaluateConllStream(
+  chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  options: ConllevalOptions & { readonly signal?: AbortSignal } = {},
+): Promise<ChunkEvaluation> {
+  const reader = new ConllevalLineReader(options);
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let pending = "";
+  const decode = (chunk: Uint8Array | undefined): string => {
+    try {
+      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new ConllevalInputError(reader.file, reader.lineNumber + 1, "invalid UTF-8");
+    }
+  };
+  const feed = (text: string): void => {
+    pending += text;
+    let newline = pending.indexOf("\n");
+    let from = 0;
+    while (newline >= 0) {
+      reader.line(pending.slice(from, newline));
+      from = newline + 1;
+      newline = pending.indexOf("\n", from);
+    }
+    pending = pending.slice(from);
+  };
+  for await (const chunk of chunks) {
+    if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
+    feed(typeof chunk === "string" ? chunk : decode(chunk));
+  }
+  feed(decode(undefined));
+  if (pending !== "") reader.line(pending);
+  return reader.finish();
+}
+
+/** conlleval's main loop: one input line at a time. */
+class ConllevalLineReader {
+  readonly file: string;
+  lineNumber = 0;
+  readonly #options: ConllevalOptions;
+  readonly #delimiter: string | RegExp;
+  readonly #outsideTag: string;
+  readonly #counter = new ConllevalCounter();
+  #fieldsPerLine = -1;
+  #fieldsLine = 0;
+
+  constructor(options: ConllevalOptions) {
+    this.#options = options;
+    this.file = options.file ?? "<input>";
+    this.#delimiter = options.delimiter ?? " ";
+    this.#outsideTag = options.outside ?? "O";
+  }
+
+  line(text: string): void {
+    const lineNumber = ++this.lineNumber;
+    let features = perlSplit(text, this.#delimiter);
+    if (this.#fieldsPerLine < 0) {
+      this.#fieldsPerLine = features.length - 1;
+      this.#fieldsLine = lineNumber;
+    } else if (this.#fieldsPerLine !== features.length - 1 && features.length !== 0) {
       throw new ConllevalInputError(
-        file,
+        this.file,
         lineNumber,
-        `unexpected number of fields: ${features.length} (expected ${fieldsPerLine + 1}, as on line ${fieldsLine})`,
+        `unexpected number of fields: ${features.length} (expected ${this.#fieldsPerLine + 1}, as on line ${this.#fieldsLine})`,
       );
     }
     if (
       features.length === 0 ||
       features[0] === BOUNDARY ||
-      (options.docstartAsBoundary === true && features[0] === "-DOCSTART-")
+      (this.#options.docstartAsBoundary === true && features[0] === "-DOCSTART-")
     ) {
       features = [BOUNDARY, "O", "O"];
     }
     if (features.length < 2) {
       throw new ConllevalInputError(
-        file,
+        this.file,
         lineNumber,
-        `expected at least two fields (gold and predicted tag), got ${JSON.stringify(lines[index])}`,
+        `expected at least two fields (gold and predicted tag), got ${JSON.stringify(text)}`,
       );
     }
     let guessedLabel = features[features.length - 1]!;
     let correctLabel = features[features.length - 2]!;
-    if (options.raw === true) {
+    if (this.#options.raw === true) {
+      const oTag = this.#outsideTag;
       if (guessedLabel === oTag) guessedLabel = "O";
       if (correctLabel === oTag) correctLabel = "O";
       if (guessedLabel !== "O") guessedLabel = `B-${guessedLabel}`;
       if (correctLabel !== "O") correctLabel = `B-${correctLabel}`;
     }
     // Every boundary line was rewritten to (-X-, O, O) above, so its first field tells.
-    if (features[0] === BOUNDARY) counter.addBoundary();
-    else counter.addToken(correctLabel, guessedLabel);
+    if (features[0] === BOUNDARY) this.#counter.addBoundary();
+    else this.#counter.addToken(correctLabel, guessedLabel);
   }
-  return counter.finish();
+
+  finish(): ChunkEvaluation {
+    return this.#counter.finish();
+  }
 }
 
 /** conlleval's standard output for `text`, byte for byte. */

@@ -26,6 +26,7 @@ export interface ConllReadOptions extends ReadOptions {
 }
 
 const DEFAULT_MARKER = "-DOCSTART-";
+const BLANK = /^[ \t]*$/;
 
 class ConllParser implements LineParser<Sentence> {
   readonly out: Sentence[] = [];
@@ -225,9 +226,10 @@ class ConllFormatter {
 
   private check(fields: readonly string[], forbidden: RegExp, where: string): void {
     for (const field of fields) {
-      if (field === "" || forbidden.test(field)) {
+      // A blank field could make a whole row blank, which reads back as a sentence break.
+      if (BLANK.test(field) || forbidden.test(field)) {
         throw new RangeError(
-          `${where}: field ${JSON.stringify(field)} is empty or holds a separator or line break`,
+          `${where}: field ${JSON.stringify(field)} is blank or holds a separator or line break`,
         );
       }
     }
@@ -273,7 +275,7 @@ function resolveColumn(index: number, width: number): number | undefined {
 }
 
 function isBlank(text: string): boolean {
-  return /^[ \t]*$/.test(text);
+  return BLANK.test(text);
 }
 
 function separatorName(separator: string | undefined): string {

@@ -170,32 +170,36 @@ const COLUMN_FILES: ColumnExpectation[] = [
   },
 ];
 
-describe.skipIf(mirror === undefined)("dataset mirror: CoNLL column files", () => {
-  for (const expected of COLUMN_FILES) {
-    const [name, path] = title(expected.file);
-    it.skipIf(path === undefined)(name, async () => {
-      const sentences = await readConllFile(path!);
-      expect(sentences.length).toBe(expected.sentences);
-      expect(tokenCount(sentences)).toBe(expected.tokens);
-      expect(distinct(sentences, (s) => s.labels).size).toBe(expected.labels);
-      for (const [column, size] of Object.entries(expected.other ?? {})) {
-        expect(distinct(sentences, (s) => s.columns[Number(column)]).size, `column ${column}`).toBe(
-          size,
-        );
-      }
-      const documents = new Set(sentences.map((s) => s.document?.index));
-      expect(documents.has(undefined) ? 0 : documents.size).toBe(expected.documents ?? 0);
+describe.skipIf(mirror === undefined)(
+  `dataset mirror: CoNLL column files${mirror === undefined ? ` — skipped: ${noMirror}` : ""}`,
+  () => {
+    for (const expected of COLUMN_FILES) {
+      const [name, path] = title(expected.file);
+      it.skipIf(path === undefined)(name, async () => {
+        const sentences = await readConllFile(path!);
+        expect(sentences.length).toBe(expected.sentences);
+        expect(tokenCount(sentences)).toBe(expected.tokens);
+        expect(distinct(sentences, (s) => s.labels).size).toBe(expected.labels);
+        for (const [column, size] of Object.entries(expected.other ?? {})) {
+          expect(
+            distinct(sentences, (s) => s.columns[Number(column)]).size,
+            `column ${column}`,
+          ).toBe(size);
+        }
+        const documents = new Set(sentences.map((s) => s.document?.index));
+        expect(documents.has(undefined) ? 0 : documents.size).toBe(expected.documents ?? 0);
 
-      const text = await readFile(path!, "utf8");
-      const separator =
-        sentences[0]!.columns.length > 1 && text.slice(0, 2000).includes("\t") ? "tab" : "space";
-      const written = formatConll(sentences, { separator });
-      // Same text, same parse: only a rewritten file needs reading back.
-      if (expected.identical) expect(written === text).toBe(true);
-      else expect(content(parseConll(written)) === content(sentences)).toBe(true);
-    });
-  }
-});
+        const text = await readFile(path!, "utf8");
+        const separator =
+          sentences[0]!.columns.length > 1 && text.slice(0, 2000).includes("\t") ? "tab" : "space";
+        const written = formatConll(sentences, { separator });
+        // Same text, same parse: only a rewritten file needs reading back.
+        if (expected.identical) expect(written === text).toBe(true);
+        else expect(content(parseConll(written)) === content(sentences)).toBe(true);
+      });
+    }
+  },
+);
 
 // ud_english_ewt/SOURCE.md, "Counts".
 const CONLLU_FILES = [
@@ -231,39 +235,42 @@ const CONLLU_FILES = [
   },
 ];
 
-describe.skipIf(mirror === undefined)("dataset mirror: CoNLL-U", () => {
-  for (const expected of CONLLU_FILES) {
-    const [name, path] = title(expected.file);
-    it.skipIf(path === undefined)(name, async () => {
-      const sentences = await readConlluFile(path!);
-      expect(sentences.length).toBe(expected.sentences);
-      expect(tokenCount(sentences)).toBe(expected.words);
-      let multiword = 0;
-      let empty = 0;
-      let covered = 0;
-      for (const s of sentences) {
-        for (const extra of s.extraLines) {
-          const range = /^(\d+)-(\d+)$/.exec(extra.fields[0]!);
-          if (range === null) empty++;
-          else {
-            multiword++;
-            covered += Number(range[2]) - Number(range[1]) + 1;
+describe.skipIf(mirror === undefined)(
+  `dataset mirror: CoNLL-U${mirror === undefined ? ` — skipped: ${noMirror}` : ""}`,
+  () => {
+    for (const expected of CONLLU_FILES) {
+      const [name, path] = title(expected.file);
+      it.skipIf(path === undefined)(name, async () => {
+        const sentences = await readConlluFile(path!);
+        expect(sentences.length).toBe(expected.sentences);
+        expect(tokenCount(sentences)).toBe(expected.words);
+        let multiword = 0;
+        let empty = 0;
+        let covered = 0;
+        for (const s of sentences) {
+          for (const extra of s.extraLines) {
+            const range = /^(\d+)-(\d+)$/.exec(extra.fields[0]!);
+            if (range === null) empty++;
+            else {
+              multiword++;
+              covered += Number(range[2]) - Number(range[1]) + 1;
+            }
           }
         }
-      }
-      expect(multiword).toBe(expected.multiword);
-      expect(empty).toBe(expected.empty);
-      expect(expected.words - covered + multiword).toBe(expected.surface);
-      expect(distinct(sentences, (s) => s.labels).size).toBe(expected.upos);
-      expect(distinct(sentences, (s) => s.columns[4]).size).toBe(expected.xpos);
-      expect(
-        sentences.every((s) => s.meta.sent_id !== undefined && s.meta.text !== undefined),
-      ).toBe(true);
-      // Words only, yet nothing lost: the file is written back byte for byte.
-      expect(formatConllu(sentences) === (await readFile(path!, "utf8"))).toBe(true);
-    });
-  }
-});
+        expect(multiword).toBe(expected.multiword);
+        expect(empty).toBe(expected.empty);
+        expect(expected.words - covered + multiword).toBe(expected.surface);
+        expect(distinct(sentences, (s) => s.labels).size).toBe(expected.upos);
+        expect(distinct(sentences, (s) => s.columns[4]).size).toBe(expected.xpos);
+        expect(
+          sentences.every((s) => s.meta.sent_id !== undefined && s.meta.text !== undefined),
+        ).toBe(true);
+        // Words only, yet nothing lost: the file is written back byte for byte.
+        expect(formatConllu(sentences) === (await readFile(path!, "utf8"))).toBe(true);
+      });
+    }
+  },
+);
 
 // umass_citation/SOURCE.md, "Counts": all lines, then the well-formed lines only.
 const UMASS_FILES = [
@@ -304,79 +311,84 @@ const UMASS_FILES = [
   },
 ];
 
-describe.skipIf(mirror === undefined)("dataset mirror: UMass citations", () => {
-  for (const expected of UMASS_FILES) {
-    const [name, path] = title(expected.file);
-    it.skipIf(path === undefined)(name, async () => {
-      if (expected.firstError !== undefined)
-        await expect(readUmassCitationsFile(path!)).rejects.toThrow(expected.firstError);
+describe.skipIf(mirror === undefined)(
+  `dataset mirror: UMass citations${mirror === undefined ? ` — skipped: ${noMirror}` : ""}`,
+  () => {
+    for (const expected of UMASS_FILES) {
+      const [name, path] = title(expected.file);
+      it.skipIf(path === undefined)(name, async () => {
+        if (expected.firstError !== undefined)
+          await expect(readUmassCitationsFile(path!)).rejects.toThrow(expected.firstError);
 
-      const skipped = await readUmassCitationsFile(path!, { malformed: "skip" });
-      expect(skipped.report).toMatchObject({
-        lines: expected.lines,
-        wellFormed: expected.wellFormed,
-        skipped: expected.lines - expected.wellFormed,
-      });
-      if (expected.malformed !== undefined)
-        expect(skipped.report.issues.map((i) => i.line)).toEqual(expected.malformed);
-      expect(skipped.sentences.length).toBe(expected.wellFormed);
-      expect(tokenCount(skipped.sentences)).toBe(expected.wellFormedTokens);
-      expect(distinct(skipped.sentences, (s) => s.labels).size).toBe(expected.bioLabels);
-
-      const repaired = await readUmassCitationsFile(path!, { malformed: "repair" });
-      expect(repaired.report).toMatchObject({
-        lines: expected.lines,
-        repaired: expected.lines - expected.wellFormed,
-        skipped: 0,
-      });
-      expect(repaired.sentences.length).toBe(expected.lines);
-      if (expected.repairedTokens !== undefined)
-        expect(tokenCount(repaired.sentences)).toBe(expected.repairedTokens);
-
-      // Round trip: well-formed lines read back identically, repaired lines become well-formed.
-      const written = formatUmassCitations(repaired.sentences);
-      const again = parseUmassCitations(written);
-      expect(again.report.wellFormed).toBe(expected.lines);
-      expect(content(again.sentences) === content(repaired.sentences)).toBe(true);
-    });
-  }
-
-  // SOURCE.md: 51 element paths and 134 hierarchical-BIO labels over the well-formed lines of all three splits.
-  const present = UMASS_FILES.map((f) => mirrorFile(mirror, f.file)).filter((p) => p !== undefined);
-  const all = present.length === UMASS_FILES.length;
-  it.skipIf(present.length === 0)(
-    `element paths and BIO labels across splits${all ? "" : " (testing.docs sealed: bounds only)"}`,
-    async () => {
-      const paths = new Set<string>();
-      const bio = new Set<string>();
-      for (const path of present) {
-        const { sentences } = await readUmassCitationsFile(path, {
-          malformed: "skip",
-          labels: "path",
+        const skipped = await readUmassCitationsFile(path!, { malformed: "skip" });
+        expect(skipped.report).toMatchObject({
+          lines: expected.lines,
+          wellFormed: expected.wellFormed,
+          skipped: expected.lines - expected.wellFormed,
         });
-        for (const s of sentences) {
-          for (const p of s.labels!) paths.add(p);
-          for (const l of s.columns[1]!) bio.add(l);
+        if (expected.malformed !== undefined)
+          expect(skipped.report.issues.map((i) => i.line)).toEqual(expected.malformed);
+        expect(skipped.sentences.length).toBe(expected.wellFormed);
+        expect(tokenCount(skipped.sentences)).toBe(expected.wellFormedTokens);
+        expect(distinct(skipped.sentences, (s) => s.labels).size).toBe(expected.bioLabels);
+
+        const repaired = await readUmassCitationsFile(path!, { malformed: "repair" });
+        expect(repaired.report).toMatchObject({
+          lines: expected.lines,
+          repaired: expected.lines - expected.wellFormed,
+          skipped: 0,
+        });
+        expect(repaired.sentences.length).toBe(expected.lines);
+        if (expected.repairedTokens !== undefined)
+          expect(tokenCount(repaired.sentences)).toBe(expected.repairedTokens);
+
+        // Round trip: well-formed lines read back identically, repaired lines become well-formed.
+        const written = formatUmassCitations(repaired.sentences);
+        const again = parseUmassCitations(written);
+        expect(again.report.wellFormed).toBe(expected.lines);
+        expect(content(again.sentences) === content(repaired.sentences)).toBe(true);
+      });
+    }
+
+    // SOURCE.md: 51 element paths and 134 hierarchical-BIO labels over the well-formed lines of all three splits.
+    const present = UMASS_FILES.map((f) => mirrorFile(mirror, f.file)).filter(
+      (p) => p !== undefined,
+    );
+    const all = present.length === UMASS_FILES.length;
+    it.skipIf(present.length === 0)(
+      `element paths and BIO labels across splits${all ? "" : " (testing.docs sealed: bounds only)"}`,
+      async () => {
+        const paths = new Set<string>();
+        const bio = new Set<string>();
+        for (const path of present) {
+          const { sentences } = await readUmassCitationsFile(path, {
+            malformed: "skip",
+            labels: "path",
+          });
+          for (const s of sentences) {
+            for (const p of s.labels!) paths.add(p);
+            for (const l of s.columns[1]!) bio.add(l);
+          }
         }
-      }
-      if (all) {
-        expect(paths.size).toBe(51);
-        expect(bio.size).toBe(134);
-      } else {
-        expect(paths.size).toBeLessThanOrEqual(51);
-        expect(bio.size).toBeLessThanOrEqual(134);
-        expect(bio.size).toBeGreaterThanOrEqual(
-          Math.max(
-            ...UMASS_FILES.filter((f) => mirrorFile(mirror, f.file)).map((f) => f.bioLabels),
-          ),
-        );
-      }
-      expect(paths.has("O")).toBe(true);
-      for (const p of paths)
-        expect(p === "O" || p.split("/").every((n) => /^[a-z_-]+$/.test(n))).toBe(true);
-    },
-  );
-});
+        if (all) {
+          expect(paths.size).toBe(51);
+          expect(bio.size).toBe(134);
+        } else {
+          expect(paths.size).toBeLessThanOrEqual(51);
+          expect(bio.size).toBeLessThanOrEqual(134);
+          expect(bio.size).toBeGreaterThanOrEqual(
+            Math.max(
+              ...UMASS_FILES.filter((f) => mirrorFile(mirror, f.file)).map((f) => f.bioLabels),
+            ),
+          );
+        }
+        expect(paths.has("O")).toBe(true);
+        for (const p of paths)
+          expect(p === "O" || p.split("/").every((n) => /^[a-z_-]+$/.test(n))).toBe(true);
+      },
+    );
+  },
+);
 
 // cora/SOURCE.md, "Counts".
 const CORA_FILES = [
@@ -460,33 +472,36 @@ const CORA_FILES = [
   },
 ];
 
-describe.skipIf(mirror === undefined)("dataset mirror: Cora flat inline tags", () => {
-  for (const expected of CORA_FILES) {
-    const [name, path] = title(expected.file);
-    it.skipIf(path === undefined)(name, async () => {
-      const sentences = await readInlineTagsFile(path!, { labels: "leaf" });
-      expect(sentences.length).toBe(expected.records);
-      expect(tokenCount(sentences)).toBe(expected.tokens);
-      expect(tokenCount(sentences.slice(0, expected.split.first))).toBe(expected.split.tokens);
-      const perField: Record<string, number> = {};
-      const instances: Record<string, number> = {};
-      for (const s of sentences) {
-        s.labels!.forEach((label, i) => {
-          perField[label] = (perField[label] ?? 0) + 1;
-          if (s.columns[1]![i]!.startsWith("B-")) instances[label] = (instances[label] ?? 0) + 1;
-        });
-      }
-      const { O: outside = 0, ...fields } = perField;
-      expect(outside).toBe(expected.outside);
-      expect(Object.keys(fields).length).toBe(expected.fields);
-      expect(fields).toEqual(expected.fieldTokens);
-      expect(instances).toEqual(expected.instances);
+describe.skipIf(mirror === undefined)(
+  `dataset mirror: Cora flat inline tags${mirror === undefined ? ` — skipped: ${noMirror}` : ""}`,
+  () => {
+    for (const expected of CORA_FILES) {
+      const [name, path] = title(expected.file);
+      it.skipIf(path === undefined)(name, async () => {
+        const sentences = await readInlineTagsFile(path!, { labels: "leaf" });
+        expect(sentences.length).toBe(expected.records);
+        expect(tokenCount(sentences)).toBe(expected.tokens);
+        expect(tokenCount(sentences.slice(0, expected.split.first))).toBe(expected.split.tokens);
+        const perField: Record<string, number> = {};
+        const instances: Record<string, number> = {};
+        for (const s of sentences) {
+          s.labels!.forEach((label, i) => {
+            perField[label] = (perField[label] ?? 0) + 1;
+            if (s.columns[1]![i]!.startsWith("B-")) instances[label] = (instances[label] ?? 0) + 1;
+          });
+        }
+        const { O: outside = 0, ...fields } = perField;
+        expect(outside).toBe(expected.outside);
+        expect(Object.keys(fields).length).toBe(expected.fields);
+        expect(fields).toEqual(expected.fieldTokens);
+        expect(instances).toEqual(expected.instances);
 
-      const separator = expected.file.includes("references") ? "<NEWREFERENCE>" : "<NEW_HEADER>";
-      const written = formatInlineTags(sentences, { recordSeparator: separator });
-      expect(content(parseInlineTags(written, { labels: "leaf" })) === content(sentences)).toBe(
-        true,
-      );
-    });
-  }
-});
+        const separator = expected.file.includes("references") ? "<NEWREFERENCE>" : "<NEW_HEADER>";
+        const written = formatInlineTags(sentences, { recordSeparator: separator });
+        expect(content(parseInlineTags(written, { labels: "leaf" })) === content(sentences)).toBe(
+          true,
+        );
+      });
+    }
+  },
+);

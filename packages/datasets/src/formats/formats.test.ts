@@ -243,6 +243,21 @@ describe("CoNLL columns", () => {
     });
   });
 
+  it("streams: the first sentence arrives before the source is read to its end", async () => {
+    let pulled = 0;
+    async function* endless(): AsyncGenerator<string> {
+      for (;;) {
+        pulled++;
+        yield `w${pulled} O\n\n`;
+      }
+    }
+    const reader = readConll(endless());
+    const first = await reader.next();
+    expect(first.value).toMatchObject({ tokens: ["w1"], labels: ["O"] });
+    expect(pulled).toBeLessThanOrEqual(2);
+    await reader.return(undefined);
+  });
+
   it("stops when aborted", async () => {
     const controller = new AbortController();
     controller.abort();

@@ -56,12 +56,14 @@ export function viewLabels(bio: readonly string[], mode: InlineLabelMode): strin
 
 /**
  * Rebuilds inline markup from tokens and hierarchical BIO labels: pieces (tags and tokens) to be
- * joined by single spaces. Throws a RangeError when a label cannot be read back the same way.
+ * joined by single spaces. Throws a RangeError when a label or a token (holding a tag or a
+ * character of `whitespace`, the reader's token separators) cannot be read back the same way.
  */
 export function bioToInline(
   tokens: readonly string[],
   labels: readonly string[],
   where: string,
+  whitespace: RegExp,
 ): string[] {
   if (labels.length !== tokens.length) {
     throw new RangeError(`${where}: ${labels.length} labels for ${tokens.length} tokens`);
@@ -70,7 +72,7 @@ export function bioToInline(
   const open: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
-    if (token === "" || /[\s]/.test(token) || TAG_ANYWHERE.test(token)) {
+    if (token === "" || whitespace.test(token) || TAG_ANYWHERE.test(token)) {
       throw new RangeError(
         `${where}, token ${i + 1}: ${JSON.stringify(token)} is empty, holds whitespace or looks like a tag`,
       );
@@ -312,7 +314,8 @@ function formatFlatRecord(
   }
   if (sentence.tokens.length === 0)
     throw new RangeError(`${where}: a record needs at least one token`);
-  const line = bioToInline(sentence.tokens, labels, where).join(" ");
+  // The reader splits text on any whitespace (`\s`), so a token must hold none.
+  const line = bioToInline(sentence.tokens, labels, where, /\s/).join(" ");
   return options.recordSeparator === undefined
     ? `${line}\n`
     : `${options.recordSeparator}\n${line}\n`;

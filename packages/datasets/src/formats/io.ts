@@ -44,7 +44,7 @@ function openChunks(
 /**
  * Splits a source into lines (without their `\n` or a trailing `\r`), yielding them in batches so
  * that the per-line cost is a plain loop, not an async step. Memory is bounded by the chunk size
- * plus the longest line. Invalid UTF-8, NUL bytes and unreadable files become DataFormatError.
+ * plus the longest line. Invalid UTF-8 and NUL bytes become DataFormatError; I/O errors pass through.
  */
 export async function* sourceLines(
   source: TextSource,
@@ -85,7 +85,7 @@ export async function* sourceLines(
     }
   };
 
-  // I/O errors (a missing file, a failing stream) pass through unchanged: they are not malformed input.
+  // I/O errors (a missing file, a failing stream) are not malformed input and keep their own type.
   for await (const chunk of openChunks(source)) {
     signal?.throwIfAborted();
     if (typeof chunk === "string") {

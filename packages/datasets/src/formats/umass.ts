@@ -282,7 +282,8 @@ function formatCitation(sentence: Sentence, index: number): string {
   const where = `citation ${index}`;
   if (sentence.tokens.length === 0)
     throw new RangeError(`${where}: a citation needs at least one token`);
-  return `${bioToInline(sentence.tokens, bioColumn(sentence, where), where).join(" ")}\n`;
+  // The reader splits lines on spaces and tabs only.
+  return `${bioToInline(sentence.tokens, bioColumn(sentence, where), where, /[ \t\n\r]/).join(" ")}\n`;
 }
 
 /**

@@ -126,6 +126,7 @@ describe("citation generator", () => {
     ]);
     const unsplit: string[] = [];
     for (const c of generateCitations(300, { seed: 11 })) {
+      expect(tokenize(c.tokens.join(" "))).toEqual(c.tokens);
       for (const token of c.tokens) {
         if (/\s|^<\/?[a-z_-]+>$/.test(token) || (token.length > 1 && /[,;:]$/.test(token))) {
           unsplit.push(`${token} in ${c.inline}`);

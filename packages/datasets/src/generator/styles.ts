@@ -204,7 +204,9 @@ function otherVenue(
       return v;
     case "incollection":
       v.push("In");
-      v.push(...editors(record, editorFormat, "", record.editors!.length > 1 ? "(Eds.)," : "(Ed.),"));
+      v.push(
+        ...editors(record, editorFormat, "", record.editors!.length > 1 ? "(Eds.)," : "(Ed.),"),
+      );
       v.push(leaf("booktitle", record.booktitle![0]));
       v.push(leaf("pages", `(pp. ${pageRange(record, dash)}).`));
       v.push(leaf("address", `${record.address}:`), leaf("publisher", `${record.publisher}.`));

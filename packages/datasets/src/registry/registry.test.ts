@@ -310,6 +310,15 @@ describe("download into the cache", () => {
     expect(filesUnder(cache)).toEqual([]);
   });
 
+  it("says offline that it removed a damaged cache file", async () => {
+    const { cache, ...options } = isolated();
+    mkdirSync(join(cache, "toy_folder"));
+    writeFileSync(join(cache, "toy_folder", "train.txt"), "damaged");
+    const failure = resolveSplit("toy", "train", { ...options, offline: true });
+    await expect(failure).rejects.toThrow(/damaged copy at .*train\.txt.* was removed/);
+    expect(filesUnder(cache)).toEqual([]);
+  });
+
   it("re-downloads a cache file that fails its checksum", async () => {
     const { cache, ...options } = isolated();
     mkdirSync(join(cache, "toy_folder"));

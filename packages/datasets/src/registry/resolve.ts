@@ -278,6 +278,7 @@ export async function resolveSplit(
   const location = locateSplit(datasetName, splitName, options);
   if (location.status === "absent") return location;
   const { dataset, split } = location;
+  let damaged = "";
   if (location.status === "available") {
     if (location.source === "mirror") {
       if (options.verifyMirror === true) await verifyFile(location.path, split, options.signal);
@@ -286,6 +287,7 @@ export async function resolveSplit(
     const actual = await sha256File(location.path, options.signal);
     if (actual === split.sha256) return location;
     await rm(location.path, { force: true });
+    damaged = ` (a damaged copy at ${location.path}, SHA-256 ${actual}, was removed)`;
   }
   const destination = join(cacheDir(options), dataset.folder, split.file);
   const mirror = findMirrorDir(options);
@@ -295,7 +297,7 @@ export async function resolveSplit(
       : [...(mirror === undefined ? [] : [join(mirror, dataset.folder, split.file)]), destination];
   if (isOffline(options)) {
     throw new DatasetUnavailableError(
-      `${dataset.name} ${split.name} is not available offline: ${placementHint(dataset, split, destinations)}`,
+      `${dataset.name} ${split.name} is not available offline${damaged}: ${placementHint(dataset, split, destinations)}`,
       destinations,
     );
   }
@@ -322,7 +324,7 @@ export async function resolveSplit(
     failures.length > 0
       ? failures.map((f) => f.message).join("; ")
       : "no download source is registered";
-  const message = `${dataset.name} ${split.name} could not be downloaded (${reason}); ${placementHint(dataset, split, destinations)}`;
+  const message = `${dataset.name} ${split.name} could not be downloaded${damaged} (${reason}); ${placementHint(dataset, split, destinations)}`;
   // A wrong body is worth more alarm than an unreachable server: it may be a changed upstream file.
   const mismatch = failures.find((f) => f instanceof DatasetChecksumError);
   if (mismatch !== undefined) {

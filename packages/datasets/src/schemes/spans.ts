@@ -190,7 +190,9 @@ export function encodeSpans(
     placed.push(row);
   }
 
-  const levels: string[][] = Array.from({ length: length }, () => []);
+  // Levels are written top-down, so each token's label is built by appending.
+  const out = new Array<string>(length).fill(outside);
+  const joiner = separator ?? "";
   for (let level = 0; level < placed.length; level++) {
     const row = placed[level]!;
     for (let j = 0; j < row.length; j++) {
@@ -207,22 +209,13 @@ export function encodeSpans(
         next.parent === parent &&
         next.span.start === span.end &&
         next.ownType === ownType;
+      const size = span.end - span.start;
       for (let i = span.start; i < span.end; i++) {
-        const tag = tagFor(
-          info,
-          i - span.start,
-          span.end - span.start,
-          touchesPrevious,
-          touchesNext,
-        );
-        levels[i]![level] = levelString(info, tag, ownType);
+        const tag = tagFor(info, i - span.start, size, touchesPrevious, touchesNext);
+        const here = levelString(info, tag, ownType);
+        out[i] = level === 0 ? here : `${out[i]}${joiner}${here}`;
       }
     }
-  }
-  const out = new Array<string>(length);
-  for (let i = 0; i < length; i++) {
-    const parts = levels[i]!;
-    out[i] = parts.length === 0 ? outside : parts.join(separator ?? "");
   }
   return out;
 }

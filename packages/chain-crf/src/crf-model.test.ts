@@ -1,0 +1,114 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { modelFromTraining, prepareTrainingData } from "./crf-model.ts";
+import { forwardBackward, kBest, viterbi } from "./inference/api.ts";
+import { crfSlave } from "./slave.ts";
+import { enumerate, mulberry32 } from "./testing/random-chain.ts";
+import { randomCorpus } from "./testing/random-corpus.ts";
+
+function trainedModel(seed: number, transitions: boolean) {
+  const sequences = randomCorpus(seed, { sequences: 6, maxLength: 5, values: (seed & 2) === 0, transitions });
+  const data = prepareTrainingData(sequences, { startEnd: (seed & 4) === 0 });
+  const rnd = mulberry32(seed + 3);
+  const weights = Float64Array.from({ length: data.layout.numWeights }, () => rnd() * 2 - 1);
+  const model = modelFromTraining(data, weights, { preset: "test", settings: { c2: 1 } });
+  return { sequences, data, model, weights };
+}
+
+const seeds = fc.integer({ min: 0, max: 2 ** 31 - 1 });
+
+describe("CrfModel", () => {
+  it("tags as the encoder decodes, and its chain scores give the same optimum and marginals", () => {
+    fc.assert(
+      fc.property(seeds, fc.boolean(), (seed, transitions) => {
+        const { sequences, data, model, weights } = trainedModel(seed, transitions);
+        const out = new Int32Array(16);
+        for (let i = 0; i < sequences.length; i++) {
+          const seq = sequences[i]!.attributes;
+          const ids = model.tagIds(seq);
+          const score = data.encoder.decode(i, weights, out);
+          expect(Array.from(ids)).toEqual(Array.from(out.subarray(0, seq.length)));
+          const scores = model.chainScores(seq);
+          expect(viterbi(scores).score).toBeCloseTo(score, 9);
+          const fb = forwardBackward(scores);
+          const m = model.marginals(seq);
+          expect(m.logPartition).toBeCloseTo(fb.logPartition, 9);
+          for (let k = 0; k < m.marginals.length; k++) {
+            expect(m.marginals[k]).toBeCloseTo(fb.marginals[k]!, 9);
+          }
+          const top = model.kbest(seq, 3);
+          const ref = kBest(scores, 3);
+          expect(top.scores.length).toBe(ref.scores.length);
+          top.scores.forEach((s, r) => expect(s).toBeCloseTo(ref.scores[r]!, 9));
+          expect(top.labels[0]).toEqual(model.tag(seq));
+          const dataset = model.compile([sequences[i]!]);
+          model.tagInstance(dataset, 0, out);
+          expect(Array.from(out.subarray(0, seq.length))).toEqual(Array.from(ids));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("honours decoding constraints and fixed labels exactly (brute force)", () => {
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        const { sequences, model } = trainedModel(seed, false);
+        const L = model.numLabels;
+        const rnd = mulberry32(seed + 9);
+        const allowed = Uint8Array.from({ length: L * L }, () => (rnd() < 0.6 ? 1 : 0));
+        const allowedStart = Uint8Array.from({ length: L }, () => (rnd() < 0.7 ? 1 : 0));
+        const allowedEnd = Uint8Array.from({ length: L }, () => (rnd() < 0.7 ? 1 : 0));
+        const constraints = { allowed, allowedStart, allowedEnd };
+        for (const s of sequences) {
+          const seq = s.attributes;
+          const fixed = Array.from({ length: seq.length }, () =>
+            rnd() < 0.3 ? Math.floor(rnd() * L) : null,
+          );
+          const plain = model.chainScores(seq);
+          const all = enumerate(plain, {
+            allowedStart,
+            allowedEnd,
+            fixed: fixed.map((f) => f ?? -1),
+          }).map((e) => {
+            for (let i = 1; i < seq.length; i++) {
+              if (allowed[e.labels[i - 1]! * L + e.labels[i]!] === 0) {
+                return { ...e, score: Number.NEGATIVE_INFINITY };
+              }
+            }
+            return e;
+          });
+          const best = Math.max(...all.map((e) => e.score));
+          const constrained = model.chainScores(seq, { constraints, fixed });
+          const slave = crfSlave(constrained);
+          const result = slave.maximize(new Float64Array(seq.length * L));
+          expect(result.value === best || Math.abs(result.value - best) < 1e-9).toBe(true);
+          if (best === Number.NEGATIVE_INFINITY) {
+            expect(() => model.tag(seq, { constraints, fixed })).toThrow(/no labelling/);
+          } else {
+            const ids = model.tagIds(seq, { constraints, fixed });
+            const code = ids.reduce((c, y) => c * L + y, 0);
+            expect(all[code]!.score).toBeCloseTo(best, 9);
+          }
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it("drops unknown attributes and rejects malformed constraints with a clear error", () => {
+    const { model } = trainedModel(11, false);
+    const seq = {
+      length: 2,
+      offsets: Int32Array.from([0, 1, 2]),
+      names: ["never-seen", "w=1"],
+      values: null,
+      transition: null,
+    };
+    expect(model.tag(seq)).toHaveLength(2);
+    expect(() => model.tag(seq, { constraints: { allowed: new Uint8Array(3) } })).toThrow(
+      /constraints\.allowed: expected length L·L/,
+    );
+    expect(() => model.tag(seq, { fixed: ["no-such-label", null] })).toThrow(/unknown label/);
+  });
+});

@@ -1,0 +1,422 @@
+import { type ChainScores, LabelSet, ProblemValidationError } from "@lagrange/core";
+import { CrfEncoder } from "./crf-encoder.ts";
+import type { AttributeList, AttributeSequence } from "./features/types.ts";
+import { InferenceContext } from "./inference/context.ts";
+import { forwardBackwardKernel } from "./inference/forward-backward.ts";
+import { kBestKernel } from "./inference/kbest.ts";
+import { viterbiKernel } from "./inference/viterbi.ts";
+import type { ChainView } from "./inference/view.ts";
+import {
+  type CompiledAttributes,
+  type CompiledDataset,
+  compileDataset,
+  type LabelledSequence,
+} from "./model/dataset.ts";
+import { buildAttributeDictionary } from "./model/dictionary.ts";
+import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.ts";
+import { InstanceScorer } from "./model/scorer.ts";
+
+/** JSON-compatible values (training settings stored in a model file). */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+/**
+ * Which labellings decoding may produce (a label scheme's validity, e.g. BIO: I-X only after B-X
+ * or I-X). Plain arrays, so any scheme table fits; absent fields allow everything.
+ */
+export interface DecodingConstraints {
+  /** allowed[a·L + b] = 0 forbids label b right after label a. */
+  readonly allowed?: Uint8Array;
+  /** allowedStart[t] = 0 forbids t as the first label. */
+  readonly allowedStart?: Uint8Array;
+  /** allowedEnd[t] = 0 forbids t as the last label. */
+  readonly allowedEnd?: Uint8Array;
+}
+
+export interface DecodeOptions {
+  /** Per call; overrides the model's `constraints`. */
+  readonly constraints?: DecodingConstraints;
+  /** Labels to force: a label name (or id) per position, null / −1 for a free position. */
+  readonly fixed?: ReadonlyArray<string | number | null>;
+}
+
+export interface CrfModelInit {
+  readonly labels: LabelSet;
+  readonly attributes: LabelSet;
+  readonly transitionAttributes?: LabelSet;
+  readonly layout: FeatureLayout;
+  readonly weights: Float64Array;
+  /** Name of the feature preset the model was trained with (to extract the same attributes). */
+  readonly preset?: string | null;
+  /** Training settings, stored in model files for provenance. */
+  readonly settings?: { readonly [key: string]: JsonValue };
+  /** Default decoding constraints. */
+  readonly constraints?: DecodingConstraints;
+}
+
+export interface MarginalsResult {
+  readonly logPartition: number;
+  /** p(y_i = t) at [i·L + t]. */
+  readonly marginals: Float64Array;
+}
+
+export interface KBestLabels {
+  readonly labels: string[][];
+  readonly scores: number[];
+}
+
+/**
+ * A trained linear-chain CRF: label and attribute dictionaries, feature layout and weights, plus
+ * everything needed to decode a sequence of attributes. Decoding reuses private buffers, so a
+ * model is not safe to share between concurrent callers of one thread's event loop only in the
+ * sense that results of `tagIds(…, out)` must be copied before the next call.
+ */
+export class CrfModel {
+  readonly labels: LabelSet;
+  readonly attributes: LabelSet;
+  readonly transitionAttributes: LabelSet;
+  readonly layout: FeatureLayout;
+  readonly weights: Float64Array;
+  readonly preset: string | null;
+  readonly settings: { readonly [key: string]: JsonValue };
+  /** Default decoding constraints (validated on assignment through the constructor). */
+  constraints: DecodingConstraints;
+  readonly #scorer: InstanceScorer;
+  readonly #ctx = new InferenceContext();
+  readonly #state = new GrowableAttributes();
+  readonly #transition = new GrowableAttributes();
+
+  constructor(init: CrfModelInit) {
+    const { layout } = init;
+    if (init.labels.size !== layout.numLabels) {
+      throw new ProblemValidationError(
+        "model.labels",
+        `expected ${layout.numLabels} labels (the layout's), got ${init.labels.size}`,
+      );
+    }
+    if (init.attributes.size !== layout.numAttributes) {
+      throw new ProblemValidationError(
+        "model.attributes",
+        `expected ${layout.numAttributes} attributes (the layout's), got ${init.attributes.size}`,
+      );
+    }
+    const transitionAttributes = init.transitionAttributes ?? new LabelSet();
+    if (transitionAttributes.size !== layout.numTransitionAttributes) {
+      throw new ProblemValidationError(
+        "model.transitionAttributes",
+        `expected ${layout.numTransitionAttributes}, got ${transitionAttributes.size}`,
+      );
+    }
+    if (init.weights.length !== layout.numWeights) {
+      throw new ProblemValidationError(
+        "model.weights",
+        `expected ${layout.numWeights} weights, got ${init.weights.length}`,
+      );
+    }
+    this.labels = init.labels.freeze();
+    this.attributes = init.attributes.freeze();
+    this.transitionAttributes = transitionAttributes.freeze();
+    this.layout = layout;
+    this.weights = init.weights;
+    this.preset = init.preset ?? null;
+    this.settings = init.settings ?? {};
+    this.constraints = checkConstraints(init.constraints ?? {}, layout.numLabels);
+    this.#scorer = new InstanceScorer(layout);
+  }
+
+  get numLabels(): number {
+    return this.layout.numLabels;
+  }
+
+  /** The best label sequence for one sequence of attributes. */
+  tag(sequence: AttributeSequence, options: DecodeOptions = {}): string[] {
+    return this.labels.decode(this.tagIds(sequence, options));
+  }
+
+  /** Label ids of the best labelling, into `out` when given (length ≥ n). */
+  tagIds(sequence: AttributeSequence, options: DecodeOptions = {}, out?: Int32Array): Int32Array {
+    const v = this.#load(sequence, options);
+    const labels = out ?? new Int32Array(v.n);
+    const score = viterbiKernel(this.#ctx, v, labels);
+    if (score === Number.NEGATIVE_INFINITY) {
+      throw new ProblemValidationError(
+        "constraints",
+        "no labelling satisfies the decoding constraints and fixed labels",
+      );
+    }
+    return labels;
+  }
+
+  /** Viterbi on instance i of a dataset compiled by {@link CrfModel.compile}; returns the score. */
+  tagInstance(dataset: CompiledDataset, i: number, out: Int32Array, options: DecodeOptions = {}): number {
+    const from = dataset.instanceOffsets[i]!;
+    const to = dataset.instanceOffsets[i + 1]!;
+    const v = this.#scorer.load(dataset.state, dataset.transition, from, to, this.weights);
+    this.#constrain(v, options);
+    return viterbiKernel(this.#ctx, v, out);
+  }
+
+  /** log Z and token marginals under the model (and its constraints). */
+  marginals(sequence: AttributeSequence, options: DecodeOptions = {}): MarginalsResult {
+    const v = this.#load(sequence, options);
+    const logPartition = forwardBackwardKernel(this.#ctx, v, false);
+    return { logPartition, marginals: this.#ctx.marginals.slice(0, v.n * v.L) };
+  }
+
+  /** The k best labellings with their scores, best first. */
+  kbest(sequence: AttributeSequence, k: number, options: DecodeOptions = {}): KBestLabels {
+    if (!Number.isInteger(k) || k < 1) {
+      throw new ProblemValidationError("k", `expected an integer ≥ 1, got ${k}`);
+    }
+    const v = this.#load(sequence, options);
+    const flat = new Int32Array(k * v.n);
+    const scores = new Float64Array(k);
+    const found = kBestKernel(this.#ctx, v, k, flat, scores);
+    const labels: string[][] = [];
+    for (let r = 0; r < found; r++) labels.push(this.labels.decode(flat.subarray(r * v.n, (r + 1) * v.n)));
+    return { labels, scores: Array.from(scores.subarray(0, found)) };
+  }
+
+  /**
+   * The chain scores of a sequence, as fresh arrays: the input of a dual-decomposition slave or
+   * any core solver. Constraints become the mask and −∞ start/end scores.
+   */
+  chainScores(sequence: AttributeSequence, options: DecodeOptions = {}): ChainScores {
+    const v = this.#load(sequence, options);
+    const { n, L } = v;
+    const LL = L * L;
+    const unary = v.unary.slice(0, n * L);
+    const transition =
+      v.transitionStride === 0
+        ? v.transition.slice(v.transitionBase, v.transitionBase + LL)
+        : v.transition.slice(0, Math.max(1, n - 1) * LL);
+    const fixed = v.fixed;
+    if (fixed !== null) {
+      for (let i = 0; i < n; i++) {
+        const f = fixed[i]!;
+        if (f >= 0) for (let t = 0; t < L; t++) if (t !== f) unary[i * L + t] = Number.NEGATIVE_INFINITY;
+      }
+    }
+    const start = new Float64Array(L);
+    const end = new Float64Array(L);
+    for (let t = 0; t < L; t++) {
+      start[t] = v.start === null ? 0 : v.start[v.startBase + t]!;
+      end[t] = v.end === null ? 0 : v.end[v.endBase + t]!;
+      if (v.allowedStart !== null && v.allowedStart[t] === 0) start[t] = Number.NEGATIVE_INFINITY;
+      if (v.allowedEnd !== null && v.allowedEnd[t] === 0) end[t] = Number.NEGATIVE_INFINITY;
+    }
+    const scores: {
+      n: number;
+      L: number;
+      unary: Float64Array;
+      transition: Float64Array;
+      start: Float64Array;
+      end: Float64Array;
+      allowed?: Uint8Array;
+    } = { n, L, unary, transition, start, end };
+    if (v.allowed !== null) scores.allowed = v.allowed.slice();
+    return scores;
+  }
+
+  /** Compiles sequences against this model's dictionaries (unknown attributes are dropped). */
+  compile(
+    sequences: readonly LabelledSequence[],
+    options: { readonly shared?: boolean; readonly source?: string } = {},
+  ): CompiledDataset {
+    return compileDataset(sequences, {
+      attributes: this.attributes,
+      transitionAttributes: this.transitionAttributes,
+      labels: this.labels,
+      shared: options.shared ?? false,
+      ...(options.source === undefined ? {} : { source: options.source }),
+    });
+  }
+
+  #load(sequence: AttributeSequence, options: DecodeOptions): ChainView {
+    const n = sequence.length;
+    if (!Number.isInteger(n) || n < 1) {
+      throw new ProblemValidationError("sequence", `expected at least one token, got length ${n}`);
+    }
+    const state = this.#state.fill(sequence, n, this.attributes);
+    const transition =
+      sequence.transition !== null && this.transitionAttributes.size > 0
+        ? this.#transition.fill(sequence.transition, n, this.transitionAttributes)
+        : null;
+    const v = this.#scorer.load(state, transition, 0, n, this.weights);
+    this.#constrain(v, options);
+    return v;
+  }
+
+  #fixed = new Int32Array(0);
+
+  #constrain(v: ChainView, options: DecodeOptions): void {
+    const c =
+      options.constraints === undefined
+        ? this.constraints
+        : checkConstraints(options.constraints, v.L);
+    v.allowed = c.allowed ?? null;
+    v.allowedStart = c.allowedStart ?? null;
+    v.allowedEnd = c.allowedEnd ?? null;
+    v.fixed = null;
+    const fixed = options.fixed;
+    if (fixed === undefined) return;
+    if (fixed.length !== v.n) {
+      throw new ProblemValidationError("fixed", `expected ${v.n} entries, got ${fixed.length}`);
+    }
+    if (this.#fixed.length < v.n) this.#fixed = new Int32Array(v.n);
+    for (let i = 0; i < v.n; i++) {
+      const f = fixed[i];
+      let id: number;
+      if (f === null || f === undefined || f === -1) id = -1;
+      else if (typeof f === "string") id = this.labels.lookup(f);
+      else id = Number.isInteger(f) && f >= 0 && f < v.L ? f : -2;
+      if (id === -2 || (typeof f === "string" && id < 0)) {
+        throw new ProblemValidationError(`fixed[${i}]`, `unknown label ${JSON.stringify(f)}`);
+      }
+      this.#fixed[i] = id;
+    }
+    v.fixed = this.#fixed;
+  }
+}
+
+function checkConstraints(c: DecodingConstraints, L: number): DecodingConstraints {
+  if (c.allowed !== undefined && c.allowed.length !== L * L) {
+    throw new ProblemValidationError(
+      "constraints.allowed",
+      `expected length L·L = ${L * L}, got ${c.allowed.length}`,
+    );
+  }
+  for (const key of ["allowedStart", "allowedEnd"] as const) {
+    const mask = c[key];
+    if (mask !== undefined && mask.length !== L) {
+      throw new ProblemValidationError(
+        `constraints.${key}`,
+        `expected length L = ${L}, got ${mask.length}`,
+      );
+    }
+  }
+  return c;
+}
+
+/** Attribute ids of one sequence, looked up into buffers that only grow. */
+class GrowableAttributes implements CompiledAttributes {
+  offsets = new Int32Array(64);
+  ids = new Int32Array(1024);
+  values: Float64Array | null = null;
+  #values = new Float64Array(1024);
+
+  fill(list: AttributeList, n: number, dict: LabelSet): CompiledAttributes {
+    if (list.offsets.length !== n + 1) {
+      throw new ProblemValidationError(
+        "sequence.offsets",
+        `expected ${n + 1} offsets for ${n} tokens, got ${list.offsets.length}`,
+      );
+    }
+    if (this.offsets.length < n + 1) this.offsets = new Int32Array(2 * (n + 1));
+    const size = list.names.length;
+    if (this.ids.length < size) {
+      this.ids = new Int32Array(2 * size);
+      this.#values = new Float64Array(2 * size);
+    }
+    const { offsets, ids } = this;
+    const values = this.#values;
+    const src = list.values;
+    let cursor = 0;
+    for (let t = 0; t < n; t++) {
+      offsets[t] = cursor;
+      for (let k = list.offsets[t]!; k < list.offsets[t + 1]!; k++) {
+        const id = dict.lookup(list.names[k]!);
+        if (id < 0) continue;
+        ids[cursor] = id;
+        if (src !== null) values[cursor] = src[k]!;
+        cursor++;
+      }
+    }
+    offsets[n] = cursor;
+    this.values = src === null ? null : values;
+    return this;
+  }
+}
+
+export interface TrainingDataOptions {
+  /** Keep attributes seen at least this often (CRFsuite-style cut-off). Default 1. */
+  readonly minAttributeFrequency?: number;
+  /** Labels in a fixed order (e.g. a scheme's); labels seen in the data are added after them. */
+  readonly labels?: readonly string[];
+  /** Allocate the compiled data on SharedArrayBuffer (for worker threads). Default true. */
+  readonly shared?: boolean;
+  readonly source?: string;
+}
+
+/** Everything a trainer needs, plus the dictionaries to build the model from its weights. */
+export interface TrainingData {
+  readonly labels: LabelSet;
+  readonly attributes: LabelSet;
+  readonly transitionAttributes: LabelSet;
+  readonly dataset: CompiledDataset;
+  readonly layout: FeatureLayout;
+  readonly encoder: CrfEncoder;
+}
+
+/**
+ * Dictionaries, compiled corpus, feature layout and encoder of a training corpus: the step between
+ * extracted attributes and a trainer.
+ */
+export function prepareTrainingData(
+  sequences: readonly LabelledSequence[],
+  options: TrainingDataOptions & LayoutOptions = {},
+): TrainingData {
+  const minFrequency = options.minAttributeFrequency ?? 1;
+  const attributes = buildAttributeDictionary(
+    sequences.map((s) => s.attributes),
+    minFrequency,
+  );
+  const transitionAttributes = buildAttributeDictionary(
+    sequences.map((s) => s.attributes.transition),
+    minFrequency,
+  );
+  const labels = LabelSet.from(options.labels ?? []);
+  const dataset = compileDataset(sequences, {
+    attributes,
+    transitionAttributes,
+    labels,
+    internLabels: true,
+    shared: options.shared ?? true,
+    ...(options.source === undefined ? {} : { source: options.source }),
+  });
+  labels.freeze();
+  const layout = buildFeatureLayout(
+    dataset,
+    attributes.size,
+    labels.size,
+    transitionAttributes.size,
+    options,
+  );
+  const encoder = new CrfEncoder(dataset, layout);
+  return { labels, attributes, transitionAttributes, dataset, layout, encoder };
+}
+
+/** A model from prepared training data and trained weights. */
+export function modelFromTraining(
+  data: TrainingData,
+  weights: Float64Array,
+  extra: {
+    readonly preset?: string | null;
+    readonly settings?: { readonly [key: string]: JsonValue };
+    readonly constraints?: DecodingConstraints;
+  } = {},
+): CrfModel {
+  return new CrfModel({
+    labels: data.labels,
+    attributes: data.attributes,
+    transitionAttributes: data.transitionAttributes,
+    layout: data.layout,
+    weights,
+    ...extra,
+  });
+}

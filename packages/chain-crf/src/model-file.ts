@@ -1,0 +1,287 @@
+import { LabelSet } from "@lagrange/core";
+import { crc32 } from "./crc32.ts";
+import { CrfModel, type JsonValue } from "./crf-model.ts";
+import type { FeatureLayout } from "./model/layout.ts";
+
+/**
+ * Model file layout (all integers little-endian):
+ *   0   8 bytes  magic "LGRCRF\r\n" (the CR LF catches text-mode transfers, as PNG's does)
+ *   8   u32      format version (MODEL_FORMAT_VERSION)
+ *   12  u32      header length H in bytes
+ *   16  H bytes  header: UTF-8 JSON, space-padded so the binary part starts 8-byte aligned
+ *   16+H         binary sections, each 8-byte aligned, at the offsets the header lists
+ *   end−4 u32    CRC-32 of every preceding byte
+ * The header holds labels, attribute dictionaries, preset, training settings and the layout's
+ * scalars; the sections hold the layout arrays (int32) and the weights (float32 or float64).
+ */
+export const MODEL_FORMAT_VERSION = 1;
+const MAGIC = [0x4c, 0x47, 0x52, 0x43, 0x52, 0x46, 0x0d, 0x0a]; // "LGRCRF\r\n"
+const PREAMBLE = 16;
+
+export type WeightPrecision = "float32" | "float64";
+
+export interface SaveOptions {
+  /**
+   * float32 (default) halves the file; a CRF's weights need far fewer than 7 significant digits
+   * (the optimiser stops long before), so decoding is unchanged in practice. float64 reproduces
+   * the in-memory model bit for bit (to resume training or compare exactly).
+   */
+  readonly precision?: WeightPrecision;
+}
+
+/** A model file that cannot be read, naming the file and what is wrong with it. */
+export class ModelFileError extends Error {
+  override readonly name = "ModelFileError";
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+  }
+}
+
+interface SectionEntry {
+  readonly name: string;
+  readonly type: "int32" | "float32" | "float64";
+  readonly length: number;
+  /** Byte offset from the start of the binary part. */
+  readonly offset: number;
+}
+
+interface Header {
+  readonly format: "lagrange-chain-crf";
+  readonly labels: string[];
+  readonly attributes: string[];
+  readonly transitionAttributes: string[];
+  readonly preset: string | null;
+  readonly settings: { readonly [key: string]: JsonValue };
+  readonly layout: {
+    readonly numLabels: number;
+    readonly numAttributes: number;
+    readonly transitionBase: number;
+    readonly startBase: number;
+    readonly endBase: number;
+    readonly numTransitionAttributes: number;
+    readonly transitionAttributeBase: number;
+    readonly numWeights: number;
+  };
+  readonly sections: SectionEntry[];
+  readonly binaryLength: number;
+}
+
+const ELEMENT_SIZE = { int32: 4, float32: 4, float64: 8 } as const;
+
+const align8 = (x: number): number => (x + 7) & ~7;
+
+/** The model as the bytes of a model file. */
+export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8Array {
+  const precision = options.precision ?? "float32";
+  const { layout } = model;
+  const arrays: Array<[string, "int32" | "float32" | "float64", ArrayLike<number>]> = [
+    ["attributeOffsets", "int32", layout.attributeOffsets],
+    ["featureLabels", "int32", layout.featureLabels],
+    ["transitionAttributeOffsets", "int32", layout.transitionAttributeOffsets],
+    ["transitionFeaturePairs", "int32", layout.transitionFeaturePairs],
+    ["weights", precision, model.weights],
+  ];
+  const sections: SectionEntry[] = [];
+  let offset = 0;
+  for (const [name, type, data] of arrays) {
+    sections.push({ name, type, length: data.length, offset });
+    offset = align8(offset + data.length * ELEMENT_SIZE[type]);
+  }
+  const header: Header = {
+    format: "lagrange-chain-crf",
+    labels: [...model.labels.names()],
+    attributes: [...model.attributes.names()],
+    transitionAttributes: [...model.transitionAttributes.names()],
+    preset: model.preset,
+    settings: model.settings,
+    layout: {
+      numLabels: layout.numLabels,
+      numAttributes: layout.numAttributes,
+      transitionBase: layout.transitionBase,
+      startBase: layout.startBase,
+      endBase: layout.endBase,
+      numTransitionAttributes: layout.numTransitionAttributes,
+      transitionAttributeBase: layout.transitionAttributeBase,
+      numWeights: layout.numWeights,
+    },
+    sections,
+    binaryLength: offset,
+  };
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const headerLength = align8(PREAMBLE + json.length) - PREAMBLE;
+  const binaryStart = PREAMBLE + headerLength;
+  const total = binaryStart + offset + 4;
+  const bytes = new Uint8Array(total);
+  const view = new DataView(bytes.buffer);
+  bytes.set(MAGIC, 0);
+  view.setUint32(8, MODEL_FORMAT_VERSION, true);
+  view.setUint32(12, headerLength, true);
+  bytes.set(json, PREAMBLE);
+  bytes.fill(0x20, PREAMBLE + json.length, binaryStart);
+  for (let s = 0; s < sections.length; s++) {
+    const { type, offset: at } = sections[s]!;
+    const data = arrays[s]![2];
+    const base = binaryStart + at;
+    for (let k = 0; k < data.length; k++) {
+      const x = data[k]!;
+      if (type === "int32") view.setInt32(base + 4 * k, x, true);
+      else if (type === "float32") view.setFloat32(base + 4 * k, x, true);
+      else view.setFloat64(base + 8 * k, x, true);
+    }
+  }
+  view.setUint32(total - 4, crc32(bytes, 0, total - 4), true);
+  return bytes;
+}
+
+/** Reads a model from the bytes of a model file (no file system: works in a browser). */
+export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): CrfModel {
+  const fail = (reason: string): never => {
+    throw new ModelFileError(file, reason);
+  };
+  if (bytes.length < PREAMBLE) {
+    fail(`truncated: ${bytes.length} bytes, shorter than the ${PREAMBLE}-byte preamble`);
+  }
+  for (let k = 0; k < MAGIC.length; k++) {
+    if (bytes[k] !== MAGIC[k]) {
+      fail("not a Lagrange chain-CRF model file (wrong magic bytes; expected \"LGRCRF\\r\\n\")");
+    }
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint32(8, true);
+  if (version !== MODEL_FORMAT_VERSION) {
+    fail(
+      `model format version ${version}, but this build of @lagrange/chain-crf reads version ${MODEL_FORMAT_VERSION}${version > MODEL_FORMAT_VERSION ? " (written by a newer release: upgrade)" : " (retrain or convert the model)"}`,
+    );
+  }
+  const headerLength = view.getUint32(12, true);
+  if (PREAMBLE + headerLength + 4 > bytes.length) {
+    fail(
+      `truncated: the header alone needs ${PREAMBLE + headerLength + 4} bytes, the file has ${bytes.length}`,
+    );
+  }
+  let header: Header;
+  try {
+    header = JSON.parse(
+      new TextDecoder("utf-8", { fatal: true }).decode(
+        bytes.subarray(PREAMBLE, PREAMBLE + headerLength),
+      ),
+    ) as Header;
+  } catch (error) {
+    return fail(`corrupted header (not valid UTF-8 JSON: ${(error as Error).message})`);
+  }
+  if (
+    typeof header !== "object" ||
+    header === null ||
+    header.format !== "lagrange-chain-crf" ||
+    !Number.isInteger(header.binaryLength)
+  ) {
+    fail("corrupted header (missing format or sizes)");
+  }
+  const binaryStart = PREAMBLE + headerLength;
+  const expected = binaryStart + header.binaryLength + 4;
+  if (bytes.length < expected) fail(`truncated: expected ${expected} bytes, got ${bytes.length}`);
+  if (bytes.length > expected) {
+    fail(`${bytes.length - expected} unexpected trailing bytes after the checksum (expected ${expected} bytes)`);
+  }
+  const stored = view.getUint32(expected - 4, true);
+  const actual = crc32(bytes, 0, expected - 4);
+  if (stored !== actual) {
+    fail(
+      `checksum mismatch (stored CRC-32 ${hex(stored)}, computed ${hex(actual)}): the file is corrupted`,
+    );
+  }
+  const section = (name: string): SectionEntry => {
+    const entry = Array.isArray(header.sections)
+      ? header.sections.find((s) => s.name === name)
+      : undefined;
+    if (entry === undefined) return fail(`missing section "${name}"`);
+    const size = ELEMENT_SIZE[entry.type];
+    if (size === undefined || entry.offset + entry.length * size > header.binaryLength) {
+      fail(`section "${name}" lies outside the binary part`);
+    }
+    return entry;
+  };
+  const readInt32 = (name: string): Int32Array => {
+    const { length, offset } = section(name);
+    const out = new Int32Array(length);
+    const base = binaryStart + offset;
+    for (let k = 0; k < length; k++) out[k] = view.getInt32(base + 4 * k, true);
+    return out;
+  };
+  const w = section("weights");
+  const weights = new Float64Array(w.length);
+  const wBase = binaryStart + w.offset;
+  if (w.type === "float32") {
+    for (let k = 0; k < w.length; k++) weights[k] = view.getFloat32(wBase + 4 * k, true);
+  } else if (w.type === "float64") {
+    for (let k = 0; k < w.length; k++) weights[k] = view.getFloat64(wBase + 8 * k, true);
+  } else {
+    fail(`weights stored as ${String(w.type)}; expected float32 or float64`);
+  }
+  const h = header.layout;
+  const layout: FeatureLayout = {
+    numLabels: h.numLabels,
+    numAttributes: h.numAttributes,
+    attributeOffsets: readInt32("attributeOffsets"),
+    featureLabels: readInt32("featureLabels"),
+    transitionBase: h.transitionBase,
+    startBase: h.startBase,
+    endBase: h.endBase,
+    numTransitionAttributes: h.numTransitionAttributes,
+    transitionAttributeOffsets: readInt32("transitionAttributeOffsets"),
+    transitionFeaturePairs: readInt32("transitionFeaturePairs"),
+    transitionAttributeBase: h.transitionAttributeBase,
+    numWeights: h.numWeights,
+  };
+  checkLayout(layout, fail);
+  try {
+    return new CrfModel({
+      labels: LabelSet.from(header.labels),
+      attributes: LabelSet.from(header.attributes),
+      transitionAttributes: LabelSet.from(header.transitionAttributes),
+      layout,
+      weights,
+      preset: header.preset ?? null,
+      settings: header.settings ?? {},
+    });
+  } catch (error) {
+    return fail(`inconsistent model: ${(error as Error).message}`);
+  }
+}
+
+/** Every index the kernels will follow stays in range (a checksum does not prove that). */
+function checkLayout(layout: FeatureLayout, fail: (reason: string) => never): void {
+  const { numLabels: L, numAttributes, attributeOffsets, featureLabels } = layout;
+  if (!Number.isInteger(L) || L < 1) fail(`layout: ${L} labels`);
+  if (attributeOffsets.length !== numAttributes + 1) {
+    fail(`layout: ${attributeOffsets.length} attribute offsets for ${numAttributes} attributes`);
+  }
+  let prev = 0;
+  for (let a = 0; a <= numAttributes; a++) {
+    const o = attributeOffsets[a]!;
+    if (o < prev || o > featureLabels.length) fail(`layout: attribute offset ${a} out of order`);
+    prev = o;
+  }
+  for (const t of featureLabels) if (t < 0 || t >= L) fail(`layout: feature label ${t} ≥ ${L}`);
+  const S = featureLabels.length;
+  const LL = L * L;
+  const TA = layout.transitionAttributeBase;
+  const pairs = layout.transitionFeaturePairs;
+  const ok =
+    layout.transitionBase === S &&
+    (layout.startBase === -1 || layout.startBase === S + LL) &&
+    (layout.endBase === -1 || layout.endBase === layout.startBase + L) &&
+    TA === (layout.startBase === -1 ? S + LL : S + LL + 2 * L) &&
+    layout.numWeights === TA + pairs.length &&
+    layout.transitionAttributeOffsets.length === layout.numTransitionAttributes + 1 &&
+    layout.transitionAttributeOffsets[layout.numTransitionAttributes] === pairs.length;
+  if (!ok) fail("layout: weight blocks do not fit together");
+  for (const p of pairs) if (p < 0 || p >= LL) fail(`layout: label pair ${p} ≥ ${LL}`);
+}
+
+function hex(x: number): string {
+  return `0x${x.toString(16).padStart(8, "0")}`;
+}
