@@ -125,7 +125,8 @@ describe("CrfEncoder", () => {
         );
         const total = (w: Float64Array, grad: Float64Array | null, scale: number) => {
           let s = 0;
-          for (let i = 0; i < encoder.numInstances; i++) s += encoder.instanceLoss(i, w, grad, scale);
+          for (let i = 0; i < encoder.numInstances; i++)
+            s += encoder.instanceLoss(i, w, grad, scale);
           return s;
         };
         const grad = new Float64Array(encoder.numWeights);
@@ -142,6 +143,36 @@ describe("CrfEncoder", () => {
         }
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it("instanceLossScaled equals the loss under scaled weights, also updating weights in place", () => {
+    fc.assert(
+      fc.property(configs, fc.double({ min: 0.1, max: 3, noNaN: true }), (c, factor) => {
+        const { encoder, weights } = setup(
+          c.seed,
+          { values: c.values, transitions: c.transitions, unlabelled: c.partial ? 0.3 : 0 },
+          c.dense,
+          c.startEnd,
+        );
+        const scaled = weights.map((w) => w * factor);
+        for (let i = 0; i < encoder.numInstances; i++) {
+          const grad = new Float64Array(encoder.numWeights);
+          const expected = encoder.instanceLoss(i, scaled, grad, -0.1);
+          const sink = new Float64Array(encoder.numWeights);
+          expect(encoder.instanceLossScaled(i, weights, factor, sink, -0.1)).toBeCloseTo(
+            expected,
+            9,
+          );
+          const inPlace = weights.slice();
+          encoder.instanceLossScaled(i, inPlace, factor, inPlace, -0.1);
+          for (let k = 0; k < grad.length; k++) {
+            expect(sink[k]).toBeCloseTo(grad[k]!, 9);
+            expect(inPlace[k]).toBeCloseTo(weights[k]! + grad[k]!, 9);
+          }
+        }
+      }),
+      { numRuns: 60 },
     );
   });
 

@@ -1,8 +1,8 @@
+import type { Encoder } from "./encoder.ts";
 import { InferenceContext } from "./inference/context.ts";
 import { forwardBackwardKernel } from "./inference/forward-backward.ts";
 import { scoreView } from "./inference/score.ts";
 import { viterbiKernel } from "./inference/viterbi.ts";
-import type { Encoder } from "./encoder.ts";
 import { toSharedFloat64, toSharedInt32 } from "./model/buffers.ts";
 import type { CompiledAttributes, CompiledDataset } from "./model/dataset.ts";
 import type { FeatureLayout } from "./model/layout.ts";
@@ -41,18 +41,27 @@ export class CrfEncoder implements Encoder {
   readonly numWeights: number;
   readonly numInstances: number;
   readonly numLabels: number;
+  /** The module exporting {@link restoreEncoder}, for worker threads. */
+  readonly restoreModule: string = import.meta.url;
   readonly #begin: number;
   readonly #scorer: InstanceScorer;
   readonly #ctx: InferenceContext;
   #partialCtx: InferenceContext | null = null;
   #fixed = new Int32Array(0);
   #positionPairwise = new Float64Array(0);
+  #clampedPairwise = new Float64Array(0);
   #descriptor: CrfEncoderDescriptor | null = null;
 
   constructor(dataset: CompiledDataset, layout: FeatureLayout, range?: InstanceRange) {
     const begin = range?.begin ?? 0;
     const end = range?.end ?? dataset.numInstances;
-    if (!Number.isInteger(begin) || !Number.isInteger(end) || begin < 0 || end < begin || end > dataset.numInstances) {
+    if (
+      !Number.isInteger(begin) ||
+      !Number.isInteger(end) ||
+      begin < 0 ||
+      end < begin ||
+      end > dataset.numInstances
+    ) {
       throw new RangeError(
         `instance range [${begin}, ${end}) is not inside [0, ${dataset.numInstances})`,
       );
@@ -81,13 +90,38 @@ export class CrfEncoder implements Encoder {
   }
 
   instanceLoss(i: number, weights: Float64Array, gradient: Float64Array | null, scale = 1): number {
+    return this.#loss(i, weights, 1, gradient, scale);
+  }
+
+  /**
+   * The loss under `weightScale × weights` (SGD keeps w = scale·v to make L2 decay O(1)); the
+   * gradient, with respect to the scaled weights, is added after every read of `weights`, so
+   * `gradient` may be `weights` itself.
+   */
+  instanceLossScaled(
+    i: number,
+    weights: Float64Array,
+    weightScale: number,
+    gradient: Float64Array,
+    scale: number,
+  ): number {
+    return this.#loss(i, weights, weightScale, gradient, scale);
+  }
+
+  #loss(
+    i: number,
+    weights: Float64Array,
+    weightScale: number,
+    gradient: Float64Array | null,
+    scale: number,
+  ): number {
     const ds = this.dataset;
     const g = this.#begin + i;
     const from = ds.instanceOffsets[g]!;
     const to = ds.instanceOffsets[g + 1]!;
     const n = to - from;
     const gold = ds.labels;
-    const view = this.#scorer.load(ds.state, ds.transition, from, to, weights);
+    const view = this.#scorer.load(ds.state, ds.transition, from, to, weights, weightScale);
     const conditioned = view.transitionStride !== 0;
     const LL = this.numLabels * this.numLabels;
     const perPosition = gradient !== null && conditioned ? this.#pairwiseBuffer(n, LL) : null;
@@ -107,13 +141,19 @@ export class CrfEncoder implements Encoder {
     // Partial labels: the clamped partition over labellings consistent with the known labels.
     if (this.#fixed.length < n) this.#fixed = new Int32Array(Math.max(n, this.dataset.maxLength));
     for (let j = 0; j < n; j++) this.#fixed[j] = gold[from + j]!;
-    const clampedCtx = (this.#partialCtx ??= new InferenceContext(
-      Math.max(1, this.dataset.maxLength),
-      this.numLabels,
-    ));
+    if (this.#partialCtx === null) {
+      this.#partialCtx = new InferenceContext(Math.max(1, this.dataset.maxLength), this.numLabels);
+    }
+    const clampedCtx = this.#partialCtx;
     view.fixed = this.#fixed;
-    const clampedPerPosition =
-      perPosition === null ? null : new Float64Array(Math.max(0, n - 1) * LL);
+    let clampedPerPosition: Float64Array | null = null;
+    if (perPosition !== null) {
+      const need = Math.max(0, n - 1) * LL;
+      if (this.#clampedPairwise.length < need) {
+        this.#clampedPairwise = new Float64Array(Math.max(need, (this.dataset.maxLength - 1) * LL));
+      }
+      clampedPerPosition = this.#clampedPairwise;
+    }
     const logZClamped = forwardBackwardKernel(
       clampedCtx,
       view,
@@ -358,7 +398,10 @@ function shareLayout(layout: FeatureLayout): FeatureLayout {
  * Rebuilds an encoder from {@link CrfEncoder.descriptor} output (in a worker thread), over the
  * descriptor's instances or the sub-range `range` of them (relative indices).
  */
-export function restoreEncoder(descriptor: CrfEncoderDescriptor, range?: InstanceRange): CrfEncoder {
+export function restoreEncoder(
+  descriptor: CrfEncoderDescriptor,
+  range?: InstanceRange,
+): CrfEncoder {
   if (descriptor.kind !== "lagrange.chain-crf.encoder" || descriptor.version !== 1) {
     throw new Error(
       `not a chain-crf encoder descriptor (kind ${String(descriptor.kind)}, version ${String(descriptor.version)})`,

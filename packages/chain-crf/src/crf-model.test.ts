@@ -7,7 +7,12 @@ import { enumerate, mulberry32 } from "./testing/random-chain.ts";
 import { randomCorpus } from "./testing/random-corpus.ts";
 
 function trainedModel(seed: number, transitions: boolean) {
-  const sequences = randomCorpus(seed, { sequences: 6, maxLength: 5, values: (seed & 2) === 0, transitions });
+  const sequences = randomCorpus(seed, {
+    sequences: 6,
+    maxLength: 5,
+    values: (seed & 2) === 0,
+    transitions,
+  });
   const data = prepareTrainingData(sequences, { startEnd: (seed & 4) === 0 });
   const rnd = mulberry32(seed + 3);
   const weights = Float64Array.from({ length: data.layout.numWeights }, () => rnd() * 2 - 1);
@@ -39,7 +44,9 @@ describe("CrfModel", () => {
           const top = model.kbest(seq, 3);
           const ref = kBest(scores, 3);
           expect(top.scores.length).toBe(ref.scores.length);
-          top.scores.forEach((s, r) => expect(s).toBeCloseTo(ref.scores[r]!, 9));
+          for (let r = 0; r < top.scores.length; r++) {
+            expect(top.scores[r]).toBeCloseTo(ref.scores[r]!, 9);
+          }
           expect(top.labels[0]).toEqual(model.tag(seq));
           const dataset = model.compile([sequences[i]!]);
           model.tagInstance(dataset, 0, out);

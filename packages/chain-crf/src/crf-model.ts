@@ -4,8 +4,8 @@ import type { AttributeList, AttributeSequence } from "./features/types.ts";
 import { InferenceContext } from "./inference/context.ts";
 import { forwardBackwardKernel } from "./inference/forward-backward.ts";
 import { kBestKernel } from "./inference/kbest.ts";
-import { viterbiKernel } from "./inference/viterbi.ts";
 import type { ChainView } from "./inference/view.ts";
+import { viterbiKernel } from "./inference/viterbi.ts";
 import {
   type CompiledAttributes,
   type CompiledDataset,
@@ -72,9 +72,8 @@ export interface KBestLabels {
 
 /**
  * A trained linear-chain CRF: label and attribute dictionaries, feature layout and weights, plus
- * everything needed to decode a sequence of attributes. Decoding reuses private buffers, so a
- * model is not safe to share between concurrent callers of one thread's event loop only in the
- * sense that results of `tagIds(…, out)` must be copied before the next call.
+ * everything needed to decode a sequence of attributes. Decoding works in private buffers that
+ * are reused from call to call (nothing is allocated per sentence beyond the returned labels).
  */
 export class CrfModel {
   readonly labels: LabelSet;
@@ -153,7 +152,12 @@ export class CrfModel {
   }
 
   /** Viterbi on instance i of a dataset compiled by {@link CrfModel.compile}; returns the score. */
-  tagInstance(dataset: CompiledDataset, i: number, out: Int32Array, options: DecodeOptions = {}): number {
+  tagInstance(
+    dataset: CompiledDataset,
+    i: number,
+    out: Int32Array,
+    options: DecodeOptions = {},
+  ): number {
     const from = dataset.instanceOffsets[i]!;
     const to = dataset.instanceOffsets[i + 1]!;
     const v = this.#scorer.load(dataset.state, dataset.transition, from, to, this.weights);
@@ -178,7 +182,8 @@ export class CrfModel {
     const scores = new Float64Array(k);
     const found = kBestKernel(this.#ctx, v, k, flat, scores);
     const labels: string[][] = [];
-    for (let r = 0; r < found; r++) labels.push(this.labels.decode(flat.subarray(r * v.n, (r + 1) * v.n)));
+    for (let r = 0; r < found; r++)
+      labels.push(this.labels.decode(flat.subarray(r * v.n, (r + 1) * v.n)));
     return { labels, scores: Array.from(scores.subarray(0, found)) };
   }
 
@@ -199,7 +204,8 @@ export class CrfModel {
     if (fixed !== null) {
       for (let i = 0; i < n; i++) {
         const f = fixed[i]!;
-        if (f >= 0) for (let t = 0; t < L; t++) if (t !== f) unary[i * L + t] = Number.NEGATIVE_INFINITY;
+        if (f >= 0)
+          for (let t = 0; t < L; t++) if (t !== f) unary[i * L + t] = Number.NEGATIVE_INFINITY;
       }
     }
     const start = new Float64Array(L);

@@ -18,7 +18,12 @@ export interface Encoder {
    * Negative log-likelihood −log p(y_i | x_i; w) of instance i. When `gradient` is given, adds
    * `scale` × ∂/∂w of that loss to it (expected minus observed feature counts).
    */
-  instanceLoss(i: number, weights: Float64Array, gradient: Float64Array | null, scale?: number): number;
+  instanceLoss(
+    i: number,
+    weights: Float64Array,
+    gradient: Float64Array | null,
+    scale?: number,
+  ): number;
   /** Viterbi labelling of instance i under `weights` into `out` (length ≥ n); returns its score. */
   decode(i: number, weights: Float64Array, out: Int32Array): number;
   /** Adds `scale` × the feature counts of `labels` on instance i to `target` (perceptron update). */

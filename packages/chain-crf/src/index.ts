@@ -1,1 +1,124 @@
-export {};
+// Encoder contract (trainers ↔ models)
+
+// Model: dictionaries, compiled data, feature layout, encoder, high-level model
+export {
+  CrfEncoder,
+  type CrfEncoderDescriptor,
+  type InstanceRange,
+  restoreEncoder,
+} from "./crf-encoder.ts";
+export {
+  CrfModel,
+  type CrfModelInit,
+  type DecodeOptions,
+  type DecodingConstraints,
+  type JsonValue,
+  type KBestLabels,
+  type MarginalsResult,
+  modelFromTraining,
+  prepareTrainingData,
+  type TrainingData,
+  type TrainingDataOptions,
+} from "./crf-model.ts";
+export type { Encoder, TrainingProgress } from "./encoder.ts";
+// Features: attribute extraction (CRF++ templates, CRFsuite attribute input, presets)
+export {
+  type Attribute,
+  type AttributeList,
+  type AttributeSequence,
+  AttributeSequenceBuilder,
+  type AttributeSink,
+  attributeNames,
+  CHUNKING_TEMPLATES,
+  type ChunkingOptions,
+  CITATION_LEXICONS,
+  type CitationOptions,
+  CRFPP_MAX_CONTEXT,
+  type CrfppTemplate,
+  chunkingPreset,
+  citationPreset,
+  expandMacro,
+  FeatureInputError,
+  type FieldTemplate,
+  fromAttributeLists,
+  getPreset,
+  nerPreset,
+  type Preset,
+  type PresetName,
+  parseTemplate,
+  posPreset,
+  presets,
+  type Rows,
+  type TemplateLine,
+  type TemplateOptions,
+  TemplateSyntaxError,
+  type TokenRow,
+  toAttributeLists,
+} from "./features/index.ts";
+// Inference kernels over core ChainScores
+export {
+  type ChainInferenceOptions,
+  type ForwardBackwardResult,
+  forwardBackward,
+  type KBestResult,
+  kBest,
+  logPartition,
+  sequenceLogProbability,
+  tokenMarginals,
+  type ViterbiResult,
+  viterbi,
+} from "./inference/api.ts";
+export { InferenceContext } from "./inference/context.ts";
+export {
+  type CompiledAttributes,
+  type CompiledDataset,
+  type CompileOptions,
+  compileDataset,
+  type LabelledSequence,
+} from "./model/dataset.ts";
+export { buildAttributeDictionary } from "./model/dictionary.ts";
+export { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.ts";
+// Model files
+export {
+  loadModelFromBytes,
+  MODEL_FORMAT_VERSION,
+  ModelFileError,
+  modelToBytes,
+  type SaveOptions,
+  type WeightPrecision,
+} from "./model-file.ts";
+export { loadModel, saveModel } from "./model-file-node.ts";
+export { CrfSlave, type CrfSlaveOptions, crfSlave, viterbiSolver } from "./slave.ts";
+
+// Training
+export {
+  type AsyncObjective,
+  type EncoderWorkerSource,
+  type HeldOutOptions,
+  type HeldOutScore,
+  type LbfgsIteration,
+  type LbfgsOptions,
+  type LbfgsResult,
+  type LbfgsStatus,
+  type LbfgsTrainerOptions,
+  type LbfgsTrainResult,
+  type LineSearch,
+  minimizeLbfgs,
+  minimizeLbfgsSync,
+  type Objective,
+  type ObjectivePool,
+  type ObjectivePoolOptions,
+  openObjectivePool,
+  type PerceptronOptions,
+  type ScaledWeightsEncoder,
+  type SgdCalibration,
+  type SgdOptions,
+  type SgdResult,
+  type ShardableEncoder,
+  type StopReason,
+  type TrainerOptions,
+  type TrainResult,
+  trainAveragedPerceptron,
+  trainLbfgs,
+  trainSgd,
+} from "./train/index.ts";

@@ -1,5 +1,10 @@
 import type { CrfModel } from "./crf-model.ts";
-import { loadModelFromBytes, ModelFileError, modelToBytes, type SaveOptions } from "./model-file.ts";
+import {
+  loadModelFromBytes,
+  ModelFileError,
+  modelToBytes,
+  type SaveOptions,
+} from "./model-file.ts";
 
 /**
  * Writes a model file atomically: the bytes go to a temporary file in the same directory, are

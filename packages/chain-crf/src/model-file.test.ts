@@ -3,19 +3,27 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { modelFromTraining, prepareTrainingData } from "./crf-model.ts";
-import { loadModel, saveModel } from "./model-file-node.ts";
 import { loadModelFromBytes, ModelFileError, modelToBytes } from "./model-file.ts";
+import { loadModel, saveModel } from "./model-file-node.ts";
 import { mulberry32 } from "./testing/random-chain.ts";
 import { randomCorpus } from "./testing/random-corpus.ts";
 
 function model(seed = 1) {
-  const sequences = randomCorpus(seed, { sequences: 8, maxLength: 6, transitions: true, values: true });
+  const sequences = randomCorpus(seed, {
+    sequences: 8,
+    maxLength: 6,
+    transitions: true,
+    values: true,
+  });
   const data = prepareTrainingData(sequences);
   const rnd = mulberry32(seed);
   const weights = Float64Array.from({ length: data.layout.numWeights }, () => rnd() * 4 - 2);
   return {
     sequences,
-    model: modelFromTraining(data, weights, { preset: "chunking", settings: { algorithm: "lbfgs", c2: 1 } }),
+    model: modelFromTraining(data, weights, {
+      preset: "chunking",
+      settings: { algorithm: "lbfgs", c2: 1 },
+    }),
   };
 }
 
@@ -83,7 +91,9 @@ describe("model files", () => {
       const back = await loadModel(path);
       for (const s of sequences) expect(back.tag(s.attributes)).toEqual(m.tag(s.attributes));
       expect((await readFile(path)).length).toBe(modelToBytes(m, { precision: "float64" }).length);
-      await expect(loadModel(join(dir, "missing.crf"))).rejects.toThrow(/missing\.crf: cannot read/);
+      await expect(loadModel(join(dir, "missing.crf"))).rejects.toThrow(
+        /missing\.crf: cannot read/,
+      );
       await expect(saveModel(m, join(dir, "no-such-dir", "m.crf"))).rejects.toThrow(
         /m\.crf: cannot write/,
       );

@@ -146,7 +146,7 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   }
   for (let k = 0; k < MAGIC.length; k++) {
     if (bytes[k] !== MAGIC[k]) {
-      fail("not a Lagrange chain-CRF model file (wrong magic bytes; expected \"LGRCRF\\r\\n\")");
+      fail('not a Lagrange chain-CRF model file (wrong magic bytes; expected "LGRCRF\\r\\n")');
     }
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -184,7 +184,9 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   const expected = binaryStart + header.binaryLength + 4;
   if (bytes.length < expected) fail(`truncated: expected ${expected} bytes, got ${bytes.length}`);
   if (bytes.length > expected) {
-    fail(`${bytes.length - expected} unexpected trailing bytes after the checksum (expected ${expected} bytes)`);
+    fail(
+      `${bytes.length - expected} unexpected trailing bytes after the checksum (expected ${expected} bytes)`,
+    );
   }
   const stored = view.getUint32(expected - 4, true);
   const actual = crc32(bytes, 0, expected - 4);

@@ -9,8 +9,8 @@ import {
 } from "@lagrange/core";
 import { InferenceContext } from "./inference/context.ts";
 import { scoreView } from "./inference/score.ts";
-import { viterbiKernel } from "./inference/viterbi.ts";
 import { type ChainView, emptyView, setViewFromScores } from "./inference/view.ts";
+import { viterbiKernel } from "./inference/viterbi.ts";
 
 export interface CrfSlaveOptions {
   readonly name?: string;

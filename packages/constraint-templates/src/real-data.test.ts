@@ -1,5 +1,5 @@
 import { constraintViolation } from "@lagrange/core";
-import { findSplitFile, readUmassCitationsFile } from "@lagrange/datasets";
+import { allowedTransitions, findSplitFile, readUmassCitationsFile } from "@lagrange/datasets";
 import { describe, expect, it } from "vitest";
 import { candidateTemplates, RULE_FAMILIES } from "./candidates.ts";
 import { importanceScores } from "./importance.ts";
@@ -26,6 +26,10 @@ describe("UMass citations (dev.docs)", () => {
       for (let i = 1; i < y.length; i++) if (mask[y[i - 1]! * L + y[i]!] !== 1) invalid++;
     }
     expect(invalid).toBe(0);
+    // A second, independent implementation: the datasets package's scheme-general IOB2 mask.
+    const theirs = allowedTransitions(names, "IOB2", { levelSeparator: "/" });
+    expect([...mask]).toEqual([...theirs.allowed]);
+    expect([...start]).toEqual([...theirs.start]);
 
     const templates = candidateTemplates(index, { families: ["singleton", "hierarchical"] });
     const gold = encoded.map((y, d) => ({ n: y.length, L, tokens: sentences[d]!.tokens, gold: y, predicted: y }));

@@ -1,3 +1,4 @@
+import { allowedTransitions } from "@lagrange/datasets";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bioStartMask, bioTransitionMask, parseBioLabel, SegmentIndex } from "./segments.ts";
@@ -133,6 +134,10 @@ describe("bioTransitionMask", () => {
         const start = bioStartMask(labels);
         const L = labels.length;
         expect(start[labels.indexOf(names[0]!)]).toBe(1);
+        // Agrees with the datasets package's independent IOB2 mask on the whole label set.
+        const extended = [...new Set([...labels, "O", "I-a/B-c", "B-b/I-d"])];
+        const theirs = allowedTransitions(extended, "IOB2", { levelSeparator: "/" });
+        expect([...bioTransitionMask(extended)]).toEqual([...theirs.allowed]);
         for (let i = 1; i < names.length; i++) {
           expect(mask[labels.indexOf(names[i - 1]!) * L + labels.indexOf(names[i]!)]).toBe(1);
         }

@@ -94,10 +94,23 @@ export function softDD(options: SoftDDOptions = {}): SoftDDSolver {
   if (!(eta0 > 0 && Number.isFinite(eta0))) {
     throw new RangeError(`initialStepSize: expected a finite number > 0, got ${eta0}`);
   }
+  // Compiling A (validation, CSR and CSC) costs O(nnz), more than one Viterbi pass for a few
+  // hundred count constraints; a decoder that reuses one constraint array per sentence length
+  // (constraint-templates' `constraintInstantiator`) pays it once per length.
+  const compiled = new WeakMap<readonly LinearConstraint[], CompiledConstraints>();
+  const compileCached = (problem: ConstrainedProblem, n: number, L: number) => {
+    const hit = compiled.get(problem.constraints);
+    if (hit !== undefined && hit.n === n && hit.L === L) return hit;
+    const fresh = compile(problem, mode, n, L);
+    compiled.set(problem.constraints, fresh);
+    return fresh;
+  };
   return {
     name: mode === "hard" ? "hard-dd" : "soft-dd",
     solve(problem, solveOptions = {}) {
-      return runSubgradient(problem, mode, rule, eta0, options, solveOptions);
+      const { n, L } = problem.slave;
+      throwIfAborted(solveOptions.signal);
+      return runSubgradient(problem, compileCached(problem, n, L), rule, eta0, options, solveOptions);
     },
   };
 }
@@ -113,6 +126,8 @@ export function hardDD(options: Omit<SoftDDOptions, "mode"> = {}): SoftDDSolver 
  * terms on the n indicators that y switches on instead of every term of every constraint.
  */
 interface CompiledConstraints {
+  readonly n: number;
+  readonly L: number;
   readonly m: number;
   readonly rowStart: Int32Array;
   readonly index: Int32Array;
@@ -175,6 +190,8 @@ function compile(
     }
   }
   return {
+    n,
+    L,
     m,
     rowStart,
     index,
@@ -207,7 +224,7 @@ function computeActivities(
 
 function runSubgradient(
   problem: ConstrainedProblem,
-  mode: "as-given" | "hard",
+  cc: CompiledConstraints,
   rule: StepSizeRule,
   eta0: number,
   defaults: SoftDDOptions,
@@ -222,9 +239,6 @@ function runSubgradient(
   const tolerance = options.tolerance ?? defaults.tolerance ?? 1e-6;
   const eps = defaults.feasibilityTolerance ?? 1e-9;
   const { signal, onIteration } = options;
-  throwIfAborted(signal);
-
-  const cc = compile(problem, mode, n, L);
   const { m, rowStart, index, coefficient, rhs, upper, hard } = cc;
 
   // All buffers of the loop are allocated here, once per solve.

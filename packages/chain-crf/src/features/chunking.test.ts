@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { attributeNames } from "./builder.ts";
 import { CHUNKING_TEMPLATES, chunkingPreset } from "./chunking.ts";
 import { FeatureInputError } from "./errors.ts";
+import { FieldTemplateSet } from "./field-templates.ts";
 import type { Rows } from "./types.ts";
 
 const SENTENCE: Rows = [
@@ -201,6 +202,29 @@ describe("chunking preset", () => {
           }
           expect(count).toBe(fitting + (t === 0 ? 1 : 0) + (t === n - 1 ? 1 : 0));
         }
+      }),
+    );
+  });
+
+  it("hands out one string object per distinct attribute, and stays right when its cache starts over", () => {
+    const first = preset.extract(SENTENCE).names;
+    const second = preset.extract(SENTENCE.map((row) => [...row])).names;
+    expect(second.every((name, k) => Object.is(name, first[k]))).toBe(true);
+
+    const tiny = new FieldTemplateSet(CHUNKING_TEMPLATES, ["w", "pos"], 7);
+    fc.assert(
+      fc.property(sentence, (rows) => {
+        const names: string[][] = rows.map(() => []);
+        const sink = {
+          state: (t: number, name: string) => names[t]!.push(name),
+          transition: () => {},
+        };
+        const values = [rows.map((row) => row[0]), rows.map((row) => row[1])];
+        for (let t = 0; t < rows.length; t++) tiny.apply(values, rows.length, t, sink);
+        const expected = chunkingPy(rows, false).map((token) =>
+          token.filter((a) => a !== "__BOS__" && a !== "__EOS__"),
+        );
+        expect(names).toEqual(expected);
       }),
     );
   });

@@ -86,8 +86,8 @@ export function chunkingPreset(options: ChunkingOptions = {}): Preset {
     const tags = new Array<string>(n);
     for (let t = 0; t < n; t++) {
       const row = rows[t]!;
-      words[t] = escaping ? escapeColons(row[0]!) : row[0]!;
-      tags[t] = escaping ? escapeColons(row[1]!) : row[1]!;
+      words[t] = templates.canonical(escaping ? escapeColons(row[0]!) : row[0]!);
+      tags[t] = templates.canonical(escaping ? escapeColons(row[1]!) : row[1]!);
     }
     const values = [words, tags];
     for (let t = 0; t < n; t++) {

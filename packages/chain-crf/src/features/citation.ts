@@ -119,14 +119,12 @@ export function citationPreset(options: CitationOptions = {}): Preset {
     const lowers = new Array<string>(n);
     const shapes = new Array<string>(n);
     const matches = new Array<readonly string[] | undefined>(n);
-    const lastChars = new Array<string>(n);
     for (let t = 0; t < n; t++) {
       const word = rows[t]![0]!;
       const lower = word.toLowerCase();
       lowers[t] = lower;
       shapes[t] = degenerate(shape(codePoints(word)));
       matches[t] = lookup(lower);
-      lastChars[t] = word.length > 0 ? word[word.length - 1]! : "";
     }
     for (let t = 0; t < n; t++) {
       const word = rows[t]![0]!;
@@ -185,10 +183,10 @@ export function citationPreset(options: CitationOptions = {}): Preset {
 
       add(`bin=${Math.floor((t * bins) / n)}`);
 
-      for (let k = 1; k <= 4; k++) {
-        if (chars.length < k) break;
-        add(`p${k}=${prefix(chars, lower, k)}`);
-        add(`s${k}=${suffix(chars, lower, k)}`);
+      const lowerChars = codePoints(lower);
+      for (let k = 1; k <= 4 && k <= lowerChars.length; k++) {
+        add(`p${k}=${prefix(lowerChars, lower, k)}`);
+        add(`s${k}=${suffix(lowerChars, lower, k)}`);
       }
 
       const here = matches[t];

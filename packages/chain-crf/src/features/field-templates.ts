@@ -31,11 +31,12 @@ interface CompiledFieldTemplate {
 export class FieldTemplateSet {
   readonly templates: readonly CompiledFieldTemplate[];
   private cached = 0;
+  private readonly values = new Map<string, string>();
 
   constructor(
     templates: readonly FieldTemplate[],
     fieldNames: readonly string[],
-    private readonly maxCachedNames = 4_000_000,
+    private readonly maxCachedNames = 1_000_000,
   ) {
     this.templates = templates.map((template) => {
       if (template.length === 0) throw new RangeError("a field template needs at least one field");
@@ -54,6 +55,17 @@ export class FieldTemplateSet {
         trie: new Map(),
       };
     });
+  }
+
+  /**
+   * One string object per distinct field value. Every trie lookup then hits the key it stored by
+   * pointer, not by comparing characters, and the value's hash is computed once.
+   */
+  canonical(value: string): string {
+    const known = this.values.get(value);
+    if (known !== undefined) return known;
+    if (this.values.size < this.maxCachedNames) this.values.set(value, value);
+    return value;
   }
 
   /** Emits the attributes of every template at token `t`, in template order. */

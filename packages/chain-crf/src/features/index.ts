@@ -4,7 +4,8 @@
  *   templates  parseTemplate, expandMacro, CRFPP_MAX_CONTEXT, CrfppTemplate, TemplateLine,
  *              TemplateOptions
  *   presets    presets, getPreset, PresetName, chunkingPreset, nerPreset, citationPreset,
- *              posPreset, ChunkingOptions, CitationOptions, CHUNKING_TEMPLATES, CITATION_LEXICONS
+ *              posPreset, ChunkingOptions, CitationOptions, CHUNKING_TEMPLATES, CITATION_LEXICONS,
+ *              FieldTemplate
  *   input      fromAttributeLists (CRFsuite-style attribute lists), AttributeSequenceBuilder
  *   helpers    toAttributeLists, attributeNames
  *   errors     TemplateSyntaxError, FeatureInputError

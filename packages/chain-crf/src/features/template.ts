@@ -140,7 +140,7 @@ function parseLine(
 /** Macro values → expanded name, one map level per macro (see FieldTemplateSet for why). */
 type NameTrie = Map<string, NameTrie | string>;
 
-const MAX_CACHED_NAMES = 4_000_000;
+const MAX_CACHED_NAMES = 1_000_000;
 
 /** Expands template lines, handing out one string object per distinct attribute. */
 class LineExpander {

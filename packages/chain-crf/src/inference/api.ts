@@ -3,8 +3,8 @@ import { InferenceContext } from "./context.ts";
 import { forwardBackwardKernel } from "./forward-backward.ts";
 import { kBestKernel } from "./kbest.ts";
 import { scoreView } from "./score.ts";
-import { viterbiKernel } from "./viterbi.ts";
 import { type ChainView, emptyView, setViewFromScores } from "./view.ts";
+import { viterbiKernel } from "./viterbi.ts";
 
 /** Options shared by the convenience functions over a core {@link ChainScores}. */
 export interface ChainInferenceOptions {

@@ -129,7 +129,8 @@ export function forwardBackwardKernel(
         const eb = i * LL;
         for (let a = 0; a < L; a++) {
           const pa = alpha[i * L + a]!;
-          for (let b = 0; b < L; b++) pw[a * L + b]! += pa * expT[eb + a * L + b]! * nx[(i + 1) * L + b]!;
+          for (let b = 0; b < L; b++)
+            pw[a * L + b]! += pa * expT[eb + a * L + b]! * nx[(i + 1) * L + b]!;
         }
       }
     }

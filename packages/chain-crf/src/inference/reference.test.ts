@@ -67,7 +67,8 @@ describe("kernels vs the core's semiring DP and brute force", () => {
           expect(fb.marginals[k]).toBeCloseTo(brute[k]!, 9);
           expect(fb.marginals[k]).toBeCloseTo(dp.token[k]!, 9);
         }
-        for (let k = 0; k < dp.edge.length; k++) expect(fb.pairwise![k]).toBeCloseTo(dp.edge[k]!, 9);
+        for (let k = 0; k < dp.edge.length; k++)
+          expect(fb.pairwise![k]).toBeCloseTo(dp.edge[k]!, 9);
         expect(fb.marginals.every((p) => !Number.isNaN(p))).toBe(true);
       }),
       { numRuns: 400 },

@@ -1,4 +1,4 @@
-import { emptyView, type ChainView } from "../inference/view.ts";
+import { type ChainView, emptyView } from "../inference/view.ts";
 import type { CompiledAttributes } from "./dataset.ts";
 import type { FeatureLayout } from "./layout.ts";
 
@@ -18,18 +18,25 @@ export class InstanceScorer {
     this.layout = layout;
   }
 
-  /** Scores tokens [from, to) of the attribute arrays under `weights`; sets `view`. */
+  /** Transition, start and end weights times a weight scale (SGD's scaled weights). */
+  scaledTail = new Float64Array(0);
+
+  /**
+   * Scores tokens [from, to) of the attribute arrays under `weightScale × weights`; sets `view`.
+   */
   load(
     state: CompiledAttributes,
     transition: CompiledAttributes | null,
     from: number,
     to: number,
     weights: Float64Array,
+    weightScale = 1,
   ): ChainView {
     const layout = this.layout;
     const L = layout.numLabels;
     const n = to - from;
-    if (this.unary.length < n * L) this.unary = new Float64Array(Math.max(n * L, 2 * this.unary.length));
+    if (this.unary.length < n * L)
+      this.unary = new Float64Array(Math.max(n * L, 2 * this.unary.length));
     const unary = this.unary;
     computeUnary(layout, state, from, to, weights, unary);
     const v = this.view;
@@ -52,7 +59,36 @@ export class InstanceScorer {
     v.endBase = layout.endBase;
     v.adjustment = null;
     v.fixed = null;
+    if (weightScale !== 1) this.#scale(weights, weightScale);
     return v;
+  }
+
+  #scale(weights: Float64Array, c: number): void {
+    const v = this.view;
+    const layout = this.layout;
+    const L = layout.numLabels;
+    const LL = L * L;
+    for (let k = 0; k < v.n * L; k++) v.unary[k]! *= c;
+    if (v.transitionStride !== 0) {
+      for (let k = 0; k < (v.n - 1) * LL; k++) v.transition[k]! *= c;
+    }
+    if (this.scaledTail.length < LL + 2 * L) this.scaledTail = new Float64Array(LL + 2 * L);
+    const tail = this.scaledTail;
+    if (v.transitionStride === 0) {
+      for (let k = 0; k < LL; k++) tail[k] = c * weights[layout.transitionBase + k]!;
+      v.transition = tail;
+      v.transitionBase = 0;
+    }
+    if (layout.startBase >= 0) {
+      for (let t = 0; t < L; t++) {
+        tail[LL + t] = c * weights[layout.startBase + t]!;
+        tail[LL + L + t] = c * weights[layout.endBase + t]!;
+      }
+      v.start = tail;
+      v.startBase = LL;
+      v.end = tail;
+      v.endBase = LL + L;
+    }
   }
 
   #conditionedTransitions(

@@ -38,10 +38,7 @@ export function randomChain(seed: number, options: RandomChainOptions = {}): Ran
   const val = () => (rnd() * 2 - 1) * spread;
   const unary = Float64Array.from({ length: n * L }, val);
   const positionSpecific = n > 2 && rnd() < 0.3;
-  const transition = Float64Array.from(
-    { length: positionSpecific ? (n - 1) * L * L : L * L },
-    val,
-  );
+  const transition = Float64Array.from({ length: positionSpecific ? (n - 1) * L * L : L * L }, val);
   const scores: {
     n: number;
     L: number;

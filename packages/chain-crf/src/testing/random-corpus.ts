@@ -57,9 +57,7 @@ export function randomCorpus(seed: number, options: RandomCorpusOptions = {}): L
     const attributes: AttributeSequence = { length: n, ...state, transition };
     const labels: Array<string | null> = [];
     for (let t = 0; t < n; t++) {
-      labels.push(
-        rnd() < (options.unlabelled ?? 0) ? null : `L${Math.floor(rnd() * L)}`,
-      );
+      labels.push(rnd() < (options.unlabelled ?? 0) ? null : `L${Math.floor(rnd() * L)}`);
     }
     out.push({ attributes, labels });
   }

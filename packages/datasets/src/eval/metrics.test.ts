@@ -2,7 +2,29 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeSpans, type Span } from "../schemes/spans.ts";
 import { AlignmentError, evaluateChunks, evaluateSegments } from "./chunks.ts";
+import { seededRandom } from "./significance.ts";
 import { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./tokens.ts";
+
+/** Random properly nested spans (≤ 3 levels) over n tokens. */
+function randomTree(seed: number, n: number): Span[] {
+  const next = seededRandom(seed);
+  const spans: Span[] = [];
+  const fill = (from: number, to: number, level: number, path: string): void => {
+    let at = from;
+    while (at < to) {
+      at += Math.floor(next() * 3);
+      const end = at + 1 + Math.floor(next() * 4);
+      if (at >= to || end > to) return;
+      const own = ["a", "b"][Math.floor(next() * 2)]!;
+      const type = path === "" ? own : `${path}/${own}`;
+      spans.push({ type, start: at, end, level });
+      if (level < 2 && next() < 0.6) fill(at, end, level + 1, type);
+      at = end;
+    }
+  };
+  fill(0, n, 0, "");
+  return spans;
+}
 
 const label = fc.constantFrom("O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC");
 const pairs = fc.array(
@@ -124,6 +146,42 @@ describe("hierarchical segment evaluation", () => {
     expect(result.perType["authors/person"]).toMatchObject({ gold: 2, count: 1, correct: 0 });
     expect(result.precision).toBeCloseTo(2 / 3, 12);
     expect(result.recall).toBeCloseTo(2 / 4, 12);
+  });
+
+  it("counts correct segments as the intersection of the generated span sets", () => {
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.integer(),
+        fc.integer({ min: 0, max: 12 }),
+        (seedGold, seedPredicted, n) => {
+          const goldSpans = randomTree(seedGold, n);
+          const predictedSpans = randomTree(seedPredicted, n);
+          const hier = { levelSeparator: "/" };
+          const result = evaluateSegments(
+            [encodeSpans(goldSpans, n, "BIOES", hier)],
+            [encodeSpans(predictedSpans, n, "BIOES", hier)],
+            { scheme: "BIOES" },
+          );
+          const key = (s: Span) => `${s.level}:${s.type}:${s.start}:${s.end}`;
+          const goldKeys = new Set(goldSpans.map(key));
+          const correct = predictedSpans.filter((s) => goldKeys.has(key(s)));
+          expect([result.goldChunks, result.predictedChunks, result.correctChunks]).toEqual([
+            goldSpans.length,
+            predictedSpans.length,
+            correct.length,
+          ]);
+          for (let level = 0; level < 3; level++) {
+            const atLevel = (spans: Span[]) => spans.filter((s) => s.level === level).length;
+            const entry = result.perLevel[level];
+            expect(entry?.gold ?? 0).toBe(atLevel(goldSpans));
+            expect(entry?.count ?? 0).toBe(atLevel(predictedSpans));
+            expect(entry?.correct ?? 0).toBe(atLevel(correct));
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it("with a flat IOB2 scheme agrees with conlleval on valid sequences", () => {

@@ -139,7 +139,7 @@ export function findViolations(
         position: 0,
         label,
         kind: "start",
-        message: `${scheme}: a sequence cannot start with ${JSON.stringify(label)}`,
+        message: `${scheme}: a sequence cannot start with ${JSON.stringify(label)} (position 0)`,
       });
     }
     if (i > 0 && !pairAllowed(info, parsed[i - 1]!, parsed[i]!)) {
