@@ -156,6 +156,8 @@ export function constraintInstantiator(
       fixed = instantiateAll(byLength, instance, options);
       cache.set(key, fixed);
     }
-    return byTokens.length === 0 ? fixed : [...fixed, ...instantiateAll(byTokens, instance, options)];
+    return byTokens.length === 0
+      ? fixed
+      : [...fixed, ...instantiateAll(byTokens, instance, options)];
   };
 }

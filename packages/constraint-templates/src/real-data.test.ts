@@ -9,54 +9,69 @@ const dev = findSplitFile("umass-citations", "dev");
 const why = "no dataset mirror (set LAGRANGE_DATA_DIR or provide ../shared/datasets)";
 
 describe("UMass citations (dev.docs)", () => {
-  it.skipIf(dev === undefined)(`templates on real hierarchical labels — skipped if ${why}`, async () => {
-    const { sentences } = await readUmassCitationsFile(dev!, { malformed: "skip" });
-    expect(sentences.length).toBeGreaterThan(600);
-    const names = [...new Set(sentences.flatMap((s) => s.labels!))].sort();
-    const index = new SegmentIndex(names);
-    const L = names.length;
-    const mask = bioTransitionMask(names);
-    const start = bioStartMask(names);
-    const id = new Map(names.map((name, i) => [name, i]));
-    const encoded = sentences.map((s) => Int32Array.from(s.labels!, (name) => id.get(name)!));
-    // Every gold labelling is BIO-valid under the mask.
-    let invalid = 0;
-    for (const y of encoded) {
-      if (start[y[0]!] !== 1) invalid++;
-      for (let i = 1; i < y.length; i++) if (mask[y[i - 1]! * L + y[i]!] !== 1) invalid++;
-    }
-    expect(invalid).toBe(0);
-    // A second, independent implementation: the datasets package's scheme-general IOB2 mask.
-    const theirs = allowedTransitions(names, "IOB2", { levelSeparator: "/" });
-    expect([...mask]).toEqual([...theirs.allowed]);
-    expect([...start]).toEqual([...theirs.start]);
-
-    const templates = candidateTemplates(index, { families: ["singleton", "hierarchical"] });
-    const gold = encoded.map((y, d) => ({ n: y.length, L, tokens: sentences[d]!.tokens, gold: y, predicted: y }));
-    const scores = importanceScores(templates, gold);
-    const goldRate = (id: string) => scores.find((s) => s.template.id === id)!.goldViolations / gold.length;
-    // The paper's two best singletons hold almost always in the truth.
-    expect(goldRate("singleton:title")).toBeLessThan(0.05);
-    expect(goldRate("singleton:authors")).toBeLessThan(0.05);
-    // Every person has a first name: the hierarchical pair rarely fails in either direction.
-    expect(goldRate("hierarchical:authors/person|authors/person/person-first")).toBeLessThan(0.05);
-
-    // On real sentences the fast violation equals the instantiated constraints' violation.
-    const sample = [
-      ...templates.slice(0, 40),
-      ...candidateTemplates(index, {
-        families: RULE_FAMILIES,
-        segments: ["authors", "title", "venue/journal"],
-        delimiters: [","],
-      }),
-    ];
-    for (const { n, tokens, gold: y } of gold.slice(0, 15)) {
-      for (const t of sample) {
-        const inst = { n, L, tokens };
-        const direct = t.violation(y, inst);
-        const instantiated = t.instantiate(inst).reduce((s, c) => s + constraintViolation(c, y, L), 0);
-        if (direct !== instantiated) expect({ id: t.id, direct }).toEqual({ id: t.id, direct: instantiated });
+  it.skipIf(dev === undefined)(
+    `templates on real hierarchical labels — skipped if ${why}`,
+    async () => {
+      const { sentences } = await readUmassCitationsFile(dev!, { malformed: "skip" });
+      expect(sentences.length).toBeGreaterThan(600);
+      const names = [...new Set(sentences.flatMap((s) => s.labels!))].sort();
+      const index = new SegmentIndex(names);
+      const L = names.length;
+      const mask = bioTransitionMask(names);
+      const start = bioStartMask(names);
+      const id = new Map(names.map((name, i) => [name, i]));
+      const encoded = sentences.map((s) => Int32Array.from(s.labels!, (name) => id.get(name)!));
+      // Every gold labelling is BIO-valid under the mask.
+      let invalid = 0;
+      for (const y of encoded) {
+        if (start[y[0]!] !== 1) invalid++;
+        for (let i = 1; i < y.length; i++) if (mask[y[i - 1]! * L + y[i]!] !== 1) invalid++;
       }
-    }
-  });
+      expect(invalid).toBe(0);
+      // A second, independent implementation: the datasets package's scheme-general IOB2 mask.
+      const theirs = allowedTransitions(names, "IOB2", { levelSeparator: "/" });
+      expect([...mask]).toEqual([...theirs.allowed]);
+      expect([...start]).toEqual([...theirs.start]);
+
+      const templates = candidateTemplates(index, { families: ["singleton", "hierarchical"] });
+      const gold = encoded.map((y, d) => ({
+        n: y.length,
+        L,
+        tokens: sentences[d]!.tokens,
+        gold: y,
+        predicted: y,
+      }));
+      const scores = importanceScores(templates, gold);
+      const goldRate = (id: string) =>
+        scores.find((s) => s.template.id === id)!.goldViolations / gold.length;
+      // The paper's two best singletons hold almost always in the truth.
+      expect(goldRate("singleton:title")).toBeLessThan(0.05);
+      expect(goldRate("singleton:authors")).toBeLessThan(0.05);
+      // Every person has a first name: the hierarchical pair rarely fails in either direction.
+      expect(goldRate("hierarchical:authors/person|authors/person/person-first")).toBeLessThan(
+        0.05,
+      );
+
+      // On real sentences the fast violation equals the instantiated constraints' violation.
+      const sample = [
+        ...templates.slice(0, 40),
+        ...candidateTemplates(index, {
+          families: RULE_FAMILIES,
+          segments: ["authors", "title", "venue/journal"],
+          delimiters: [","],
+        }),
+      ];
+      for (const { n, tokens, gold: y } of gold.slice(0, 15)) {
+        for (const t of sample) {
+          const inst = { n, L, tokens };
+          const direct = t.violation(y, inst);
+          const instantiated = t
+            .instantiate(inst)
+            .reduce((s, c) => s + constraintViolation(c, y, L), 0);
+          if (direct !== instantiated)
+            expect({ id: t.id, direct }).toEqual({ id: t.id, direct: instantiated });
+        }
+      }
+    },
+  );
 });

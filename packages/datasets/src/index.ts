@@ -1,5 +1,49 @@
-// formats
-
+export type {
+  ChunkEvaluationOptions,
+  LabelSequences,
+  LevelEvaluation,
+  SegmentEvaluation,
+  SegmentEvaluationOptions,
+} from "./eval/chunks.ts";
+export { AlignmentError, evaluateChunks, evaluateSegments } from "./eval/chunks.ts";
+export type {
+  ChunkEvaluation,
+  ConllevalOptions,
+  PrecisionRecallF1,
+  TypeEvaluation,
+} from "./eval/conlleval.ts";
+export {
+  ConllevalCounter,
+  ConllevalInputError,
+  conllevalReport,
+  evaluateConllStream,
+  evaluateConllText,
+  formatConllevalReport,
+} from "./eval/conlleval.ts";
+export type {
+  Alternative,
+  PairedBootstrapInput,
+  PairedBootstrapOptions,
+  PairedBootstrapResult,
+  WilcoxonOptions,
+  WilcoxonResult,
+} from "./eval/significance.ts";
+export {
+  f1FromCounts,
+  normalSurvival,
+  pairedBootstrap,
+  pairedBootstrapChunkF1,
+  seededRandom,
+  sentenceChunkCounts,
+  wilcoxonSignedRank,
+} from "./eval/significance.ts";
+export type {
+  ConfusionMatrix,
+  LabelEvaluation,
+  TokenEvaluation,
+  TokenEvaluationOptions,
+} from "./eval/tokens.ts";
+export { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./eval/tokens.ts";
 export type { ColumnSeparator, ConllReadOptions, ConllWriteOptions } from "./formats/conll.ts";
 export {
   formatConll,
@@ -60,10 +104,19 @@ export {
   readUmassCitationsFile,
   writeUmassCitationsFile,
 } from "./formats/umass.ts";
-export type { DocumentGroup, DocumentInfo, Sentence, SourcePosition } from "./sentence.ts";
-export { groupByDocument } from "./sentence.ts";
-// end formats
-// registry
+export type { CitationGeneratorOptions, GeneratedCitation } from "./generator/generate.ts";
+export {
+  citationSentence,
+  citationStream,
+  generateCitation,
+  generateCitationSentences,
+  generateCitations,
+} from "./generator/generate.ts";
+export type { CalendarDate, CitationKind, CitationRecord, PersonName } from "./generator/record.ts";
+export { CITATION_KINDS } from "./generator/record.ts";
+export type { CitationStyle } from "./generator/styles.ts";
+export { CITATION_STYLES } from "./generator/styles.ts";
+export { tokenize as tokenizeCitation } from "./generator/tree.ts";
 export type {
   DatasetFormatId,
   DatasetFormatOptions,
@@ -87,6 +140,8 @@ export {
   DatasetDownloadError,
   DatasetUnavailableError,
 } from "./registry/errors.ts";
+export type { OpenDatasetOptions, OpenedSplit } from "./registry/open.ts";
+export { openDataset } from "./registry/open.ts";
 export type {
   AbsentSplit,
   AvailableSplit,
@@ -110,25 +165,6 @@ export {
   resolveSplit,
   sha256File,
 } from "./registry/resolve.ts";
-export type { OpenDatasetOptions, OpenedSplit } from "./registry/open.ts";
-export { openDataset } from "./registry/open.ts";
-// end registry
-// generator
-export type { CitationGeneratorOptions, GeneratedCitation } from "./generator/generate.ts";
-export {
-  citationSentence,
-  citationStream,
-  generateCitation,
-  generateCitationSentences,
-  generateCitations,
-} from "./generator/generate.ts";
-export type { CalendarDate, CitationKind, CitationRecord, PersonName } from "./generator/record.ts";
-export { CITATION_KINDS } from "./generator/record.ts";
-export type { CitationStyle } from "./generator/styles.ts";
-export { CITATION_STYLES } from "./generator/styles.ts";
-export { tokenize as tokenizeCitation } from "./generator/tree.ts";
-// end generator
-// schemes
 export type { SchemeName, SchemeOptions } from "./schemes/labels.ts";
 export { LabelSchemeError, SCHEME_NAMES } from "./schemes/labels.ts";
 export type { Span } from "./schemes/spans.ts";
@@ -141,52 +177,5 @@ export {
 } from "./schemes/spans.ts";
 export type { SchemeViolation, TransitionMask } from "./schemes/validity.ts";
 export { allowedTransitions, findViolations, isValidSequence } from "./schemes/validity.ts";
-// end schemes
-// eval
-export type {
-  ChunkEvaluation,
-  ConllevalOptions,
-  PrecisionRecallF1,
-  TypeEvaluation,
-} from "./eval/conlleval.ts";
-export {
-  ConllevalCounter,
-  ConllevalInputError,
-  conllevalReport,
-  evaluateConllStream,
-  evaluateConllText,
-  formatConllevalReport,
-} from "./eval/conlleval.ts";
-export type {
-  ChunkEvaluationOptions,
-  LabelSequences,
-  LevelEvaluation,
-  SegmentEvaluation,
-  SegmentEvaluationOptions,
-} from "./eval/chunks.ts";
-export { AlignmentError, evaluateChunks, evaluateSegments } from "./eval/chunks.ts";
-export type {
-  ConfusionMatrix,
-  LabelEvaluation,
-  TokenEvaluation,
-  TokenEvaluationOptions,
-} from "./eval/tokens.ts";
-export { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./eval/tokens.ts";
-export type {
-  Alternative,
-  PairedBootstrapInput,
-  PairedBootstrapOptions,
-  PairedBootstrapResult,
-  WilcoxonOptions,
-  WilcoxonResult,
-} from "./eval/significance.ts";
-export {
-  f1FromCounts,
-  normalSurvival,
-  pairedBootstrap,
-  pairedBootstrapChunkF1,
-  seededRandom,
-  sentenceChunkCounts,
-  wilcoxonSignedRank,
-} from "./eval/significance.ts";
-// end eval
+export type { DocumentGroup, DocumentInfo, Sentence, SourcePosition } from "./sentence.ts";
+export { groupByDocument } from "./sentence.ts";

@@ -19,7 +19,10 @@ describe("agreement with core's oracle and generic DD master", () => {
       fc.property(fc.integer({ min: 0, max: 2 ** 30 }), (seed) => {
         const { scores, constraints } = instance(seed);
         const best = bruteForceBest(scores, { constraints });
-        const solution = softDD().solve({ slave: chainSlave(scores), constraints }, { maxIterations: 300 });
+        const solution = softDD().solve(
+          { slave: chainSlave(scores), constraints },
+          { maxIterations: 300 },
+        );
         expect(Number.isNaN(solution.primal)).toBe(false);
         if (best.score === Number.NEGATIVE_INFINITY) {
           expect(solution.status).toBe("infeasible");

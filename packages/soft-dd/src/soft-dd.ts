@@ -110,7 +110,14 @@ export function softDD(options: SoftDDOptions = {}): SoftDDSolver {
     solve(problem, solveOptions = {}) {
       const { n, L } = problem.slave;
       throwIfAborted(solveOptions.signal);
-      return runSubgradient(problem, compileCached(problem, n, L), rule, eta0, options, solveOptions);
+      return runSubgradient(
+        problem,
+        compileCached(problem, n, L),
+        rule,
+        eta0,
+        options,
+        solveOptions,
+      );
     },
   };
 }

@@ -34,7 +34,21 @@ export function matVec(
     out[outBase + r + 2] = a2;
     out[outBase + r + 3] = a3;
   }
-  for (; r < L; r++) {
+  if (r + 1 < L) {
+    const r0 = mBase + r * L;
+    const r1 = r0 + L;
+    let a0 = 0;
+    let a1 = 0;
+    for (let c = 0; c < L; c++) {
+      const xc = x[xBase + c]!;
+      a0 += m[r0 + c]! * xc;
+      a1 += m[r1 + c]! * xc;
+    }
+    out[outBase + r] = a0;
+    out[outBase + r + 1] = a1;
+    r += 2;
+  }
+  if (r < L) {
     const r0 = mBase + r * L;
     let a0 = 0;
     for (let c = 0; c < L; c++) a0 += m[r0 + c]! * x[xBase + c]!;
