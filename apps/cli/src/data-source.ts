@@ -86,10 +86,7 @@ export async function loadData(
   }
   const opened = await openDataset(name, split, { malformed });
   if (opened.status !== "available") {
-    throw new CliError(
-      opened.message,
-      ExitCode.unavailable,
-    );
+    throw new CliError(opened.message, ExitCode.unavailable);
   }
   const format = REGISTRY_FORMAT[opened.dataset.format] ?? "conll";
   return {

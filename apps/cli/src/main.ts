@@ -1,6 +1,10 @@
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { evalCommand } from "./commands/eval.ts";
+import { infoCommand } from "./commands/info.ts";
+import { tagCommand } from "./commands/tag.ts";
+import { trainCommand } from "./commands/train.ts";
 import { CliError, ExitCode } from "./exit-codes.ts";
+import { note } from "./progress.ts";
 
 function buildProgram(): Command {
   const program = new Command("lagrange")
@@ -26,7 +30,8 @@ function buildProgram(): Command {
     )
     .option("--flat", "force conlleval's flat chunk evaluation")
     .action(async (pred: string, opts: Record<string, unknown>) => {
-      const hierarchical = opts.hierarchical === true ? true : opts.flat === true ? false : undefined;
+      const hierarchical =
+        opts.hierarchical === true ? true : opts.flat === true ? false : undefined;
       process.stdout.write(
         await evalCommand(pred, {
           ...(opts.json === true ? { json: true } : {}),
@@ -39,7 +44,104 @@ function buildProgram(): Command {
       );
     });
 
+  program
+    .command("train")
+    .description("Train a linear-chain CRF and write a model file")
+    .requiredOption(
+      "--data <spec>",
+      "training data: a registry name[:split] (default split train) or a file path",
+    )
+    .option(
+      "--format <format>",
+      "file format for a path: conll, conllu, umass, inline (default from the extension)",
+    )
+    .requiredOption("--preset <name>", "feature preset: chunking, ner, citation, pos")
+    .addOption(
+      new Option("--algorithm <name>", "trainer")
+        .choices(["lbfgs", "owlqn", "ap", "sgd"])
+        .default("lbfgs"),
+    )
+    .option("--c1 <x>", "L1 coefficient (owlqn)", parseNumber)
+    .option("--c2 <x>", "L2 coefficient c2·‖w‖², CRFsuite's convention", parseNumber)
+    .option("--max-iterations <n>", "iterations (L-BFGS) or epochs (perceptron, SGD)", parseInteger)
+    .option("--threads <n>", "worker threads for the L-BFGS objective", parseInteger)
+    .option("--min-freq <n>", "keep attributes seen at least n times", parseInteger)
+    .option(
+      "--dev <spec>",
+      "held-out data evaluated during training (registry name[:split] or path)",
+    )
+    .option("--patience <n>", "early stopping: evaluations without dev improvement", parseInteger)
+    .option(
+      "--scheme <name>",
+      "label scheme for decoding and evaluation: IOB2, IOB1, IOE1, IOE2, BIOES, hierarchical-BIO, none",
+    )
+    .addOption(
+      new Option("--malformed <policy>", "malformed UMass lines")
+        .choices(["error", "repair", "skip"])
+        .default("skip"),
+    )
+    .requiredOption("--out <model>", "model file to write (atomically)")
+    .action(async (opts: Record<string, unknown>) => {
+      process.stdout.write(
+        await trainCommand(opts as unknown as Parameters<typeof trainCommand>[0], abortOnSignal()),
+      );
+    });
+
+  program
+    .command("tag")
+    .description("Label data with a model; writes the input's columns plus the predicted label")
+    .requiredOption("--model <file>", "model file")
+    .requiredOption(
+      "--data <spec>",
+      "data to tag: a registry name[:split] (default split dev) or a file path",
+    )
+    .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
+    .addOption(new Option("--decoder <name>", "decoder").choices(["viterbi"]).default("viterbi"))
+    .addOption(
+      new Option("--malformed <policy>", "malformed UMass lines")
+        .choices(["error", "repair", "skip"])
+        .default("skip"),
+    )
+    .option("--out <file>", "output file (default standard output)")
+    .action(async (opts: Record<string, unknown>) => {
+      const stats = await tagCommand(opts as unknown as Parameters<typeof tagCommand>[0]);
+      if (typeof opts.out === "string") {
+        note(
+          `tagged ${stats.sentences} sequences, ${stats.tokens} tokens in ${stats.seconds.toFixed(2)} s (${Math.round(stats.tokens / stats.seconds)} tokens/s); wrote ${opts.out}`,
+        );
+      }
+    });
+
+  program
+    .command("info")
+    .description("Describe a model file")
+    .argument("<model>", "model file")
+    .option("--json", "as JSON")
+    .action(async (model: string, opts: Record<string, unknown>) => {
+      process.stdout.write(await infoCommand(model, opts.json === true));
+    });
+
   return program;
+}
+
+function parseNumber(value: string): number {
+  const x = Number(value);
+  if (!Number.isFinite(x)) throw new InvalidArgumentError(`expected a number, got "${value}"`);
+  return x;
+}
+
+function parseInteger(value: string): number {
+  const x = Number(value);
+  if (!Number.isInteger(x) || x < 1)
+    throw new InvalidArgumentError(`expected an integer ≥ 1, got "${value}"`);
+  return x;
+}
+
+/** Ctrl-C cancels long work cleanly (workers torn down, no partial model file). */
+function abortOnSignal(): AbortSignal {
+  const controller = new AbortController();
+  process.once("SIGINT", () => controller.abort());
+  return controller.signal;
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -56,14 +158,21 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error.exitCode;
     }
     const e = error as Error & { file?: string; line?: number };
-    const badInput = e.name.endsWith("FormatError") || e.name.endsWith("InputError") || e.name === "ModelFileError";
+    const badInput = /(FormatError|InputError|ModelFileError|SyntaxError|SchemeError)$/.test(
+      e.name,
+    );
+    if (e.name === "AbortError") {
+      process.stderr.write("lagrange: cancelled\n");
+      return ExitCode.failure;
+    }
     process.stderr.write(`lagrange: ${e.message}\n`);
     if (!badInput && process.env.LAGRANGE_DEBUG) process.stderr.write(`${e.stack}\n`);
     return badInput ? ExitCode.badInput : ExitCode.failure;
   }
 }
 
-const isEntry = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("main.ts");
+const isEntry =
+  import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("main.ts");
 if (isEntry) {
   process.exitCode = await main(process.argv.slice(2));
 }

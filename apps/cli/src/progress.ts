@@ -9,7 +9,11 @@ export interface Progress {
  * A progress bar on stderr when it is a terminal; otherwise (pipes, CI) silent, so output files
  * and logs stay clean.
  */
-export function progressBar(label: string, total: number, enabled = process.stderr.isTTY): Progress {
+export function progressBar(
+  label: string,
+  total: number,
+  enabled = process.stderr.isTTY,
+): Progress {
   if (!enabled || total <= 0) return { update() {}, stop() {} };
   const bar = new SingleBar({
     format: `${label.padEnd(10)} [{bar}] {percentage}% | {value}/{total} | {detail}`,

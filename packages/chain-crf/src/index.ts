@@ -122,3 +122,12 @@ export {
   trainLbfgs,
   trainSgd,
 } from "./train/index.ts";
+// One-call training (attributes in, model out) for apps
+export {
+  type LabelScorer,
+  TRAINING_ALGORITHMS,
+  type TrainCrfOptions,
+  type TrainCrfResult,
+  type TrainingAlgorithm,
+  trainCrf,
+} from "./train-crf.ts";

@@ -10,7 +10,14 @@ export interface CandidateOptions {
   readonly pairwiseBounds?: readonly number[];
   /** Delimiter tokens of the state-change rule; default `,` `.` `;` `:`. */
   readonly delimiters?: readonly string[];
-  /** Restrict every family to these segment keys (default: all countable keys). */
+  /**
+   * What singleton and pairwise constraints count on a hierarchical label set: `label` (the
+   * default, the paper's reading) counts each full label that has a `B-` at some level; `segment`
+   * counts segment kinds. Hierarchical equality always relates segment kinds. On flat BIO both
+   * are the same and segment keys are used.
+   */
+  readonly countUnit?: "label" | "segment";
+  /** Restrict every family to these keys (default: all countable keys). */
   readonly segments?: readonly string[];
   /** Rule templates may also name `O` (tokens outside every segment); default false. */
   readonly includeOutside?: boolean;
@@ -43,8 +50,13 @@ export function candidateTemplates(
   const bounds = options.pairwiseBounds ?? [0, 1, 2, 3];
   const delimiters = options.delimiters ?? [",", ".", ";", ":"];
   const allowed = options.segments === undefined ? undefined : new Set(options.segments);
+  const unit = index.flat ? "segment" : (options.countUnit ?? "label");
   const countable = index
-    .countableKeys()
+    .countableKeys(unit)
+    .map((k) => k.key)
+    .filter((k) => allowed === undefined || allowed.has(k));
+  const segments = index
+    .countableKeys("segment")
     .map((k) => k.key)
     .filter((k) => allowed === undefined || allowed.has(k));
   const out: ConstraintTemplate[] = [];
@@ -69,8 +81,8 @@ export function candidateTemplates(
     }
   }
   if (families.has("hierarchical")) {
-    const isCountable = new Set(countable);
-    for (const parent of countable) {
+    const isCountable = new Set(segments);
+    for (const parent of segments) {
       for (const child of index.get(parent).children) {
         if (!isCountable.has(child)) continue;
         // e(i, j) = count(i) − count(j): both e ≤ 0 and −e ≤ 0, i.e. the equality as two soft halves.
@@ -82,7 +94,7 @@ export function candidateTemplates(
   const ruleFamilies = RULE_FAMILIES.filter((f) => families.has(f));
   if (ruleFamilies.length > 0) {
     const groups = index
-      .keys()
+      .segmentKeys()
       .map((k) => k.key)
       .filter((k) => (k === OUTSIDE ? options.includeOutside === true : true))
       .filter((k) => allowed === undefined || allowed.has(k) || k === OUTSIDE);

@@ -59,6 +59,8 @@ describe("SegmentIndex", () => {
     expect(count("title")).toBe(1);
     expect(count("venue/editor/person")).toBe(0);
     expect(index.counts(labels)).toBe(counts); // cached per array
+    labels[6] = 0; // a reused buffer with new contents is recounted
+    expect(index.counts(labels)[index.indexOf("title")]).toBe(0);
   });
 
   it("keys by element name merge the same element at different places", () => {

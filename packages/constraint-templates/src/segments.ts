@@ -34,9 +34,16 @@ export function parseBioLabel(name: string): LabelLevel[] {
  */
 export type SegmentKeying = "path" | "name";
 
-/** A segment kind, with the label ids that begin one and the label ids inside one. */
+/**
+ * A countable unit, with the label ids that begin one and the label ids inside one.
+ * - `segment`: a segment kind (element path or name); counts segments.
+ * - `label`: one full CRF label that has a `B-` at some level (anzaroot2014 §6: constraints are
+ *   instantiated "over all possible labels that contain a B prefix at any level in the
+ *   hierarchy"); counts the tokens carrying exactly that label. Its key is the label's name.
+ */
 export interface SegmentKey {
   readonly key: string;
+  readonly unit: "segment" | "label";
   /** Depth of the level that names it (0 = outermost); −1 for name keys found at several depths. */
   readonly depth: number;
   /** Labels whose token begins a segment of this kind (a `B-` at the matching level). */
@@ -59,11 +66,13 @@ export class SegmentIndex {
   readonly labels: LabelSet;
   readonly keying: SegmentKeying;
   readonly L: number;
+  /** Every label has at most one level (plain BIO): label keys then equal segment keys. */
+  readonly flat: boolean;
   readonly #keys: SegmentKey[];
   readonly #byKey = new Map<string, number>();
   /** For each label id, the key indices it begins (usually 0–3 of them). */
   readonly #beginsOf: Int32Array[];
-  readonly #counts = new WeakMap<ArrayLike<number>, Float64Array>();
+  readonly #counts = new WeakMap<ArrayLike<number>, { labels: Int32Array; counts: Float64Array }>();
 
   constructor(labels: LabelSet | readonly string[], keying: SegmentKeying = "path") {
     this.labels = labels instanceof LabelSet ? labels : LabelSet.from(labels);
@@ -108,11 +117,24 @@ export class SegmentIndex {
     const sorted = [...inside.keys()].sort();
     this.#keys = sorted.map((key) => ({
       key,
+      unit: "segment" as const,
       depth: depth.get(key) ?? 0,
       begin: Int32Array.from([...(begin.get(key) ?? [])].sort((a, b) => a - b)),
       inside: Int32Array.from([...inside.get(key)!].sort((a, b) => a - b)),
       children: [...(children.get(key) ?? [])].sort(),
     }));
+    let flat = true;
+    names.forEach((name, id) => {
+      const levels = parseBioLabel(name);
+      if (levels.length > 1) flat = false;
+      if (!levels.some((l) => l.prefix === "B")) return;
+      if (inside.has(name)) {
+        throw new Error(`label "${name}" has the same name as a segment kind: cannot key both`);
+      }
+      const only = Int32Array.of(id);
+      this.#keys.push({ key: name, unit: "label", depth: -1, begin: only, inside: only, children: [] });
+    });
+    this.flat = flat;
     this.#keys.forEach((k, i) => {
       this.#byKey.set(k.key, i);
     });
@@ -123,14 +145,25 @@ export class SegmentIndex {
     this.#beginsOf = beginsOf.map((a) => Int32Array.from(a));
   }
 
-  /** All segment kinds, sorted by key; `O` is included (inside only, it never begins). */
+  /** All keys: segment kinds sorted by key (`O` included, inside only), then label keys. */
   keys(): readonly SegmentKey[] {
     return this.#keys;
   }
 
-  /** Keys that can be counted (those with at least one `B-` label). */
-  countableKeys(): readonly SegmentKey[] {
-    return this.#keys.filter((k) => k.begin.length > 0);
+  /** Segment kinds (sorted; `O` included). */
+  segmentKeys(): readonly SegmentKey[] {
+    return this.#keys.filter((k) => k.unit === "segment");
+  }
+
+  /** Keys of one unit that can be counted (those with at least one `B-` label). */
+  countableKeys(unit: "segment" | "label" = "segment"): readonly SegmentKey[] {
+    return this.#keys.filter((k) => k.unit === unit && k.begin.length > 0);
+  }
+
+  /** "authors segment" or "I-authors/B-person label": how descriptions name a key. */
+  noun(key: string, plural = false): string {
+    const unit = this.get(key).unit;
+    return `${key} ${unit}${plural ? "s" : ""}`;
   }
 
   indexOf(key: string): number {
@@ -150,11 +183,12 @@ export class SegmentIndex {
 
   /**
    * Segment counts of a labelling: counts[k] = number of tokens whose label begins key k.
-   * Cached per label array (do not mutate an array after counting it).
+   * Cached per label array, with a snapshot of its contents: a reused buffer (a slave's labels)
+   * is recounted when its contents changed, never answered from a stale entry.
    */
   counts(labels: ArrayLike<number>): Float64Array {
     const cached = this.#counts.get(labels);
-    if (cached !== undefined && cached.length === this.#keys.length) return cached;
+    if (cached !== undefined && sameLabels(cached.labels, labels)) return cached.counts;
     const counts = new Float64Array(this.#keys.length);
     for (let p = 0; p < labels.length; p++) {
       const y = labels[p]!;
@@ -164,9 +198,15 @@ export class SegmentIndex {
       }
       for (let j = 0; j < begins.length; j++) counts[begins[j]!]! += 1;
     }
-    if (typeof labels === "object") this.#counts.set(labels, counts);
+    this.#counts.set(labels, { labels: Int32Array.from(labels), counts });
     return counts;
   }
+}
+
+function sameLabels(a: Int32Array, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

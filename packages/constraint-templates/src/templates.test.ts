@@ -195,6 +195,39 @@ describe("rule templates (fersini2014 (17)–(21), node form)", () => {
 });
 
 describe("candidateTemplates", () => {
+  it("counts full labels (the paper's unit) or segments on hierarchical label sets", () => {
+    const hier = new SegmentIndex([
+      "O",
+      "B-authors/B-person",
+      "I-authors/I-person",
+      "I-authors/B-person",
+      "B-title",
+      "I-title",
+    ]);
+    const byLabel = candidateTemplates(hier, { families: ["singleton"] });
+    expect(byLabel.map((t) => t.describe())).toEqual([
+      "at most one B-authors/B-person label",
+      "at most one I-authors/B-person label",
+      "at most one B-title label",
+    ]);
+    const bySegment = candidateTemplates(hier, { families: ["singleton"], countUnit: "segment" });
+    expect(bySegment.map((t) => t.describe())).toEqual([
+      "at most one authors segment",
+      "at most one authors/person segment",
+      "at most one title segment",
+    ]);
+    // Two persons in one authors segment: the label count sees one B-authors/B-person token.
+    const labels = Int32Array.from([1, 2, 3, 4]);
+    const inst = { n: 4, L: 6 };
+    expect(byLabel[0]!.violation(labels, inst)).toBe(0);
+    expect(bySegment[1]!.violation(labels, inst)).toBe(1);
+    // Hierarchical equality relates segment kinds whatever the count unit.
+    expect(candidateTemplates(hier, { families: ["hierarchical"] }).map((t) => t.id)).toEqual([
+      "hierarchical:authors|authors/person",
+      "hierarchical:authors/person|authors",
+    ]);
+  });
+
   it("generates the paper's families over the countable segments", () => {
     const K = index.countableKeys().length; // author, editor, title
     expect(K).toBe(3);

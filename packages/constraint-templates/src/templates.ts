@@ -47,23 +47,25 @@ export function templateId(spec: TemplateSpec): string {
   }
 }
 
-function describeSpec(spec: TemplateSpec): string {
+function describeSpec(spec: TemplateSpec, index: SegmentIndex): string {
+  const one = (key: string) => index.noun(key);
+  const many = (key: string) => index.noun(key, true);
   switch (spec.kind) {
     case "singleton":
-      return `at most one ${spec.segment} segment`;
+      return `at most one ${one(spec.segment)}`;
     case "pairwise-sum": {
       const { first: a, second: b, bound: k } = spec;
-      if (k === 0) return `no ${a} segment and no ${b} segment`;
-      if (k === 1) return `at most one segment among ${a} and ${b}`;
-      return `at most ${k} segments among ${a} and ${b}`;
+      if (k === 0) return `no ${one(a)} and no ${one(b)}`;
+      if (k === 1) return `at most one ${one(a)} or ${one(b)} in total`;
+      return `at most ${k} ${many(a)} and ${many(b)} in total`;
     }
     case "pairwise-difference": {
       const { first: a, second: b, bound: k } = spec;
-      if (k === 0) return `no more ${a} segments than ${b} segments`;
-      return `at most ${k} more ${a} segment${k === 1 ? "" : "s"} than ${b} segments`;
+      if (k === 0) return `no more ${many(a)} than ${many(b)}`;
+      return `at most ${k} more ${k === 1 ? one(a) : many(a)} than ${many(b)}`;
     }
     case "hierarchical":
-      return `no more ${spec.first} segments than ${spec.second} segments (hierarchy)`;
+      return `no more ${many(spec.first)} than ${many(spec.second)} (hierarchy)`;
     case "adjacency":
       return `a ${spec.first} token is followed by a ${spec.second} token`;
     case "precedence":
@@ -121,7 +123,7 @@ function countTemplate(
   rhs: number,
 ): ConstraintTemplate {
   const id = templateId(spec);
-  const words = describeSpec(spec);
+  const words = describeSpec(spec, index);
   const keys = terms.map(([key, coef]) => {
     const k = index.get(key);
     if (k.begin.length === 0) throw new Error(`${id}: segment "${key}" has no B- label to count`);
@@ -165,7 +167,7 @@ type RuleSpec = Exclude<
  */
 function ruleTemplate(spec: RuleSpec, index: SegmentIndex): ConstraintTemplate {
   const id = templateId(spec);
-  const words = describeSpec(spec);
+  const words = describeSpec(spec, index);
   const L = index.L;
   const a = index.get(spec.first).inside;
   const b = index.get(spec.second).inside;

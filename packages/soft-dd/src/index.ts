@@ -4,6 +4,7 @@ export {
   decodeAll,
   summarizeSolutions,
 } from "./batch.ts";
+export { type ConstraintEffect, constraintEffects } from "./explain.ts";
 export {
   type EpochStats,
   formatPenaltyReport,

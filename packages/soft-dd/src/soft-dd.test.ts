@@ -1,4 +1,4 @@
-import { AbortError, linearConstraint, type Slave } from "@lagrange/core";
+import { AbortError, type LinearConstraint, linearConstraint, type Slave } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -9,6 +9,7 @@ import {
   rng,
   viterbiSlave,
 } from "./__fixtures__/random-problems.ts";
+import { constraintEffects } from "./explain.ts";
 import { type ConstrainedProblem, constrainedObjective, hardDD, softDD } from "./soft-dd.ts";
 
 function randomProblem(seed: number, hardShare: number, maskDensity = 0): ConstrainedProblem {
@@ -115,6 +116,15 @@ describe("softDD (Algorithm 2)", () => {
     expect([...solution.stats.unconstrainedLabels]).toEqual([1, 1, 1, 1]);
     expect(solution.stats.violated).toBe(0);
     expect(solution.stats.multipliers[0]).toBeGreaterThan(0);
+    expect(constraintEffects([atMostOnce], solution, L)).toEqual([
+      {
+        index: 0,
+        name: "label 1 at most once",
+        violationBefore: 3,
+        violationAfter: 0,
+        multiplier: solution.stats.multipliers[0],
+      },
+    ]);
   });
 
   it("a cheap soft constraint is left violated when obeying it costs more than its penalty", () => {
@@ -179,6 +189,23 @@ describe("softDD (Algorithm 2)", () => {
     expect(() =>
       softDD().solve({ slave, constraints: [strict] }, { signal: controller.signal }),
     ).toThrow(AbortError);
+  });
+
+  it("recompiles a constraint array that was refilled between solves", () => {
+    const solver = softDD();
+    const reused: LinearConstraint[] = [];
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) => {
+        const problem = randomProblem(seed, 0);
+        reused.length = 0;
+        reused.push(...problem.constraints);
+        const viaReused = solver.solve({ slave: problem.slave, constraints: reused });
+        const viaFresh = softDD().solve(problem);
+        expect(viaReused.primal).toBe(viaFresh.primal);
+        expect([...viaReused.labels]).toEqual([...viaFresh.labels]);
+      }),
+      { numRuns: 100, seed: 21 },
+    );
   });
 
   it("rejects malformed constraints with a message naming the field", () => {

@@ -97,12 +97,17 @@ export function softDD(options: SoftDDOptions = {}): SoftDDSolver {
   // Compiling A (validation, CSR and CSC) costs O(nnz), more than one Viterbi pass for a few
   // hundred count constraints; a decoder that reuses one constraint array per sentence length
   // (constraint-templates' `constraintInstantiator`) pays it once per length.
+  // A hit is checked constraint by constraint (m pointer comparisons), so an array that a caller
+  // refills between solves is recompiled rather than silently reused.
   const compiled = new WeakMap<readonly LinearConstraint[], CompiledConstraints>();
   const compileCached = (problem: ConstrainedProblem, n: number, L: number) => {
-    const hit = compiled.get(problem.constraints);
-    if (hit !== undefined && hit.n === n && hit.L === L) return hit;
+    const { constraints } = problem;
+    const hit = compiled.get(constraints);
+    if (hit !== undefined && hit.n === n && hit.L === L && sameConstraints(hit.source, constraints)) {
+      return hit;
+    }
     const fresh = compile(problem, mode, n, L);
-    compiled.set(problem.constraints, fresh);
+    compiled.set(constraints, fresh);
     return fresh;
   };
   return {
@@ -122,6 +127,15 @@ export function softDD(options: SoftDDOptions = {}): SoftDDSolver {
   };
 }
 
+function sameConstraints(
+  a: readonly LinearConstraint[],
+  b: readonly LinearConstraint[],
+): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Algorithm 1: every constraint hard (λ ≥ 0), penalties ignored. */
 export function hardDD(options: Omit<SoftDDOptions, "mode"> = {}): SoftDDSolver {
   return softDD({ ...options, mode: "hard" });
@@ -133,6 +147,8 @@ export function hardDD(options: Omit<SoftDDOptions, "mode"> = {}): SoftDDSolver 
  * terms on the n indicators that y switches on instead of every term of every constraint.
  */
 interface CompiledConstraints {
+  /** The constraint objects compiled, in order (a snapshot of the array). */
+  readonly source: readonly LinearConstraint[];
   readonly n: number;
   readonly L: number;
   readonly m: number;
@@ -197,6 +213,7 @@ function compile(
     }
   }
   return {
+    source: constraints.slice(),
     n,
     L,
     m,

@@ -85,7 +85,10 @@ function labelColumns(text: string, file: string): { gold: string[][]; predicted
     }
     const fields = line.split(/\s+/);
     if (fields.length < 2) {
-      throw new CliError(`${file}:${i + 1}: expected at least 2 columns (gold, prediction), got 1`, ExitCode.badInput);
+      throw new CliError(
+        `${file}:${i + 1}: expected at least 2 columns (gold, prediction), got 1`,
+        ExitCode.badInput,
+      );
     }
     g.push(fields[fields.length - 2]!);
     p.push(fields[fields.length - 1]!);
@@ -117,11 +120,18 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<s
     const lines = [
       `processed ${e.tokens} tokens with ${e.goldChunks} gold segments at all levels; found: ${e.predictedChunks} segments; correct: ${e.correctChunks}.`,
       `field F1 (all levels): precision: ${(100 * e.precision).toFixed(2)}%; recall: ${(100 * e.recall).toFixed(2)}%; F1: ${(100 * e.f1).toFixed(2)}; token accuracy: ${(100 * e.tokenAccuracy).toFixed(2)}%`,
-      ...e.perLevel.map((l, k) => `level ${k}: precision: ${(100 * l.precision).toFixed(2)}%; recall: ${(100 * l.recall).toFixed(2)}%; F1: ${(100 * l.f1).toFixed(2)}  ${l.count}`),
-      ...Object.entries(e.perType).map(([type, t]) => `${type.padStart(17)}: precision: ${(100 * t.precision).toFixed(2).padStart(6)}%; recall: ${(100 * t.recall).toFixed(2).padStart(6)}%; F1: ${(100 * t.f1).toFixed(2).padStart(6)}  ${t.count}`),
+      ...e.perLevel.map(
+        (l, k) =>
+          `level ${k}: precision: ${(100 * l.precision).toFixed(2)}%; recall: ${(100 * l.recall).toFixed(2)}%; F1: ${(100 * l.f1).toFixed(2)}  ${l.count}`,
+      ),
+      ...Object.entries(e.perType).map(
+        ([type, t]) =>
+          `${type.padStart(17)}: precision: ${(100 * t.precision).toFixed(2).padStart(6)}%; recall: ${(100 * t.recall).toFixed(2).padStart(6)}%; F1: ${(100 * t.f1).toFixed(2).padStart(6)}  ${t.count}`,
+      ),
     ];
     return `${lines.join("\n")}\n`;
   }
-  if (options.json) return `${JSON.stringify(evaluationJson(evaluateConllText(text, conllOptions)))}\n`;
+  if (options.json)
+    return `${JSON.stringify(evaluationJson(evaluateConllText(text, conllOptions)))}\n`;
   return conllevalReport(text, conllOptions);
 }

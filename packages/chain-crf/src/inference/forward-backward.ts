@@ -166,7 +166,7 @@ function sharedTransitions(ctx: InferenceContext, v: ChainView): number {
   const allowed = v.allowed;
   const cache = ctx.transitionCache;
   const allowedCache = ctx.transitionCacheMask;
-  if (ctx.transitionCacheValid && (allowed === null) === ctx.transitionCacheMasked) {
+  if (ctx.transitionCacheValid && (allowed !== null) === ctx.transitionCacheMasked) {
     let same = true;
     for (let ab = 0; ab < LL; ab++) {
       if (cache[ab] !== trans[tb + ab] || (allowed !== null && allowedCache[ab] !== allowed[ab])) {

@@ -138,7 +138,7 @@ describe("forward-backward", () => {
     const view = emptyView();
     fc.assert(
       fc.property(seeds, fc.constantFrom(1, 50, 2000), (seed, spread) => {
-        const { scores } = randomChain(seed, { maxN: 8, maxL: 5, spread });
+        const { scores } = randomChain(seed, { maxN: 8, maxL: 9, spread });
         const { n, L } = scores;
         setViewFromScores(view, scores);
         const fast = forwardBackwardKernel(ctx, view, true);

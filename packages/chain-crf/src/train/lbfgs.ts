@@ -177,6 +177,19 @@ class Workspace {
   readonly ys: Float64Array;
   readonly alpha: Float64Array;
   readonly pastF: Float64Array;
+  /** Scratch of the More-Thuente search. */
+  readonly interval: Interval = {
+    x: 0,
+    fx: 0,
+    dx: 0,
+    y: 0,
+    fy: 0,
+    dy: 0,
+    t: 0,
+    ft: 0,
+    dt: 0,
+    bracketed: false,
+  };
   f = 0;
   step = 0;
   evaluations = 0;
@@ -582,7 +595,7 @@ function* lineSearchMoreThuente(
   let sty = 0;
   let fy = fInit;
   let dgy = dgInit;
-  const u: Interval = { x: 0, fx: 0, dx: 0, y: 0, fy: 0, dy: 0, t: 0, ft: 0, dt: 0, bracketed };
+  const u = w.interval;
   let stp = w.step;
   for (;;) {
     let stmin: number;

@@ -1,0 +1,160 @@
+import {
+  type CrfModel,
+  type DecodingConstraints,
+  type JsonValue,
+  modelFromTraining,
+  prepareTrainingData,
+} from "./crf-model.ts";
+import type { TrainingProgress } from "./encoder.ts";
+import type { LabelledSequence } from "./model/dataset.ts";
+import { trainAveragedPerceptron } from "./train/perceptron.ts";
+import { trainSgd } from "./train/sgd.ts";
+import { trainLbfgs } from "./train/train-lbfgs.ts";
+import type { HeldOutOptions, HeldOutScore, StopReason } from "./train/types.ts";
+
+export const TRAINING_ALGORITHMS = ["lbfgs", "owlqn", "ap", "sgd"] as const;
+export type TrainingAlgorithm = (typeof TRAINING_ALGORITHMS)[number];
+
+/** Scores predicted label names against gold ones (e.g. conlleval chunk F1 from @lagrange/datasets). */
+export type LabelScorer = (
+  gold: readonly (readonly string[])[],
+  predicted: readonly (readonly string[])[],
+) => HeldOutScore;
+
+export interface TrainCrfOptions {
+  /** Default `lbfgs` (L2; `owlqn` = L1 / elastic net). */
+  readonly algorithm?: TrainingAlgorithm;
+  /** L1 coefficient (owlqn; default 1 for owlqn, 0 otherwise). */
+  readonly c1?: number;
+  /** L2 coefficient, CRFsuite's convention c2·‖w‖² (default 1; 0 for owlqn). */
+  readonly c2?: number;
+  /** Iterations (L-BFGS) or epochs (perceptron, SGD). */
+  readonly maxIterations?: number;
+  /** Worker threads for the L-BFGS objective (default 1). */
+  readonly threads?: number;
+  /** Keep attributes seen at least this often (default 1). */
+  readonly minAttributeFrequency?: number;
+  /** Labels in a fixed order; labels seen in the data follow. */
+  readonly labels?: readonly string[];
+  /** Builds the decoding constraints (e.g. BIO validity) once the label set is known. */
+  readonly constraintsFor?: (labels: readonly string[]) => DecodingConstraints;
+  /** Held-out data evaluated during training; with `patience`, early stopping. */
+  readonly heldOut?: {
+    readonly sequences: readonly LabelledSequence[];
+    readonly score: LabelScorer;
+    readonly every?: number;
+    readonly patience?: number;
+  };
+  readonly preset?: string | null;
+  /** Seed for the perceptron's and SGD's shuffling. */
+  readonly seed?: number;
+  /** Extra provenance stored in the model file. */
+  readonly settings?: { readonly [key: string]: JsonValue };
+  // biome-ignore lint/suspicious/noConfusingVoidType: a logging callback returns nothing
+  readonly onProgress?: (progress: TrainingProgress) => boolean | void;
+  readonly signal?: AbortSignal;
+}
+
+export interface TrainCrfResult {
+  readonly model: CrfModel;
+  readonly iterations: number;
+  readonly loss: number;
+  readonly seconds: number;
+  readonly stopReason: StopReason;
+  readonly numFeatures: number;
+  readonly bestHeldOut?: HeldOutScore & { readonly iteration: number };
+}
+
+/**
+ * Attributes and gold labels in, a trained model out: dictionaries, compiled corpus, feature
+ * layout, the chosen trainer, and held-out evaluation that decodes with the model's own
+ * constraints. The one-call path behind `lagrange train`, the benchmarks and the demo.
+ */
+export async function trainCrf(
+  sequences: readonly LabelledSequence[],
+  options: TrainCrfOptions = {},
+): Promise<TrainCrfResult> {
+  const algorithm = options.algorithm ?? "lbfgs";
+  if (!TRAINING_ALGORITHMS.includes(algorithm)) {
+    throw new RangeError(
+      `unknown training algorithm "${algorithm}"; expected one of ${TRAINING_ALGORITHMS.join(", ")}`,
+    );
+  }
+  const data = prepareTrainingData(sequences, {
+    ...(options.minAttributeFrequency === undefined
+      ? {}
+      : { minAttributeFrequency: options.minAttributeFrequency }),
+    ...(options.labels === undefined ? {} : { labels: options.labels }),
+    shared: (options.threads ?? 1) > 1,
+  });
+  const constraints = options.constraintsFor?.(data.labels.names());
+  const settings: { [key: string]: JsonValue } = {
+    algorithm,
+    ...(options.c1 === undefined ? {} : { c1: options.c1 }),
+    ...(options.c2 === undefined ? {} : { c2: options.c2 }),
+    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+    ...(options.minAttributeFrequency === undefined
+      ? {}
+      : { minAttributeFrequency: options.minAttributeFrequency }),
+    trainingSequences: sequences.length,
+    ...options.settings,
+  };
+  const extra = {
+    preset: options.preset ?? null,
+    settings,
+    ...(constraints === undefined ? {} : { constraints }),
+  };
+
+  let heldOut: HeldOutOptions | undefined;
+  const held = options.heldOut;
+  if (held !== undefined) {
+    const gold = held.sequences.map((s) => (s.labels ?? []).map((l) => l ?? "O"));
+    heldOut = {
+      evaluate(weights: Float64Array) {
+        const model = modelFromTraining(data, weights, extra);
+        const predicted = held.sequences.map((s) => model.tag(s.attributes));
+        return held.score(gold, predicted);
+      },
+      ...(held.every === undefined ? {} : { every: held.every }),
+      ...(held.patience === undefined ? {} : { patience: held.patience }),
+    };
+  }
+  const common = {
+    ...(heldOut === undefined ? {} : { heldOut }),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  const result =
+    algorithm === "ap"
+      ? await trainAveragedPerceptron(data.encoder, {
+          ...common,
+          ...(options.maxIterations === undefined ? {} : { epochs: options.maxIterations }),
+          ...(options.seed === undefined ? {} : { seed: options.seed }),
+        })
+      : algorithm === "sgd"
+        ? await trainSgd(data.encoder, {
+            ...common,
+            ...(options.c2 === undefined ? {} : { c2: options.c2 }),
+            ...(options.maxIterations === undefined ? {} : { epochs: options.maxIterations }),
+            ...(options.seed === undefined ? {} : { seed: options.seed }),
+          })
+        : await trainLbfgs(data.encoder, {
+            ...common,
+            c1: options.c1 ?? (algorithm === "owlqn" ? 1 : 0),
+            c2: options.c2 ?? (algorithm === "owlqn" ? 0 : 1),
+            ...(options.maxIterations === undefined
+              ? {}
+              : { maxIterations: options.maxIterations }),
+            ...(options.threads === undefined ? {} : { threads: options.threads }),
+          });
+  const model = modelFromTraining(data, result.weights, extra);
+  return {
+    model,
+    iterations: result.iterations,
+    loss: result.loss,
+    seconds: result.seconds,
+    stopReason: result.stopReason,
+    numFeatures: data.layout.numWeights,
+    ...(result.bestHeldOut === undefined ? {} : { bestHeldOut: result.bestHeldOut }),
+  };
+}
