@@ -4,8 +4,13 @@ import { dirname } from "node:path";
 export type Cell = string | number;
 
 /** A Markdown table; numbers are printed with the given digits. */
-export function markdownTable(header: readonly string[], rows: readonly (readonly Cell[])[], digits = 2): string {
-  const cell = (c: Cell) => (typeof c === "number" ? (Number.isInteger(c) ? String(c) : c.toFixed(digits)) : c);
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  digits = 2,
+): string {
+  const cell = (c: Cell) =>
+    typeof c === "number" ? (Number.isInteger(c) ? String(c) : c.toFixed(digits)) : c;
   const lines = [
     `| ${header.join(" | ")} |`,
     `|${header.map(() => "---").join("|")}|`,

@@ -97,16 +97,3 @@ export async function loadData(
     ...(opened.report === undefined ? {} : { report: opened.report }),
   };
 }
-
-/** The columns of a sentence that are model input (all but the label column). */
-export function inputRows(sentence: Sentence): string[][] {
-  const { columns, tokens, labels } = sentence;
-  const labelColumn = labels === undefined ? -1 : columns.indexOf(labels);
-  const rows: string[][] = new Array(tokens.length);
-  for (let t = 0; t < tokens.length; t++) {
-    const row: string[] = [];
-    for (let c = 0; c < columns.length; c++) if (c !== labelColumn) row.push(columns[c]![t]!);
-    rows[t] = row;
-  }
-  return rows;
-}

@@ -34,13 +34,13 @@ describe("UMass citations (dev.docs)", () => {
       expect([...start]).toEqual([...theirs.start]);
 
       const templates = candidateTemplates(index, {
-      families: ["singleton", "hierarchical"],
-      countUnit: "segment",
-    });
-    // The paper's unit: one count per full label with a B- somewhere ("about 100" of them).
-    const byLabel = candidateTemplates(index, { families: ["singleton"] });
-    expect(byLabel.length).toBe(index.countableKeys("label").length);
-    expect(byLabel.length).toBeGreaterThan(60);
+        families: ["singleton", "hierarchical"],
+        countUnit: "segment",
+      });
+      // The paper's unit: one count per full label with a B- somewhere ("about 100" of them).
+      const byLabel = candidateTemplates(index, { families: ["singleton"] });
+      expect(byLabel.length).toBe(index.countableKeys("label").length);
+      expect(byLabel.length).toBeGreaterThan(60);
       const gold = encoded.map((y, d) => ({
         n: y.length,
         L,

@@ -132,7 +132,14 @@ export class SegmentIndex {
         throw new Error(`label "${name}" has the same name as a segment kind: cannot key both`);
       }
       const only = Int32Array.of(id);
-      this.#keys.push({ key: name, unit: "label", depth: -1, begin: only, inside: only, children: [] });
+      this.#keys.push({
+        key: name,
+        unit: "label",
+        depth: -1,
+        begin: only,
+        inside: only,
+        children: [],
+      });
     });
     this.flat = flat;
     this.#keys.forEach((k, i) => {

@@ -178,4 +178,4 @@ export {
 export type { SchemeViolation, TransitionMask } from "./schemes/validity.ts";
 export { allowedTransitions, findViolations, isValidSequence } from "./schemes/validity.ts";
 export type { DocumentGroup, DocumentInfo, Sentence, SourcePosition } from "./sentence.ts";
-export { groupByDocument } from "./sentence.ts";
+export { groupByDocument, inputRows } from "./sentence.ts";

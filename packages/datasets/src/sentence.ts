@@ -61,3 +61,19 @@ function sameDocument(a: DocumentInfo | undefined, b: DocumentInfo | undefined):
   if (a === undefined || b === undefined) return a === b;
   return a.index === b.index;
 }
+
+/**
+ * The model-input view of a sentence: per token its fields from every column except the label
+ * column (e.g. `[word, POS]` for CoNLL-2000), the rows feature extractors read.
+ */
+export function inputRows(sentence: Sentence): string[][] {
+  const { columns, tokens, labels } = sentence;
+  const labelColumn = labels === undefined ? -1 : columns.indexOf(labels);
+  const rows: string[][] = new Array(tokens.length);
+  for (let t = 0; t < tokens.length; t++) {
+    const row: string[] = [];
+    for (let c = 0; c < columns.length; c++) if (c !== labelColumn) row.push(columns[c]![t]!);
+    rows[t] = row;
+  }
+  return rows;
+}

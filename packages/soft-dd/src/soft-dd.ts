@@ -103,7 +103,12 @@ export function softDD(options: SoftDDOptions = {}): SoftDDSolver {
   const compileCached = (problem: ConstrainedProblem, n: number, L: number) => {
     const { constraints } = problem;
     const hit = compiled.get(constraints);
-    if (hit !== undefined && hit.n === n && hit.L === L && sameConstraints(hit.source, constraints)) {
+    if (
+      hit !== undefined &&
+      hit.n === n &&
+      hit.L === L &&
+      sameConstraints(hit.source, constraints)
+    ) {
       return hit;
     }
     const fresh = compile(problem, mode, n, L);
@@ -127,10 +132,7 @@ export function softDD(options: SoftDDOptions = {}): SoftDDSolver {
   };
 }
 
-function sameConstraints(
-  a: readonly LinearConstraint[],
-  b: readonly LinearConstraint[],
-): boolean {
+function sameConstraints(a: readonly LinearConstraint[], b: readonly LinearConstraint[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

@@ -6,33 +6,41 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { peakRssMB, type SystemJob, type SystemReport } from "./protocol.ts";
-import { loadSplit } from "./shared-data.ts";
+import { attributeNamesPerToken, extractSplit } from "./shared-data.ts";
 
 interface CrfsuiteBinding {
-  Trainer: new (options?: { debug?: boolean }) => {
+  Trainer: new (options?: {
+    debug?: boolean;
+  }) => {
     set_params(options: Record<string, string>): void;
     append(xseq: string[][], yseq: string[]): void;
     train(modelPath: string): number;
-    set_callback(callback: (line: string) => void): void;
   };
   Tagger: new () => {
     open(modelPath: string): boolean;
-    tag(xseq: string[][]): { probability: number; result: string[] };
+    /** Returns the labels (the package's .d.ts claims `{ probability, result }`; the C++ returns the array). */
+    tag(xseq: string[][]): string[];
   };
 }
 
 export async function runCrfsuite(job: SystemJob): Promise<SystemReport> {
   const require = createRequire(import.meta.url);
   const crfsuite = require("crfsuite") as CrfsuiteBinding;
-  const train = await loadSplit(job, job.trainSplit, job.maxTrainSentences);
-  const test = await loadSplit(job, job.testSplit);
+  const trainSplit = await extractSplit(job, job.trainSplit, job.maxTrainSentences);
+  const testSplit = await extractSplit(job, job.testSplit);
+  const train = {
+    sentences: trainSplit.sentences,
+    attributes: trainSplit.attributes.map(attributeNamesPerToken),
+  };
+  const test = {
+    sentences: testSplit.sentences,
+    attributes: testSplit.attributes.map(attributeNamesPerToken),
+  };
   const modelPath = join(job.workDir, "crfsuite.model");
 
-  const trainer = new crfsuite.Trainer({ debug: false });
-  let iterations = 0;
-  trainer.set_callback((line) => {
-    if (/^\*\*\*\*\* Iteration #/.test(line)) iterations++;
-  });
+  // The binding has no log callback: with debug on, CRFsuite's log goes to this process's stdout,
+  // where the parent counts the iterations.
+  const trainer = new crfsuite.Trainer({ debug: true });
   const params: Record<string, string> = { c2: String(job.c2) };
   if (job.maxIterations !== undefined) params.max_iterations = String(job.maxIterations);
   trainer.set_params(params);
@@ -49,14 +57,13 @@ export async function runCrfsuite(job: SystemJob): Promise<SystemReport> {
   let tokens = 0;
   const tagStarted = performance.now();
   for (let i = 0; i < test.sentences.length; i++) {
-    predictions[i] = tagger.tag(test.attributes[i]!).result;
+    predictions[i] = tagger.tag(test.attributes[i]!);
     tokens += test.attributes[i]!.length;
   }
   const tagSeconds = (performance.now() - tagStarted) / 1000;
   return {
     system: "crfsuite",
     trainSeconds,
-    trainIterations: iterations,
     tagSeconds,
     tagTokens: tokens,
     tagTokensPerSecond: tokens / tagSeconds,

@@ -1,40 +1,30 @@
-import { getPreset } from "@lagrange/chain-crf";
-import { openDataset, type Sentence } from "@lagrange/datasets";
+import { type AttributeSequence, getPreset } from "@lagrange/chain-crf";
+import { inputRows, openDataset, type Sentence } from "@lagrange/datasets";
 import type { SystemJob } from "./protocol.ts";
 
-export interface FeaturisedSplit {
+export interface ExtractedSplit {
   readonly sentences: Sentence[];
-  /** Per sentence, per token, attribute names (binary attributes; the chunking preset has no weights). */
-  readonly attributes: string[][][];
+  readonly attributes: AttributeSequence[];
 }
 
-/** Input columns of a sentence without its label column (the label is the last column). */
-export function inputRows(sentence: Sentence): string[][] {
-  const { columns, tokens } = sentence;
-  const width = sentence.labels === undefined ? columns.length : columns.length - 1;
-  const rows: string[][] = new Array(tokens.length);
-  for (let t = 0; t < tokens.length; t++) {
-    const row = new Array<string>(width);
-    for (let c = 0; c < width; c++) row[c] = columns[c]![t]!;
-    rows[t] = row;
-  }
-  return rows;
-}
-
-export async function loadSplit(job: SystemJob, split: string, limit?: number): Promise<FeaturisedSplit> {
+/** A registry split and its attributes under the job's preset (the same for every system). */
+export async function extractSplit(
+  job: SystemJob,
+  split: string,
+  limit?: number,
+): Promise<ExtractedSplit> {
   const opened = await openDataset(job.dataset, split);
-  if (opened.status !== "available") {
-    throw new Error(`${job.dataset}:${split} is not available here (${opened.status})`);
-  }
+  if (opened.status !== "available") throw new Error(opened.message);
   const sentences = limit === undefined ? opened.sentences : opened.sentences.slice(0, limit);
   const preset = getPreset(job.preset);
-  const attributes = sentences.map((s) => {
-    const seq = preset.extract(inputRows(s));
-    const perToken: string[][] = new Array(seq.length);
-    for (let t = 0; t < seq.length; t++) {
-      perToken[t] = seq.names.slice(seq.offsets[t]!, seq.offsets[t + 1]!) as string[];
-    }
-    return perToken;
-  });
-  return { sentences, attributes };
+  return { sentences, attributes: sentences.map((s) => preset.extract(inputRows(s))) };
+}
+
+/** Attribute names per token, the form CRFsuite's binding takes. */
+export function attributeNamesPerToken(sequence: AttributeSequence): string[][] {
+  const perToken: string[][] = new Array(sequence.length);
+  for (let t = 0; t < sequence.length; t++) {
+    perToken[t] = sequence.names.slice(sequence.offsets[t]!, sequence.offsets[t + 1]!) as string[];
+  }
+  return perToken;
 }

@@ -1,7 +1,6 @@
 import type { AttributeSequence, CrfModel, DecodingConstraints } from "@lagrange/chain-crf";
 import { getPreset } from "@lagrange/chain-crf";
-import { allowedTransitions, type SchemeName, type Sentence } from "@lagrange/datasets";
-import { inputRows } from "../data-source.ts";
+import { allowedTransitions, inputRows, type SchemeName, type Sentence } from "@lagrange/datasets";
 import { CliError, ExitCode } from "../exit-codes.ts";
 
 /** Label schemes the CLI decodes with (hierarchical-BIO = IOB2 at every `/` level). */

@@ -1,7 +1,15 @@
+import { instantiateSimd, type SimdKernels } from "./simd.ts";
+
+export interface InferenceContextOptions {
+  /** Use the WebAssembly SIMD products when the runtime has them. Default true. */
+  readonly simd?: boolean;
+}
+
 /**
  * Scratch buffers for the chain kernels, sized for a maximum length and label count and grown
  * (never shrunk) on demand. One context per thread; a kernel call allocates nothing once the
- * context is large enough.
+ * context is large enough. With SIMD, the forward-backward buffers are views on the context's own
+ * WebAssembly memory, so the SIMD products read and write them in place.
  */
 export class InferenceContext {
   capacity = 0;
@@ -39,9 +47,55 @@ export class InferenceContext {
   kBack = new Int32Array(0);
   kHeads = new Int32Array(0);
   kCapacity = 0;
+  /** The SIMD kernels and the byte offsets of the shared buffers in their memory. */
+  simd: SimdKernels | null = null;
+  alphaPtr = 0;
+  betaPtr = 0;
+  nextPtr = 0;
+  pairwisePtr = 0;
+  expTransitionPtr = 0;
+  transposedPtr = 0;
+  readonly #wantSimd: boolean;
+  #simdTried = false;
 
-  constructor(capacity = 64, L = 0) {
+  constructor(capacity = 64, L = 0, options: InferenceContextOptions = {}) {
+    this.#wantSimd = options.simd !== false;
     if (L > 0) this.ensure(capacity, L);
+  }
+
+  /** Whether the SIMD products are in use (after the first `ensure`). */
+  get usesSimd(): boolean {
+    return this.simd !== null;
+  }
+
+  /** Lays out alpha, beta, expUnary, next, pairwise and the transition blocks in SIMD memory. */
+  #layoutSimd(nl: number, LL: number, transitions: number): void {
+    if (!this.#simdTried) {
+      this.#simdTried = true;
+      if (this.#wantSimd) this.simd = instantiateSimd(1);
+    }
+    const simd = this.simd;
+    if (simd === null) return;
+    const doubles = 4 * nl + LL + 2 * transitions;
+    const bytes = doubles * 8;
+    const have = simd.memory.buffer.byteLength;
+    if (bytes > have) simd.memory.grow(Math.ceil((bytes - have) / 65536));
+    const buffer = simd.memory.buffer;
+    let at = 0;
+    const take = (length: number): [Float64Array, number] => {
+      const view = new Float64Array(buffer, at, length);
+      const ptr = at;
+      at += length * 8;
+      return [view, ptr];
+    };
+    [this.alpha, this.alphaPtr] = take(nl);
+    [this.beta, this.betaPtr] = take(nl);
+    [this.expUnary] = take(nl);
+    [this.next, this.nextPtr] = take(nl);
+    [this.pairwise, this.pairwisePtr] = take(LL);
+    [this.expTransition, this.expTransitionPtr] = take(transitions);
+    [this.transposed, this.transposedPtr] = take(transitions);
+    this.transitionCacheValid = false;
   }
 
   /** Makes room for sequences of length n over L labels. */
@@ -69,6 +123,7 @@ export class InferenceContext {
     this.work2 = new Float64Array(L);
     this.kHeads = new Int32Array(L);
     this.kCapacity = 0;
+    this.#layoutSimd(nl, L * L, L * L);
   }
 
   /** Room for position-specific exponentiated transitions of an n-token chain. */
@@ -78,6 +133,7 @@ export class InferenceContext {
       this.expTransition = new Float64Array(need);
       this.transposed = new Float64Array(need);
       this.transitionCacheValid = false;
+      this.#layoutSimd(this.capacity * L, L * L, need);
     }
   }
 

@@ -65,11 +65,13 @@ export function forwardBackwardKernel(
   for (let t = 0; t < L; t++) alpha[t]! *= scale[0]!;
   const expT = ctx.expTransition;
   const expTT = ctx.transposed;
+  const simd = ctx.simd;
   for (let i = 1; i < n; i++) {
     const prev = (i - 1) * L;
     const cur = i * L;
     const eb = stride === 0 ? 0 : (i - 1) * LL;
-    matVec(expTT, eb, alpha, prev, alpha, cur, L);
+    if (simd !== null) simd.axpyRows(ctx.expTransitionPtr + 8 * eb, ctx.alphaPtr + 8 * prev, ctx.alphaPtr + 8 * cur, L);
+    else matVec(expTT, eb, alpha, prev, alpha, cur, L);
     sum = 0;
     for (let b = 0; b < L; b++) {
       const x = alpha[cur + b]! * expU[cur + b]!;
@@ -101,7 +103,8 @@ export function forwardBackwardKernel(
     if (pairwiseOut === null) {
       // next rows are kept for the pairwise sums: Σ_i alpha[i][a]·next[i+1][b], weighted by
       // T[a][b] once at the end.
-      matVec(expT, eb, next, nx, beta, cur, L);
+      if (simd !== null) simd.axpyRows(ctx.transposedPtr + 8 * eb, ctx.nextPtr + 8 * nx, ctx.betaPtr + 8 * cur, L);
+      else matVec(expT, eb, next, nx, beta, cur, L);
       for (let a = 0; a < L; a++) beta[cur + a]! *= si;
     } else {
       const ob = i * LL;
@@ -123,7 +126,11 @@ export function forwardBackwardKernel(
   if (pairwise && pairwiseOut === null && n > 1) {
     const nx = ctx.next;
     if (stride === 0) {
-      outerProductSum(alpha, nx, 1, n - 1, L, expT, pw);
+      if (simd !== null) {
+        simd.outerSum(ctx.alphaPtr, ctx.nextPtr + 8 * L, n - 1, L, ctx.expTransitionPtr, ctx.pairwisePtr);
+      } else {
+        outerProductSum(alpha, nx, 1, n - 1, L, expT, pw);
+      }
     } else {
       for (let i = 0; i < n - 1; i++) {
         const eb = i * LL;

@@ -1,0 +1,339 @@
+/**
+ * The three L×L products of forward-backward as a tiny WebAssembly module with 128-bit SIMD
+ * (two f64 lanes, no bounds checks), assembled here from opcodes so the source stays readable and
+ * no binary blob or build step is needed. Used when the runtime supports WebAssembly SIMD (Node
+ * ≥ 16, every current browser); the JavaScript kernels remain the fallback and the reference the
+ * tests compare against.
+ *
+ * All pointers are byte offsets into the module's memory, which the InferenceContext owns.
+ *   axpyRows(m, x, out, L):             out[c] = Σ_r x[r] · m[r·L + c]          (c < L)
+ *   outerSum(left, right, rows, L, w, out): out[a·L+b] = w[a·L+b] · Σ_i left[i·L+a] · right[i·L+b]
+ */
+
+const I32 = 0x7f;
+const F64 = 0x7c;
+const V128 = 0x7b;
+
+function uleb(value: number): number[] {
+  const out: number[] = [];
+  let v = value >>> 0;
+  do {
+    let byte = v & 0x7f;
+    v >>>= 7;
+    if (v !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (v !== 0);
+  return out;
+}
+
+function sleb(value: number): number[] {
+  const out: number[] = [];
+  let v = value | 0;
+  for (;;) {
+    const byte = v & 0x7f;
+    v >>= 7;
+    const done = (v === 0 && (byte & 0x40) === 0) || (v === -1 && (byte & 0x40) !== 0);
+    out.push(done ? byte : byte | 0x80);
+    if (done) return out;
+  }
+}
+
+/** Instruction emitters (the subset used below). */
+const op = {
+  get: (i: number) => [0x20, ...uleb(i)],
+  set: (i: number) => [0x21, ...uleb(i)],
+  tee: (i: number) => [0x22, ...uleb(i)],
+  i32: (v: number) => [0x41, ...sleb(v)],
+  add: [0x6a],
+  sub: [0x6b],
+  mul: [0x6c],
+  shl: [0x74],
+  geS: [0x4e],
+  gtS: [0x4a],
+  block: [0x02, 0x40],
+  loop: [0x03, 0x40],
+  brIf: (depth: number) => [0x0d, ...uleb(depth)],
+  br: (depth: number) => [0x0c, ...uleb(depth)],
+  end: [0x0b],
+  f64Load: [0x2b, 0x03, 0x00],
+  f64Store: [0x39, 0x03, 0x00],
+  f64Add: [0xa0],
+  f64Mul: [0xa2],
+  f64Zero: [0x44, 0, 0, 0, 0, 0, 0, 0, 0],
+  vLoad: [0xfd, 0x00, 0x03, 0x00],
+  vStore: [0xfd, 0x0b, 0x03, 0x00],
+  splat: [0xfd, 0x14],
+  lane0: [0xfd, 0x21, 0x00],
+  vAdd: [0xfd, 0xf0, 0x01],
+  vMul: [0xfd, 0xf2, 0x01],
+};
+
+/** `for (; a < b; a += step) body` with a and b locals; step a constant. */
+function forLoop(counter: number, limit: number, step: number, body: number[]): number[] {
+  return [
+    ...op.block,
+    ...op.loop,
+    ...op.get(counter),
+    ...op.get(limit),
+    ...op.geS,
+    ...op.brIf(1),
+    ...body,
+    ...op.get(counter),
+    ...op.i32(step),
+    ...op.add,
+    ...op.set(counter),
+    ...op.br(0),
+    ...op.end,
+    ...op.end,
+  ];
+}
+
+/** Zeroes `bytes` bytes (a multiple of 8) at the pointer in local `ptr`, using local `k`. */
+function zero(ptr: number, bytes: number, k: number): number[] {
+  return [
+    ...op.i32(0),
+    ...op.set(k),
+    ...forLoop(k, bytes, 8, [...op.get(ptr), ...op.get(k), ...op.add, ...op.f64Zero, ...op.f64Store]),
+  ];
+}
+
+/**
+ * dst[c .. c+pairs) += s · src[c ..], pairwise over a row of `rowBytes` bytes, then the odd last
+ * element: locals dst, src (pointers), s (v128 splat), c, limit (scratch), rowBytes.
+ */
+function axpyRow(dst: number, src: number, s: number, c: number, limit: number, rowBytes: number) {
+  const at = (base: number) => [...op.get(base), ...op.get(c), ...op.add];
+  return [
+    ...op.i32(0),
+    ...op.set(c),
+    ...op.get(rowBytes),
+    ...op.i32(15),
+    ...op.sub,
+    ...op.set(limit), // pairs while c < rowBytes − 15, i.e. c + 16 ≤ rowBytes
+    ...forLoop(c, limit, 16, [
+      ...at(dst),
+      ...at(dst),
+      ...op.vLoad,
+      ...op.get(s),
+      ...at(src),
+      ...op.vLoad,
+      ...op.vMul,
+      ...op.vAdd,
+      ...op.vStore,
+    ]),
+    // odd L: one element left when c < rowBytes
+    ...op.block,
+    ...op.get(c),
+    ...op.get(rowBytes),
+    ...op.geS,
+    ...op.brIf(0),
+    ...at(dst),
+    ...at(dst),
+    ...op.f64Load,
+    ...op.get(s),
+    ...op.lane0,
+    ...at(src),
+    ...op.f64Load,
+    ...op.f64Mul,
+    ...op.f64Add,
+    ...op.f64Store,
+    ...op.end,
+  ];
+}
+
+function axpyRowsBody(): number[] {
+  // params: 0 m, 1 x, 2 out, 3 L; locals: 4 rowBytes, 5 r, 6 c, 7 limit, 8 rowPtr, 9 s(v128), 10 rEnd
+  const [m, x, out, L, rowBytes, r, c, limit, rowPtr, s, rEnd] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+  return [
+    ...op.get(L),
+    ...op.i32(3),
+    ...op.shl,
+    ...op.set(rowBytes),
+    ...zero(out, rowBytes, c),
+    ...op.get(m),
+    ...op.set(rowPtr),
+    ...op.i32(0),
+    ...op.set(r),
+    ...op.get(rowBytes),
+    ...op.set(rEnd),
+    ...forLoop(r, rEnd, 8, [
+      ...op.get(x),
+      ...op.get(r),
+      ...op.add,
+      ...op.f64Load,
+      ...op.splat,
+      ...op.set(s),
+      ...axpyRow(out, rowPtr, s, c, limit, rowBytes),
+      ...op.get(rowPtr),
+      ...op.get(rowBytes),
+      ...op.add,
+      ...op.set(rowPtr),
+    ]),
+  ];
+}
+
+function outerSumBody(): number[] {
+  // params: 0 left, 1 right, 2 rows, 3 L, 4 w, 5 out
+  // locals: 6 rowBytes, 7 i, 8 a, 9 c, 10 limit, 11 dst, 12 src, 13 s(v128), 14 total, 15 leftRow
+  const [left, right, rows, L, w, out] = [0, 1, 2, 3, 4, 5];
+  const [rowBytes, i, a, c, limit, dst, src, s, total, leftRow] = [6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+  return [
+    ...op.get(L),
+    ...op.i32(3),
+    ...op.shl,
+    ...op.set(rowBytes),
+    ...op.get(L),
+    ...op.get(rowBytes),
+    ...op.mul,
+    ...op.set(total),
+    ...zero(out, total, c),
+    ...op.i32(0),
+    ...op.set(i),
+    ...forLoop(i, rows, 1, [
+      // leftRow = left + i·rowBytes; src = right + i·rowBytes; dst = out
+      ...op.get(i),
+      ...op.get(rowBytes),
+      ...op.mul,
+      ...op.tee(src),
+      ...op.get(left),
+      ...op.add,
+      ...op.set(leftRow),
+      ...op.get(src),
+      ...op.get(right),
+      ...op.add,
+      ...op.set(src),
+      ...op.get(out),
+      ...op.set(dst),
+      ...op.i32(0),
+      ...op.set(a),
+      ...forLoop(a, rowBytes, 8, [
+        ...op.get(leftRow),
+        ...op.get(a),
+        ...op.add,
+        ...op.f64Load,
+        ...op.splat,
+        ...op.set(s),
+        ...axpyRow(dst, src, s, c, limit, rowBytes),
+        ...op.get(dst),
+        ...op.get(rowBytes),
+        ...op.add,
+        ...op.set(dst),
+      ]),
+    ]),
+    // out ∘= w
+    ...op.i32(0),
+    ...op.set(c),
+    ...forLoop(c, total, 8, [
+      ...op.get(out),
+      ...op.get(c),
+      ...op.add,
+      ...op.get(out),
+      ...op.get(c),
+      ...op.add,
+      ...op.f64Load,
+      ...op.get(w),
+      ...op.get(c),
+      ...op.add,
+      ...op.f64Load,
+      ...op.f64Mul,
+      ...op.f64Store,
+    ]),
+  ];
+}
+
+function section(id: number, payload: number[]): number[] {
+  return [id, ...uleb(payload.length), ...payload];
+}
+
+function vector(items: number[][]): number[] {
+  return [...uleb(items.length), ...items.flat()];
+}
+
+function name(text: string): number[] {
+  const bytes = Array.from(new TextEncoder().encode(text));
+  return [...uleb(bytes.length), ...bytes];
+}
+
+function body(locals: Array<[number, number]>, code: number[]): number[] {
+  const content = [...vector(locals.map(([count, type]) => [...uleb(count), type])), ...code, ...op.end];
+  return [...uleb(content.length), ...content];
+}
+
+function assemble(): Uint8Array {
+  const types = vector([
+    [0x60, ...vector([[I32], [I32], [I32], [I32]]), 0x00],
+    [0x60, ...vector([[I32], [I32], [I32], [I32], [I32], [I32]]), 0x00],
+  ]);
+  const imports = vector([[...name("env"), ...name("memory"), 0x02, 0x00, 0x01]]);
+  const functions = vector([[0x00], [0x01]]);
+  const exports = vector([
+    [...name("axpyRows"), 0x00, 0x00],
+    [...name("outerSum"), 0x00, 0x01],
+  ]);
+  const code = vector([
+    body(
+      [
+        [5, I32],
+        [1, V128],
+        [1, I32],
+      ],
+      axpyRowsBody(),
+    ),
+    body(
+      [
+        [7, I32],
+        [1, V128],
+        [2, I32],
+      ],
+      outerSumBody(),
+    ),
+  ]);
+  return Uint8Array.from([
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
+    ...section(1, types),
+    ...section(2, imports),
+    ...section(3, functions),
+    ...section(7, exports),
+    ...section(10, code),
+  ]);
+}
+
+export interface SimdKernels {
+  readonly memory: WebAssembly.Memory;
+  axpyRows(m: number, x: number, out: number, L: number): void;
+  outerSum(left: number, right: number, rows: number, L: number, w: number, out: number): void;
+}
+
+let compiled: WebAssembly.Module | null | undefined;
+
+/** A fresh instance with its own memory of `pages` 64 KiB pages, or null without WASM SIMD. */
+export function instantiateSimd(pages: number): SimdKernels | null {
+  if (compiled === undefined) {
+    compiled = null;
+    try {
+      if (typeof WebAssembly === "object") {
+        const bytes = assemble();
+        if (WebAssembly.validate(bytes)) compiled = new WebAssembly.Module(bytes);
+      }
+    } catch {
+      compiled = null;
+    }
+  }
+  if (compiled === null) return null;
+  const memory = new WebAssembly.Memory({ initial: pages });
+  const instance = new WebAssembly.Instance(compiled, { env: { memory } });
+  const e = instance.exports as unknown as Omit<SimdKernels, "memory">;
+  return { memory, axpyRows: e.axpyRows, outerSum: e.outerSum };
+}
+
+/** The assembled module's bytes (for tests). */
+export function simdModuleBytes(): Uint8Array {
+  return assemble();
+}
