@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { demoCommand } from "./commands/demo.ts";
 import { evalCommand } from "./commands/eval.ts";
 import { infoCommand } from "./commands/info.ts";
 import { tagCommand } from "./commands/tag.ts";
@@ -119,6 +120,17 @@ function buildProgram(): Command {
     .option("--json", "as JSON")
     .action(async (model: string, opts: Record<string, unknown>) => {
       process.stdout.write(await infoCommand(model, opts.json === true));
+    });
+
+  program
+    .command("demo")
+    .description(
+      "The main job: a citation CRF on UMass citations (or generated ones), decoded and evaluated",
+    )
+    .option("--max-iterations <n>", "L-BFGS iterations", parseInteger, 60)
+    .option("--threads <n>", "worker threads for training", parseInteger, 2)
+    .action(async (opts: { maxIterations: number; threads: number }) => {
+      process.stdout.write(await demoCommand({ ...opts, signal: abortOnSignal() }));
     });
 
   return program;

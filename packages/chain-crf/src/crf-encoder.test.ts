@@ -176,6 +176,33 @@ describe("CrfEncoder", () => {
     );
   });
 
+  it("rangeLoss (batch, WebAssembly sweeps) = Σ instanceLoss, value and gradient", () => {
+    fc.assert(
+      fc.property(configs, fc.double({ min: 0.2, max: 2, noNaN: true }), (c, scale) => {
+        const { encoder, weights } = setup(
+          c.seed,
+          {
+            sequences: 6,
+            values: c.values,
+            transitions: c.transitions,
+            unlabelled: c.partial ? 0.2 : 0,
+          },
+          c.dense,
+          c.startEnd,
+        );
+        const begin = c.seed % 3;
+        const end = encoder.numInstances - (c.seed % 2);
+        const expected = new Float64Array(encoder.numWeights).fill(0.5);
+        let loss = 0;
+        for (let i = begin; i < end; i++) loss += encoder.instanceLoss(i, weights, expected, scale);
+        const batch = new Float64Array(encoder.numWeights).fill(0.5);
+        expect(encoder.rangeLoss(begin, end, weights, batch, scale)).toBeCloseTo(loss, 9);
+        for (let k = 0; k < batch.length; k++) expect(batch[k]).toBeCloseTo(expected[k]!, 9);
+      }),
+      { numRuns: 80 },
+    );
+  });
+
   it("a restored encoder over a sub-range agrees with the original", () => {
     const { encoder, weights } = setup(5, { sequences: 6, transitions: true }, false, true);
     const descriptor = structuredClone(encoder.descriptor());
@@ -188,6 +215,15 @@ describe("CrfEncoder", () => {
       expect(Array.from(part.goldLabels(i))).toEqual(Array.from(encoder.goldLabels(i + 2)));
     }
     expect(Array.from(g2)).toEqual(Array.from(g1));
+    // The batch path of a shard copies only the shard's tokens.
+    const plain = setup(6, { sequences: 8 }, false, true);
+    const shard = restoreEncoder(plain.encoder.descriptor(), { begin: 3, end: 7 });
+    const expected = new Float64Array(plain.encoder.numWeights);
+    let loss = 0;
+    for (let i = 4; i < 7; i++) loss += plain.encoder.instanceLoss(i, plain.weights, expected);
+    const batch = new Float64Array(plain.encoder.numWeights);
+    expect(shard.rangeLoss(1, 4, plain.weights, batch)).toBeCloseTo(loss, 9);
+    for (let k = 0; k < batch.length; k++) expect(batch[k]).toBeCloseTo(expected[k]!, 9);
     expect(encoder.descriptor().dataset.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(() => restoreEncoder(descriptor, { begin: 4, end: 9 })).toThrow(/not inside/);
   });

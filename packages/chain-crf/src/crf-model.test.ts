@@ -1,3 +1,4 @@
+import { scoreLabelling } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { modelFromTraining, prepareTrainingData } from "./crf-model.ts";
@@ -49,6 +50,7 @@ describe("CrfModel", () => {
           }
           expect(top.labels[0]).toEqual(model.tag(seq));
           const dataset = model.compile([sequences[i]!]);
+          expect(model.instanceChainScores(dataset, 0)).toEqual(scores);
           model.tagInstance(dataset, 0, out);
           expect(Array.from(out.subarray(0, seq.length))).toEqual(Array.from(ids));
         }
@@ -101,6 +103,32 @@ describe("CrfModel", () => {
       }),
       { numRuns: 80 },
     );
+  });
+
+  it("pruning zero weights changes no score and shrinks the model", () => {
+    fc.assert(
+      fc.property(seeds, fc.boolean(), (seed, transitions) => {
+        const { sequences, model } = trainedModel(seed, transitions);
+        const rnd = mulberry32(seed + 5);
+        for (let k = 0; k < model.weights.length; k++) if (rnd() < 0.5) model.weights[k] = 0;
+        const small = model.pruned();
+        expect(small.summary().nonZeroWeights).toBe(model.summary().nonZeroWeights);
+        expect(small.summary().stateFeatures).toBeLessThanOrEqual(model.summary().stateFeatures);
+        for (const s of sequences) {
+          const a = model.chainScores(s.attributes);
+          const b = small.chainScores(s.attributes);
+          expect(Array.from(b.unary)).toEqual(Array.from(a.unary));
+          // A sentence may lose all its conditioned bigrams (shared instead of per-position
+          // transitions), so compare what the transitions mean: every labelling's score.
+          for (let r = 0; r < 10; r++) {
+            const y = Array.from({ length: a.n }, () => Math.floor(rnd() * a.L));
+            expect(scoreLabelling(b, y)).toBeCloseTo(scoreLabelling(a, y), 12);
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+    expect(() => prepareTrainingData([])).toThrow(/no training sequences/);
   });
 
   it("drops unknown attributes and rejects malformed constraints with a clear error", () => {

@@ -59,6 +59,19 @@ export interface CrfModelInit {
   readonly constraints?: DecodingConstraints;
 }
 
+export interface ModelSummary {
+  readonly labels: string[];
+  readonly attributes: number;
+  readonly transitionAttributes: number;
+  readonly stateFeatures: number;
+  readonly transitionFeatures: number;
+  readonly weights: number;
+  readonly nonZeroWeights: number;
+  readonly startEnd: boolean;
+  readonly preset: string | null;
+  readonly settings: { readonly [key: string]: JsonValue };
+}
+
 export interface MarginalsResult {
   readonly logPartition: number;
   /** p(y_i = t) at [i·L + t]. */
@@ -192,7 +205,26 @@ export class CrfModel {
    * any core solver. Constraints become the mask and −∞ start/end scores.
    */
   chainScores(sequence: AttributeSequence, options: DecodeOptions = {}): ChainScores {
-    const v = this.#load(sequence, options);
+    return this.#copyScores(this.#load(sequence, options));
+  }
+
+  /** {@link CrfModel.chainScores} of instance i of a dataset compiled by {@link CrfModel.compile}. */
+  instanceChainScores(
+    dataset: CompiledDataset,
+    i: number,
+    options: DecodeOptions = {},
+  ): ChainScores {
+    if (!Number.isInteger(i) || i < 0 || i >= dataset.numInstances) {
+      throw new RangeError(`instance ${i} is outside 0..${dataset.numInstances - 1}`);
+    }
+    const from = dataset.instanceOffsets[i]!;
+    const to = dataset.instanceOffsets[i + 1]!;
+    const v = this.#scorer.load(dataset.state, dataset.transition, from, to, this.weights);
+    this.#constrain(v, options);
+    return this.#copyScores(v);
+  }
+
+  #copyScores(v: ChainView): ChainScores {
     const { n, L } = v;
     const LL = L * L;
     const unary = v.unary.slice(0, n * L);
@@ -227,6 +259,108 @@ export class CrfModel {
     } = { n, L, unary, transition, start, end };
     if (v.allowed !== null) scores.allowed = v.allowed.slice();
     return scores;
+  }
+
+  /** Sizes and provenance, for `lagrange info`. */
+  summary(): ModelSummary {
+    let nonZero = 0;
+    for (let k = 0; k < this.weights.length; k++) if (this.weights[k] !== 0) nonZero++;
+    return {
+      labels: [...this.labels.names()],
+      attributes: this.attributes.size,
+      transitionAttributes: this.transitionAttributes.size,
+      stateFeatures: this.layout.featureLabels.length,
+      transitionFeatures: this.layout.transitionFeaturePairs.length,
+      weights: this.weights.length,
+      nonZeroWeights: nonZero,
+      startEnd: this.layout.startBase >= 0,
+      preset: this.preset,
+      settings: this.settings,
+    };
+  }
+
+  /**
+   * The same model without the zero-weight state and conditioned-bigram features (many after L1
+   * training) and without the attributes left with none: every score, hence every decoding, is
+   * unchanged; the model file shrinks.
+   */
+  pruned(): CrfModel {
+    const { layout, weights } = this;
+    const L = layout.numLabels;
+    const LL = L * L;
+    const attributes = new LabelSet();
+    const attributeOffsets: number[] = [0];
+    const featureLabels: number[] = [];
+    const stateWeights: number[] = [];
+    for (let a = 0; a < layout.numAttributes; a++) {
+      const before = featureLabels.length;
+      for (let f = layout.attributeOffsets[a]!; f < layout.attributeOffsets[a + 1]!; f++) {
+        if (weights[f] === 0) continue;
+        featureLabels.push(layout.featureLabels[f]!);
+        stateWeights.push(weights[f]!);
+      }
+      if (featureLabels.length > before) {
+        attributes.intern(this.attributes.name(a));
+        attributeOffsets.push(featureLabels.length);
+      }
+    }
+    const transitionAttributes = new LabelSet();
+    const trOffsets: number[] = [0];
+    const pairs: number[] = [];
+    const trWeights: number[] = [];
+    for (let a = 0; a < layout.numTransitionAttributes; a++) {
+      const before = pairs.length;
+      for (
+        let f = layout.transitionAttributeOffsets[a]!;
+        f < layout.transitionAttributeOffsets[a + 1]!;
+        f++
+      ) {
+        const w = weights[layout.transitionAttributeBase + f]!;
+        if (w === 0) continue;
+        pairs.push(layout.transitionFeaturePairs[f]!);
+        trWeights.push(w);
+      }
+      if (pairs.length > before) {
+        transitionAttributes.intern(this.transitionAttributes.name(a));
+        trOffsets.push(pairs.length);
+      }
+    }
+    const S = featureLabels.length;
+    const startBase = layout.startBase >= 0 ? S + LL : -1;
+    const endBase = layout.startBase >= 0 ? S + LL + L : -1;
+    const transitionAttributeBase = S + LL + (layout.startBase >= 0 ? 2 * L : 0);
+    const numWeights = transitionAttributeBase + pairs.length;
+    const out = new Float64Array(numWeights);
+    out.set(stateWeights, 0);
+    out.set(weights.subarray(layout.transitionBase, layout.transitionBase + LL), S);
+    if (layout.startBase >= 0) {
+      out.set(weights.subarray(layout.startBase, layout.startBase + L), startBase);
+      out.set(weights.subarray(layout.endBase, layout.endBase + L), endBase);
+    }
+    out.set(trWeights, transitionAttributeBase);
+    return new CrfModel({
+      labels: LabelSet.from(this.labels.names()),
+      attributes,
+      transitionAttributes,
+      layout: {
+        numLabels: L,
+        numAttributes: attributes.size,
+        attributeOffsets: Int32Array.from(attributeOffsets),
+        featureLabels: Int32Array.from(featureLabels),
+        transitionBase: S,
+        startBase,
+        endBase,
+        numTransitionAttributes: transitionAttributes.size,
+        transitionAttributeOffsets: Int32Array.from(trOffsets),
+        transitionFeaturePairs: Int32Array.from(pairs),
+        transitionAttributeBase,
+        numWeights,
+      },
+      weights: out,
+      preset: this.preset,
+      settings: this.settings,
+      constraints: this.constraints,
+    });
   }
 
   /** Compiles sequences against this model's dictionaries (unknown attributes are dropped). */
@@ -377,6 +511,9 @@ export function prepareTrainingData(
   sequences: readonly LabelledSequence[],
   options: TrainingDataOptions & LayoutOptions = {},
 ): TrainingData {
+  if (sequences.length === 0) {
+    throw new ProblemValidationError(options.source ?? "sequences", "no training sequences");
+  }
   const minFrequency = options.minAttributeFrequency ?? 1;
   const attributes = buildAttributeDictionary(
     sequences.map((s) => s.attributes),
@@ -396,6 +533,12 @@ export function prepareTrainingData(
     ...(options.source === undefined ? {} : { source: options.source }),
   });
   labels.freeze();
+  if (labels.size === 0) {
+    throw new ProblemValidationError(
+      options.source ?? "sequences",
+      "no labelled token: training needs at least one gold label",
+    );
+  }
   const layout = buildFeatureLayout(
     dataset,
     attributes.size,

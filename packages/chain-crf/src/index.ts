@@ -15,6 +15,7 @@ export {
   type JsonValue,
   type KBestLabels,
   type MarginalsResult,
+  type ModelSummary,
   modelFromTraining,
   prepareTrainingData,
   type TrainingData,
@@ -68,7 +69,7 @@ export {
   type ViterbiResult,
   viterbi,
 } from "./inference/api.ts";
-export { InferenceContext } from "./inference/context.ts";
+export { InferenceContext, type InferenceContextOptions } from "./inference/context.ts";
 export {
   type CompiledAttributes,
   type CompiledDataset,

@@ -75,7 +75,8 @@ export class CrfSlave implements Slave {
       }
       this.#view.fixed = copy;
     }
-    this.#ctx = options.context ?? new InferenceContext(scores.n, scores.L);
+    // Viterbi only: no SIMD memory (a DD run may hold thousands of slaves).
+    this.#ctx = options.context ?? new InferenceContext(scores.n, scores.L, { simd: false });
     this.#labels = new Int32Array(scores.n);
     this.#result = { labels: this.#labels, value: Number.NEGATIVE_INFINITY };
   }
@@ -114,7 +115,7 @@ export function crfSlave(scores: ChainScores, options: CrfSlaveOptions = {}): Cr
  * `infeasible` (primal −∞) when masks forbid every labelling.
  */
 export function viterbiSolver(): Solver<ChainScores> {
-  const ctx = new InferenceContext();
+  const ctx = new InferenceContext(64, 0, { simd: false });
   const view = emptyView();
   return {
     name: "viterbi",

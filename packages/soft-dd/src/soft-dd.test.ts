@@ -71,6 +71,33 @@ describe("softDD (Algorithm 2)", () => {
     );
   });
 
+  it("stops a stalled run early as `converged`, never with a certificate it does not have", () => {
+    let stalled = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) => {
+        const problem = randomProblem(seed, 0);
+        const { n, L } = problem.slave;
+        const full = softDD({ stallIterations: 0 }).solve(problem, { maxIterations: 300 });
+        const early = softDD().solve(problem, { maxIterations: 300 });
+        if (full.status === "optimal") {
+          expect(full.iterations).toBeLessThan(300);
+          return;
+        }
+        expect(full.iterations).toBe(300);
+        expect(early.status).not.toBe("optimal");
+        if (early.status === "converged") {
+          stalled++;
+          expect(early.iterations).toBeLessThan(300);
+          const best = bruteForce(n, L, (y) => constrainedObjective(problem, y));
+          expect(early.primal).toBeLessThanOrEqual(best.value + EPS);
+          expect(early.dual).toBeGreaterThanOrEqual(best.value - EPS);
+        }
+      }),
+      { numRuns: 300, seed: 31 },
+    );
+    expect(stalled).toBeGreaterThan(0);
+  });
+
   it("with all penalties zero returns plain Viterbi after one slave call", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) => {

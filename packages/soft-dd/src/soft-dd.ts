@@ -26,8 +26,10 @@ export interface ConstrainedProblem {
  *   up so far (Rush & Collins 2012, the schedule of the DD citation work).
  * - `harmonic`: η_t = initial / t.
  * - `constant`: η_t = initial.
+ * - `polyak`: η_t = (D(λ_t) − best primal) / ‖g_t‖², g_t the subgradient restricted to the
+ *   multipliers the projection lets move; `dual-decrease` until a primal is known.
  */
-export type StepSizeRule = "dual-decrease" | "harmonic" | "constant";
+export type StepSizeRule = "dual-decrease" | "harmonic" | "constant" | "polyak";
 
 export interface SoftDDOptions {
   /**
@@ -45,6 +47,13 @@ export interface SoftDDOptions {
   readonly tolerance?: number;
   /** Slack under which a·y − b counts as zero (default 1e-9): coefficients need not be integers. */
   readonly feasibilityTolerance?: number;
+  /**
+   * Stop with status `converged` (no certificate) when the gap between the best dual and the best
+   * primal has not shrunk by more than a thousandth of itself (or `tolerance`) for this many
+   * iterations (default 30; 0 disables). On real constraint sets the uncertified runs are
+   * integrality gaps that stay frozen, so running on to the cap only wastes slave calls.
+   */
+  readonly stallIterations?: number;
 }
 
 export interface SoftDDSolveOptions extends SolveOptions {
@@ -264,6 +273,7 @@ function runSubgradient(
   }
   const tolerance = options.tolerance ?? defaults.tolerance ?? 1e-6;
   const eps = defaults.feasibilityTolerance ?? 1e-9;
+  const stallIterations = defaults.stallIterations ?? 30;
   const { signal, onIteration } = options;
   const { m, rowStart, index, coefficient, rhs, upper, hard } = cc;
 
@@ -302,6 +312,8 @@ function runSubgradient(
   let slaveInfeasible = false;
   let iterations = 0;
   let initiallyViolated = 0;
+  let lastProgress = 0;
+  let stalled = false;
 
   for (let t = 1; t <= maxIterations; t++) {
     throwIfAborted(signal);
@@ -323,9 +335,11 @@ function runSubgradient(
     let hardViolation = 0;
     let violatedNow = 0;
     let kktFailures = 0;
+    let movable = 0;
     for (let i = 0; i < m; i++) {
       const excess = activity[i]! - rhs[i]!;
       const l = lambda[i]!;
+      if ((excess > 0 && l < upper[i]!) || (excess < 0 && l > 0)) movable += excess * excess;
       if (excess > eps) {
         violatedNow++;
         if (hard[i]) hardViolation += excess;
@@ -341,9 +355,13 @@ function runSubgradient(
       unconstrainedLabels.set(labels);
     }
     const dual = result.value + lambdaDotB;
+    // Progress = the gap shrinking by more than a thousandth of itself (or the tolerance).
+    const significant = Math.max(tolerance, 1e-3 * (bestDual - bestPrimal));
+    if (dual < bestDual - significant) lastProgress = t;
     if (dual < bestDual) bestDual = dual;
     if (hardViolation === 0) {
       const primal = slaveScore - penalty;
+      if (primal > bestPrimal + significant) lastProgress = t;
       if (primal > bestPrimal) {
         bestPrimal = primal;
         bestLabels.set(labels);
@@ -362,7 +380,13 @@ function runSubgradient(
     if (rule === "dual-decrease" && t > 1 && dual > previousDual) dualIncreases++;
     previousDual = dual;
     const eta =
-      rule === "constant" ? eta0 : rule === "harmonic" ? eta0 / t : eta0 / (1 + dualIncreases);
+      rule === "constant"
+        ? eta0
+        : rule === "harmonic"
+          ? eta0 / t
+          : rule === "polyak" && bestPrimal > Number.NEGATIVE_INFINITY && movable > 0
+            ? (dual - bestPrimal) / movable
+            : eta0 / (1 + dualIncreases);
 
     if (onIteration !== undefined) {
       const stats: IterationStats = {
@@ -376,6 +400,10 @@ function runSubgradient(
       if (onIteration(stats) === false) break;
     }
     if (t === maxIterations) break;
+    if (stallIterations > 0 && t - lastProgress >= stallIterations) {
+      stalled = true;
+      break;
+    }
 
     // Projected subgradient step: λ ← Π_[0, c](λ + η (A y − b)), adjustment −Aᵀλ kept in sync.
     for (let i = 0; i < m; i++) {
@@ -404,7 +432,13 @@ function runSubgradient(
     }
   }
   const feasible = bestPrimal > Number.NEGATIVE_INFINITY;
-  const status = certified ? "optimal" : feasible ? "iteration-limit" : "infeasible";
+  const status = certified
+    ? "optimal"
+    : !feasible
+      ? "infeasible"
+      : stalled
+        ? "converged"
+        : "iteration-limit";
   const gap = feasible ? Math.max(0, bestDual - bestPrimal) : Number.POSITIVE_INFINITY;
   return {
     labels: bestLabels,

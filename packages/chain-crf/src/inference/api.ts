@@ -40,6 +40,11 @@ export interface KBestResult {
   readonly scores: number[];
 }
 
+/** Viterbi and k-best use no SIMD products: skip the WebAssembly memory. */
+function viterbiContext(): InferenceContext {
+  return new InferenceContext(64, 0, { simd: false });
+}
+
 function prepare(scores: ChainScores, options: ChainInferenceOptions): ChainView {
   validateChainScores(scores);
   const { n, L } = scores;
@@ -86,7 +91,7 @@ function prepare(scores: ChainScores, options: ChainInferenceOptions): ChainView
 export function viterbi(scores: ChainScores, options: ChainInferenceOptions = {}): ViterbiResult {
   const v = prepare(scores, options);
   const labels = new Int32Array(v.n);
-  const score = viterbiKernel(options.context ?? new InferenceContext(), v, labels);
+  const score = viterbiKernel(options.context ?? viterbiContext(), v, labels);
   return { labels, score };
 }
 
@@ -151,7 +156,7 @@ export function kBest(
   const v = prepare(scores, options);
   const flat = new Int32Array(k * v.n);
   const s = new Float64Array(k);
-  const found = kBestKernel(options.context ?? new InferenceContext(), v, k, flat, s);
+  const found = kBestKernel(options.context ?? viterbiContext(), v, k, flat, s);
   const labels: Int32Array[] = [];
   const out: number[] = [];
   for (let r = 0; r < found; r++) {

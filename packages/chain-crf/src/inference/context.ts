@@ -15,35 +15,35 @@ export class InferenceContext {
   capacity = 0;
   L = 0;
   /** Viterbi scores / forward messages (scaled), n·L. */
-  delta = new Float64Array(0);
+  delta: Float64Array = new Float64Array(0);
   back = new Int32Array(0);
-  alpha = new Float64Array(0);
-  beta = new Float64Array(0);
+  alpha: Float64Array = new Float64Array(0);
+  beta: Float64Array = new Float64Array(0);
   /** Per-position scaling factors of the forward pass (1 / Σ_t alpha). */
-  scale = new Float64Array(0);
+  scale: Float64Array = new Float64Array(0);
   /** exp(unary − per-position max), n·L. */
-  expUnary = new Float64Array(0);
+  expUnary: Float64Array = new Float64Array(0);
   /** exp(transition − max), L·L or (n−1)·L·L when position-specific. */
-  expTransition = new Float64Array(0);
+  expTransition: Float64Array = new Float64Array(0);
   /** Transposed exp-transitions for the forward pass. */
-  transposed = new Float64Array(0);
+  transposed: Float64Array = new Float64Array(0);
   /** The raw transition block behind expTransition (shared case), to skip recomputing it. */
-  transitionCache = new Float64Array(0);
+  transitionCache: Float64Array = new Float64Array(0);
   transitionCacheValid = false;
   transitionCacheMask = new Uint8Array(0);
   transitionCacheMasked = false;
   transitionCacheMax = 0;
   /** expUnary·beta rows of the backward pass, n·L (for the pairwise sums). */
-  next = new Float64Array(0);
+  next: Float64Array = new Float64Array(0);
   /** Token marginals p(y_i = t), n·L, valid after forward-backward. */
-  marginals = new Float64Array(0);
+  marginals: Float64Array = new Float64Array(0);
   /** Σ_i p(y_{i-1} = a, y_i = b), L·L, valid after forward-backward with pairwise counts. */
-  pairwise = new Float64Array(0);
+  pairwise: Float64Array = new Float64Array(0);
   /** L-sized work rows. */
-  work = new Float64Array(0);
-  work2 = new Float64Array(0);
+  work: Float64Array = new Float64Array(0);
+  work2: Float64Array = new Float64Array(0);
   /** k-best lists: scores n·L·k and back-pointers (prev label · k + rank). */
-  kDelta = new Float64Array(0);
+  kDelta: Float64Array = new Float64Array(0);
   kBack = new Int32Array(0);
   kHeads = new Int32Array(0);
   kCapacity = 0;

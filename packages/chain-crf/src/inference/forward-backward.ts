@@ -70,7 +70,13 @@ export function forwardBackwardKernel(
     const prev = (i - 1) * L;
     const cur = i * L;
     const eb = stride === 0 ? 0 : (i - 1) * LL;
-    if (simd !== null) simd.axpyRows(ctx.expTransitionPtr + 8 * eb, ctx.alphaPtr + 8 * prev, ctx.alphaPtr + 8 * cur, L);
+    if (simd !== null)
+      simd.axpyRows(
+        ctx.expTransitionPtr + 8 * eb,
+        ctx.alphaPtr + 8 * prev,
+        ctx.alphaPtr + 8 * cur,
+        L,
+      );
     else matVec(expTT, eb, alpha, prev, alpha, cur, L);
     sum = 0;
     for (let b = 0; b < L; b++) {
@@ -103,7 +109,8 @@ export function forwardBackwardKernel(
     if (pairwiseOut === null) {
       // next rows are kept for the pairwise sums: Σ_i alpha[i][a]·next[i+1][b], weighted by
       // T[a][b] once at the end.
-      if (simd !== null) simd.axpyRows(ctx.transposedPtr + 8 * eb, ctx.nextPtr + 8 * nx, ctx.betaPtr + 8 * cur, L);
+      if (simd !== null)
+        simd.axpyRows(ctx.transposedPtr + 8 * eb, ctx.nextPtr + 8 * nx, ctx.betaPtr + 8 * cur, L);
       else matVec(expT, eb, next, nx, beta, cur, L);
       for (let a = 0; a < L; a++) beta[cur + a]! *= si;
     } else {
@@ -127,7 +134,14 @@ export function forwardBackwardKernel(
     const nx = ctx.next;
     if (stride === 0) {
       if (simd !== null) {
-        simd.outerSum(ctx.alphaPtr, ctx.nextPtr + 8 * L, n - 1, L, ctx.expTransitionPtr, ctx.pairwisePtr);
+        simd.outerSum(
+          ctx.alphaPtr,
+          ctx.nextPtr + 8 * L,
+          n - 1,
+          L,
+          ctx.expTransitionPtr,
+          ctx.pairwisePtr,
+        );
       } else {
         outerProductSum(alpha, nx, 1, n - 1, L, expT, pw);
       }

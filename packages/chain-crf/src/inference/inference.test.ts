@@ -153,6 +153,35 @@ describe("forward-backward", () => {
     );
   });
 
+  it("the WebAssembly SIMD products and the JavaScript ones give the same results", () => {
+    const withSimd = new InferenceContext(2, 1);
+    const plain = new InferenceContext(2, 1, { simd: false });
+    expect(withSimd.usesSimd).toBe(true);
+    expect(plain.usesSimd).toBe(false);
+    const view = emptyView();
+    fc.assert(
+      fc.property(seeds, fc.boolean(), (seed, perPosition) => {
+        const { scores } = randomChain(seed, { maxN: 16, maxL: 24, spread: 3 });
+        const { n, L } = scores;
+        setViewFromScores(view, scores);
+        const out1 = perPosition ? new Float64Array(Math.max(0, n - 1) * L * L) : null;
+        const out2 = perPosition ? new Float64Array(Math.max(0, n - 1) * L * L) : null;
+        const a = forwardBackwardKernel(withSimd, view, true, out1);
+        const b = forwardBackwardKernel(plain, view, true, out2);
+        expect(close(a, b, 1e-12)).toBe(true);
+        for (let k = 0; k < n * L; k++) {
+          expect(withSimd.marginals[k]).toBeCloseTo(plain.marginals[k]!, 12);
+        }
+        for (let k = 0; k < L * L; k++) {
+          expect(withSimd.pairwise[k]).toBeCloseTo(plain.pairwise[k]!, 12);
+        }
+        if (out1 !== null)
+          for (let k = 0; k < out1.length; k++) expect(out1[k]).toBeCloseTo(out2![k]!, 12);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it("gives the log-probability of a labelling, summing to one over all labellings", () => {
     fc.assert(
       fc.property(seeds, (seed) => {
