@@ -374,7 +374,11 @@ export class CrfEncoder implements Encoder {
     let bytes = 0;
     for (const a of ints) bytes += (a.byteLength + 7) & ~7;
     bytes += 8 * (2 * this.numWeights + 2 * rows);
-    kernels.memory.grow(Math.ceil(bytes / 65536));
+    try {
+      kernels.memory.grow(Math.ceil(bytes / 65536));
+    } catch {
+      return null; // beyond the 4 GiB a WebAssembly memory can hold: stay on the per-instance path
+    }
     const buffer = kernels.memory.buffer;
     let at = 0;
     const ptrs: number[] = [];

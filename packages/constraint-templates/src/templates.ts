@@ -138,13 +138,22 @@ function countTemplate(
     describe: () => words,
     instantiate(instance): LinearConstraint[] {
       checkInstance(id, L, instance);
-      const out: [number, number][] = [];
-      for (const { begin, coef } of keys) {
-        for (let p = 0; p < instance.n; p++) {
-          for (const t of begin) out.push([p * L + t, coef]);
+      // The same label row at every position: merge the keys' coefficients over the L labels
+      // once, then lay the row out n times (sorted indices, no per-term map).
+      const row = new Float64Array(L);
+      for (const { begin, coef } of keys) for (const t of begin) row[t]! += coef;
+      const labels: number[] = [];
+      for (let t = 0; t < L; t++) if (row[t] !== 0) labels.push(t);
+      const k = labels.length;
+      const indices = new Int32Array(instance.n * k);
+      const coefficients = new Float64Array(instance.n * k);
+      for (let p = 0, q = 0; p < instance.n; p++) {
+        for (let j = 0; j < k; j++, q++) {
+          indices[q] = p * L + labels[j]!;
+          coefficients[q] = row[labels[j]!]!;
         }
       }
-      return [linearConstraint({ terms: out, rhs, name: words })];
+      return [{ indices, coefficients, rhs, name: words }];
     },
     violation(labels) {
       const counts = index.counts(labels);

@@ -83,6 +83,7 @@ describe("learnPenalties", () => {
         algorithm,
         epochs: 4,
         initialPenalties: [2, 2],
+        learningRate: 1, // large steps: truncation at zero must be reached, not approached
       });
       expect(learned.penalties[0]).toBeGreaterThanOrEqual(1); // outweighs the decoy's margin
       if (algorithm === "perceptron") expect(learned.penalties[1]).toBe(0);
@@ -93,6 +94,17 @@ describe("learnPenalties", () => {
       expect(heldOutMistakes(learned.penalties)).toBe(0);
     });
   }
+
+  it("default rate: held-out decoding is fixed; a useless penalty ends at a harmless value", () => {
+    const learned = learnPenalties(syntheticTask(17, 40), [useful, useless], {
+      algorithm: "perceptron",
+      epochs: 4,
+      initialPenalties: [2, 2],
+    });
+    // Below the B segments' margin of 0.8 it no longer changes any prediction, so updates stop.
+    expect(learned.penalties[1]).toBeLessThan(0.8);
+    expect(heldOutMistakes(learned.penalties)).toBe(0);
+  });
 
   it("ssvm: learns penalties that fix the decoys on held-out data", () => {
     const examples = syntheticTask(17, 40);
@@ -112,7 +124,8 @@ describe("learnPenalties", () => {
       algorithm: "perceptron",
       epochs: 3,
     });
-    expect(learned.penalties[0]).toBeGreaterThanOrEqual(1);
+    // Rises in steps of 0.1 until the decoy (margin 1 over a small O score) is outweighed.
+    expect(learned.penalties[0]).toBeGreaterThan(0.9);
     expect(learned.penalties[1]).toBe(0);
     expect(learned.history[0]!.mistakes).toBeGreaterThan(0);
     expect(learned.history.at(-1)!.mistakes).toBe(0);

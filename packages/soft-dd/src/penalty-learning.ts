@@ -53,7 +53,11 @@ export interface LearnPenaltiesOptions {
   readonly algorithm?: PenaltyAlgorithm;
   /** Passes over the examples (default 5). */
   readonly epochs?: number;
-  /** Perceptron step, or η₀ of the SSVM's η_t = η₀ / (1 + t/N) (default 1). */
+  /**
+   * Perceptron step, or η₀ of the SSVM's η_t = η₀ / (1 + t/N) (default 0.1). Penalties live on
+   * the CRF's log-score scale; on UMass a rate of 0.1 gave the same accuracy as 1 with penalties
+   * that Soft-DD resolves in 1.76 mean iterations and 99.7 % certified (rate 1: 3.0 and 97.9 %).
+   */
   readonly learningRate?: number;
   /** SSVM's L2 weight μ on the penalties (default 0.01). */
   readonly regularization?: number;
@@ -95,7 +99,7 @@ export function learnPenalties(
 ): LearnedPenalties {
   const algorithm = options.algorithm ?? "averaged-perceptron";
   const epochs = options.epochs ?? 5;
-  const eta0 = options.learningRate ?? 1;
+  const eta0 = options.learningRate ?? 0.1;
   const mu = options.regularization ?? 0.01;
   const lossWeight = options.lossWeight ?? 0.1;
   if (!(Number.isInteger(epochs) && epochs >= 1)) {
