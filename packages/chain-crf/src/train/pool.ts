@@ -11,6 +11,7 @@
 import { Worker } from "node:worker_threads";
 import { AbortError } from "@lagrange/core";
 import type { Encoder } from "../encoder.ts";
+import { sumLoss } from "./types.ts";
 
 export interface EncoderWorkerSource {
   /** Module that exports the restore function (a .ts module needs tsx, found from this package). */
@@ -272,9 +273,7 @@ export class ObjectivePool {
     all.catch(() => {});
 
     gradient.fill(0);
-    let loss = 0;
-    const w = this.weights;
-    for (let i = 0; i < this.mainEnd; i++) loss += this.encoder.instanceLoss(i, w, gradient, 1);
+    let loss = sumLoss(this.encoder, 0, this.mainEnd, this.weights, gradient);
 
     const losses = await all;
     for (let s = 0; s < this.shards.length; s++) {

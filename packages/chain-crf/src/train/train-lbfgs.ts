@@ -11,7 +11,10 @@ import {
 } from "./common.ts";
 import { type AsyncObjective, type LineSearch, minimizeLbfgs } from "./lbfgs.ts";
 import type { ObjectivePool } from "./pool.ts";
-import { isShardable, type StopReason, type TrainerOptions, type TrainResult } from "./types.ts";
+import {
+  isShardable,
+  type StopReason,
+  sumLoss, type TrainerOptions, type TrainResult } from "./types.ts";
 
 export interface LbfgsTrainerOptions extends TrainerOptions {
   /** L1 coefficient: c1·‖w‖₁, optimised with OWL-QN when > 0 (default 0). */
@@ -110,9 +113,7 @@ export async function trainLbfgs(
       pool === null
         ? (w, g) => {
             g.fill(0);
-            let loss = 0;
-            for (let i = 0; i < encoder.numInstances; i++) loss += encoder.instanceLoss(i, w, g, 1);
-            return regularise(w, g, loss);
+            return regularise(w, g, sumLoss(encoder, 0, encoder.numInstances, w, g));
           }
         : async (w, g) => regularise(w, g, await pool!.evaluate(w, g, signal));
 

@@ -87,6 +87,39 @@ export interface ScaledWeightsEncoder extends Encoder {
   ): number;
 }
 
+/**
+ * Optional capability: Σ_{i ∈ [begin, end)} instanceLoss(i, weights, gradient, scale) in one batch
+ * (the CRF copies the weights once and runs its sparse sweeps in WebAssembly). Trainers doing full
+ * passes call it when present; the result equals the per-instance sum up to summation order.
+ */
+export interface RangeLossEncoder extends Encoder {
+  rangeLoss(
+    begin: number,
+    end: number,
+    weights: Float64Array,
+    gradient: Float64Array,
+    scale?: number,
+  ): number;
+}
+
+export function hasRangeLoss(encoder: Encoder): encoder is RangeLossEncoder {
+  return typeof (encoder as Partial<RangeLossEncoder>).rangeLoss === "function";
+}
+
+/** Σ_{i ∈ [begin, end)} loss_i(weights), adding the gradient; the batch path when the encoder has one. */
+export function sumLoss(
+  encoder: Encoder,
+  begin: number,
+  end: number,
+  weights: Float64Array,
+  gradient: Float64Array,
+): number {
+  if (hasRangeLoss(encoder)) return encoder.rangeLoss(begin, end, weights, gradient, 1);
+  let loss = 0;
+  for (let i = begin; i < end; i++) loss += encoder.instanceLoss(i, weights, gradient, 1);
+  return loss;
+}
+
 export function isShardable(encoder: Encoder): encoder is ShardableEncoder {
   return typeof (encoder as Partial<ShardableEncoder>).descriptor === "function";
 }

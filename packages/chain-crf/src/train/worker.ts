@@ -5,6 +5,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { Encoder } from "../encoder.ts";
 import type { WorkerReply, WorkerRequest, WorkerSetup } from "./pool.ts";
+import { sumLoss } from "./types.ts";
 
 type Restore = (descriptor: unknown, range: { begin: number; end: number }) => Encoder;
 
@@ -51,8 +52,7 @@ async function start(): Promise<void> {
       // Atomic read pairs with the main thread's Atomics.store after it wrote the weights.
       Atomics.load(control, 0);
       gradient.fill(0);
-      let loss = 0;
-      for (let i = first; i < last; i++) loss += encoder.instanceLoss(i, weights, gradient, 1);
+      const loss = sumLoss(encoder, first, last, weights, gradient);
       Atomics.store(control, 1, request.generation);
       reply({ type: "done", generation: request.generation, loss });
     } catch (error) {
