@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { writeAtomic } from "./report.ts";
 import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.ts";
+import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.ts";
 
 const integer = (value: string) => {
   const x = Number(value);
@@ -48,6 +49,79 @@ program
       if (opts.out !== undefined) {
         await writeAtomic(opts.out, `${JSON.stringify(result, null, 2)}\n`);
         await writeAtomic(opts.out.replace(/\.json$/, "") + ".md", markdown);
+        status(`wrote ${opts.out}`);
+      }
+    },
+  );
+
+const number = (value: string) => {
+  const x = Number(value);
+  if (!Number.isFinite(x)) throw new InvalidArgumentError(`expected a number, got "${value}"`);
+  return x;
+};
+
+program
+  .command("soft-dd-citations")
+  .description(
+    "anzaroot2014 on UMass citations: CRF baseline vs soft/hard constraints per family, early termination, label changes, decode time, significance; JSON + Markdown",
+  )
+  .option(
+    "--out <file.json>",
+    "write the JSON result here (the Markdown tables go beside it as .md)",
+  )
+  .option("--quick", "a smoke run on a few generated citations (seconds)")
+  .option("--generated", "use generated citations even when UMass is reachable")
+  .option("--crf-iterations <n>", "L-BFGS iterations of the base CRF (default 60)", integer)
+  .option("--threads <n>", "threads for CRF training", integer, 2)
+  .option("--seed <n>", "seed of the dev split into learn / test halves", integer, 1)
+  .option("--epochs <n>", "penalty-learning epochs (default 5)", integer)
+  .option("--learning-rate <x>", "penalty-learning rate (default 0.1)", number)
+  .option("--threshold <x>", "importance threshold (default 2.75)", number)
+  .option(
+    "--algorithm <name>",
+    "penalty learner: averaged-perceptron, perceptron, ssvm",
+    "averaged-perceptron",
+  )
+  .option("--count-unit <unit>", "singleton/pairwise count full labels or segments", "label")
+  .option("--rules", "also learn the fersini2014 rule templates as a family")
+  .action(
+    async (opts: {
+      out?: string;
+      quick?: boolean;
+      generated?: boolean;
+      crfIterations?: number;
+      threads: number;
+      seed: number;
+      epochs?: number;
+      learningRate?: number;
+      threshold?: number;
+      algorithm: string;
+      countUnit: string;
+      rules?: boolean;
+    }) => {
+      if (!["averaged-perceptron", "perceptron", "ssvm"].includes(opts.algorithm))
+        throw new InvalidArgumentError(`--algorithm: unknown "${opts.algorithm}"`);
+      if (opts.countUnit !== "label" && opts.countUnit !== "segment")
+        throw new InvalidArgumentError(`--count-unit: expected label or segment`);
+      const result = await softDdCitations({
+        quick: opts.quick === true,
+        generated: opts.generated === true,
+        rules: opts.rules === true,
+        threads: opts.threads,
+        seed: opts.seed,
+        penaltyAlgorithm: opts.algorithm as "averaged-perceptron",
+        countUnit: opts.countUnit,
+        ...(opts.crfIterations === undefined ? {} : { crfIterations: opts.crfIterations }),
+        ...(opts.epochs === undefined ? {} : { epochs: opts.epochs }),
+        ...(opts.learningRate === undefined ? {} : { learningRate: opts.learningRate }),
+        ...(opts.threshold === undefined ? {} : { threshold: opts.threshold }),
+        onStatus: status,
+      });
+      const markdown = softDdCitationsMarkdown(result);
+      process.stdout.write(markdown);
+      if (opts.out !== undefined) {
+        await writeAtomic(opts.out, `${JSON.stringify(result, null, 2)}\n`);
+        await writeAtomic(`${opts.out.replace(/\.json$/, "")}.md`, markdown);
         status(`wrote ${opts.out}`);
       }
     },

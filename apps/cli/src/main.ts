@@ -1,8 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { constraintsLearnCommand, PENALTY_ALGORITHMS } from "./commands/constraints.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { evalCommand } from "./commands/eval.ts";
 import { infoCommand } from "./commands/info.ts";
-import { tagCommand } from "./commands/tag.ts";
+import { DECODERS, type TagStats, tagCommand } from "./commands/tag.ts";
 import { trainCommand } from "./commands/train.ts";
 import { CliError, ExitCode } from "./exit-codes.ts";
 import { note } from "./progress.ts";
@@ -90,14 +91,32 @@ function buildProgram(): Command {
 
   program
     .command("tag")
-    .description("Label data with a model; writes the input's columns plus the predicted label")
+    .description(
+      "Label data with a model; writes the input's columns plus the predicted label. With --decoder soft-dd or hard-dd, decodes under learned global constraints (dual decomposition) and prints mean iterations, % certified and decode time to stderr",
+    )
     .requiredOption("--model <file>", "model file")
     .requiredOption(
       "--data <spec>",
       "data to tag: a registry name[:split] (default split dev) or a file path",
     )
     .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
-    .addOption(new Option("--decoder <name>", "decoder").choices(["viterbi"]).default("viterbi"))
+    .addOption(
+      new Option(
+        "--decoder <name>",
+        "viterbi (BIO-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2) or hard-dd (every active constraint hard, Alg. 1)",
+      )
+        .choices([...DECODERS])
+        .default("viterbi"),
+    )
+    .option(
+      "--constraints <file>",
+      "constraints file from `lagrange constraints learn` (needed by soft-dd, hard-dd)",
+    )
+    .option(
+      "--max-iterations <n>",
+      "dual-decomposition iterations per sentence (default 200); the best labelling so far is kept",
+      parseInteger,
+    )
     .addOption(
       new Option("--malformed <policy>", "malformed UMass lines")
         .choices(["error", "repair", "skip"])
@@ -106,11 +125,57 @@ function buildProgram(): Command {
     .option("--out <file>", "output file (default standard output)")
     .action(async (opts: Record<string, unknown>) => {
       const stats = await tagCommand(opts as unknown as Parameters<typeof tagCommand>[0]);
-      if (typeof opts.out === "string") {
-        note(
-          `tagged ${stats.sentences} sequences, ${stats.tokens} tokens in ${stats.seconds.toFixed(2)} s (${Math.round(stats.tokens / stats.seconds)} tokens/s); wrote ${opts.out}`,
-        );
-      }
+      note(tagStatsLine(stats, typeof opts.out === "string" ? opts.out : undefined));
+    });
+
+  const constraints = program
+    .command("constraints")
+    .description("Global constraints over a model's labels (anzaroot2014): learn penalties");
+  constraints
+    .command("learn")
+    .description(
+      "Generate candidate constraints from templates, prune them by importance (imp(c) ≥ threshold) and learn their penalties on held-out data; writes a versioned constraints file and prints which constraints were kept and dropped",
+    )
+    .requiredOption("--model <file>", "model file (the base CRF)")
+    .requiredOption(
+      "--data <spec>",
+      "held-out labelled data: a registry name[:split] (default split dev) or a file path",
+    )
+    .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
+    .option(
+      "--templates <list>",
+      "comma-separated families: singleton, pairwise, hierarchical, bio (the BIO mask, always on), rules (adjacency, precedence, state-change, begin-end, presence-precedence) or single rule families",
+      "singleton,pairwise,hierarchical",
+    )
+    .option("--threshold <x>", "keep candidates with importance imp(c) ≥ x", parseNumber, 2.75)
+    .addOption(
+      new Option("--algorithm <name>", "penalty learner")
+        .choices([...PENALTY_ALGORITHMS])
+        .default("averaged-perceptron"),
+    )
+    .option("--epochs <n>", "passes over the held-out data", parseInteger, 5)
+    .option("--learning-rate <x>", "perceptron step / SSVM η₀ (default 0.1)", parseNumber)
+    .addOption(
+      new Option(
+        "--count-unit <unit>",
+        "what singleton and pairwise constraints count: full labels (the paper) or segments",
+      )
+        .choices(["label", "segment"])
+        .default("label"),
+    )
+    .addOption(
+      new Option("--malformed <policy>", "malformed UMass lines")
+        .choices(["error", "repair", "skip"])
+        .default("skip"),
+    )
+    .requiredOption("--out <file>", "constraints file to write (JSON, atomically)")
+    .action(async (opts: Record<string, unknown>) => {
+      process.stdout.write(
+        await constraintsLearnCommand(
+          opts as unknown as Parameters<typeof constraintsLearnCommand>[0],
+          abortOnSignal(),
+        ),
+      );
     });
 
   program
@@ -125,15 +190,34 @@ function buildProgram(): Command {
   program
     .command("demo")
     .description(
-      "The main job: a citation CRF on UMass citations (or generated ones), decoded and evaluated",
+      "The main job (anzaroot2014): train a citation CRF on UMass citations (or generated ones), learn soft-constraint penalties on half of dev, decode the other half with Viterbi and with Soft-DD, print both and a citation the constraints changed",
     )
     .option("--max-iterations <n>", "L-BFGS iterations", parseInteger, 60)
     .option("--threads <n>", "worker threads for training", parseInteger, 2)
-    .action(async (opts: { maxIterations: number; threads: number }) => {
-      process.stdout.write(await demoCommand({ ...opts, signal: abortOnSignal() }));
-    });
+    .option("--epochs <n>", "penalty-learning epochs", parseInteger, 5)
+    .option(
+      "--seed <n>",
+      "seed of the dev split into learning and evaluation halves",
+      parseInteger,
+      1,
+    )
+    .action(
+      async (opts: { maxIterations: number; threads: number; epochs: number; seed: number }) => {
+        process.stdout.write(await demoCommand({ ...opts, signal: abortOnSignal() }));
+      },
+    );
 
   return program;
+}
+
+function tagStatsLine(stats: TagStats, out: string | undefined): string {
+  const base = `tagged ${stats.sentences} sequences, ${stats.tokens} tokens in ${stats.seconds.toFixed(2)} s (decoding ${stats.decodeSeconds.toFixed(2)} s)`;
+  const s = stats.summary;
+  const dd =
+    s === undefined
+      ? ""
+      : `; ${s.meanIterations.toFixed(2)} mean iterations (max ${s.maxIterations}), ${(100 * s.certifiedRate).toFixed(1)}% certified, ${(100 * s.changedRate).toFixed(1)}% changed by constraints, ${(100 * s.stillViolatedRate).toFixed(1)}% still violating a soft constraint${s.infeasible > 0 ? `, ${s.infeasible} infeasible` : ""}`;
+  return `${base}${dd}${out === undefined ? "" : `; wrote ${out}`}`;
 }
 
 function parseNumber(value: string): number {

@@ -228,3 +228,133 @@ describe("CrfEncoder", () => {
     expect(() => restoreEncoder(descriptor, { begin: 4, end: 9 })).toThrow(/not inside/);
   });
 });
+
+/** A random mask that every gold labelling of the encoder satisfies (plus random extra pairs). */
+function maskAdmittingGold(encoder: CrfEncoder, L: number, seed: number) {
+  const rnd = mulberry32(seed ^ 0x2545f491);
+  const allowed = Uint8Array.from({ length: L * L }, () => (rnd() < 0.3 ? 1 : 0));
+  const allowedStart = Uint8Array.from({ length: L }, () => (rnd() < 0.4 ? 1 : 0));
+  const allowedEnd = Uint8Array.from({ length: L }, () => (rnd() < 0.4 ? 1 : 0));
+  for (let i = 0; i < encoder.numInstances; i++) {
+    const y = encoder.goldLabels(i);
+    allowedStart[y[0]!] = 1;
+    allowedEnd[y[y.length - 1]!] = 1;
+    for (let j = 1; j < y.length; j++) allowed[y[j - 1]! * L + y[j]!] = 1;
+  }
+  return { allowed, allowedStart, allowedEnd };
+}
+
+function isValid(
+  y: Int32Array,
+  L: number,
+  c: { allowed: Uint8Array; allowedStart: Uint8Array; allowedEnd: Uint8Array },
+): boolean {
+  if (c.allowedStart[y[0]!] === 0 || c.allowedEnd[y[y.length - 1]!] === 0) return false;
+  for (let j = 1; j < y.length; j++) if (c.allowed[y[j - 1]! * L + y[j]!] === 0) return false;
+  return true;
+}
+
+describe("CrfEncoder, constrained training", () => {
+  const fullConfigs = fc.record({
+    seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    dense: fc.boolean(),
+    startEnd: fc.boolean(),
+    values: fc.boolean(),
+    transitions: fc.boolean(),
+  });
+
+  it("loss = log Σ_valid exp(score) − score(gold), decode = best valid labelling, rangeLoss = Σ instanceLoss, by brute force", () => {
+    fc.assert(
+      fc.property(fullConfigs, (c) => {
+        const { encoder, weights, L } = setup(
+          c.seed,
+          { sequences: 5, values: c.values, transitions: c.transitions, labels: 4 },
+          c.dense,
+          c.startEnd,
+        );
+        const mask = maskAdmittingGold(encoder, L, c.seed);
+        encoder.setConstraints(mask);
+        expect(encoder.constrained).toBe(true);
+        const out = new Int32Array(8);
+        let total = 0;
+        for (let i = 0; i < encoder.numInstances; i++) {
+          const n = encoder.instanceLength(i);
+          const gold = encoder.goldLabels(i);
+          const valid = allLabellings(n, L).filter((y) => isValid(y, L, mask));
+          const scores = valid.map((y) => pathScore(encoder, i, y, weights));
+          const loss = encoder.instanceLoss(i, weights, null);
+          expect(loss).toBeCloseTo(lse(scores) - pathScore(encoder, i, gold, weights), 9);
+          total += loss;
+          const best = encoder.decode(i, weights, out);
+          expect(best).toBeCloseTo(Math.max(...scores), 9);
+          expect(isValid(out.subarray(0, n), L, mask)).toBe(true);
+        }
+        const expected = new Float64Array(encoder.numWeights);
+        for (let i = 0; i < encoder.numInstances; i++) encoder.instanceLoss(i, weights, expected);
+        const batch = new Float64Array(encoder.numWeights);
+        expect(encoder.rangeLoss(0, encoder.numInstances, weights, batch)).toBeCloseTo(total, 9);
+        for (let k = 0; k < batch.length; k++) expect(batch[k]).toBeCloseTo(expected[k]!, 9);
+        // Workers restore the mask from the descriptor.
+        const restored = restoreEncoder(structuredClone(encoder.descriptor()));
+        expect(restored.instanceLoss(0, weights, null)).toBe(encoder.instanceLoss(0, weights, null));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("gradient under the mask matches central finite differences; forbidden transitions get none", () => {
+    fc.assert(
+      fc.property(fullConfigs, (c) => {
+        const { encoder, weights, L } = setup(
+          c.seed,
+          { sequences: 3, values: c.values, transitions: c.transitions },
+          c.dense,
+          c.startEnd,
+        );
+        const mask = maskAdmittingGold(encoder, L, c.seed);
+        encoder.setConstraints(mask);
+        const total = (w: Float64Array, grad: Float64Array | null) => {
+          let s = 0;
+          for (let i = 0; i < encoder.numInstances; i++) s += encoder.instanceLoss(i, w, grad, 1);
+          return s;
+        };
+        const grad = new Float64Array(encoder.numWeights);
+        total(weights, grad);
+        const h = 1e-5;
+        const w = weights.slice();
+        for (let k = 0; k < w.length; k++) {
+          w[k] = weights[k]! + h;
+          const up = total(w, null);
+          w[k] = weights[k]! - h;
+          const down = total(w, null);
+          w[k] = weights[k]!;
+          expect(grad[k]).toBeCloseTo((up - down) / (2 * h), 5);
+        }
+        const T = encoder.layout.transitionBase;
+        for (let ab = 0; ab < L * L; ab++) if (mask.allowed[ab] === 0) expect(grad[T + ab]).toBe(0);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("rejects a gold labelling the mask forbids, naming the sequence and the labels", () => {
+    const { encoder, L } = setup(3, { sequences: 4, maxLength: 5 }, false, true);
+    let target = -1;
+    for (let i = 0; i < encoder.numInstances && target < 0; i++) {
+      if (encoder.instanceLength(i) > 1) target = i;
+    }
+    expect(target).toBeGreaterThanOrEqual(0);
+    const y = encoder.goldLabels(target);
+    const allowed = new Uint8Array(L * L).fill(1);
+    allowed[y[0]! * L + y[1]!] = 0;
+    const names = Array.from({ length: L }, (_, t) => `L${t}`);
+    expect(() => encoder.setConstraints({ allowed }, names)).toThrow(
+      new RegExp(`sequence ${target + 1}, tokens 1 and 2: the transition "L${y[0]}" → "L${y[1]}"`),
+    );
+    expect(encoder.constrained).toBe(false);
+    const allowedStart = new Uint8Array(L).fill(1);
+    allowedStart[encoder.goldLabels(0)[0]!] = 0;
+    expect(() => encoder.setConstraints({ allowedStart })).toThrow(/sequence 1 starts with label #/);
+    expect(() => encoder.setConstraints({ allowed: new Uint8Array(3) })).toThrow(/length 3/);
+  });
+});

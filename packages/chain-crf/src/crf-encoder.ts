@@ -30,6 +30,17 @@ interface SweepWorkspace {
 }
 
 /**
+ * A transition mask for constrained training (the shape of the model's decoding constraints):
+ * allowed[a·L + b] = 0 forbids b right after a, allowedStart / allowedEnd forbid first / last
+ * labels.
+ */
+export interface TrainingConstraints {
+  readonly allowed?: Uint8Array;
+  readonly allowedStart?: Uint8Array;
+  readonly allowedEnd?: Uint8Array;
+}
+
+/**
  * Plain, structured-clonable data from which {@link restoreEncoder} rebuilds an encoder in a
  * worker thread. Its typed arrays live on SharedArrayBuffers, so posting it copies nothing.
  */
@@ -41,6 +52,8 @@ export interface CrfEncoderDescriptor {
   /** The instances [begin, end) of `dataset` this encoder covers. */
   readonly begin: number;
   readonly end: number;
+  /** Constrained training: the mask every instance is normalised under (small; copied). */
+  readonly constraints?: TrainingConstraints;
 }
 
 /** A sub-range of an encoder's instances, relative to it. */
@@ -71,7 +84,10 @@ export class CrfEncoder implements Encoder {
   #fixed = new Int32Array(0);
   #positionPairwise = new Float64Array(0);
   #clampedPairwise = new Float64Array(0);
-  #descriptor: CrfEncoderDescriptor | null = null;
+  #shared: { dataset: CompiledDataset; layout: FeatureLayout } | null = null;
+  #allowed: Uint8Array | null = null;
+  #allowedStart: Uint8Array | null = null;
+  #allowedEnd: Uint8Array | null = null;
   #sweepWorkspace: SweepWorkspace | null | undefined = undefined;
 
   constructor(dataset: CompiledDataset, layout: FeatureLayout, range?: InstanceRange) {
@@ -96,6 +112,85 @@ export class CrfEncoder implements Encoder {
     this.#begin = begin;
     this.#scorer = new InstanceScorer(layout);
     this.#ctx = new InferenceContext(Math.max(1, dataset.maxLength), layout.numLabels);
+  }
+
+  /**
+   * Constrained training: normalise every instance over the labellings the mask allows only, so
+   * the loss is log Z_valid − score(gold) and forbidden transitions get no expected counts (their
+   * weights feel only the regulariser). Every known gold transition, first and last label must
+   * be allowed, else a RangeError names the sequence (1-based, in the encoder's dataset) and the
+   * offending labels (by `labelNames` when given). `null` lifts the constraints.
+   */
+  setConstraints(
+    constraints: TrainingConstraints | null,
+    labelNames?: readonly string[],
+  ): void {
+    if (constraints === null) {
+      this.#allowed = null;
+      this.#allowedStart = null;
+      this.#allowedEnd = null;
+      return;
+    }
+    const L = this.numLabels;
+    const copy = (mask: Uint8Array | undefined, length: number, what: string) => {
+      if (mask === undefined) return null;
+      if (mask.length !== length) {
+        throw new RangeError(
+          `training constraints: ${what} has length ${mask.length}, expected ${length}`,
+        );
+      }
+      return Uint8Array.from(mask);
+    };
+    const allowed = copy(constraints.allowed, L * L, "allowed (L·L)");
+    const allowedStart = copy(constraints.allowedStart, L, "allowedStart (L)");
+    const allowedEnd = copy(constraints.allowedEnd, L, "allowedEnd (L)");
+    const name = (t: number) => (labelNames?.[t] === undefined ? `#${t}` : `"${labelNames[t]}"`);
+    const ds = this.dataset;
+    const gold = ds.labels;
+    for (let i = 0; i < this.numInstances; i++) {
+      const g = this.#begin + i;
+      const from = ds.instanceOffsets[g]!;
+      const to = ds.instanceOffsets[g + 1]!;
+      if (to === from) continue;
+      const where = `training constraints: sequence ${g + 1}`;
+      const first = gold[from]!;
+      const last = gold[to - 1]!;
+      if (allowedStart !== null && first >= 0 && allowedStart[first] === 0) {
+        throw new RangeError(
+          `${where} starts with label ${name(first)}, which the constraints forbid as a first label`,
+        );
+      }
+      if (allowedEnd !== null && last >= 0 && allowedEnd[last] === 0) {
+        throw new RangeError(
+          `${where} ends with label ${name(last)}, which the constraints forbid as a last label`,
+        );
+      }
+      if (allowed === null) continue;
+      for (let j = from + 1; j < to; j++) {
+        const a = gold[j - 1]!;
+        const b = gold[j]!;
+        if (a >= 0 && b >= 0 && allowed[a * L + b] === 0) {
+          throw new RangeError(
+            `${where}, tokens ${j - from} and ${j - from + 1}: the transition ${name(a)} → ${name(b)} is forbidden by the constraints`,
+          );
+        }
+      }
+    }
+    this.#allowed = allowed;
+    this.#allowedStart = allowedStart;
+    this.#allowedEnd = allowedEnd;
+  }
+
+  /** Whether {@link setConstraints} put a mask in force. */
+  get constrained(): boolean {
+    return this.#allowed !== null || this.#allowedStart !== null || this.#allowedEnd !== null;
+  }
+
+  #constrain(view: ChainView): ChainView {
+    view.allowed = this.#allowed;
+    view.allowedStart = this.#allowedStart;
+    view.allowedEnd = this.#allowedEnd;
+    return view;
   }
 
   instanceLength(i: number): number {
@@ -143,7 +238,9 @@ export class CrfEncoder implements Encoder {
     const to = ds.instanceOffsets[g + 1]!;
     const n = to - from;
     const gold = ds.labels;
-    const view = this.#scorer.load(ds.state, ds.transition, from, to, weights, weightScale);
+    const view = this.#constrain(
+      this.#scorer.load(ds.state, ds.transition, from, to, weights, weightScale),
+    );
     const conditioned = view.transitionStride !== 0;
     const LL = this.numLabels * this.numLabels;
     const perPosition = gradient !== null && conditioned ? this.#pairwiseBuffer(n, LL) : null;
@@ -196,7 +293,7 @@ export class CrfEncoder implements Encoder {
     const g = this.#begin + i;
     const from = ds.instanceOffsets[g]!;
     const to = ds.instanceOffsets[g + 1]!;
-    const view = this.#scorer.load(ds.state, ds.transition, from, to, weights);
+    const view = this.#constrain(this.#scorer.load(ds.state, ds.transition, from, to, weights));
     return viterbiKernel(this.#ctx, view, out);
   }
 
@@ -279,7 +376,7 @@ export class CrfEncoder implements Encoder {
     w.set(weights);
     acc.fill(0);
     const gold = ds.labels;
-    const view = ws.view;
+    const view = this.#constrain(ws.view);
     view.L = L;
     view.unary = ws.unary;
     view.transition = w;
@@ -418,17 +515,21 @@ export class CrfEncoder implements Encoder {
 
   /** Plain data for {@link restoreEncoder}; the arrays are moved onto shared memory once. */
   descriptor(): CrfEncoderDescriptor {
-    if (this.#descriptor === null) {
-      this.#descriptor = {
-        kind: "lagrange.chain-crf.encoder",
-        version: 1,
-        dataset: shareDataset(this.dataset),
-        layout: shareLayout(this.layout),
-        begin: this.#begin,
-        end: this.#begin + this.numInstances,
-      };
-    }
-    return this.#descriptor;
+    this.#shared ??= { dataset: shareDataset(this.dataset), layout: shareLayout(this.layout) };
+    const constraints: { allowed?: Uint8Array; allowedStart?: Uint8Array; allowedEnd?: Uint8Array } =
+      {};
+    if (this.#allowed !== null) constraints.allowed = this.#allowed;
+    if (this.#allowedStart !== null) constraints.allowedStart = this.#allowedStart;
+    if (this.#allowedEnd !== null) constraints.allowedEnd = this.#allowedEnd;
+    return {
+      kind: "lagrange.chain-crf.encoder",
+      version: 1,
+      dataset: this.#shared.dataset,
+      layout: this.#shared.layout,
+      begin: this.#begin,
+      end: this.#begin + this.numInstances,
+      ...(this.constrained ? { constraints } : {}),
+    };
   }
 
   #pairwiseBuffer(n: number, LL: number): Float64Array {
@@ -621,8 +722,10 @@ export function restoreEncoder(
   if (begin < 0 || end < begin || end > size) {
     throw new RangeError(`instance range [${begin}, ${end}) is not inside [0, ${size})`);
   }
-  return new CrfEncoder(descriptor.dataset, descriptor.layout, {
+  const encoder = new CrfEncoder(descriptor.dataset, descriptor.layout, {
     begin: descriptor.begin + begin,
     end: descriptor.begin + end,
   });
+  if (descriptor.constraints !== undefined) encoder.setConstraints(descriptor.constraints);
+  return encoder;
 }

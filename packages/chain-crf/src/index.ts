@@ -6,6 +6,7 @@ export {
   type CrfEncoderDescriptor,
   type InstanceRange,
   restoreEncoder,
+  type TrainingConstraints,
 } from "./crf-encoder.ts";
 export {
   CrfModel,
@@ -111,6 +112,7 @@ export {
   type ObjectivePoolOptions,
   openObjectivePool,
   type PerceptronOptions,
+  type RangeLossEncoder,
   type ScaledWeightsEncoder,
   type SgdCalibration,
   type SgdOptions,

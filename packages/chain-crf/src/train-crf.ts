@@ -38,6 +38,14 @@ export interface TrainCrfOptions {
   readonly labels?: readonly string[];
   /** Builds the decoding constraints (e.g. BIO validity) once the label set is known. */
   readonly constraintsFor?: (labels: readonly string[]) => DecodingConstraints;
+  /**
+   * Train under the constraints of `constraintsFor` too (default false): each sequence's
+   * likelihood is normalised over the labellings the mask allows only, so forbidden transitions
+   * get no expected counts and the model spends no probability mass on labellings decoding would
+   * reject. Every gold labelling must satisfy the mask (else a RangeError names the sequence).
+   * Off by default so that the objective stays CRFsuite's (the benchmarks compare against it).
+   */
+  readonly constrainedTraining?: boolean;
   /** Held-out data evaluated during training; with `patience`, early stopping. */
   readonly heldOut?: {
     readonly sequences: readonly LabelledSequence[];
@@ -88,6 +96,12 @@ export async function trainCrf(
     shared: (options.threads ?? 1) > 1,
   });
   const constraints = options.constraintsFor?.(data.labels.names());
+  if (options.constrainedTraining === true) {
+    if (constraints === undefined) {
+      throw new RangeError("constrainedTraining needs constraintsFor (the mask to train under)");
+    }
+    data.encoder.setConstraints(constraints, data.labels.names());
+  }
   const settings: { [key: string]: JsonValue } = {
     algorithm,
     ...(options.c1 === undefined ? {} : { c1: options.c1 }),
@@ -97,6 +111,7 @@ export async function trainCrf(
       ? {}
       : { minAttributeFrequency: options.minAttributeFrequency }),
     trainingSequences: sequences.length,
+    ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
     ...options.settings,
   };
   const extra = {

@@ -463,11 +463,29 @@ describe("control", () => {
     });
     expect(seen.length).toBe(solution.iterations);
     expect(seen.length).toBeLessThanOrEqual(3);
-    for (const stats of seen) {
+    seen.forEach((stats, k) => {
+      expect(stats.iteration).toBe(k);
       expect(stats.gap).toBeGreaterThanOrEqual(0);
       expect(stats.dual).toBeGreaterThanOrEqual(stats.primal);
-    }
+      // Best dual only falls and best primal only rises, so the gap never grows.
+      if (k > 0) expect(stats.gap).toBeLessThanOrEqual(seen[k - 1]!.gap);
+    });
     if (solution.status !== "optimal") expect(solution.status).toBe("iteration-limit");
+
+    // A longer run on random instances: the reported best gap never grows.
+    fc.assert(
+      fc.property(fc.integer(), (s) => {
+        const gaps: number[] = [];
+        solveDualDecomposition(randomInstance(createRandom(s), "mixed").problem, {
+          maxIterations: 40,
+          onIteration: (stats) => {
+            gaps.push(stats.gap);
+          },
+        });
+        for (let k = 1; k < gaps.length; k++) expect(gaps[k]).toBeLessThanOrEqual(gaps[k - 1]!);
+      }),
+      { numRuns: 100, seed: 8 },
+    );
   });
 
   it("an aborted signal throws AbortError", () => {

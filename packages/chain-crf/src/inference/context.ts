@@ -47,6 +47,17 @@ export class InferenceContext {
   kBack = new Int32Array(0);
   kHeads = new Int32Array(0);
   kCapacity = 0;
+  /**
+   * Allowed predecessors per label, CSR style, of the transition mask last given to
+   * {@link predecessors}: label b's are predLabels[predOffsets[b] … predOffsets[b+1]), ascending,
+   * with predPairs = a·L + b; predScores holds the gathered transition scores of a shared block.
+   */
+  predOffsets = new Int32Array(0);
+  predLabels = new Int32Array(0);
+  predPairs = new Int32Array(0);
+  predScores: Float64Array = new Float64Array(0);
+  #predMask = new Uint8Array(0);
+  #predL = -1;
   /** The SIMD kernels and the byte offsets of the shared buffers in their memory. */
   simd: SimdKernels | null = null;
   alphaPtr = 0;
@@ -135,6 +146,50 @@ export class InferenceContext {
       this.transitionCacheValid = false;
       this.#layoutSimd(this.capacity * L, L * L, need);
     }
+  }
+
+  /**
+   * Builds (or reuses, when the mask's contents are unchanged) the predecessor lists of `allowed`;
+   * returns the number of allowed pairs. Comparing L² bytes costs what one position of the dense
+   * recursion costs, so a sentence pays it once and every position then walks only allowed pairs.
+   */
+  predecessors(allowed: Uint8Array, L: number): number {
+    const LL = L * L;
+    const cached = this.#predMask;
+    if (this.#predL === L) {
+      let same = true;
+      for (let ab = 0; ab < LL; ab++) {
+        if (cached[ab] !== allowed[ab]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return this.predOffsets[L]!;
+    }
+    if (cached.length < LL) this.#predMask = new Uint8Array(LL);
+    if (this.predOffsets.length < L + 1) this.predOffsets = new Int32Array(L + 1);
+    let nnz = 0;
+    for (let ab = 0; ab < LL; ab++) if (allowed[ab] !== 0) nnz++;
+    if (this.predLabels.length < nnz) {
+      this.predLabels = new Int32Array(nnz);
+      this.predPairs = new Int32Array(nnz);
+      this.predScores = new Float64Array(nnz);
+    }
+    const offsets = this.predOffsets;
+    let k = 0;
+    for (let b = 0; b < L; b++) {
+      offsets[b] = k;
+      for (let a = 0; a < L; a++) {
+        if (allowed[a * L + b] === 0) continue;
+        this.predLabels[k] = a;
+        this.predPairs[k] = a * L + b;
+        k++;
+      }
+    }
+    offsets[L] = k;
+    this.#predMask.set(allowed.subarray(0, LL));
+    this.#predL = L;
+    return k;
   }
 
   /** Room for k-best lists of length n, L labels, k entries each. */

@@ -20,6 +20,7 @@ import {
 import { InferenceContext } from "./context.ts";
 import { forwardBackwardKernel, forwardBackwardLogKernel } from "./forward-backward.ts";
 import { emptyView, setViewFromScores } from "./view.ts";
+import { viterbiKernel as viterbiKernelFor } from "./viterbi.ts";
 
 const NEG = Number.NEGATIVE_INFINITY;
 
@@ -50,6 +51,44 @@ function close(a: number, b: number, tol = 1e-9): boolean {
 const seeds = fc.integer({ min: 0, max: 2 ** 31 - 1 });
 
 describe("viterbi", () => {
+  it("walks only allowed pairs under a mask: same labelling and score as the dense recursion on −∞ transitions, with one context reused across changing masks", () => {
+    const ctx = new InferenceContext();
+    const dense = new InferenceContext();
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        const { scores } = randomChain(seed, { maxL: 7 });
+        const { n, L } = scores;
+        const rnd = mulberry32(seed ^ 0x51ed);
+        const allowed = new Uint8Array(L * L);
+        for (let ab = 0; ab < L * L; ab++) allowed[ab] = rnd() < 0.45 ? 1 : 0;
+        const sparseView = setViewFromScores(emptyView(), scores);
+        sparseView.allowed = allowed;
+        const blocks = scores.transition.length / (L * L);
+        const a = new Int32Array(n);
+        const b = new Int32Array(n);
+        const check = () => {
+          const forbidden = scores.transition.slice();
+          for (let k = 0; k < blocks; k++) {
+            for (let ab = 0; ab < L * L; ab++) {
+              if (allowed[ab] === 0) forbidden[k * L * L + ab] = NEG;
+            }
+          }
+          const denseView = setViewFromScores(emptyView(), { ...scores, transition: forbidden });
+          denseView.allowed = null;
+          const sa = viterbiKernelFor(ctx, sparseView, a);
+          const sb = viterbiKernelFor(dense, denseView, b);
+          expect(sa).toBe(sb);
+          if (sa > NEG) expect(Array.from(a)).toEqual(Array.from(b));
+        };
+        check();
+        // Mutated in place: the context must notice a changed mask of the same identity.
+        for (let ab = 0; ab < L * L; ab++) allowed[ab] = 1 - allowed[ab]!;
+        check();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("finds the brute-force maximum, honouring masks, start/end, adjustment and fixed labels", () => {
     const ctx = new InferenceContext(2, 1);
     fc.assert(

@@ -4,7 +4,9 @@ import { CrfEncoder } from "../crf-encoder.ts";
 import { compileDataset } from "../model/dataset.ts";
 import { buildAttributeDictionary } from "../model/dictionary.ts";
 import { buildFeatureLayout } from "../model/layout.ts";
+import { mulberry32 } from "../testing/random-chain.ts";
 import { randomCorpus } from "../testing/random-corpus.ts";
+import { trainCrf } from "../train-crf.ts";
 import { trainAveragedPerceptron, trainLbfgs } from "./index.ts";
 
 function crfEncoder(seed: number) {
@@ -56,5 +58,88 @@ describe("trainers on the chain CRF", () => {
     };
     const r = await trainAveragedPerceptron(encoder, { epochs: 10 });
     expect(errors(r.weights)).toBeLessThan(errors(new Float64Array(encoder.numWeights)));
+  });
+});
+
+describe("trainCrf with constrainedTraining", () => {
+  const labelNames = ["L0", "L1", "L2", "L3"];
+  // Labels that only stay or step up by one (mod 4) and start at L0 or L1: half the pairs unused.
+  const rnd = mulberry32(11);
+  const sequences = randomCorpus(7, { sequences: 50, maxLength: 6, labels: 4, vocabulary: 12 }).map(
+    (s) => {
+      let y = Math.floor(rnd() * 2);
+      const labels = s.labels!.map((_, j) => {
+        if (j > 0) y = (y + (rnd() < 0.5 ? 0 : 1)) % 4;
+        return labelNames[y]!;
+      });
+      return { ...s, labels };
+    },
+  );
+  /** Allows exactly the transitions, first and last labels the gold data uses. */
+  const constraintsFor = (names: readonly string[]) => {
+    const L = names.length;
+    const index = new Map(names.map((n, t) => [n, t]));
+    const allowed = new Uint8Array(L * L);
+    const allowedStart = new Uint8Array(L);
+    const allowedEnd = new Uint8Array(L);
+    for (const s of sequences) {
+      const y = s.labels!.map((l) => index.get(l!)!);
+      allowedStart[y[0]!] = 1;
+      allowedEnd[y[y.length - 1]!] = 1;
+      for (let j = 1; j < y.length; j++) allowed[y[j - 1]! * L + y[j]!] = 1;
+    }
+    return { allowed, allowedStart, allowedEnd };
+  };
+
+  it("trains under the mask: same model on 1 and 2 threads, forbidden transitions stay at 0, valid tags", async () => {
+    const options = { labels: labelNames, constraintsFor, constrainedTraining: true, c2: 0.5 };
+    const one = await trainCrf(sequences, { ...options, threads: 1 });
+    const two = await trainCrf(sequences, { ...options, threads: 2 });
+    expect(two.iterations).toBe(one.iterations);
+    let diff = 0;
+    for (let j = 0; j < one.model.weights.length; j++) {
+      diff = Math.max(diff, Math.abs(one.model.weights[j]! - two.model.weights[j]!));
+    }
+    expect(diff).toBeLessThan(1e-6);
+    const c = constraintsFor(labelNames);
+    const L = labelNames.length;
+    const T = one.model.layout.transitionBase;
+    let forbidden = 0;
+    for (let ab = 0; ab < L * L; ab++) {
+      if (c.allowed[ab] === 0) {
+        forbidden++;
+        expect(one.model.weights[T + ab]).toBe(0);
+      }
+    }
+    expect(forbidden).toBeGreaterThan(0);
+    const unconstrained = await trainCrf(sequences, { labels: labelNames, constraintsFor, c2: 0.5 });
+    // Normalising over fewer labellings can only lower each sequence's loss at the same weights.
+    expect(one.loss).toBeLessThan(unconstrained.loss);
+    for (const s of sequences) {
+      const y = one.model.tag(s.attributes).map((l) => labelNames.indexOf(l));
+      expect(c.allowedStart[y[0]!]).toBe(1);
+      expect(c.allowedEnd[y[y.length - 1]!]).toBe(1);
+      for (let j = 1; j < y.length; j++) expect(c.allowed[y[j - 1]! * L + y[j]!]).toBe(1);
+    }
+  });
+
+  it("needs constraintsFor, and gold labellings that satisfy it", async () => {
+    await expect(trainCrf(sequences, { constrainedTraining: true })).rejects.toThrow(
+      /constrainedTraining needs constraintsFor/,
+    );
+    const strict = (names: readonly string[]) => {
+      const c = constraintsFor(names);
+      const first = sequences.findIndex((s) => s.labels!.length > 1);
+      const y = sequences[first]!.labels!.map((l) => names.indexOf(l!));
+      c.allowed[y[0]! * names.length + y[1]!] = 0;
+      return c;
+    };
+    await expect(
+      trainCrf(sequences, {
+        labels: labelNames,
+        constraintsFor: strict,
+        constrainedTraining: true,
+      }),
+    ).rejects.toThrow(/training constraints: sequence \d+, tokens \d+ and \d+: the transition "L\d" → "L\d" is forbidden/);
   });
 });

@@ -6,7 +6,8 @@
  * - `openObjectivePool`: the worker-thread objective (Node only) behind a dynamic import, so the
  *   package index never loads `node:worker_threads` in a browser;
  * - the optional encoder capabilities the trainers use: `ShardableEncoder` (descriptor() for worker
- *   threads) and `ScaledWeightsEncoder` (instanceLossScaled for sparse SGD).
+ *   threads), `ScaledWeightsEncoder` (instanceLossScaled for sparse SGD) and `RangeLossEncoder`
+ *   (a batch rangeLoss, which L-BFGS and the worker pool use for full passes).
  */
 export {
   type AsyncObjective,
@@ -27,6 +28,7 @@ export { type LbfgsTrainerOptions, type LbfgsTrainResult, trainLbfgs } from "./t
 export type {
   HeldOutOptions,
   HeldOutScore,
+  RangeLossEncoder,
   ScaledWeightsEncoder,
   ShardableEncoder,
   StopReason,

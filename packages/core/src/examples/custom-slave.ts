@@ -13,20 +13,21 @@ const crf = chainSlave({
 // A custom slave: a gazetteer that rewards NAME on the tokens it knows. Its positions are
 // independent, so its exact maximiser is a per-token argmax of (own score + adjustment).
 const bonus = Float64Array.of(0, 0.2, 0, 0.1, 0, 1.5);
-const labels = new Int32Array(n);
+// The result is allocated once and reused: the master calls maximize every iteration.
+const result = { labels: new Int32Array(n), value: 0 };
 const gazetteer = defineSlave({
   name: "gazetteer",
   n,
   L,
   maximize(adjustment) {
-    let value = 0;
+    result.value = 0;
     for (let i = 0; i < n; i++) {
       const other = bonus[i * L]! + adjustment[i * L]!;
       const name = bonus[i * L + 1]! + adjustment[i * L + 1]!;
-      labels[i] = name > other ? 1 : 0;
-      value += Math.max(other, name);
+      result.labels[i] = name > other ? 1 : 0;
+      result.value += Math.max(other, name);
     }
-    return { labels, value };
+    return result;
   },
   score: (y) => bonus[y[0]!]! + bonus[L + y[1]!]! + bonus[2 * L + y[2]!]!,
 });

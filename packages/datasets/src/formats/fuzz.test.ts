@@ -35,8 +35,12 @@ async function outcome(run: () => unknown): Promise<"ok" | "DataFormatError"> {
     await run();
     return "ok";
   } catch (error) {
-    if (error instanceof DataFormatError) return "DataFormatError";
-    throw error;
+    if (!(error instanceof DataFormatError)) throw error;
+    // The error must say where: a file name and a real 1-based line, in the message too.
+    expect(error.file).not.toBe("");
+    expect(Number.isInteger(error.line) && error.line >= 1).toBe(true);
+    expect(error.message.startsWith(`${error.file}:${error.line}`)).toBe(true);
+    return "DataFormatError";
   }
 }
 

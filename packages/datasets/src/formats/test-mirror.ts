@@ -1,19 +1,14 @@
-import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { findMirrorDir } from "../registry/resolve.ts";
 
 /**
- * Tests only: where the dataset mirror is (env LAGRANGE_DATA_DIR, else `<repo root>/../shared/datasets`),
- * or undefined when there is none. The registry has the public version of this lookup.
+ * Tests only: where the dataset mirror is, or undefined when there is none. The same lookup as
+ * the registry's (env LAGRANGE_DATA_DIR, else `<repo root>/../shared/datasets`), so tests find
+ * the data exactly where the library would.
  */
 export function testMirrorDir(): string | undefined {
-  const fromEnv = process.env.LAGRANGE_DATA_DIR;
-  const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
-  const dir =
-    fromEnv !== undefined && fromEnv !== ""
-      ? resolve(fromEnv)
-      : resolve(repoRoot, "..", "shared", "datasets");
-  return existsSync(dir) && statSync(dir).isDirectory() ? dir : undefined;
+  return findMirrorDir();
 }
 
 export function mirrorFile(mirror: string | undefined, relative: string): string | undefined {

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConllFile } from "../formats/conll.ts";
+import { readInlineTagsFile } from "../formats/inline.ts";
 import { readUmassCitationsFile } from "../formats/umass.ts";
 import { findMirrorDir } from "../registry/resolve.ts";
 import { SCHEME_NAMES, type SchemeName, type SchemeOptions } from "./labels.ts";
@@ -30,8 +31,9 @@ function checkRoundTrips(
   sentences: readonly (readonly string[])[],
   scheme: SchemeName,
   options: SchemeOptions = {},
-): { sentences: number; tokens: number; invalid: number; failures: string[] } {
+): { sentences: number; tokens: number; invalid: number; spans: number; failures: string[] } {
   let invalid = 0;
+  let spanCount = 0;
   let tokens = 0;
   // Plain comparisons, one expect at the end: vitest's expect is too slow for millions of calls.
   const failures: string[] = [];
@@ -44,6 +46,7 @@ function checkRoundTrips(
   sentences.forEach((labels, index) => {
     tokens += labels.length;
     const valid = isValidSequence(labels, scheme, options);
+    spanCount += extractSpans(labels, scheme, options).length;
     if (!valid) invalid++;
     let feasible =
       labels.length === 0 ||
@@ -68,51 +71,180 @@ function checkRoundTrips(
         fail(index, `spans changed back from ${other}`);
     }
   });
-  return { sentences: sentences.length, tokens, invalid, failures };
+  return { sentences: sentences.length, tokens, invalid, spans: spanCount, failures };
 }
 
+interface RealLabels {
+  /** Mirror-relative file. */
+  readonly file: string;
+  /** Which tag column, where a file has several. */
+  readonly column?: string;
+  readonly scheme: SchemeName;
+  readonly options?: SchemeOptions;
+  /** A lower bound on the sentence count, so that a reader that silently drops data fails. */
+  readonly atLeast: number;
+  /** Chunks / entities decoded, as the folder's SOURCE.md counts them. */
+  readonly spans?: number;
+  /** Every sentence is valid in its scheme (false where SOURCE.md documents stray tags). */
+  readonly allValid?: boolean;
+  readonly load: (path: string) => Promise<(readonly string[])[]>;
+}
+
+const conllColumn =
+  (column: number, transform: (label: string) => string = (l) => l) =>
+  async (path: string) =>
+    (await readConllFile(path)).map((s) => s.columns.at(column)!.map(transform));
+const umassLabels = async (path: string) =>
+  (await readUmassCitationsFile(path, { malformed: "skip" })).sentences.map((s) => s.labels!);
+const inlineBio = async (path: string) =>
+  (await readInlineTagsFile(path)).map((s) => s.columns[1]!);
+
+/**
+ * Every labelled corpus of the mirror whose labels are chunks (POS tags are not). Tag columns:
+ * conll2003 has IOB1 chunks (column 2) and IOB1 NER (last); Ritter's chunk.txt writes its IOB2
+ * tags in lower case.
+ */
+const REAL_LABELS: RealLabels[] = [
+  {
+    file: "conll2000/train.txt",
+    scheme: "IOB2",
+    atLeast: 8_000,
+    spans: 106_978,
+    load: conllColumn(-1),
+  },
+  {
+    file: "conll2000/test.txt",
+    scheme: "IOB2",
+    atLeast: 2_000,
+    spans: 23_852,
+    load: conllColumn(-1),
+  },
+  {
+    file: "conll2003/eng.train",
+    column: "NER",
+    scheme: "IOB1",
+    atLeast: 14_000,
+    spans: 23_499,
+    load: conllColumn(-1),
+  },
+  {
+    file: "conll2003/eng.train",
+    column: "chunks",
+    scheme: "IOB1",
+    atLeast: 14_000,
+    load: conllColumn(2),
+  },
+  {
+    file: "conll2003/eng.testa",
+    column: "NER",
+    scheme: "IOB1",
+    atLeast: 3_000,
+    spans: 5_942,
+    load: conllColumn(-1),
+  },
+  {
+    file: "conll2003/eng.testa",
+    column: "chunks",
+    scheme: "IOB1",
+    atLeast: 3_000,
+    load: conllColumn(2),
+  },
+  { file: "wnut16/train", scheme: "IOB2", atLeast: 2_000, spans: 1_496, load: conllColumn(-1) },
+  { file: "wnut16/dev", scheme: "IOB2", atLeast: 1_000, spans: 661, load: conllColumn(-1) },
+  {
+    file: "wnut17/wnut17train.conll",
+    scheme: "IOB2",
+    atLeast: 3_000,
+    spans: 1_975,
+    load: conllColumn(-1),
+  },
+  {
+    file: "wnut17/emerging.dev.conll",
+    scheme: "IOB2",
+    atLeast: 1_000,
+    spans: 836,
+    load: conllColumn(-1),
+  },
+  {
+    file: "twitter_ritter2011/ner.txt",
+    scheme: "IOB2",
+    atLeast: 2_000,
+    spans: 1_496,
+    load: conllColumn(-1),
+  },
+  {
+    file: "twitter_ritter2011/chunk.txt",
+    scheme: "IOB2",
+    atLeast: 700,
+    spans: 8_294,
+    load: conllColumn(-1, (l) => l.toUpperCase()),
+  },
+  {
+    file: "umass_citation_flat_iesl/train.txt",
+    scheme: "IOB2",
+    atLeast: 1_400,
+    spans: 9_814,
+    load: conllColumn(-1),
+  },
+  {
+    file: "umass_citation_flat_iesl/dev.txt",
+    scheme: "IOB2",
+    atLeast: 600,
+    spans: 4_303,
+    load: conllColumn(-1),
+  },
+  {
+    file: "umass_citation/training.docs",
+    scheme: "IOB2",
+    options: { levelSeparator: "/" },
+    atLeast: 1_400,
+    allValid: true,
+    load: umassLabels,
+  },
+  {
+    file: "umass_citation/dev.docs",
+    scheme: "IOB2",
+    options: { levelSeparator: "/" },
+    atLeast: 600,
+    allValid: true,
+    load: umassLabels,
+  },
+  {
+    file: "cora/tagged_references.txt",
+    scheme: "IOB2",
+    atLeast: 500,
+    allValid: true,
+    load: inlineBio,
+  },
+  {
+    file: "cora/tagged_headers.txt",
+    scheme: "IOB2",
+    atLeast: 900,
+    allValid: true,
+    load: inlineBio,
+  },
+];
+
 describe("scheme conversions on real corpora", () => {
-  const conll2000 = fileIn("conll2000/train.txt");
-  it.skipIf(conll2000 === undefined)(
-    `conll2000/train.txt round-trips (IOB2) — skipped if ${why}`,
-    async () => {
-      const sentences = await readConllFile(conll2000!);
-      const result = checkRoundTrips(
-        sentences.map((s) => s.labels!),
-        "IOB2",
-      );
-      expect(result.failures).toEqual([]);
-      expect(result.sentences).toBeGreaterThan(8000);
-    },
-  );
-
-  const conll2003 = fileIn("conll2003/eng.train");
-  it.skipIf(conll2003 === undefined)(
-    `conll2003/eng.train round-trips (IOB1) — skipped if ${why}`,
-    async () => {
-      const sentences = await readConllFile(conll2003!);
-      const result = checkRoundTrips(
-        sentences.map((s) => s.labels!),
-        "IOB1",
-      );
-      expect(result.failures).toEqual([]);
-      expect(result.sentences).toBeGreaterThan(14_000);
-    },
-  );
-
-  const umass = fileIn("umass_citation/training.docs");
-  it.skipIf(umass === undefined)(
-    `umass_citation/training.docs hierarchical labels round-trip — skipped if ${why}`,
-    async () => {
-      const { sentences } = await readUmassCitationsFile(umass!, { malformed: "skip" });
-      const result = checkRoundTrips(
-        sentences.map((s) => s.labels!),
-        "IOB2",
-        { levelSeparator: "/" },
-      );
-      expect(result.failures).toEqual([]);
-      expect(result.invalid).toBe(0);
-      expect(result.sentences).toBeGreaterThan(1400);
-    },
-  );
+  for (const entry of REAL_LABELS) {
+    const path = fileIn(entry.file);
+    const column = entry.column === undefined ? "" : ` ${entry.column}`;
+    const hierarchical = entry.options?.levelSeparator === undefined ? "" : ", hierarchical";
+    const skipped =
+      mirror === undefined
+        ? ` — skipped: ${why}`
+        : path === undefined
+          ? " — skipped: not in the mirror"
+          : "";
+    it.skipIf(path === undefined)(
+      `${entry.file}${column} (${entry.scheme}${hierarchical}) round-trips through every scheme${skipped}`,
+      async () => {
+        const result = checkRoundTrips(await entry.load(path!), entry.scheme, entry.options);
+        expect(result.failures).toEqual([]);
+        if (entry.allValid === true) expect(result.invalid).toBe(0);
+        expect(result.sentences).toBeGreaterThanOrEqual(entry.atLeast);
+        if (entry.spans !== undefined) expect(result.spans).toBe(entry.spans);
+      },
+    );
+  }
 });

@@ -1,0 +1,267 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { crfSlave, getPreset, loadModel } from "@lagrange/chain-crf";
+import { constraintInstantiator, parseConstraintsFile } from "@lagrange/constraint-templates";
+import {
+  formatConll,
+  generateCitationSentences,
+  inputRows,
+  readConllFile,
+} from "@lagrange/datasets";
+import { softDD } from "@lagrange/soft-dd";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { decodingConstraints } from "./commands/model-io.ts";
+import { main } from "./main.ts";
+
+/** Runs the CLI in-process, capturing what it writes. */
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: unknown) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: unknown) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    const code = await main(args);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+/** Predicted labels (last column) per sentence of a `lagrange tag` output. */
+function lastColumn(text: string): string[][] {
+  const out: string[][] = [];
+  let current: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") {
+      if (current.length > 0) out.push(current);
+      current = [];
+      continue;
+    }
+    const fields = line.trim().split(/\s+/);
+    current.push(fields[fields.length - 1]!);
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+describe("lagrange constraints learn + tag --decoder soft-dd (generated citations)", () => {
+  let dir: string;
+  let model: string;
+  let dev: string;
+  let constraints: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "lagrange-cli-constraints-"));
+    model = join(dir, "m.model");
+    dev = join(dir, "dev.conll");
+    constraints = join(dir, "c.json");
+    await writeFile(
+      join(dir, "train.conll"),
+      formatConll(generateCitationSentences(120, { seed: 7 })),
+    );
+    await writeFile(dev, formatConll(generateCitationSentences(50, { seed: 8 })));
+    const trained = await run([
+      "train",
+      "--data",
+      join(dir, "train.conll"),
+      "--preset",
+      "citation",
+      "--scheme",
+      "hierarchical-BIO",
+      "--max-iterations",
+      "8",
+      "--out",
+      model,
+    ]);
+    expect(trained.code, trained.stderr).toBe(0);
+    const learned = await run([
+      "constraints",
+      "learn",
+      "--model",
+      model,
+      "--data",
+      dev,
+      "--templates",
+      "singleton,pairwise,hierarchical,bio",
+      "--epochs",
+      "2",
+      "--out",
+      constraints,
+    ]);
+    expect(learned.code, learned.stderr).toBe(0);
+    expect(learned.stdout).toMatch(/candidate constraints; \d+ kept by importance/);
+    expect(learned.stdout).toContain("learned a penalty of 0");
+    expect(learned.stdout).toContain(`wrote ${constraints}`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("writes a versioned constraints file that parses against the model's labels", async () => {
+    const m = await loadModel(model);
+    const file = parseConstraintsFile(await readFile(constraints, "utf8"), {
+      source: constraints,
+      expectedLabels: m.labels.names(),
+    });
+    expect(file.entries.length).toBeGreaterThan(0);
+    for (const e of file.entries) {
+      expect(e.penalty).not.toBeNull();
+      expect(e.penalty!).toBeGreaterThanOrEqual(0);
+      expect(e.template.describe().length).toBeGreaterThan(0);
+      expect(e.importance!).toBeGreaterThanOrEqual(1);
+    }
+    expect(file.metadata?.algorithm).toBe("averaged-perceptron");
+  });
+
+  it("tag --decoder soft-dd equals Soft-DD run through the libraries, and reports its statistics", async () => {
+    const out = join(dir, "soft.txt");
+    const tagged = await run([
+      "tag",
+      "--model",
+      model,
+      "--data",
+      dev,
+      "--decoder",
+      "soft-dd",
+      "--constraints",
+      constraints,
+      "--out",
+      out,
+    ]);
+    expect(tagged.code, tagged.stderr).toBe(0);
+    expect(tagged.stderr).toMatch(/mean iterations/);
+    expect(tagged.stderr).toMatch(/% certified/);
+    const text = await readFile(out, "utf8");
+    const predicted = lastColumn(text);
+
+    // The same decoding, assembled by hand from the libraries.
+    const m = await loadModel(model);
+    const entries = parseConstraintsFile(await readFile(constraints, "utf8")).entries;
+    const constraintsFor = constraintInstantiator(entries);
+    const sentences = await readConllFile(dev);
+    const preset = getPreset("citation");
+    const solver = softDD();
+    const mask = decodingConstraints(m.labels.names(), "hierarchical-BIO")!;
+    expect(predicted.length).toBe(sentences.length);
+    sentences.forEach((s, i) => {
+      const scores = m.chainScores(preset.extract(inputRows(s)), { constraints: mask });
+      const solution = solver.solve({
+        slave: crfSlave(scores),
+        constraints: constraintsFor({ n: s.tokens.length, L: m.numLabels, tokens: s.tokens }),
+      });
+      expect(predicted[i]).toEqual(m.labels.decode(solution.labels));
+    });
+    // Input columns kept: token first, gold second-to-last.
+    const firstLine = text.split("\n")[0]!.split(" ");
+    expect(firstLine[0]).toBe(sentences[0]!.tokens[0]);
+    expect(firstLine[firstLine.length - 2]).toBe(sentences[0]!.labels![0]);
+  });
+
+  it("with one iteration, soft-dd and hard-dd return the Viterbi labelling", async () => {
+    const viterbiOut = join(dir, "viterbi.txt");
+    expect((await run(["tag", "--model", model, "--data", dev, "--out", viterbiOut])).code).toBe(0);
+    const viterbi = lastColumn(await readFile(viterbiOut, "utf8"));
+    for (const decoder of ["soft-dd", "hard-dd"]) {
+      const out = join(dir, `${decoder}-1.txt`);
+      const r = await run([
+        "tag",
+        "--model",
+        model,
+        "--data",
+        dev,
+        "--decoder",
+        decoder,
+        "--constraints",
+        constraints,
+        "--max-iterations",
+        "1",
+        "--out",
+        out,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/1\.00 mean iterations/);
+      if (decoder === "soft-dd") expect(lastColumn(await readFile(out, "utf8"))).toEqual(viterbi);
+    }
+  });
+
+  it("rejects a malformed constraints file with exit code 3 naming the file", async () => {
+    const text = await readFile(constraints, "utf8");
+    const cases: [string, string, RegExp][] = [
+      ["not-json.json", `${text.slice(0, 200)}\n}}}`, /not valid JSON/],
+      ["negative.json", text.replace(/"penalty": ?[0-9.e-]+/, '"penalty": -1'), /penalty/],
+      [
+        "other-labels.json",
+        text.replace('"labels": [', '"labels": ["B-not-a-model-label", '),
+        /label/,
+      ],
+      ["wrong-format.json", text.replace('"lagrange-constraints"', '"something-else"'), /format/],
+    ];
+    for (const [name, content, message] of cases) {
+      const bad = join(dir, name);
+      await writeFile(bad, content);
+      const r = await run([
+        "tag",
+        "--model",
+        model,
+        "--data",
+        dev,
+        "--decoder",
+        "soft-dd",
+        "--constraints",
+        bad,
+      ]);
+      expect(r.code, `${name}: ${r.stderr}`).toBe(3);
+      expect(r.stderr).toContain(bad);
+      expect(r.stderr).toMatch(message);
+    }
+    const missing = await run([
+      "tag",
+      "--model",
+      model,
+      "--data",
+      dev,
+      "--decoder",
+      "soft-dd",
+      "--constraints",
+      join(dir, "absent.json"),
+    ]);
+    expect(missing.code).toBe(3);
+  });
+
+  it("refuses usage errors with exit code 2", async () => {
+    const noConstraints = await run([
+      "tag",
+      "--model",
+      model,
+      "--data",
+      dev,
+      "--decoder",
+      "soft-dd",
+    ]);
+    expect(noConstraints.code).toBe(2);
+    expect(noConstraints.stderr).toContain("--constraints");
+    const badFamily = await run([
+      "constraints",
+      "learn",
+      "--model",
+      model,
+      "--data",
+      dev,
+      "--templates",
+      "singleton,nonsense",
+      "--out",
+      join(dir, "x.json"),
+    ]);
+    expect(badFamily.code).toBe(2);
+    expect(badFamily.stderr).toContain('unknown family "nonsense"');
+  });
+});
