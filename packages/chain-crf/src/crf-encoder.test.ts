@@ -296,7 +296,9 @@ describe("CrfEncoder, constrained training", () => {
         for (let k = 0; k < batch.length; k++) expect(batch[k]).toBeCloseTo(expected[k]!, 9);
         // Workers restore the mask from the descriptor.
         const restored = restoreEncoder(structuredClone(encoder.descriptor()));
-        expect(restored.instanceLoss(0, weights, null)).toBe(encoder.instanceLoss(0, weights, null));
+        expect(restored.instanceLoss(0, weights, null)).toBe(
+          encoder.instanceLoss(0, weights, null),
+        );
       }),
       { numRuns: 100 },
     );
@@ -337,6 +339,58 @@ describe("CrfEncoder, constrained training", () => {
     );
   });
 
+  it("partial labels under a mask: loss = log Z_valid − log Z_valid∩consistent, or a clear error when no valid completion exists", () => {
+    fc.assert(
+      fc.property(fullConfigs, (c) => {
+        const { encoder, weights, L } = setup(
+          c.seed,
+          { sequences: 4, transitions: c.transitions, unlabelled: 0.4, labels: 3 },
+          c.dense,
+          c.startEnd,
+        );
+        const rnd = mulberry32(c.seed ^ 0x7f4a7c15);
+        const mask = {
+          allowed: Uint8Array.from({ length: L * L }, () => (rnd() < 0.3 ? 1 : 0)),
+          allowedStart: Uint8Array.from({ length: L }, () => (rnd() < 0.5 ? 1 : 0)),
+          allowedEnd: Uint8Array.from({ length: L }, () => (rnd() < 0.5 ? 1 : 0)),
+        };
+        // Admit what the known labels use, so only the unknown stretches can make it infeasible.
+        for (let i = 0; i < encoder.numInstances; i++) {
+          const y = encoder.goldLabels(i);
+          if (y[0]! >= 0) mask.allowedStart[y[0]!] = 1;
+          if (y[y.length - 1]! >= 0) mask.allowedEnd[y[y.length - 1]!] = 1;
+          for (let j = 1; j < y.length; j++) {
+            if (y[j - 1]! >= 0 && y[j]! >= 0) mask.allowed[y[j - 1]! * L + y[j]!] = 1;
+          }
+        }
+        const consistentValid = (i: number) => {
+          const gold = encoder.goldLabels(i);
+          return allLabellings(encoder.instanceLength(i), L).filter(
+            (y) => isValid(y, L, mask) && y.every((t, j) => gold[j]! < 0 || gold[j] === t),
+          );
+        };
+        let feasible = true;
+        for (let i = 0; i < encoder.numInstances; i++) {
+          if (consistentValid(i).length === 0) feasible = false;
+        }
+        if (!feasible) {
+          expect(() => encoder.setConstraints(mask)).toThrow(/training constraints: sequence \d+/);
+          expect(encoder.constrained).toBe(false);
+          return;
+        }
+        encoder.setConstraints(mask);
+        for (let i = 0; i < encoder.numInstances; i++) {
+          const n = encoder.instanceLength(i);
+          const valid = allLabellings(n, L).filter((y) => isValid(y, L, mask));
+          const all = lse(valid.map((y) => pathScore(encoder, i, y, weights)));
+          const known = lse(consistentValid(i).map((y) => pathScore(encoder, i, y, weights)));
+          expect(encoder.instanceLoss(i, weights, null)).toBeCloseTo(all - known, 9);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it("rejects a gold labelling the mask forbids, naming the sequence and the labels", () => {
     const { encoder, L } = setup(3, { sequences: 4, maxLength: 5 }, false, true);
     let target = -1;
@@ -354,7 +408,9 @@ describe("CrfEncoder, constrained training", () => {
     expect(encoder.constrained).toBe(false);
     const allowedStart = new Uint8Array(L).fill(1);
     allowedStart[encoder.goldLabels(0)[0]!] = 0;
-    expect(() => encoder.setConstraints({ allowedStart })).toThrow(/sequence 1 starts with label #/);
+    expect(() => encoder.setConstraints({ allowedStart })).toThrow(
+      /sequence 1 starts with label #/,
+    );
     expect(() => encoder.setConstraints({ allowed: new Uint8Array(3) })).toThrow(/length 3/);
   });
 });

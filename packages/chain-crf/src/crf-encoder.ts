@@ -121,10 +121,7 @@ export class CrfEncoder implements Encoder {
    * be allowed, else a RangeError names the sequence (1-based, in the encoder's dataset) and the
    * offending labels (by `labelNames` when given). `null` lifts the constraints.
    */
-  setConstraints(
-    constraints: TrainingConstraints | null,
-    labelNames?: readonly string[],
-  ): void {
+  setConstraints(constraints: TrainingConstraints | null, labelNames?: readonly string[]): void {
     if (constraints === null) {
       this.#allowed = null;
       this.#allowedStart = null;
@@ -165,15 +162,21 @@ export class CrfEncoder implements Encoder {
           `${where} ends with label ${name(last)}, which the constraints forbid as a last label`,
         );
       }
-      if (allowed === null) continue;
-      for (let j = from + 1; j < to; j++) {
-        const a = gold[j - 1]!;
-        const b = gold[j]!;
-        if (a >= 0 && b >= 0 && allowed[a * L + b] === 0) {
-          throw new RangeError(
-            `${where}, tokens ${j - from} and ${j - from + 1}: the transition ${name(a)} → ${name(b)} is forbidden by the constraints`,
-          );
+      if (allowed !== null) {
+        for (let j = from + 1; j < to; j++) {
+          const a = gold[j - 1]!;
+          const b = gold[j]!;
+          if (a >= 0 && b >= 0 && allowed[a * L + b] === 0) {
+            throw new RangeError(
+              `${where}, tokens ${j - from} and ${j - from + 1}: the transition ${name(a)} → ${name(b)} is forbidden by the constraints`,
+            );
+          }
         }
+      }
+      if (!completable(gold, from, to, L, allowed, allowedStart, allowedEnd)) {
+        throw new RangeError(
+          `${where} is partially labelled, and no labelling of its unknown tokens satisfies the constraints`,
+        );
       }
     }
     this.#allowed = allowed;
@@ -516,8 +519,11 @@ export class CrfEncoder implements Encoder {
   /** Plain data for {@link restoreEncoder}; the arrays are moved onto shared memory once. */
   descriptor(): CrfEncoderDescriptor {
     this.#shared ??= { dataset: shareDataset(this.dataset), layout: shareLayout(this.layout) };
-    const constraints: { allowed?: Uint8Array; allowedStart?: Uint8Array; allowedEnd?: Uint8Array } =
-      {};
+    const constraints: {
+      allowed?: Uint8Array;
+      allowedStart?: Uint8Array;
+      allowedEnd?: Uint8Array;
+    } = {};
     if (this.#allowed !== null) constraints.allowed = this.#allowed;
     if (this.#allowedStart !== null) constraints.allowedStart = this.#allowedStart;
     if (this.#allowedEnd !== null) constraints.allowedEnd = this.#allowedEnd;
@@ -671,6 +677,47 @@ export class CrfEncoder implements Encoder {
       }
     }
   }
+}
+
+/**
+ * Whether some labelling of gold[from, to) that keeps its known labels (≥ 0) satisfies the mask:
+ * a boolean forward pass, O(n·L²), run only for partially labelled sequences (a fully labelled one
+ * was checked pair by pair).
+ */
+function completable(
+  gold: Int32Array,
+  from: number,
+  to: number,
+  L: number,
+  allowed: Uint8Array | null,
+  allowedStart: Uint8Array | null,
+  allowedEnd: Uint8Array | null,
+): boolean {
+  let partial = false;
+  for (let j = from; j < to; j++) if (gold[j]! < 0) partial = true;
+  if (!partial) return true;
+  let reach = new Uint8Array(L);
+  let next = new Uint8Array(L);
+  const admits = (j: number, t: number) => gold[j]! < 0 || gold[j] === t;
+  for (let t = 0; t < L; t++) {
+    reach[t] = admits(from, t) && (allowedStart === null || allowedStart[t] !== 0) ? 1 : 0;
+  }
+  for (let j = from + 1; j < to; j++) {
+    for (let b = 0; b < L; b++) {
+      let ok = 0;
+      if (admits(j, b)) {
+        for (let a = 0; a < L && ok === 0; a++) {
+          if (reach[a] !== 0 && (allowed === null || allowed[a * L + b] !== 0)) ok = 1;
+        }
+      }
+      next[b] = ok;
+    }
+    [reach, next] = [next, reach];
+  }
+  for (let t = 0; t < L; t++) {
+    if (reach[t] !== 0 && (allowedEnd === null || allowedEnd[t] !== 0)) return true;
+  }
+  return false;
 }
 
 function shareAttributes(a: CompiledAttributes): CompiledAttributes {

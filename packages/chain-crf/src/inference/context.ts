@@ -62,6 +62,7 @@ export class InferenceContext {
   simd: SimdKernels | null = null;
   alphaPtr = 0;
   betaPtr = 0;
+  expUnaryPtr = 0;
   nextPtr = 0;
   pairwisePtr = 0;
   expTransitionPtr = 0;
@@ -101,7 +102,7 @@ export class InferenceContext {
     };
     [this.alpha, this.alphaPtr] = take(nl);
     [this.beta, this.betaPtr] = take(nl);
-    [this.expUnary] = take(nl);
+    [this.expUnary, this.expUnaryPtr] = take(nl);
     [this.next, this.nextPtr] = take(nl);
     [this.pairwise, this.pairwisePtr] = take(LL);
     [this.expTransition, this.expTransitionPtr] = take(transitions);

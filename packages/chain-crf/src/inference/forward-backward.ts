@@ -38,14 +38,22 @@ export function forwardBackwardKernel(
   const pw = ctx.pairwise;
   let shift = 0;
 
+  const simd = ctx.simd;
   for (let i = 0; i < n; i++) {
     const row = i * L;
     localScores(v, i, expU, row);
     let m = NEG;
     for (let t = 0; t < L; t++) if (expU[row + t]! > m) m = expU[row + t]!;
     if (m === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);
-    for (let t = 0; t < L; t++) expU[row + t] = Math.exp(expU[row + t]! - m);
+    if (simd === null) for (let t = 0; t < L; t++) expU[row + t] = Math.exp(expU[row + t]! - m);
+    else for (let t = 0; t < L; t++) expU[row + t]! -= m;
     shift += m;
+  }
+  if (simd !== null) {
+    // The n·L exps in one call, two lanes at a time (≈ 2× cheaper than Math.exp).
+    const count = n * L;
+    simd.expPairs(ctx.expUnaryPtr, count >> 1);
+    if ((count & 1) === 1) expU[count - 1] = Math.exp(expU[count - 1]!);
   }
   if (n > 1) {
     const m = stride === 0 ? sharedTransitions(ctx, v) : positionTransitions(ctx, v);
@@ -65,7 +73,6 @@ export function forwardBackwardKernel(
   for (let t = 0; t < L; t++) alpha[t]! *= scale[0]!;
   const expT = ctx.expTransition;
   const expTT = ctx.transposed;
-  const simd = ctx.simd;
   for (let i = 1; i < n; i++) {
     const prev = (i - 1) * L;
     const cur = i * L;

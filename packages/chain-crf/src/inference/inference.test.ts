@@ -19,6 +19,7 @@ import {
 } from "./api.ts";
 import { InferenceContext } from "./context.ts";
 import { forwardBackwardKernel, forwardBackwardLogKernel } from "./forward-backward.ts";
+import { instantiateSimd } from "./simd.ts";
 import { emptyView, setViewFromScores } from "./view.ts";
 import { viterbiKernel as viterbiKernelFor } from "./viterbi.ts";
 
@@ -191,6 +192,35 @@ describe("forward-backward", () => {
       { numRuns: 300 },
     );
   });
+
+  // Without WebAssembly SIMD the JavaScript path (Math.exp) is the only one.
+  it.skipIf(instantiateSimd(1) === null)(
+    "the WebAssembly exp agrees with Math.exp within 2 ulp on [−708, 0] and gives exactly 0 below",
+    () => {
+      const kernels = instantiateSimd(1)!;
+      fc.assert(
+        fc.property(
+          fc.array(fc.double({ min: -708, max: 0, noNaN: true }), { minLength: 2, maxLength: 64 }),
+          (xs) => {
+            const count = xs.length & ~1;
+            const mem = new Float64Array(kernels.memory.buffer, 8, count);
+            for (let k = 0; k < count; k++) mem[k] = xs[k]!;
+            kernels.expPairs(8, count >> 1);
+            for (let k = 0; k < count; k++) {
+              const exact = Math.exp(xs[k]!);
+              expect(Math.abs(mem[k]! - exact)).toBeLessThanOrEqual(4.5e-16 * exact);
+            }
+          },
+        ),
+        { numRuns: 200 },
+      );
+      const edge = new Float64Array(kernels.memory.buffer, 0, 6);
+      edge.set([0, NEG, -708.5, -1e9, -1e-300, Math.LN2 / -2]);
+      kernels.expPairs(0, 3);
+      expect(Array.from(edge.subarray(0, 5))).toEqual([1, 0, 0, 0, 1]);
+      expect(edge[5]).toBeCloseTo(Math.SQRT1_2, 15);
+    },
+  );
 
   it("the WebAssembly SIMD products and the JavaScript ones give the same results", () => {
     const withSimd = new InferenceContext(2, 1);

@@ -112,7 +112,11 @@ describe("trainCrf with constrainedTraining", () => {
       }
     }
     expect(forbidden).toBeGreaterThan(0);
-    const unconstrained = await trainCrf(sequences, { labels: labelNames, constraintsFor, c2: 0.5 });
+    const unconstrained = await trainCrf(sequences, {
+      labels: labelNames,
+      constraintsFor,
+      c2: 0.5,
+    });
     // Normalising over fewer labellings can only lower each sequence's loss at the same weights.
     expect(one.loss).toBeLessThan(unconstrained.loss);
     for (const s of sequences) {
@@ -140,6 +144,8 @@ describe("trainCrf with constrainedTraining", () => {
         constraintsFor: strict,
         constrainedTraining: true,
       }),
-    ).rejects.toThrow(/training constraints: sequence \d+, tokens \d+ and \d+: the transition "L\d" → "L\d" is forbidden/);
+    ).rejects.toThrow(
+      /training constraints: sequence \d+, tokens \d+ and \d+: the transition "L\d" → "L\d" is forbidden/,
+    );
   });
 });

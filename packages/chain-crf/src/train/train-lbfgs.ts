@@ -14,7 +14,10 @@ import type { ObjectivePool } from "./pool.ts";
 import {
   isShardable,
   type StopReason,
-  sumLoss, type TrainerOptions, type TrainResult } from "./types.ts";
+  sumLoss,
+  type TrainerOptions,
+  type TrainResult,
+} from "./types.ts";
 
 export interface LbfgsTrainerOptions extends TrainerOptions {
   /** L1 coefficient: c1·‖w‖₁, optimised with OWL-QN when > 0 (default 0). */
