@@ -82,7 +82,11 @@ program
     "penalty learner: averaged-perceptron, perceptron, ssvm",
     "averaged-perceptron",
   )
-  .option("--count-unit <unit>", "singleton/pairwise count full labels or segments", "label")
+  .option(
+    "--count-unit <unit>",
+    "singleton/pairwise count segments (default) or full labels",
+    "segment",
+  )
   .option("--rules", "also learn the fersini2014 rule templates as a family")
   .action(
     async (opts: {

@@ -158,10 +158,10 @@ function buildProgram(): Command {
     .addOption(
       new Option(
         "--count-unit <unit>",
-        "what singleton and pairwise constraints count: full labels (the paper) or segments",
+        "what singleton and pairwise constraints count: segments, or full labels (the paper's literal reading)",
       )
         .choices(["label", "segment"])
-        .default("label"),
+        .default("segment"),
     )
     .addOption(
       new Option("--malformed <policy>", "malformed UMass lines")
