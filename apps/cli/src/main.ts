@@ -74,6 +74,10 @@ function buildProgram(): Command {
     )
     .option("--patience <n>", "early stopping: evaluations without dev improvement", parseInteger)
     .option(
+      "--constrained-training",
+      "train under the scheme's transition mask (likelihood over valid labellings only)",
+    )
+    .option(
       "--scheme <name>",
       "label scheme for decoding and evaluation: IOB2, IOB1, IOE1, IOE2, BIOES, hierarchical-BIO, none",
     )

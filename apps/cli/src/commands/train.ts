@@ -23,6 +23,8 @@ export interface TrainOptions {
   readonly minFreq?: number;
   readonly dev?: string;
   readonly patience?: number;
+  /** Normalise the likelihood over scheme-valid labellings only (gold must be valid). */
+  readonly constrainedTraining?: boolean;
   readonly scheme?: string;
   readonly malformed?: MalformedPolicy;
   readonly out: string;
@@ -105,6 +107,7 @@ export async function trainCommand(options: TrainOptions, signal: AbortSignal): 
     ...(options.minFreq === undefined ? {} : { minAttributeFrequency: options.minFreq }),
     ...(heldOut === undefined ? {} : { heldOut }),
     constraintsFor: (labels) => decodingConstraints(labels, scheme) ?? {},
+    ...(options.constrainedTraining === true && scheme !== "none" ? { constrainedTraining: true } : {}),
     preset: options.preset,
     settings: { scheme, data: train.label },
     onProgress: (p) => {
