@@ -107,7 +107,9 @@ export async function trainCommand(options: TrainOptions, signal: AbortSignal): 
     ...(options.minFreq === undefined ? {} : { minAttributeFrequency: options.minFreq }),
     ...(heldOut === undefined ? {} : { heldOut }),
     constraintsFor: (labels) => decodingConstraints(labels, scheme) ?? {},
-    ...(options.constrainedTraining === true && scheme !== "none" ? { constrainedTraining: true } : {}),
+    ...(options.constrainedTraining === true && scheme !== "none"
+      ? { constrainedTraining: true }
+      : {}),
     preset: options.preset,
     settings: { scheme, data: train.label },
     onProgress: (p) => {
