@@ -74,6 +74,17 @@ export class LabelSet {
     return out;
   }
 
+  /** Encodes names to ids, or returns undefined when any name is unknown (never adds). */
+  tryEncode(names: readonly string[]): Int32Array | undefined {
+    const out = new Int32Array(names.length);
+    for (let i = 0; i < names.length; i++) {
+      const id = this.lookup(names[i]!);
+      if (id < 0) return undefined;
+      out[i] = id;
+    }
+    return out;
+  }
+
   /** Stops further `intern` of new names (a trained model's label set is closed). */
   freeze(): this {
     this.#frozen = true;

@@ -23,6 +23,11 @@ describe("LabelSet", () => {
     expect(labels.size).toBe(4);
     expect(labels.decode(labels.encode(["O", "B-title"]))).toEqual(["O", "B-title"]);
     expect(() => labels.encode(["nope"])).toThrow(/unknown label "nope" at position 0/);
+    expect(Array.from(labels.tryEncode(["B-title", "O"]) ?? [])).toEqual([
+      labels.lookup("B-title"),
+      labels.lookup("O"),
+    ]);
+    expect(labels.tryEncode(["O", "nope"])).toBeUndefined();
     labels.freeze();
     expect(() => labels.intern("new")).toThrow(/frozen/);
     expect(() => labels.name(9)).toThrow(RangeError);

@@ -262,15 +262,7 @@ function examplesOf(
   const constraints = bioMask(model.labels.names());
   return sentences.map((s, i) => {
     const goldNames = s.labels!;
-    let gold: Int32Array | undefined = new Int32Array(goldNames.length);
-    for (let p = 0; p < goldNames.length; p++) {
-      const id = model.labels.lookup(goldNames[p]!);
-      if (id < 0) {
-        gold = undefined;
-        break;
-      }
-      gold[p] = id;
-    }
+    const gold = model.labels.tryEncode(goldNames);
     return {
       n: s.tokens.length,
       L: model.numLabels,

@@ -99,18 +99,7 @@ export function scoreSentences(
   const constraints = decodingConstraints(model.labels.names(), modelScheme(model));
   const options: DecodeOptions = constraints === undefined ? {} : { constraints };
   return sentences.map((s, i) => {
-    let gold: Int32Array | undefined;
-    if (s.labels !== undefined) {
-      gold = new Int32Array(s.labels.length);
-      for (let p = 0; p < s.labels.length; p++) {
-        const id = model.labels.lookup(s.labels[p]!);
-        if (id < 0) {
-          gold = undefined;
-          break;
-        }
-        gold[p] = id;
-      }
-    }
+    const gold = s.labels === undefined ? undefined : model.labels.tryEncode(s.labels);
     return {
       n: s.tokens.length,
       L,
