@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from "commander";
-import { writeAtomic } from "./report.ts";
+import { writeReport } from "./report.ts";
 import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.ts";
 import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.ts";
 
@@ -11,6 +11,15 @@ const integer = (value: string) => {
 };
 
 const status = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+/** Markdown on stdout; with --out, the JSON there and the Markdown beside it (.md). */
+async function emit(result: unknown, markdown: string, out: string | undefined): Promise<void> {
+  process.stdout.write(markdown);
+  if (out === undefined) return;
+  await writeReport(out, `${JSON.stringify(result, null, 2)}\n`);
+  await writeReport(`${out.replace(/\.json$/, "")}.md`, markdown);
+  status(`wrote ${out}`);
+}
 
 const program = new Command("bench")
   .description("Benchmarks against peers, measured in the same run")
@@ -44,13 +53,7 @@ program
         ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
         onStatus: status,
       });
-      const markdown = crfVsCrfsuiteMarkdown(result);
-      process.stdout.write(markdown);
-      if (opts.out !== undefined) {
-        await writeAtomic(opts.out, `${JSON.stringify(result, null, 2)}\n`);
-        await writeAtomic(opts.out.replace(/\.json$/, "") + ".md", markdown);
-        status(`wrote ${opts.out}`);
-      }
+      await emit(result, crfVsCrfsuiteMarkdown(result), opts.out);
     },
   );
 
@@ -121,13 +124,7 @@ program
         ...(opts.threshold === undefined ? {} : { threshold: opts.threshold }),
         onStatus: status,
       });
-      const markdown = softDdCitationsMarkdown(result);
-      process.stdout.write(markdown);
-      if (opts.out !== undefined) {
-        await writeAtomic(opts.out, `${JSON.stringify(result, null, 2)}\n`);
-        await writeAtomic(`${opts.out.replace(/\.json$/, "")}.md`, markdown);
-        status(`wrote ${opts.out}`);
-      }
+      await emit(result, softDdCitationsMarkdown(result), opts.out);
     },
   );
 

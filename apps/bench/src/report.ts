@@ -1,5 +1,6 @@
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
+import { writeFileAtomic } from "@lagrange/core/node";
 
 export type Cell = string | number;
 
@@ -19,10 +20,8 @@ export function markdownTable(
   return `${lines.join("\n")}\n`;
 }
 
-/** Writes a file atomically (temp + rename), creating its folder. */
-export async function writeAtomic(path: string, text: string): Promise<void> {
+/** Writes a report with core's atomic writer, creating its folder. */
+export async function writeReport(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, text);
-  await rename(tmp, path);
+  await writeFileAtomic(path, text);
 }

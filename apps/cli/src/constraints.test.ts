@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { crfSlave, getPreset, loadModel } from "@lagrange/chain-crf";
 import { constraintInstantiator, parseConstraintsFile } from "@lagrange/constraint-templates";
 import {
+  decodingMask,
   formatConll,
   generateCitationSentences,
   inputRows,
@@ -11,7 +12,6 @@ import {
 } from "@lagrange/datasets";
 import { softDD } from "@lagrange/soft-dd";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { decodingConstraints } from "./commands/model-io.ts";
 import { main } from "./main.ts";
 
 /** Runs the CLI in-process, capturing what it writes. */
@@ -149,13 +149,13 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
     const constraintsFor = constraintInstantiator(entries);
     const sentences = await readConllFile(dev);
     const preset = getPreset("citation");
-    const solver = softDD();
-    const mask = decodingConstraints(m.labels.names(), "hierarchical-BIO")!;
+    const solver = softDD({ chainSlave: crfSlave });
+    const mask = decodingMask(m.labels.names(), "hierarchical-BIO")!;
     expect(predicted.length).toBe(sentences.length);
     sentences.forEach((s, i) => {
       const scores = m.chainScores(preset.extract(inputRows(s)), { constraints: mask });
-      const solution = solver.solve({
-        slave: crfSlave(scores),
+      const solution = solver.decode({
+        scores,
         constraints: constraintsFor({ n: s.tokens.length, L: m.numLabels, tokens: s.tokens }),
       });
       expect(predicted[i]).toEqual(m.labels.decode(solution.labels));

@@ -1,22 +1,42 @@
+import { LagrangeError, lagrangeErrorCode } from "@lagrange/core";
+
 /** Exit codes scripts can rely on. */
 export const ExitCode = {
   ok: 0,
-  /** Something failed while running (I/O, a bug, an aborted run). */
+  /** Something failed while running (I/O, a bug, a cancelled run). */
   failure: 1,
-  /** The command line was wrong (unknown option, missing argument). */
+  /** The command line was wrong (unknown option, decoder or name; a missing argument). */
   usage: 2,
-  /** Input data or a model file is malformed; the message names file and line. */
+  /** Input data, a model, a constraints file or a plug-in is malformed; the message names it. */
   badInput: 3,
   /** A dataset split is not reachable (absent from the mirror, offline with no copy). */
   unavailable: 4,
 } as const;
 
-/** An error the CLI reports in one line with a chosen exit code. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number = ExitCode.failure,
-  ) {
-    super(message);
+/** A usage error of this command line (exit 2). */
+export function usageError(message: string): LagrangeError {
+  return new LagrangeError("usage", message);
+}
+
+/** A malformed input (exit 3). */
+export function badInputError(message: string): LagrangeError {
+  return new LagrangeError("bad-input", message);
+}
+
+/**
+ * The exit code of a failure, from the error's `code` field (never its class name): a disk-full
+ * write is a failure (1), not malformed input; an unreachable dataset is 4.
+ */
+export function exitCodeOf(error: unknown): number {
+  switch (lagrangeErrorCode(error)) {
+    case "usage":
+      return ExitCode.usage;
+    case "bad-input":
+    case "invalid-problem":
+      return ExitCode.badInput;
+    case "unavailable":
+      return ExitCode.unavailable;
+    default:
+      return ExitCode.failure;
   }
 }

@@ -1,18 +1,15 @@
 import { type ChainScores, LabelSet, ProblemValidationError } from "@lagrange/core";
+import { ChainScorer } from "./chain-scorer.ts";
 import { CrfEncoder } from "./crf-encoder.ts";
-import type { AttributeList, AttributeSequence } from "./features/types.ts";
+import type { AttributeSequence } from "./features/types.ts";
 import { InferenceContext } from "./inference/context.ts";
 import { forwardBackwardKernel } from "./inference/forward-backward.ts";
 import { kBestKernel } from "./inference/kbest.ts";
 import type { ChainView } from "./inference/view.ts";
 import { viterbiKernel } from "./inference/viterbi.ts";
-import {
-  type CompiledAttributes,
-  type CompiledDataset,
-  compileDataset,
-  type LabelledSequence,
-} from "./model/dataset.ts";
+import { type CompiledDataset, compileDataset, type LabelledSequence } from "./model/dataset.ts";
 import { buildAttributeDictionary } from "./model/dictionary.ts";
+import { GrowableAttributes } from "./model/growable-attributes.ts";
 import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.ts";
 import { InstanceScorer } from "./model/scorer.ts";
 
@@ -206,6 +203,15 @@ export class CrfModel {
    */
   chainScores(sequence: AttributeSequence, options: DecodeOptions = {}): ChainScores {
     return this.#copyScores(this.#load(sequence, options));
+  }
+
+  /**
+   * A reusable producer of chain scores for decoding a corpus: like {@link CrfModel.chainScores}
+   * but without copies (the transition block is a view on the weights, the unary scores live in
+   * the scorer's own buffer), so each result is valid until the scorer's next call.
+   */
+  scorer(constraints: DecodingConstraints = this.constraints): ChainScorer {
+    return new ChainScorer(this, checkConstraints(constraints, this.numLabels));
   }
 
   /** {@link CrfModel.chainScores} of instance i of a dataset compiled by {@link CrfModel.compile}. */
@@ -441,46 +447,6 @@ function checkConstraints(c: DecodingConstraints, L: number): DecodingConstraint
     }
   }
   return c;
-}
-
-/** Attribute ids of one sequence, looked up into buffers that only grow. */
-class GrowableAttributes implements CompiledAttributes {
-  offsets = new Int32Array(64);
-  ids = new Int32Array(1024);
-  values: Float64Array | null = null;
-  #values = new Float64Array(1024);
-
-  fill(list: AttributeList, n: number, dict: LabelSet): CompiledAttributes {
-    if (list.offsets.length !== n + 1) {
-      throw new ProblemValidationError(
-        "sequence.offsets",
-        `expected ${n + 1} offsets for ${n} tokens, got ${list.offsets.length}`,
-      );
-    }
-    if (this.offsets.length < n + 1) this.offsets = new Int32Array(2 * (n + 1));
-    const size = list.names.length;
-    if (this.ids.length < size) {
-      this.ids = new Int32Array(2 * size);
-      this.#values = new Float64Array(2 * size);
-    }
-    const { offsets, ids } = this;
-    const values = this.#values;
-    const src = list.values;
-    let cursor = 0;
-    for (let t = 0; t < n; t++) {
-      offsets[t] = cursor;
-      for (let k = list.offsets[t]!; k < list.offsets[t + 1]!; k++) {
-        const id = dict.lookup(list.names[k]!);
-        if (id < 0) continue;
-        ids[cursor] = id;
-        if (src !== null) values[cursor] = src[k]!;
-        cursor++;
-      }
-    }
-    offsets[n] = cursor;
-    this.values = src === null ? null : values;
-    return this;
-  }
 }
 
 export interface TrainingDataOptions {

@@ -1,5 +1,6 @@
 // Encoder contract (trainers ↔ models)
 
+export { ChainScorer } from "./chain-scorer.ts";
 // Model: dictionaries, compiled data, feature layout, encoder, high-level model
 export {
   CrfEncoder,
@@ -90,7 +91,7 @@ export {
   type WeightPrecision,
 } from "./model-file.ts";
 export { loadModel, saveModel } from "./model-file-node.ts";
-export { CrfSlave, type CrfSlaveOptions, crfSlave, viterbiSolver } from "./slave.ts";
+export { CrfSlave, type CrfSlaveOptions, crfChainSlaves, crfSlave } from "./slave.ts";
 
 // Training
 export {

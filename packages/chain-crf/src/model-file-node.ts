@@ -7,32 +7,18 @@ import {
 } from "./model-file.ts";
 
 /**
- * Writes a model file atomically: the bytes go to a temporary file in the same directory, are
- * flushed to disk, and the temporary file is renamed over `path`, so a reader never sees a half
- * written model and a crash leaves the old one in place. Node only (`node:fs` is imported on
- * call, so browser bundles of this package never load it).
+ * Writes a model file atomically with core's one atomic writer (temporary file beside it, fsync,
+ * rename), so a reader never sees a half written model and a crash leaves the old one in place.
+ * Node only (the writer is imported on call, so browser bundles of this package never load it).
  */
 export async function saveModel(
   model: CrfModel,
   path: string,
   options: SaveOptions = {},
 ): Promise<void> {
-  const fs = await import("node:fs/promises");
-  const bytes = modelToBytes(model, options);
-  const temp = `${path}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  let handle: Awaited<ReturnType<typeof fs.open>> | null = null;
-  try {
-    handle = await fs.open(temp, "wx");
-    await handle.writeFile(bytes);
-    await handle.sync();
-    await handle.close();
-    handle = null;
-    await fs.rename(temp, path);
-  } catch (error) {
-    if (handle !== null) await handle.close().catch(() => undefined);
-    await fs.rm(temp, { force: true }).catch(() => undefined);
-    throw new ModelFileError(path, `cannot write the model: ${(error as Error).message}`);
-  }
+  const { writeFileAtomic } = await import("@lagrange/core/node");
+  // A failed write is an I/O error naming the file (FileWriteError), never "malformed".
+  await writeFileAtomic(path, modelToBytes(model, options));
 }
 
 /** Reads and validates a model file (Node only). */

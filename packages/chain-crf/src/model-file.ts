@@ -1,4 +1,4 @@
-import { LabelSet } from "@lagrange/core";
+import { LabelSet, LagrangeError } from "@lagrange/core";
 import { crc32 } from "./crc32.ts";
 import { CrfModel, type JsonValue } from "./crf-model.ts";
 import type { FeatureLayout } from "./model/layout.ts";
@@ -30,13 +30,13 @@ export interface SaveOptions {
 }
 
 /** A model file that cannot be read, naming the file and what is wrong with it. */
-export class ModelFileError extends Error {
+export class ModelFileError extends LagrangeError {
   override readonly name = "ModelFileError";
   constructor(
     readonly file: string,
     readonly reason: string,
   ) {
-    super(`${file}: ${reason}`);
+    super("bad-input", `${file}: ${reason}`);
   }
 }
 

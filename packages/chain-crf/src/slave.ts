@@ -1,10 +1,9 @@
 import {
   type ChainScores,
+  type ChainSlaveFactory,
   ProblemValidationError,
   type Slave,
   type SlaveResult,
-  type Solution,
-  type Solver,
   validateChainScores,
 } from "@lagrange/core";
 import { InferenceContext } from "./inference/context.ts";
@@ -111,23 +110,53 @@ export function crfSlave(scores: ChainScores, options: CrfSlaveOptions = {}): Cr
 }
 
 /**
- * Exact MAP by Viterbi as a core `Solver<ChainScores>`: status `optimal` with primal = dual, or
- * `infeasible` (primal −∞) when masks forbid every labelling.
+ * The fast chain oracle for decoders (core's `ChainSlaveFactory`): one slave object and one set of
+ * Viterbi buffers re-pointed at each sentence's scores, so decoding a corpus allocates nothing of
+ * size n·L per sentence. A returned slave is valid until the next call. Scores are validated on
+ * every call; the values of the transition block only when it is another array than last time (a
+ * model's scorer hands the same block for every sentence).
  */
-export function viterbiSolver(): Solver<ChainScores> {
+export function crfChainSlaves(): ChainSlaveFactory {
   const ctx = new InferenceContext(64, 0, { simd: false });
   const view = emptyView();
-  return {
-    name: "viterbi",
-    solve(problem: ChainScores): Solution {
-      validateChainScores(problem);
-      setViewFromScores(view, problem);
-      const labels = new Int32Array(problem.n);
-      const score = viterbiKernel(ctx, view, labels);
-      if (score === Number.NEGATIVE_INFINITY) {
-        return { labels, primal: score, status: "infeasible", iterations: 1 };
+  let labels = new Int32Array(64);
+  const result: { labels: Int32Array; value: number } = { labels, value: Number.NEGATIVE_INFINITY };
+  let checkedTransition: Float64Array | null = null;
+  const slave = {
+    name: "crf",
+    n: 0,
+    L: 0,
+    maximize(adjustment: Float64Array): SlaveResult {
+      if (adjustment.length !== slave.n * slave.L) {
+        throw new ProblemValidationError(
+          "crf.adjustment",
+          `expected length n·L = ${slave.n * slave.L}, got ${adjustment.length}`,
+        );
       }
-      return { labels, primal: score, dual: score, status: "optimal", iterations: 1 };
+      view.adjustment = adjustment;
+      result.value = viterbiKernel(ctx, view, result.labels);
+      view.adjustment = null;
+      return result;
     },
+    score(y: ArrayLike<number>): number {
+      if (y.length !== slave.n) {
+        throw new ProblemValidationError(
+          "crf.labels",
+          `expected ${slave.n} labels, got ${y.length}`,
+        );
+      }
+      return scoreView(view, y);
+    },
+  };
+  return (scores: ChainScores): Slave => {
+    const known = scores.transition === checkedTransition;
+    validateChainScores(scores, "crf", !known);
+    checkedTransition = scores.transition;
+    setViewFromScores(view, scores);
+    slave.n = scores.n;
+    slave.L = scores.L;
+    if (labels.length < scores.n) labels = new Int32Array(2 * scores.n);
+    result.labels = labels.subarray(0, scores.n);
+    return slave;
   };
 }

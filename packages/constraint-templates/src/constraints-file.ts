@@ -1,3 +1,4 @@
+import { LagrangeError } from "@lagrange/core";
 import type { WeightedTemplate } from "./candidates.ts";
 import { SegmentIndex, type SegmentKeying } from "./segments.ts";
 import type { TemplateSpec } from "./template.ts";
@@ -31,7 +32,7 @@ export interface ConstraintsFile {
 }
 
 /** A malformed constraints file: names the file, the line when known and the JSON path. */
-export class ConstraintsFileError extends Error {
+export class ConstraintsFileError extends LagrangeError {
   override readonly name = "ConstraintsFileError";
   constructor(
     readonly file: string,
@@ -40,6 +41,7 @@ export class ConstraintsFileError extends Error {
     message: string,
   ) {
     super(
+      "bad-input",
       `${file}${line === undefined ? "" : `:${line}`}: ${path === "" ? "" : `${path}: `}${message}`,
     );
   }

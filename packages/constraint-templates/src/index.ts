@@ -25,8 +25,6 @@ export {
   type ScoredExample,
 } from "./importance.ts";
 export {
-  bioStartMask,
-  bioTransitionMask,
   type LabelLevel,
   OUTSIDE,
   parseBioLabel,

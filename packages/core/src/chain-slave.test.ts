@@ -2,8 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { scoreLabelling } from "./chain.ts";
 import { chainSlave } from "./chain-slave.ts";
+import { createRandom } from "./random.ts";
 import { chainArgmax } from "./semiring.ts";
-import { bruteForceBest, createRandom, randomChainScores } from "./testing/index.ts";
+import { bruteForceBest, randomChainScores } from "./testing/index.ts";
 
 describe("chainSlave", () => {
   it("maximises score + adjustment·y exactly (brute force) and reports the value of its labels", () => {

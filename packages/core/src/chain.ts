@@ -33,8 +33,16 @@ export function transitionOffset(scores: ChainScores, i: number): number {
   return scores.transition.length === LL ? 0 : (i - 1) * LL;
 }
 
-/** Throws a ProblemValidationError naming the field when the arrays do not fit n and L. */
-export function validateChainScores(scores: ChainScores, path = "chain"): void {
+/**
+ * Throws a ProblemValidationError naming the field when the arrays do not fit n and L or hold NaN
+ * or +∞. `scanTransition: false` skips the value scan of a transition block the caller has already
+ * checked (a decoder that sees a model's one shared block sentence after sentence).
+ */
+export function validateChainScores(
+  scores: ChainScores,
+  path = "chain",
+  scanTransition = true,
+): void {
   const { n, L } = scores;
   if (!Number.isInteger(n) || n < 1) {
     throw new ProblemValidationError(
@@ -76,7 +84,7 @@ export function validateChainScores(scores: ChainScores, path = "chain"): void {
   }
   for (const key of ["unary", "transition", "start", "end"] as const) {
     const v = scores[key];
-    if (v === undefined) continue;
+    if (v === undefined || (key === "transition" && !scanTransition)) continue;
     for (let i = 0; i < v.length; i++) {
       const x = v[i]!;
       if (Number.isNaN(x) || x === Number.POSITIVE_INFINITY) {

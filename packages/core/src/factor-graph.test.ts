@@ -12,11 +12,11 @@ import {
   unaryFactor,
   validateFactorGraph,
 } from "./factor-graph.ts";
+import { createRandom } from "./random.ts";
 import { chainArgmax, chainLogPartition } from "./semiring.ts";
 import {
   bruteForceBest,
   bruteForceLogPartition,
-  createRandom,
   randomChainScores,
   randomFactorGraph,
 } from "./testing/index.ts";

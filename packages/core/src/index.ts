@@ -18,15 +18,46 @@ export {
   validateConstraint,
 } from "./constraints.ts";
 export {
+  type ChainSlaveFactory,
+  chainDecoder,
+  type DecodeOptions,
+  type DecodeProblem,
+  type Decoder,
+  type DecoderContext,
+  type DecoderDefinition,
+  DecoderRegistry,
+  dualDecompositionDecoder,
+  RegistryError,
+  type SentenceInstance,
+  type SlaveDefinition,
+  viterbiDefinition,
+} from "./decoder.ts";
+export {
+  type ConstraintEffect,
+  constraintEffects,
+  type Decoding,
+  type DecodingSummary,
+  exactDecoding,
+  summarizeDecodings,
+} from "./decoding.ts";
+export type { SlaveBinding } from "./dual-decomposition/bindings.ts";
+export type { ConstraintMode } from "./dual-decomposition/constraint-matrix.ts";
+export {
+  DualDecomposition,
   type DualDecompositionOptions,
   type DualDecompositionProblem,
   type DualDecompositionSolution,
-  dualDecompositionSolver,
-  type SlaveBinding,
-  type StepRule,
   solveDualDecomposition,
-} from "./dual-decomposition.ts";
-export { AbortError, ProblemValidationError, throwIfAborted } from "./errors.ts";
+} from "./dual-decomposition/master.ts";
+export { STEP_RULE_KINDS, type StepRule } from "./dual-decomposition/step-rule.ts";
+export {
+  AbortError,
+  LagrangeError,
+  type LagrangeErrorCode,
+  lagrangeErrorCode,
+  ProblemValidationError,
+  throwIfAborted,
+} from "./errors.ts";
 export {
   chainToFactorGraph,
   type Factor,
@@ -44,6 +75,8 @@ export {
   validateFactorGraph,
 } from "./factor-graph.ts";
 export { LabelSet } from "./labels.ts";
+export { definePlugin, installPlugin, type LagrangePlugin, type PluginHost } from "./plugin.ts";
+export { createRandom, type Random, seededRandom, shuffleInPlace } from "./random.ts";
 export {
   type ChainArgmax,
   type ChainMarginals,
@@ -74,5 +107,4 @@ export {
   type Solution,
   type SolutionStatus,
   type SolveOptions,
-  type Solver,
 } from "./solver.ts";

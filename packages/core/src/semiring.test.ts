@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ChainScores } from "./chain.ts";
 import { scoreLabelling } from "./chain.ts";
 import { ProblemValidationError } from "./errors.ts";
+import { createRandom } from "./random.ts";
 import {
   chainArgmax,
   chainBackward,
@@ -22,7 +23,6 @@ import {
   bruteForceKBest,
   bruteForceLogPartition,
   bruteForceMarginals,
-  createRandom,
   forEachLabelling,
   randomChainScores,
 } from "./testing/index.ts";

@@ -15,6 +15,7 @@ export interface Solution {
 }
 
 export interface IterationStats {
+  /** 1-based: the number of slave calls so far. */
   readonly iteration: number;
   /** Dual objective at this iteration (an upper bound on the optimum). */
   readonly dual: number;
@@ -28,10 +29,13 @@ export interface IterationStats {
 }
 
 export interface SolveOptions {
+  /** Iteration cap (default 200 for iterative decoders). */
   readonly maxIterations?: number;
   /**
-   * Gap under which a solution counts as certified: dual − primal ≤ tolerance · max(1, |dual|)
-   * (absolute for small objectives, relative for large ones).
+   * The relative duality gap under which a solution counts as certified (default 1e-6):
+   * best dual − best primal ≤ tolerance · max(1, |best dual|) — absolute for objectives near 0,
+   * relative for large ones, so the score scale does not change what certifies. The one meaning
+   * of `tolerance` in Lagrange.
    */
   readonly tolerance?: number;
   /**
@@ -41,12 +45,6 @@ export interface SolveOptions {
   // biome-ignore lint/suspicious/noConfusingVoidType: a logging callback that returns nothing (`void`) must type-check too
   readonly onIteration?: (stats: IterationStats) => void | boolean;
   readonly signal?: AbortSignal;
-}
-
-/** Any inference strategy over problems of type P: Viterbi, DD, ILP, … */
-export interface Solver<P> {
-  readonly name: string;
-  solve(problem: P, options?: SolveOptions): Solution;
 }
 
 /**

@@ -11,8 +11,9 @@ import {
 } from "./constraints.ts";
 import { ProblemValidationError } from "./errors.ts";
 import { LabelSet } from "./labels.ts";
+import { createRandom } from "./random.ts";
 import { defineSlave } from "./solver.ts";
-import { createRandom, randomChainScores } from "./testing/index.ts";
+import { randomChainScores } from "./testing/index.ts";
 
 describe("LabelSet", () => {
   it("intern adds, lookup never does, names come back from ids", () => {

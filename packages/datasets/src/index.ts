@@ -33,7 +33,6 @@ export {
   normalSurvival,
   pairedBootstrap,
   pairedBootstrapChunkF1,
-  seededRandom,
   sentenceChunkCounts,
   wilcoxonSignedRank,
 } from "./eval/significance.ts";
@@ -135,6 +134,13 @@ export {
   UnknownDatasetError,
 } from "./registry/catalog.ts";
 export {
+  CORPUS_FORMATS,
+  type Corpus,
+  type CorpusFormat,
+  type OpenCorpusOptions,
+  openCorpus,
+} from "./registry/corpus.ts";
+export {
   DatasetChecksumError,
   DatasetConfigError,
   DatasetDownloadError,
@@ -165,6 +171,19 @@ export {
   resolveSplit,
   sha256File,
 } from "./registry/resolve.ts";
+export {
+  checkScheme,
+  decodingMask,
+  inferScheme,
+  LABEL_SCHEMES,
+  type LabelScheme,
+  parseLabelScheme,
+  requireScheme,
+  type SchemeCheck,
+  SchemeMismatchError,
+  schemeViolations,
+  tolerableInvalid,
+} from "./schemes/label-scheme.ts";
 export type { SchemeName, SchemeOptions } from "./schemes/labels.ts";
 export { LabelSchemeError, SCHEME_NAMES } from "./schemes/labels.ts";
 export type { Span } from "./schemes/spans.ts";

@@ -1,11 +1,4 @@
 export {
-  type BatchSummary,
-  type DecodeAllOptions,
-  decodeAll,
-  summarizeSolutions,
-} from "./batch.ts";
-export { type ConstraintEffect, constraintEffects } from "./explain.ts";
-export {
   type EpochStats,
   formatPenaltyReport,
   type LearnedPenalties,
@@ -21,14 +14,14 @@ export {
   penaltyReport,
 } from "./penalty-learning.ts";
 export {
-  type ConstrainedProblem,
   constrainedObjective,
   hardDD,
+  hardDDDefinition,
+  hardDDPolicy,
+  SOFT_DD_STEP_RULE,
   type SoftDDOptions,
-  type SoftDDSolution,
-  type SoftDDSolveOptions,
-  type SoftDDSolver,
-  type SoftDDStats,
-  type StepSizeRule,
   softDD,
+  softDDDefinition,
+  softDDMaster,
+  softDDPolicy,
 } from "./soft-dd.ts";

@@ -1,10 +1,15 @@
 import {
+  type ChainScores,
+  type ChainSlaveFactory,
+  chainSlave,
   type LinearConstraint,
   ProblemValidationError,
   type Slave,
+  seededRandom,
+  shuffleInPlace,
   throwIfAborted,
 } from "@lagrange/core";
-import { type SoftDDOptions, softDD } from "./soft-dd.ts";
+import { type SoftDDOptions, softDDMaster } from "./soft-dd.ts";
 
 /** The sentence a template is instantiated for. */
 export interface PenaltyInstance {
@@ -26,10 +31,9 @@ export interface PenaltyTemplate {
   violation?(labels: ArrayLike<number>, instance: PenaltyInstance): number;
 }
 
-/** A held-out sentence: the base model's scores as a slave, and the gold labels. */
+/** A held-out sentence: the base model's chain scores and the gold labels. */
 export interface PenaltyExample {
-  /** A slave over the CRF's scores for this sentence, or a factory (built on demand). */
-  readonly slave: Slave | (() => Slave);
+  readonly scores: ChainScores;
   readonly gold: Int32Array;
   readonly tokens?: readonly string[];
 }
@@ -70,9 +74,8 @@ export interface LearnPenaltiesOptions {
   /** Shuffle the examples each epoch with this seed (default 1); `false` keeps the order. */
   readonly shuffle?: number | false;
   readonly initialPenalties?: ArrayLike<number>;
-  /** Options of the Soft-DD decoder used for inference during learning. */
-  readonly decoder?: Omit<SoftDDOptions, "mode">;
-  readonly maxIterations?: number;
+  /** Options of the Soft-DD decoder used for inference during learning (its chain oracle too). */
+  readonly decoder?: SoftDDOptions;
   /** Called after each epoch; returning `false` stops learning. */
   // biome-ignore lint/suspicious/noConfusingVoidType: the callback shape of core's SolveOptions.onIteration
   readonly onEpoch?: (stats: EpochStats) => void | boolean;
@@ -122,8 +125,9 @@ export function learnPenalties(
   }
   const sum = new Float64Array(K);
   let averagedSteps = 0;
-  const solver = softDD(options.decoder ?? {});
-  const maxIterations = options.maxIterations ?? 200;
+  const master = softDDMaster(options.decoder);
+  const chain: ChainSlaveFactory = options.decoder?.chainSlave ?? chainSlave;
+  const hamming = new HammingLoss(lossWeight);
   const violationOf = (t: PenaltyTemplate, labels: ArrayLike<number>, inst: PenaltyInstance) =>
     t.violation !== undefined ? t.violation(labels, inst) : instantiatedViolation(t, labels, inst);
 
@@ -132,7 +136,7 @@ export function learnPenalties(
   const predicted = new Float64Array(K);
   const gold = new Float64Array(K);
   const order = Array.from({ length: N }, (_, i) => i);
-  const random = options.shuffle === false ? undefined : rng(options.shuffle ?? 1);
+  const random = options.shuffle === false ? undefined : seededRandom(options.shuffle ?? 1);
   const history: EpochStats[] = [];
   let step = 0;
 
@@ -145,7 +149,7 @@ export function learnPenalties(
     for (const d of order) {
       throwIfAborted(options.signal);
       const example = examples[d]!;
-      const base = typeof example.slave === "function" ? example.slave() : example.slave;
+      const base = chain(example.scores);
       const { n, L } = base;
       if (example.gold.length !== n) {
         throw new ProblemValidationError(
@@ -175,10 +179,10 @@ export function learnPenalties(
         if (c <= 0) continue;
         for (const con of templates[k]!.instantiate(inst)) constraints.push(withPenalty(con, c));
       }
-      const slave = algorithm === "ssvm" ? lossAugmented(base, example.gold, lossWeight) : base;
-      const solution = solver.solve({ slave, constraints }, { maxIterations });
+      const slave = algorithm === "ssvm" ? hamming.around(base, example.gold) : base;
+      const solution = master.solve({ n, L, slaves: [{ slave }], constraints });
       iterations += solution.iterations;
-      if (solution.stats.certified) certified++;
+      if (solution.certified) certified++;
       const labels = solution.labels;
       let differs = false;
       for (let i = 0; i < n; i++) {
@@ -288,45 +292,41 @@ function instantiatedViolation(
  * inference for the structured SVM.
  */
 export function lossAugmented(slave: Slave, gold: ArrayLike<number>, weight = 1): Slave {
-  const { n, L } = slave;
-  const buffer = new Float64Array(n * L);
-  const loss = new Float64Array(n * L);
-  for (let i = 0; i < n; i++) {
-    for (let t = 0; t < L; t++) loss[i * L + t] = t === gold[i] ? 0 : weight;
-  }
-  return {
-    name: `${slave.name}+hamming`,
-    n,
-    L,
-    maximize(adjustment) {
-      for (let j = 0; j < buffer.length; j++) buffer[j] = adjustment[j]! + loss[j]!;
-      return slave.maximize(buffer);
-    },
-    score(labels) {
-      let hamming = 0;
-      for (let i = 0; i < n; i++) if (labels[i] !== gold[i]) hamming += weight;
-      return slave.score(labels) + hamming;
-    },
-  };
+  return new HammingLoss(weight).around(slave, gold);
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Loss augmentation with buffers kept from sentence to sentence (one wrapped slave at a time). */
+class HammingLoss {
+  #buffer = new Float64Array(0);
+  #loss = new Float64Array(0);
+  constructor(readonly weight: number) {}
 
-function shuffleInPlace(order: number[], random: () => number): void {
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    const tmp = order[i]!;
-    order[i] = order[j]!;
-    order[j] = tmp;
+  around(slave: Slave, gold: ArrayLike<number>): Slave {
+    const { n, L } = slave;
+    const { weight } = this;
+    if (this.#buffer.length < n * L) {
+      this.#buffer = new Float64Array(2 * n * L);
+      this.#loss = new Float64Array(2 * n * L);
+    }
+    const buffer = this.#buffer.subarray(0, n * L);
+    const loss = this.#loss.subarray(0, n * L);
+    for (let i = 0; i < n; i++) {
+      for (let t = 0; t < L; t++) loss[i * L + t] = t === gold[i] ? 0 : weight;
+    }
+    return {
+      name: `${slave.name}+hamming`,
+      n,
+      L,
+      maximize(adjustment) {
+        for (let j = 0; j < buffer.length; j++) buffer[j] = adjustment[j]! + loss[j]!;
+        return slave.maximize(buffer);
+      },
+      score(labels) {
+        let hamming = 0;
+        for (let i = 0; i < n; i++) if (labels[i] !== gold[i]) hamming += weight;
+        return slave.score(labels) + hamming;
+      },
+    };
   }
 }
 

@@ -5,7 +5,8 @@ import {
   evaluateConllText,
   evaluateSegments,
 } from "@lagrange/datasets";
-import { CliError, ExitCode } from "../exit-codes.ts";
+import { type Command, Option } from "commander";
+import { badInputError } from "../exit-codes.ts";
 
 export interface EvalOptions {
   readonly json?: boolean;
@@ -25,7 +26,7 @@ async function readInput(path: string): Promise<string> {
     }
     return await readFile(path, "utf8");
   } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as Error).message}`, ExitCode.badInput);
+    throw badInputError(`cannot read ${path}: ${(error as Error).message}`);
   }
 }
 
@@ -85,9 +86,8 @@ function labelColumns(text: string, file: string): { gold: string[][]; predicted
     }
     const fields = line.split(/\s+/);
     if (fields.length < 2) {
-      throw new CliError(
+      throw badInputError(
         `${file}:${i + 1}: expected at least 2 columns (gold, prediction), got 1`,
-        ExitCode.badInput,
       );
     }
     g.push(fields[fields.length - 2]!);
@@ -134,4 +134,44 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<s
   if (options.json)
     return `${JSON.stringify(evaluationJson(evaluateConllText(text, conllOptions)))}\n`;
   return conllevalReport(text, conllOptions);
+}
+
+interface EvalFlags {
+  readonly json?: boolean;
+  readonly raw?: boolean;
+  readonly delimiter?: string;
+  readonly outside?: string;
+  readonly latex?: boolean;
+  readonly hierarchical?: boolean;
+  readonly flat?: boolean;
+}
+
+export function registerEval(program: Command): void {
+  program
+    .command("eval")
+    .description(
+      "Evaluate predictions (gold = second-to-last column, prediction = last): a drop-in conlleval.pl",
+    )
+    .argument("<pred>", "prediction file in CoNLL columns, or - for standard input")
+    .option("--json", "print the figures as JSON (percent, like conlleval)")
+    .option("-r, --raw", "conlleval -r: tags carry no B-/I- prefix")
+    .option("-d, --delimiter <char>", "conlleval -d: the column delimiter (default a space)")
+    .option("-o, --outside <tag>", "conlleval -o: the outside tag, with --raw (default O)")
+    .option("-l, --latex", "conlleval -l: a LaTeX table")
+    .addOption(
+      new Option("--hierarchical", "evaluate hierarchical labels per field (segment)").conflicts(
+        "flat",
+      ),
+    )
+    .option("--flat", "force conlleval's flat chunk evaluation")
+    .action(async (pred: string, opts: EvalFlags) => {
+      const { flat, hierarchical, ...rest } = opts;
+      const choice = hierarchical === true ? true : flat === true ? false : undefined;
+      process.stdout.write(
+        await evalCommand(pred, {
+          ...rest,
+          ...(choice === undefined ? {} : { hierarchical: choice }),
+        }),
+      );
+    });
 }

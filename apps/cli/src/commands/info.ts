@@ -1,18 +1,19 @@
 import { loadModel } from "@lagrange/chain-crf";
+import type { Command } from "commander";
 
 /** A readable summary of a model file: labels, features, preset, training settings. */
 export async function infoCommand(path: string, json: boolean): Promise<string> {
   const model = await loadModel(path);
-  const { layout } = model;
+  const s = model.summary();
   const summary = {
     file: path,
-    preset: model.preset,
-    labels: [...model.labels.names()],
-    attributes: model.attributes.size,
-    transitionAttributes: model.transitionAttributes.size,
-    weights: layout.numWeights,
-    nonZeroWeights: model.weights.reduce((n, w) => (w !== 0 ? n + 1 : n), 0),
-    settings: model.settings,
+    preset: s.preset,
+    labels: s.labels,
+    attributes: s.attributes,
+    transitionAttributes: s.transitionAttributes,
+    weights: s.weights,
+    nonZeroWeights: s.nonZeroWeights,
+    settings: s.settings,
   };
   if (json) return `${JSON.stringify(summary, null, 2)}\n`;
   return [
@@ -24,4 +25,15 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
     `settings    ${JSON.stringify(summary.settings)}`,
     "",
   ].join("\n");
+}
+
+export function registerInfo(program: Command): void {
+  program
+    .command("info")
+    .description("Describe a model file")
+    .argument("<model>", "model file")
+    .option("--json", "as JSON")
+    .action(async (model: string, opts: { json?: boolean }) => {
+      process.stdout.write(await infoCommand(model, opts.json === true));
+    });
 }

@@ -1,154 +1,153 @@
-import { createWriteStream } from "node:fs";
-import { rename, rm } from "node:fs/promises";
-import { finished } from "node:stream/promises";
-import { crfSlave, loadModel } from "@lagrange/chain-crf";
-import { constraintInstantiator } from "@lagrange/constraint-templates";
-import type { Sentence } from "@lagrange/datasets";
-import {
-  type BatchSummary,
-  hardDD,
-  type SoftDDSolution,
-  softDD,
-  summarizeSolutions,
-} from "@lagrange/soft-dd";
-import { loadData, type MalformedPolicy } from "../data-source.ts";
-import { CliError, ExitCode } from "../exit-codes.ts";
-import { progressBar } from "../progress.ts";
-import { readConstraintsFile } from "./constraints.ts";
-import { decodingConstraints, extractAll, modelPreset, modelScheme } from "./model-io.ts";
-
-export const DECODERS = ["viterbi", "soft-dd", "hard-dd"] as const;
+import { readFile } from "node:fs/promises";
+import { loadModel } from "@lagrange/chain-crf";
+import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/constraint-templates";
+import { type Decoding, summarizeDecodings } from "@lagrange/core";
+import { openCorpus } from "@lagrange/datasets";
+import { loadPlugin, standardDecoders, Tagger } from "@lagrange/recipes";
+import { type Command, Option } from "commander";
+import { badInputError, usageError } from "../exit-codes.ts";
+import { abortOnSignal, collect, parseInteger } from "../options.ts";
+import { conllLines, openOutput } from "../output.ts";
+import { note, progressBar } from "../progress.ts";
+import { taggingReport } from "../render.ts";
 
 export interface TagOptions {
   readonly model: string;
   readonly data: string;
   readonly format?: string;
   readonly decoder: string;
-  /** Learned constraints (`lagrange constraints learn`); required by soft-dd and hard-dd. */
+  /** Learned constraints (`lagrange constraints learn`). */
   readonly constraints?: string;
-  /** Dual-decomposition iteration cap per sentence (default 200). */
+  /** Plug-in modules that add decoders and slaves. */
+  readonly plugin?: readonly string[];
+  /** Plug-in slaves added to every sentence's problem. */
+  readonly slave?: readonly string[];
   readonly maxIterations?: number;
-  readonly malformed?: MalformedPolicy;
+  readonly malformed?: "error" | "repair" | "skip";
   readonly out?: string;
 }
 
-/** A decoder turns one sentence's attributes into label names; built once per run. */
-export type SentenceDecoder = (index: number) => string[];
-
-/**
- * One output line per token: the input's columns (for inline formats: token and gold label) and
- * the predicted label last, so gold is second-to-last as conlleval expects.
- */
-function outputLines(sentence: Sentence, predicted: readonly string[]): string {
-  const { columns, tokens } = sentence;
-  let text = "";
-  for (let t = 0; t < tokens.length; t++) {
-    let line = "";
-    for (const column of columns) line += `${column[t]} `;
-    text += `${line}${predicted[t]}\n`;
+/** Reads and validates a constraints file against the model's labels (exit code 3 when bad). */
+export async function readConstraintsFile(
+  path: string,
+  labelNames: readonly string[],
+): Promise<readonly ConstraintsFileEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw badInputError(`cannot read ${path}: ${(error as Error).message}`);
   }
-  return `${text}\n`;
+  return parseConstraintsFile(text, { source: path, expectedLabels: labelNames }).entries;
 }
 
-export interface TagStats {
-  readonly sentences: number;
-  readonly tokens: number;
-  readonly seconds: number;
-  /** Time spent decoding (feature scoring and output excluded), in seconds. */
-  readonly decodeSeconds: number;
-  /** Dual-decomposition statistics (soft-dd, hard-dd). */
-  readonly summary?: BatchSummary;
-}
-
-export async function tagCommand(options: TagOptions): Promise<TagStats> {
-  if (!(DECODERS as readonly string[]).includes(options.decoder)) {
-    throw new CliError(
-      `--decoder must be one of ${DECODERS.join(", ")}, got "${options.decoder}"`,
-      ExitCode.usage,
-    );
+/** `lagrange tag`: writes the labelled data; returns the report line (stderr). */
+export async function tagCommand(options: TagOptions, signal?: AbortSignal): Promise<string> {
+  const registry = standardDecoders();
+  for (const plugin of options.plugin ?? []) await loadPlugin(registry, plugin);
+  const definition = registry.decoder(options.decoder);
+  const slaves = options.slave ?? [];
+  for (const name of slaves) registry.slave(name);
+  if (options.constraints !== undefined && !definition.accepts.constraints) {
+    throw usageError(`--decoder ${options.decoder} does not take --constraints`);
   }
-  const constrained = options.decoder !== "viterbi";
-  if (constrained && options.constraints === undefined) {
-    throw new CliError(
-      `--decoder ${options.decoder} needs --constraints C.json (from lagrange constraints learn)`,
-      ExitCode.usage,
+  if (slaves.length > 0 && !definition.accepts.slaves) {
+    throw usageError(`--decoder ${options.decoder} does not take --slave`);
+  }
+  if (definition.accepts.constraints && options.constraints === undefined && slaves.length === 0) {
+    throw usageError(
+      `--decoder ${options.decoder} decodes under constraints: give --constraints C.json (from lagrange constraints learn) or --slave NAME`,
     );
   }
   const model = await loadModel(options.model);
-  const entries =
+  const constraints =
     options.constraints === undefined
       ? undefined
       : await readConstraintsFile(options.constraints, model.labels.names());
-  const constraintsFor = entries === undefined ? undefined : constraintInstantiator(entries);
-  const solver = options.decoder === "hard-dd" ? hardDD() : softDD();
-  const maxIterations = options.maxIterations ?? 200;
-  const solutions: SoftDDSolution[] = [];
-  const L = model.numLabels;
-  const preset = modelPreset(model, options.model);
-  const data = await loadData(options.data, {
+  const tagger = new Tagger({
+    model,
+    registry,
+    decoder: options.decoder,
+    ...(constraints === undefined ? {} : { constraints }),
+    slaves,
+    ...(options.maxIterations === undefined
+      ? {}
+      : { decodeOptions: { maxIterations: options.maxIterations } }),
+  });
+  const data = await openCorpus(options.data, {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",
     defaultSplit: "dev",
   });
-  const constraints = decodingConstraints(model.labels.names(), modelScheme(model));
-  const attributes = extractAll(preset, data.sentences);
-  const decodeOptions = constraints === undefined ? {} : { constraints };
-
-  const target = options.out ?? "-";
-  const temp = target === "-" ? undefined : `${target}.${process.pid}.tmp`;
-  const stream: NodeJS.WritableStream =
-    temp === undefined ? process.stdout : createWriteStream(temp);
-  const bar = progressBar("tag", data.sentences.length, temp !== undefined && process.stderr.isTTY);
-  let tokens = 0;
-  let decodeMs = 0;
+  const output = await openOutput(options.out);
+  const bar = progressBar("tag", data.sentences.length, options.out !== undefined);
+  const constrained = definition.accepts.constraints;
+  const decodings: Decoding[] = [];
   const started = performance.now();
-  const decode = (i: number): string[] => {
-    if (constraintsFor === undefined || !constrained) {
-      const t0 = performance.now();
-      const labels = model.tag(attributes[i]!, decodeOptions);
-      decodeMs += performance.now() - t0;
-      return labels;
-    }
-    const sentence = data.sentences[i]!;
-    const scores = model.chainScores(attributes[i]!, decodeOptions);
-    const t0 = performance.now();
-    const solution = solver.solve(
-      {
-        slave: crfSlave(scores),
-        constraints: constraintsFor({ n: sentence.tokens.length, L, tokens: sentence.tokens }),
-      },
-      { maxIterations },
-    );
-    decodeMs += performance.now() - t0;
-    solutions.push(solution);
-    return model.labels.decode(solution.labels);
-  };
   try {
     for (let i = 0; i < data.sentences.length; i++) {
-      const predicted = decode(i);
-      tokens += predicted.length;
-      if (!stream.write(outputLines(data.sentences[i]!, predicted))) {
-        await new Promise<void>((resolve) => stream.once("drain", () => resolve()));
-      }
+      const sentence = data.sentences[i]!;
+      const tagged = tagger.tag(sentence, signal);
+      if (constrained) decodings.push(tagged.decoding);
+      await output.write(conllLines(sentence, tagged.labels));
       if (i % 256 === 0) bar.update(i);
     }
     bar.update(data.sentences.length);
-    if (temp !== undefined) {
-      stream.end();
-      await finished(stream);
-      await rename(temp, target);
-    }
+    await output.close();
   } catch (error) {
-    if (temp !== undefined) await rm(temp, { force: true });
+    await output.abort();
     throw error;
   } finally {
     bar.stop();
   }
-  return {
-    sentences: data.sentences.length,
-    tokens,
-    seconds: (performance.now() - started) / 1000,
-    decodeSeconds: decodeMs / 1000,
-    ...(constrained ? { summary: summarizeSolutions(solutions, decodeMs) } : {}),
-  };
+  const seconds = (performance.now() - started) / 1000;
+  const summary = constrained ? summarizeDecodings(decodings) : undefined;
+  return `${taggingReport(tagger.time, seconds, summary)}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
+}
+
+export function registerTag(program: Command): void {
+  program
+    .command("tag")
+    .description(
+      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr",
+    )
+    .requiredOption("--model <file>", "model file")
+    .requiredOption(
+      "--data <spec>",
+      "data to tag: a registry name[:split] (default split dev) or a file path",
+    )
+    .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
+    .option(
+      "--decoder <name>",
+      "viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), or a plug-in's",
+      "viterbi",
+    )
+    .option(
+      "--constraints <file>",
+      "constraints file from `lagrange constraints learn` (for soft-dd, hard-dd)",
+    )
+    .option(
+      "--plugin <module>",
+      "a JavaScript module whose default export (host) => void adds decoders and slaves; repeatable",
+      collect,
+    )
+    .option(
+      "--slave <name>",
+      "a plug-in slave added to every sentence's problem; repeatable",
+      collect,
+    )
+    .option(
+      "--max-iterations <n>",
+      "dual-decomposition iterations per sentence (default 200); the best labelling so far is kept",
+      parseInteger,
+    )
+    .addOption(
+      new Option("--malformed <policy>", "malformed UMass lines")
+        .choices(["error", "repair", "skip"])
+        .default("skip"),
+    )
+    .option("--out <file>", "output file, written atomically (default standard output)")
+    .action(async (opts: TagOptions) => {
+      note(await tagCommand(opts, abortOnSignal()));
+    });
 }

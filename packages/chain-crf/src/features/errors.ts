@@ -1,5 +1,7 @@
+import { LagrangeError } from "@lagrange/core";
+
 /** A malformed CRF++ template; `line` and `column` are 1-based. */
-export class TemplateSyntaxError extends Error {
+export class TemplateSyntaxError extends LagrangeError {
   override readonly name = "TemplateSyntaxError";
   constructor(
     readonly source: string,
@@ -7,18 +9,18 @@ export class TemplateSyntaxError extends Error {
     readonly column: number,
     readonly detail: string,
   ) {
-    super(`${source}:${line}:${column}: ${detail}`);
+    super("bad-input", `${source}:${line}:${column}: ${detail}`);
   }
 }
 
 /** Token rows that do not fit an extractor (too few columns, no tokens where some are needed). */
-export class FeatureInputError extends Error {
+export class FeatureInputError extends LagrangeError {
   override readonly name = "FeatureInputError";
   constructor(
     readonly extractor: string,
     readonly token: number,
     readonly detail: string,
   ) {
-    super(`${extractor}: token ${token}: ${detail}`);
+    super("bad-input", `${extractor}: token ${token}: ${detail}`);
   }
 }

@@ -1,7 +1,7 @@
-import { scoreLabelling } from "@lagrange/core";
+import { chainDecoder, scoreLabelling } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { crfSlave, viterbiSolver } from "../slave.ts";
+import { crfChainSlaves, crfSlave } from "../slave.ts";
 import {
   bruteLogZ,
   bruteMarginals,
@@ -109,12 +109,12 @@ describe("viterbi", () => {
     );
   });
 
-  it("is the core solver's optimum and its labelling scores as reported", () => {
-    const solver = viterbiSolver();
+  it("as core's chain decoder over the reused fast slave: the optimum, scored as reported", () => {
+    const solver = chainDecoder(crfChainSlaves());
     fc.assert(
       fc.property(seeds, (seed) => {
         const { scores } = randomChain(seed);
-        const solution = solver.solve(scores);
+        const solution = solver.decode({ scores });
         const best = Math.max(...enumerate(scores).map((e) => e.score));
         if (best === NEG) {
           expect(solution.status).toBe("infeasible");
@@ -145,7 +145,7 @@ describe("viterbi", () => {
     expect(fb.marginals.every((p) => p === 0)).toBe(true);
     expect(fb.pairwise!.every((p) => p === 0)).toBe(true);
     expect(kBest(scores, 3).labels).toHaveLength(0);
-    expect(viterbiSolver().solve(scores).status).toBe("infeasible");
+    expect(chainDecoder(crfChainSlaves()).decode({ scores }).status).toBe("infeasible");
     const slave = crfSlave(scores);
     expect(slave.maximize(new Float64Array(n * L)).value).toBe(NEG);
   });

@@ -3,6 +3,7 @@
 import {
   chainArgmax,
   chainCount,
+  chainDecoder,
   chainKBest,
   chainLogPartition,
   chainMarginals,
@@ -16,7 +17,7 @@ import {
 } from "@lagrange/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { viterbiSolver } from "../slave.ts";
+import { crfChainSlaves } from "../slave.ts";
 import { forwardBackward, kBest, viterbi } from "./api.ts";
 import { InferenceContext } from "./context.ts";
 
@@ -37,6 +38,8 @@ const close = (a: number, b: number) =>
 
 describe("kernels vs the core's semiring DP and brute force", () => {
   const ctx = new InferenceContext();
+  // One reused slave across every chain: the decoders' way of calling it.
+  const decoder = chainDecoder(crfChainSlaves());
 
   it("Viterbi = max-semiring DP (same tie rule, same labels) = brute force", () => {
     fc.assert(
@@ -47,7 +50,7 @@ describe("kernels vs the core's semiring DP and brute force", () => {
         expect(close(fast.score, dp.score)).toBe(true);
         expect(close(fast.score, brute.score)).toBe(true);
         if (dp.labels !== null) expect(Array.from(fast.labels)).toEqual(Array.from(dp.labels));
-        expect(viterbiSolver().solve(scores).status).toBe(
+        expect(decoder.decode({ scores }).status).toBe(
           chainCount(scores) === 0 ? "infeasible" : "optimal",
         );
       }),

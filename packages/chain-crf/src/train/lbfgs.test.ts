@@ -1,5 +1,4 @@
-import { AbortError } from "@lagrange/core";
-import { createRandom, type Random } from "@lagrange/core/testing";
+import { AbortError, createRandom, type Random } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type LineSearch, minimizeLbfgs, minimizeLbfgsSync, type Objective } from "./lbfgs.ts";

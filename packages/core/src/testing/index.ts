@@ -17,10 +17,8 @@ export {
   type ScoredSpace,
   scoredSpace,
 } from "./brute-force.ts";
+export { type CheckSlaveOptions, checkSlave, SlaveCheckError } from "./check-slave.ts";
 export {
-  createRandom,
-  mulberry32,
-  type Random,
   type RandomChainOptions,
   type RandomConstraintOptions,
   type RandomFactorGraphOptions,

@@ -1,49 +1,7 @@
 import type { ChainScores } from "../chain.ts";
 import { type LinearConstraint, linearConstraint } from "../constraints.ts";
 import type { Factor, FactorGraph } from "../factor-graph.ts";
-
-/**
- * mulberry32: a tiny, fast 32-bit PRNG. Not cryptographic; its point is that a seed (e.g. one drawn
- * by fast-check) reproduces the same problem on every machine.
- */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A seeded source of random numbers. */
-export interface Random {
-  /** Uniform in [0, 1). */
-  next(): number;
-  /** Uniform integer in [min, max] (both included). */
-  int(min: number, max: number): number;
-  /** Uniform in [min, max). */
-  float(min: number, max: number): number;
-  /** true with probability p (default 0.5). */
-  bool(p?: number): boolean;
-  pick<T>(items: readonly T[]): T;
-}
-
-export function createRandom(seed: number): Random {
-  const next = mulberry32(seed);
-  const random: Random = {
-    next,
-    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    float: (min, max) => min + next() * (max - min),
-    bool: (p = 0.5) => next() < p,
-    pick: (items) => {
-      if (items.length === 0) throw new RangeError("pick from an empty list");
-      return items[random.int(0, items.length - 1)]!;
-    },
-  };
-  return random;
-}
+import { createRandom, type Random } from "../random.ts";
 
 /** A seed or a Random; generators accept either. */
 export type Seed = number | Random;

@@ -1,3 +1,4 @@
+import { LagrangeError } from "@lagrange/core";
 import type { SchemeName, SchemeOptions } from "../schemes/labels.ts";
 import { extractSpans } from "../schemes/spans.ts";
 import {
@@ -26,8 +27,11 @@ export interface ChunkEvaluationOptions {
 }
 
 /** Raised when gold and predicted label sequences do not line up. */
-export class AlignmentError extends Error {
+export class AlignmentError extends LagrangeError {
   override readonly name = "AlignmentError";
+  constructor(message: string) {
+    super("bad-input", message);
+  }
 }
 
 export function checkAligned(gold: LabelSequences, predicted: LabelSequences): void {

@@ -1,3 +1,4 @@
+import { LagrangeError } from "@lagrange/core";
 import { compareCodePoints, formatFixed, padBytes, perlSplit, perlTrue } from "./perl.ts";
 
 /*
@@ -59,14 +60,14 @@ export interface ChunkEvaluation extends PrecisionRecallF1 {
 }
 
 /** Raised for input conlleval would refuse; names the file and line. */
-export class ConllevalInputError extends Error {
+export class ConllevalInputError extends LagrangeError {
   override readonly name = "ConllevalInputError";
   constructor(
     readonly file: string,
     readonly line: number,
     message: string,
   ) {
-    super(`${file}:${line}: ${message}`);
+    super("bad-input", `${file}:${line}: ${message}`);
   }
 }
 

@@ -1,8 +1,8 @@
+import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeSpans, type Span } from "../schemes/spans.ts";
 import { AlignmentError, evaluateChunks, evaluateSegments } from "./chunks.ts";
-import { seededRandom } from "./significance.ts";
 import { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./tokens.ts";
 
 /** Random properly nested spans (≤ 3 levels) over n tokens. */

@@ -1,10 +1,10 @@
+import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { evaluateChunks } from "./chunks.ts";
 import {
   normalSurvival,
   pairedBootstrapChunkF1,
-  seededRandom,
   sentenceChunkCounts,
   wilcoxonSignedRank,
 } from "./significance.ts";

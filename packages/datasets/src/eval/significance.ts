@@ -1,17 +1,6 @@
+import { seededRandom } from "@lagrange/core";
 import { checkAligned, type LabelSequences } from "./chunks.ts";
 import { ConllevalCounter } from "./conlleval.ts";
-
-/** mulberry32: a small seeded generator; the same seed gives the same resamples everywhere. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export type Alternative = "two-sided" | "greater" | "less";
 

@@ -1,16 +1,13 @@
 import type { DocumentInfo, Sentence } from "../sentence.ts";
 import { DataFormatError } from "./errors.ts";
 import {
-  collect,
+  configurableRecordWriters,
   type LineParser,
-  mapAsync,
+  noRecordError,
   type ReadOptions,
-  runParser,
-  runParserSync,
-  sourceName,
-  type TextSource,
-  writeFileAtomic,
-} from "./io.ts";
+  recordReaders,
+  rowsToColumns,
+} from "./text-format.ts";
 
 export type ColumnSeparator = "tab" | "space";
 
@@ -23,6 +20,13 @@ export interface ConllReadOptions extends ReadOptions {
   labelColumn?: number | null;
   /** First field of a document-boundary line. Default `-DOCSTART-`. */
   documentMarker?: string;
+}
+
+export interface ConllWriteOptions {
+  /** Default `space`. */
+  separator?: ColumnSeparator;
+  /** Marker fields written for a document that has none recorded. Default `-DOCSTART-` then `-X-`… then `O`, as wide as the sentence. */
+  documentMarker?: readonly string[];
 }
 
 const DEFAULT_MARKER = "-DOCSTART-";
@@ -91,11 +95,7 @@ class ConllParser implements LineParser<Sentence> {
   finish(lastLine: number): void {
     this.flush();
     if (this.sentences === 0) {
-      throw new DataFormatError(
-        this.file,
-        Math.max(1, lastLine),
-        "no token line: expected at least one sentence",
-      );
+      throw noRecordError(this.file, lastLine, "no token line: expected at least one sentence");
     }
   }
 
@@ -103,12 +103,7 @@ class ConllParser implements LineParser<Sentence> {
     const rows = this.rows;
     if (rows.length === 0) return;
     this.rows = [];
-    const columns: string[][] = [];
-    for (let c = 0; c < this.width; c++) {
-      const column = new Array<string>(rows.length);
-      for (let i = 0; i < rows.length; i++) column[i] = rows[i]![c]!;
-      columns.push(column);
-    }
+    const columns = rowsToColumns(rows, this.width);
     const tokenIndex = resolveColumn(this.options.tokenColumn ?? 0, this.width);
     if (tokenIndex === undefined) {
       throw new DataFormatError(
@@ -145,46 +140,27 @@ class ConllParser implements LineParser<Sentence> {
   }
 }
 
+const conllReaders = recordReaders(ConllParser);
+
 /** Streams the sentences of a CoNLL column file (any number of columns, `-DOCSTART-` documents). */
-export function readConll(
-  source: TextSource,
-  options: ConllReadOptions = {},
-): AsyncGenerator<Sentence> {
-  const file = sourceName(source, options);
-  return runParser(source, file, new ConllParser(file, options), options.signal);
-}
-
+export const readConll = conllReaders.read;
 /** Parses CoNLL column text held in memory. */
-export function parseConll(text: string, options: ConllReadOptions = {}): Sentence[] {
-  const file = options.file ?? "<text>";
-  return runParserSync(text, file, new ConllParser(file, options));
-}
-
-export function readConllFile(path: string, options: ConllReadOptions = {}): Promise<Sentence[]> {
-  return collect(readConll(path, options));
-}
-
-export interface ConllWriteOptions {
-  /** Default `space`. */
-  separator?: ColumnSeparator;
-  /** Marker fields written for a document that has none recorded. Default `-DOCSTART-` then `-X-`… then `O`, as wide as the sentence. */
-  documentMarker?: readonly string[];
-}
+export const parseConll = conllReaders.parse;
+export const readConllFile = conllReaders.readFile;
 
 /** Formats sentence after sentence; keeps the document state between them. */
 class ConllFormatter {
   private readonly separator: string;
   private readonly forbidden: RegExp;
   private previousDocument = -1;
-  private count = 0;
 
   constructor(private readonly options: ConllWriteOptions) {
     this.separator = options.separator === "tab" ? "\t" : " ";
     this.forbidden = options.separator === "tab" ? /[\t\n\r]/ : /[ \t\n\r]/;
   }
 
-  format(sentence: Sentence): string {
-    const where = `sentence ${++this.count}`;
+  format(sentence: Sentence, index: number): string {
+    const where = `sentence ${index}`;
     const columns = sentence.columns;
     const n = sentence.tokens.length;
     if (n === 0) throw new RangeError(`${where}: a CoNLL sentence needs at least one token`);
@@ -241,33 +217,18 @@ function defaultMarker(width: number): string[] {
   return [DEFAULT_MARKER, ...new Array<string>(Math.max(0, width - 2)).fill("-X-"), "O"];
 }
 
+const conllWriters = configurableRecordWriters((options: ConllWriteOptions) => {
+  const formatter = new ConllFormatter(options);
+  return (sentence: Sentence, index: number) => formatter.format(sentence, index);
+});
+
 /**
  * CoNLL text: one token per line with its columns, a blank line after each sentence, and a
  * marker line (plus a blank line) where a new document starts.
  */
-export function formatConll(
-  sentences: Iterable<Sentence>,
-  options: ConllWriteOptions = {},
-): string {
-  const formatter = new ConllFormatter(options);
-  let text = "";
-  for (const sentence of sentences) text += formatter.format(sentence);
-  return text;
-}
-
+export const formatConll = conllWriters.format;
 /** Writes sentences (from an array or a stream) as a CoNLL file, atomically. */
-export async function writeConllFile(
-  path: string,
-  sentences: Iterable<Sentence> | AsyncIterable<Sentence>,
-  options: ConllWriteOptions & { signal?: AbortSignal } = {},
-): Promise<void> {
-  const formatter = new ConllFormatter(options);
-  await writeFileAtomic(
-    path,
-    mapAsync(sentences, (s) => formatter.format(s)),
-    options.signal,
-  );
-}
+export const writeConllFile = conllWriters.writeFile;
 
 function resolveColumn(index: number, width: number): number | undefined {
   const resolved = index < 0 ? width + index : index;

@@ -1,16 +1,13 @@
 import type { DocumentInfo, Sentence } from "../sentence.ts";
 import { DataFormatError } from "./errors.ts";
 import {
-  collect,
   type LineParser,
-  mapAsync,
+  noRecordError,
   type ReadOptions,
-  runParser,
-  runParserSync,
-  sourceName,
-  type TextSource,
-  writeFileAtomic,
-} from "./io.ts";
+  recordReaders,
+  recordWriters,
+  rowsToColumns,
+} from "./text-format.ts";
 
 /** The ten CoNLL-U fields, in file order; `ConlluSentence.columns[k]` holds field `CONLLU_FIELDS[k]`. */
 export const CONLLU_FIELDS = [
@@ -147,11 +144,7 @@ class ConlluParser implements LineParser<ConlluSentence> {
   finish(lastLine: number): void {
     this.flush(lastLine + 1);
     if (this.sentences === 0) {
-      throw new DataFormatError(
-        this.file,
-        Math.max(1, lastLine),
-        "no word line: expected at least one sentence",
-      );
+      throw noRecordError(this.file, lastLine, "no word line: expected at least one sentence");
     }
   }
 
@@ -166,13 +159,7 @@ class ConlluParser implements LineParser<ConlluSentence> {
       }
       return;
     }
-    const rows = this.rows;
-    const columns: string[][] = [];
-    for (let c = 0; c < 10; c++) {
-      const column = new Array<string>(rows.length);
-      for (let i = 0; i < rows.length; i++) column[i] = rows[i]![c]!;
-      columns.push(column);
-    }
+    const columns = rowsToColumns(this.rows, 10);
     const meta: Record<string, string> = {};
     for (const comment of this.comments) {
       const eq = comment.indexOf("=");
@@ -206,29 +193,15 @@ class ConlluParser implements LineParser<ConlluSentence> {
   }
 }
 
+const conlluReaders = recordReaders(ConlluParser);
+
 /**
  * Streams CoNLL-U sentences. Only words (integer IDs) become tokens; multiword-token ranges and
  * empty nodes are kept aside in `extraLines`, comments in `comments` and `meta`.
  */
-export function readConllu(
-  source: TextSource,
-  options: ConlluReadOptions = {},
-): AsyncGenerator<ConlluSentence> {
-  const file = sourceName(source, options);
-  return runParser(source, file, new ConlluParser(file, options), options.signal);
-}
-
-export function parseConllu(text: string, options: ConlluReadOptions = {}): ConlluSentence[] {
-  const file = options.file ?? "<text>";
-  return runParserSync(text, file, new ConlluParser(file, options));
-}
-
-export function readConlluFile(
-  path: string,
-  options: ConlluReadOptions = {},
-): Promise<ConlluSentence[]> {
-  return collect(readConllu(path, options));
-}
+export const readConllu = conlluReaders.read;
+export const parseConllu = conlluReaders.parse;
+export const readConlluFile = conlluReaders.readFile;
 
 /**
  * Formats one sentence. A plain `Sentence` (no CoNLL-U fields) is written with its tokens as
@@ -294,22 +267,7 @@ function checked(fields: readonly string[], where: string): string {
   return fields.join("\t");
 }
 
-export function formatConllu(sentences: Iterable<Sentence | ConlluSentence>): string {
-  let text = "";
-  let index = 0;
-  for (const sentence of sentences) text += formatConlluSentence(sentence, ++index);
-  return text;
-}
+const conlluWriters = recordWriters(formatConlluSentence);
 
-export async function writeConlluFile(
-  path: string,
-  sentences: Iterable<Sentence | ConlluSentence> | AsyncIterable<Sentence | ConlluSentence>,
-  options: { signal?: AbortSignal } = {},
-): Promise<void> {
-  let index = 0;
-  await writeFileAtomic(
-    path,
-    mapAsync(sentences, (s) => formatConlluSentence(s, ++index)),
-    options.signal,
-  );
-}
+export const formatConllu = conlluWriters.format;
+export const writeConlluFile = conlluWriters.writeFile;

@@ -1,16 +1,6 @@
 import type { SourcePosition } from "../sentence.ts";
 import { DataFormatError } from "./errors.ts";
-import {
-  collect,
-  type LineParser,
-  mapAsync,
-  type ReadOptions,
-  runParser,
-  runParserSync,
-  sourceName,
-  type TextSource,
-  writeFileAtomic,
-} from "./io.ts";
+import { type LineParser, noRecordError, recordReaders, recordWriters } from "./text-format.ts";
 
 /** One attribute of an item: a name and a weight (1 when the file gives none). */
 export interface CrfsuiteAttribute {
@@ -172,11 +162,7 @@ class CrfsuiteParser implements LineParser<CrfsuiteInstance> {
   finish(lastLine: number): void {
     this.flush(lastLine + 1);
     if (this.count === 0) {
-      throw new DataFormatError(
-        this.file,
-        Math.max(1, lastLine),
-        "no item line: expected at least one sequence",
-      );
+      throw noRecordError(this.file, lastLine, "no item line: expected at least one sequence");
     }
   }
 
@@ -220,29 +206,12 @@ class CrfsuiteParser implements LineParser<CrfsuiteInstance> {
   }
 }
 
+const crfsuiteReaders = recordReaders(CrfsuiteParser);
+
 /** Streams sequences in CRFsuite's data format (`label TAB attr[:weight] TAB …`, blank line between sequences). */
-export function readCrfsuite(
-  source: TextSource,
-  options: ReadOptions = {},
-): AsyncGenerator<CrfsuiteInstance> {
-  const file = sourceName(source, options);
-  return runParser(source, file, new CrfsuiteParser(file), options.signal);
-}
-
-export function parseCrfsuite(text: string, options: ReadOptions = {}): CrfsuiteInstance[] {
-  return runParserSync(
-    text,
-    options.file ?? "<text>",
-    new CrfsuiteParser(options.file ?? "<text>"),
-  );
-}
-
-export function readCrfsuiteFile(
-  path: string,
-  options: ReadOptions = {},
-): Promise<CrfsuiteInstance[]> {
-  return collect(readCrfsuite(path, options));
-}
+export const readCrfsuite = crfsuiteReaders.read;
+export const parseCrfsuite = crfsuiteReaders.parse;
+export const readCrfsuiteFile = crfsuiteReaders.readFile;
 
 function formatInstance(instance: CrfsuiteInstance, index: number): string {
   const where = `sequence ${index}`;
@@ -293,26 +262,11 @@ function checkName(name: string, where: string, isLabel: boolean): string {
   return escapeCrfsuiteName(name);
 }
 
+const crfsuiteWriters = recordWriters(formatInstance);
+
 /**
  * CRFsuite data text. Names are escaped (`:` as `\:`, `\` as `\\`); weights of 1 are left out,
  * as CRFsuite reads a bare attribute as weight 1.
  */
-export function formatCrfsuite(instances: Iterable<CrfsuiteInstance>): string {
-  let text = "";
-  let index = 0;
-  for (const instance of instances) text += formatInstance(instance, ++index);
-  return text;
-}
-
-export async function writeCrfsuiteFile(
-  path: string,
-  instances: Iterable<CrfsuiteInstance> | AsyncIterable<CrfsuiteInstance>,
-  options: { signal?: AbortSignal } = {},
-): Promise<void> {
-  let index = 0;
-  await writeFileAtomic(
-    path,
-    mapAsync(instances, (s) => formatInstance(s, ++index)),
-    options.signal,
-  );
-}
+export const formatCrfsuite = crfsuiteWriters.format;
+export const writeCrfsuiteFile = crfsuiteWriters.writeFile;

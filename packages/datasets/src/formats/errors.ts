@@ -1,9 +1,11 @@
+import { LagrangeError } from "@lagrange/core";
+
 /**
  * Malformed input: names the file (or stream name), the 1-based line, optionally the 1-based
  * column (field or character, as the message says), and what was expected there.
  * Every reader reports bad input with this class and no other.
  */
-export class DataFormatError extends Error {
+export class DataFormatError extends LagrangeError {
   override readonly name = "DataFormatError";
   readonly column?: number;
 
@@ -13,7 +15,7 @@ export class DataFormatError extends Error {
     readonly detail: string,
     column?: number,
   ) {
-    super(`${file}:${line}${column === undefined ? "" : `:${column}`}: ${detail}`);
+    super("bad-input", `${file}:${line}${column === undefined ? "" : `:${column}`}: ${detail}`);
     if (column !== undefined) this.column = column;
   }
 }

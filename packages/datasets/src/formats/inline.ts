@@ -1,16 +1,12 @@
 import type { Sentence } from "../sentence.ts";
 import { DataFormatError } from "./errors.ts";
 import {
-  collect,
+  configurableRecordWriters,
   type LineParser,
-  mapAsync,
+  noRecordError,
   type ReadOptions,
-  runParser,
-  runParserSync,
-  sourceName,
-  type TextSource,
-  writeFileAtomic,
-} from "./io.ts";
+  recordReaders,
+} from "./text-format.ts";
 
 /** An element tag anywhere in a string: `<name>` or `</name>`. */
 export const TAG_PATTERN = /<(\/?)([A-Za-z_][A-Za-z0-9_.-]*)>/g;
@@ -113,6 +109,11 @@ export interface InlineTagsReadOptions extends ReadOptions {
   recordSeparator?: string | null;
 }
 
+export interface InlineTagsWriteOptions {
+  /** Written on its own line before each record (`<NEWREFERENCE>`); default none, one record per line. */
+  recordSeparator?: string;
+}
+
 /**
  * Flat inline tags (the Cora reference and header sets): fields are `<name> … </name>` with no
  * nesting; tags may touch words, so they are split off with a pattern, and the text between is
@@ -164,11 +165,7 @@ class FlatInlineParser implements LineParser<Sentence> {
   finish(lastLine: number): void {
     this.endRecord(lastLine);
     if (this.records === 0) {
-      throw new DataFormatError(
-        this.file,
-        Math.max(1, lastLine),
-        "no tagged record: expected at least one",
-      );
+      throw noRecordError(this.file, lastLine, "no tagged record: expected at least one");
     }
   }
 
@@ -261,31 +258,12 @@ class FlatInlineParser implements LineParser<Sentence> {
   }
 }
 
+const inlineTagsReaders = recordReaders(FlatInlineParser);
+
 /** Streams records of flat inline tags (Cora references and headers). */
-export function readInlineTags(
-  source: TextSource,
-  options: InlineTagsReadOptions = {},
-): AsyncGenerator<Sentence> {
-  const file = sourceName(source, options);
-  return runParser(source, file, new FlatInlineParser(file, options), options.signal);
-}
-
-export function parseInlineTags(text: string, options: InlineTagsReadOptions = {}): Sentence[] {
-  const file = options.file ?? "<text>";
-  return runParserSync(text, file, new FlatInlineParser(file, options));
-}
-
-export function readInlineTagsFile(
-  path: string,
-  options: InlineTagsReadOptions = {},
-): Promise<Sentence[]> {
-  return collect(readInlineTags(path, options));
-}
-
-export interface InlineTagsWriteOptions {
-  /** Written on its own line before each record (`<NEWREFERENCE>`); default none, one record per line. */
-  recordSeparator?: string;
-}
+export const readInlineTags = inlineTagsReaders.read;
+export const parseInlineTags = inlineTagsReaders.parse;
+export const readInlineTagsFile = inlineTagsReaders.readFile;
 
 /** The label column the inline writers read: the last one (the reader's lossless BIO column). */
 export function bioColumn(sentence: Sentence, where: string): readonly string[] {
@@ -321,36 +299,15 @@ function formatFlatRecord(
     : `${options.recordSeparator}\n${line}\n`;
 }
 
-export function formatInlineTags(
-  sentences: Iterable<Sentence>,
-  options: InlineTagsWriteOptions = {},
-): string {
-  checkSeparator(options);
-  let text = "";
-  let index = 0;
-  for (const sentence of sentences) text += formatFlatRecord(sentence, ++index, options);
-  return text;
-}
-
-export async function writeInlineTagsFile(
-  path: string,
-  sentences: Iterable<Sentence> | AsyncIterable<Sentence>,
-  options: InlineTagsWriteOptions & { signal?: AbortSignal } = {},
-): Promise<void> {
-  checkSeparator(options);
-  let index = 0;
-  await writeFileAtomic(
-    path,
-    mapAsync(sentences, (s) => formatFlatRecord(s, ++index, options)),
-    options.signal,
-  );
-}
-
-function checkSeparator(options: InlineTagsWriteOptions): void {
+const inlineTagsWriters = configurableRecordWriters((options: InlineTagsWriteOptions) => {
   const separator = options.recordSeparator;
   if (separator !== undefined && !/^<NEW[A-Z_]*>$/.test(separator)) {
     throw new RangeError(
       `recordSeparator ${JSON.stringify(separator)}: expected a line like <NEWREFERENCE>`,
     );
   }
-}
+  return (sentence: Sentence, index: number) => formatFlatRecord(sentence, index, options);
+});
+
+export const formatInlineTags = inlineTagsWriters.format;
+export const writeInlineTagsFile = inlineTagsWriters.writeFile;

@@ -1,6 +1,4 @@
 import { createReadStream } from "node:fs";
-import { open, rename, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DataFormatError } from "./errors.ts";
 
@@ -145,88 +143,10 @@ export function textLines(text: string, file: string): string[] {
   return lines;
 }
 
-/**
- * A push parser: sees one line at a time and appends finished records to `out`. Shared by the
- * streaming readers and the in-memory `parse*` functions so that both accept exactly the same input.
- */
-export interface LineParser<T> {
-  readonly out: T[];
-  line(text: string, lineNumber: number): void;
-  /** Called once after the last line; `lastLine` is the number of lines seen (0 for an empty input). */
-  finish(lastLine: number): void;
-}
-
-export async function* runParser<T>(
-  source: TextSource,
-  file: string,
-  parser: LineParser<T>,
-  signal?: AbortSignal,
-): AsyncGenerator<T> {
-  let lineNumber = 0;
-  for await (const batch of sourceLines(source, file, signal)) {
-    for (const text of batch) parser.line(text, ++lineNumber);
-    if (parser.out.length > 0) yield* parser.out.splice(0);
-  }
-  parser.finish(lineNumber);
-  yield* parser.out.splice(0);
-}
-
-export function runParserSync<T>(text: string, file: string, parser: LineParser<T>): T[] {
-  const lines = textLines(text, file);
-  for (let i = 0; i < lines.length; i++) parser.line(lines[i]!, i + 1);
-  parser.finish(lines.length);
-  return parser.out;
-}
-
 export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
   for await (const item of items) all.push(item);
   return all;
-}
-
-/**
- * Writes text chunks to `path` atomically: into a temporary file in the same directory, then
- * renamed over the target, so a reader never sees a half-written file and a failure leaves any
- * previous file untouched.
- */
-export async function writeFileAtomic(
-  path: string,
-  chunks: Iterable<string> | AsyncIterable<string>,
-  signal?: AbortSignal,
-): Promise<void> {
-  const temporary = join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
-  );
-  const handle = await open(temporary, "wx");
-  let renamed = false;
-  try {
-    const encoder = new TextEncoder();
-    let pending: string[] = [];
-    let pendingLength = 0;
-    const flush = async () => {
-      if (pendingLength === 0) return;
-      await handle.write(encoder.encode(pending.join("")));
-      pending = [];
-      pendingLength = 0;
-    };
-    for await (const chunk of chunks) {
-      signal?.throwIfAborted();
-      pending.push(chunk);
-      pendingLength += chunk.length;
-      if (pendingLength >= 1 << 16) await flush();
-    }
-    await flush();
-    await handle.sync();
-    await handle.close();
-    await rename(temporary, path);
-    renamed = true;
-  } finally {
-    if (!renamed) {
-      await handle.close().catch(() => undefined);
-      await unlink(temporary).catch(() => undefined);
-    }
-  }
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
@@ -299,11 +219,4 @@ function tooLong(file: string, line: number): DataFormatError {
     line,
     `line longer than ${MAX_LINE_CHARS} characters: expected line-based text`,
   );
-}
-
-export async function* mapAsync<T, U>(
-  items: Iterable<T> | AsyncIterable<T>,
-  map: (item: T) => U,
-): AsyncGenerator<U> {
-  for await (const item of items) yield map(item);
 }

@@ -10,16 +10,15 @@ import {
   viewLabels,
 } from "./inline.ts";
 import {
-  collect,
   type LineParser,
-  mapAsync,
+  noRecordError,
+  parseRecords,
   type ReadOptions,
-  runParser,
-  runParserSync,
-  sourceName,
+  readFileRecords,
+  readRecords,
+  recordWriters,
   type TextSource,
-  writeFileAtomic,
-} from "./io.ts";
+} from "./text-format.ts";
 
 /** A citation line whose markup is broken, and what the lenient reader did with it. */
 export interface CitationIssue {
@@ -75,25 +74,25 @@ interface Piece {
 const WHOLE_TAG = /^<(\/?)([A-Za-z_][A-Za-z0-9_.-]*)>$/;
 const HAS_TAG = /<\/?[A-Za-z_][A-Za-z0-9_.-]*>/;
 
+function emptyReport(): CitationReport {
+  return { lines: 0, wellFormed: 0, repaired: 0, skipped: 0, issues: [] };
+}
+
 class UmassParser implements LineParser<Sentence> {
   readonly out: Sentence[] = [];
-  readonly report: CitationReport = {
-    lines: 0,
-    wellFormed: 0,
-    repaired: 0,
-    skipped: 0,
-    issues: [],
-  };
   private readonly policy: MalformedCitationPolicy;
   private readonly mode: InlineLabelMode;
+  private readonly onIssue: ((issue: CitationIssue) => void) | undefined;
 
+  /** `report` belongs to the caller, which hands it back beside the sentences. */
   constructor(
     private readonly file: string,
     options: UmassFileOptions,
-    private readonly onIssue: ((issue: CitationIssue) => void) | undefined,
+    private readonly report: CitationReport,
   ) {
     this.policy = options.malformed ?? "error";
     this.mode = options.labels ?? "bio";
+    this.onIssue = options.onIssue;
   }
 
   line(text: string, lineNumber: number): void {
@@ -197,11 +196,7 @@ class UmassParser implements LineParser<Sentence> {
 
   finish(lastLine: number): void {
     if (this.report.lines === 0) {
-      throw new DataFormatError(
-        this.file,
-        Math.max(1, lastLine),
-        "no citation line: expected at least one",
-      );
+      throw noRecordError(this.file, lastLine, "no citation line: expected at least one");
     }
   }
 }
@@ -240,10 +235,6 @@ function splitPieces(line: string): Piece[] {
   return pieces;
 }
 
-function createParser(file: string, options: UmassFileOptions): UmassParser {
-  return new UmassParser(file, options, options.onIssue);
-}
-
 /**
  * Streams UMass citation lines (nested inline tags, one citation per line) as sentences whose
  * `columns` are `[tokens, hierarchicalBioLabels]` and whose `labels` follow `options.labels`.
@@ -252,8 +243,7 @@ export function readUmassCitations(
   source: TextSource,
   options: UmassReadOptions = {},
 ): AsyncGenerator<Sentence> {
-  const file = sourceName(source, options);
-  return runParser(source, file, createParser(file, options), options.signal);
+  return readRecords(source, options, (file) => new UmassParser(file, options, emptyReport()));
 }
 
 export interface UmassCitations {
@@ -262,20 +252,18 @@ export interface UmassCitations {
 }
 
 export function parseUmassCitations(text: string, options: UmassFileOptions = {}): UmassCitations {
-  const file = options.file ?? "<text>";
-  const parser = createParser(file, options);
-  const sentences = runParserSync(text, file, parser);
-  return { sentences, report: parser.report };
+  const report = emptyReport();
+  const createParser = (file: string) => new UmassParser(file, options, report);
+  return { sentences: parseRecords(text, options, createParser), report };
 }
 
 export async function readUmassCitationsFile(
   path: string,
   options: UmassFileOptions = {},
 ): Promise<UmassCitations> {
-  const file = sourceName(path, options);
-  const parser = createParser(file, options);
-  const sentences = await collect(runParser(path, file, parser, options.signal));
-  return { sentences, report: parser.report };
+  const report = emptyReport();
+  const createParser = (file: string) => new UmassParser(file, options, report);
+  return { sentences: await readFileRecords(path, options, createParser), report };
 }
 
 function formatCitation(sentence: Sentence, index: number): string {
@@ -286,26 +274,11 @@ function formatCitation(sentence: Sentence, index: number): string {
   return `${bioToInline(sentence.tokens, bioColumn(sentence, where), where, /[ \t\n\r]/).join(" ")}\n`;
 }
 
+const umassWriters = recordWriters(formatCitation);
+
 /**
  * Writes citations back to the inline format, one per line, from the hierarchical BIO labels in
  * the last of `columns` (what the reader puts there). Well-formed lines read back identically.
  */
-export function formatUmassCitations(sentences: Iterable<Sentence>): string {
-  let text = "";
-  let index = 0;
-  for (const sentence of sentences) text += formatCitation(sentence, ++index);
-  return text;
-}
-
-export async function writeUmassCitationsFile(
-  path: string,
-  sentences: Iterable<Sentence> | AsyncIterable<Sentence>,
-  options: { signal?: AbortSignal } = {},
-): Promise<void> {
-  let index = 0;
-  await writeFileAtomic(
-    path,
-    mapAsync(sentences, (s) => formatCitation(s, ++index)),
-    options.signal,
-  );
-}
+export const formatUmassCitations = umassWriters.format;
+export const writeUmassCitationsFile = umassWriters.writeFile;

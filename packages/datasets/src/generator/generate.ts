@@ -1,5 +1,5 @@
+import { createRandom } from "@lagrange/core";
 import type { Sentence } from "../sentence.ts";
-import { Random } from "./random.ts";
 import { CITATION_KINDS, type CitationKind, type CitationRecord, randomRecord } from "./record.ts";
 import { CITATION_STYLES, type CitationStyle, STYLE_RENDERERS } from "./styles.ts";
 import { toInline, toTokensAndLabels } from "./tree.ts";
@@ -60,7 +60,7 @@ export function generateCitation(options: CitationGeneratorOptions, index = 0): 
   if (!Number.isInteger(index) || index < 0) {
     throw new RangeError(`index must be a non-negative integer, got ${index}`);
   }
-  const rng = new Random(citationSeed(options.seed, index));
+  const rng = createRandom(citationSeed(options.seed, index));
   const style = rng.pick(options.styles ?? CITATION_STYLES);
   const record = randomRecord(rng, options.kinds);
   const nodes = STYLE_RENDERERS[style](record, rng, index + 1);

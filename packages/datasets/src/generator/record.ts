@@ -1,4 +1,4 @@
-import type { Random } from "./random.ts";
+import type { Random } from "@lagrange/core";
 import {
   AFFIXES,
   CITIES,
@@ -96,9 +96,7 @@ function person(rng: Random, allowAffix: boolean): PersonName {
   const given = [rng.pick(FIRST_NAMES)];
   for (let i = 0; i < middles; i++) given.push(rng.pick(FIRST_NAMES));
   const last = rng.pick(SURNAMES);
-  return allowAffix && rng.chance(0.03)
-    ? { given, last, affix: rng.pick(AFFIXES) }
-    : { given, last };
+  return allowAffix && rng.bool(0.03) ? { given, last, affix: rng.pick(AFFIXES) } : { given, last };
 }
 
 function people(rng: Random, allowAffix: boolean): PersonName[] {
@@ -152,14 +150,14 @@ export function randomRecord(rng: Random, kinds?: readonly CitationKind[]): Cita
   const base = { kind, authors, title: title(rng), year };
   const pageStart = rng.int(1, 3000);
   const pages = [pageStart, pageStart + rng.int(1, 40)] as const;
-  const maybeMonth = rng.chance(0.2) ? { month: rng.int(0, 11) } : {};
-  const maybeDoi = rng.chance(0.06)
+  const maybeMonth = rng.bool(0.2) ? { month: rng.int(0, 11) } : {};
+  const maybeDoi = rng.bool(0.06)
     ? {
         doi: `10.${rng.int(1000, 9999)}/${rng.pick(["j", "s", "PhysRevD", "jcp"])}.${year}.${rng.int(10, 999)}`,
       }
     : {};
   const maybeArxiv =
-    year >= 1992 && rng.chance(0.05)
+    year >= 1992 && rng.bool(0.05)
       ? {
           arxiv:
             year >= 2007
@@ -174,7 +172,7 @@ export function randomRecord(rng: Random, kinds?: readonly CitationKind[]): Cita
         ...base,
         journal: rng.pick(JOURNALS),
         volume: rng.int(1, 500),
-        ...(rng.chance(0.4) ? { number: rng.int(1, 12) } : {}),
+        ...(rng.bool(0.4) ? { number: rng.int(1, 12) } : {}),
         pages,
         ...maybeMonth,
         ...maybeDoi,
@@ -189,11 +187,11 @@ export function randomRecord(rng: Random, kinds?: readonly CitationKind[]): Cita
         year: held,
         booktitle: [`Proceedings of the ${ordinal(nth)} ${name}`, `${acronym} ${held}`],
         pages,
-        ...(rng.chance(0.5) ? { address: rng.pick(CITIES) } : {}),
-        ...(rng.chance(0.4)
+        ...(rng.bool(0.5) ? { address: rng.pick(CITIES) } : {}),
+        ...(rng.bool(0.4)
           ? { publisher: rng.pick(["ACM", "IEEE", "Springer", "AAAI Press"]) }
           : {}),
-        ...(rng.chance(0.2) ? { series: SERIES[0]!, volume: rng.int(1000, 8000) } : {}),
+        ...(rng.bool(0.2) ? { series: SERIES[0]!, volume: rng.int(1000, 8000) } : {}),
         ...maybeMonth,
         ...maybeDoi,
       };
@@ -203,8 +201,8 @@ export function randomRecord(rng: Random, kinds?: readonly CitationKind[]): Cita
         ...base,
         publisher,
         address: publisherCity,
-        ...(rng.chance(0.25) ? { edition: rng.int(2, 5) } : {}),
-        ...(rng.chance(0.2) ? { series: rng.pick(SERIES), volume: rng.int(1, 300) } : {}),
+        ...(rng.bool(0.25) ? { edition: rng.int(2, 5) } : {}),
+        ...(rng.bool(0.2) ? { series: rng.pick(SERIES), volume: rng.int(1, 300) } : {}),
       };
     case "incollection": {
       const [book] = pairedTitle(rng);
@@ -215,7 +213,7 @@ export function randomRecord(rng: Random, kinds?: readonly CitationKind[]): Cita
         publisher,
         address: publisherCity,
         pages,
-        ...(rng.chance(0.3) ? { series: rng.pick(SERIES), volume: rng.int(1, 300) } : {}),
+        ...(rng.bool(0.3) ? { series: rng.pick(SERIES), volume: rng.int(1, 300) } : {}),
       };
     }
     case "phdthesis":
@@ -224,16 +222,16 @@ export function randomRecord(rng: Random, kinds?: readonly CitationKind[]): Cita
         ...base,
         authors: authors.slice(0, 1),
         school: rng.pick(UNIVERSITIES),
-        ...(rng.chance(0.3) ? { department: rng.pick(DEPARTMENTS) } : {}),
-        ...(rng.chance(0.4) ? { address: rng.pick(CITIES) } : {}),
+        ...(rng.bool(0.3) ? { department: rng.pick(DEPARTMENTS) } : {}),
+        ...(rng.bool(0.4) ? { address: rng.pick(CITIES) } : {}),
         ...maybeMonth,
       };
     case "techreport":
       return {
         ...base,
-        institution: rng.chance(0.5) ? rng.pick(UNIVERSITIES) : rng.pick(INSTITUTIONS),
+        institution: rng.bool(0.5) ? rng.pick(UNIVERSITIES) : rng.pick(INSTITUTIONS),
         reportNumber: `${rng.pick(REPORT_PREFIXES)}-${year}-${rng.int(1, 99)}`,
-        ...(rng.chance(0.4) ? { address: rng.pick(CITIES) } : {}),
+        ...(rng.bool(0.4) ? { address: rng.pick(CITIES) } : {}),
         ...maybeMonth,
       };
     case "web": {
@@ -243,8 +241,8 @@ export function randomRecord(rng: Random, kinds?: readonly CitationKind[]): Cita
       return {
         ...base,
         year: published,
-        authors: rng.chance(0.5) ? authors.slice(0, 2) : [],
-        url: `http://${host}/${rng.pick(WEB_PATHS)}${rng.chance(0.5) ? `/${rng.int(1, 9999)}` : ""}`,
+        authors: rng.bool(0.5) ? authors.slice(0, 2) : [],
+        url: `http://${host}/${rng.pick(WEB_PATHS)}${rng.bool(0.5) ? `/${rng.int(1, 9999)}` : ""}`,
         accessed: { year: accessedYear, month: rng.int(0, 11), day: rng.int(1, 28) },
       };
     }

@@ -1,4 +1,4 @@
-import type { Random } from "./random.ts";
+import type { Random } from "@lagrange/core";
 import type { CalendarDate, CitationRecord, PersonName } from "./record.ts";
 import { appendInside, type CitationElement, type CitationNode, el } from "./tree.ts";
 import {
@@ -160,11 +160,9 @@ function refMarker(rng: Random, index: number, style: CitationStyle): CitationNo
     case "physics":
     case "plain":
     case "lncs":
-      return rng.chance(0.8)
-        ? [leaf("ref-marker", rng.chance(0.75) ? `[${index}]` : `${index}.`)]
-        : [];
+      return rng.bool(0.8) ? [leaf("ref-marker", rng.bool(0.75) ? `[${index}]` : `${index}.`)] : [];
     case "acm":
-      return rng.chance(0.4) ? [leaf("ref-marker", `[${index}]`)] : [];
+      return rng.bool(0.4) ? [leaf("ref-marker", `[${index}]`)] : [];
     default:
       return [];
   }
@@ -225,7 +223,7 @@ function otherVenue(
       );
       return v;
     case "web":
-      v.push(rng.chance(0.5) ? "Retrieved from" : "Available from:");
+      v.push(rng.bool(0.5) ? "Retrieved from" : "Available from:");
       v.push(leaf("web", record.url!));
       return v;
     default:
@@ -240,18 +238,18 @@ const physics: StyleRenderer = (r, rng, index) => {
   const names: ListFormat = {
     order: "first-last",
     initials: true,
-    conjunction: rng.chance(0.6) ? "and" : "",
+    conjunction: rng.bool(0.6) ? "and" : "",
     serialComma: "never",
-    etAlAfter: rng.chance(0.3) ? 3 : 10,
+    etAlAfter: rng.bool(0.3) ? 3 : 10,
   };
   out.push(...authors(r, names, ","));
-  const titled = r.kind !== "article" || rng.chance(0.4);
+  const titled = r.kind !== "article" || rng.bool(0.4);
   if (titled) out.push(leaf("title", `${r.title},`));
   const dash = rng.pick(["--", "-"]);
   const v: CitationNode[] = [];
   switch (r.kind) {
     case "article":
-      if (rng.chance(0.6)) {
+      if (rng.bool(0.6)) {
         v.push(leaf("journal", r.journal![1]), leaf("volume", `${r.volume},`));
         v.push(leaf("pages", `${r.pages![0]}`), el("date", leaf("year", `(${r.year}).`)));
       } else {
@@ -288,8 +286,8 @@ const astro: StyleRenderer = (r, rng) => {
   const names: ListFormat = {
     order: "last-first",
     initials: true,
-    bareInitials: rng.chance(0.15),
-    conjunction: rng.chance(0.7) ? "&" : "and",
+    bareInitials: rng.bool(0.15),
+    conjunction: rng.bool(0.7) ? "&" : "and",
     serialComma: "always",
     etAlAfter: 5,
   };
@@ -422,7 +420,7 @@ const acm: StyleRenderer = (r, rng, index) => {
   }
   out.push(el("venue", v));
   const id = referenceId(r);
-  if (id !== undefined && rng.chance(0.7)) out.push(leaf("reference_id", id));
+  if (id !== undefined && rng.bool(0.7)) out.push(leaf("reference_id", id));
   return out;
 };
 
@@ -534,7 +532,7 @@ const plain: StyleRenderer = (r, rng, index) => {
   const out = refMarker(rng, index, "plain");
   const names: ListFormat = {
     order: "first-last",
-    initials: rng.chance(0.6),
+    initials: rng.bool(0.6),
     conjunction: "and",
     serialComma: "three-or-more",
   };
@@ -544,7 +542,7 @@ const plain: StyleRenderer = (r, rng, index) => {
   const year = (end: string) => date(r, (y) => `${y}${end}`, { abbreviated: false });
   switch (r.kind) {
     case "article":
-      v.push(leaf("journal", `${r.journal![rng.chance(0.5) ? 0 : 1]},`));
+      v.push(leaf("journal", `${r.journal![rng.bool(0.5) ? 0 : 1]},`));
       if (r.number !== undefined) {
         v.push(leaf("volume", `${r.volume}`), leaf("number", `(${r.number}):`));
         v.push(leaf("pages", `${pageRange(r, "--")},`));

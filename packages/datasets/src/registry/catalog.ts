@@ -1,3 +1,4 @@
+import { LagrangeError } from "@lagrange/core";
 /**
  * The datasets the project knows: where each split lives in the mirror, where it can be
  * downloaded from (raw GitHub at a fixed commit) and its SHA-256. Checksums and sizes are those
@@ -511,6 +512,9 @@ export function getSplit(
   return found;
 }
 
-export class UnknownDatasetError extends Error {
+export class UnknownDatasetError extends LagrangeError {
   override readonly name = "UnknownDatasetError";
+  constructor(message: string) {
+    super("usage", message);
+  }
 }

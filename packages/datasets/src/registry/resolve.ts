@@ -1,9 +1,10 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { createReadStream, existsSync, statSync } from "node:fs";
-import { mkdir, open, rename, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { openAtomicFile } from "@lagrange/core/node";
 import {
   type DatasetInfo,
   type DatasetSplitInfo,
@@ -421,7 +422,6 @@ async function downloadTo(
   options: ResolveOptions,
 ): Promise<void> {
   await mkdir(dirname(destination), { recursive: true });
-  const temp = `${destination}.${process.pid}.${randomUUID()}.part`;
   const report = (received: number, total: number | undefined) =>
     options.onProgress?.({
       dataset: dataset.name,
@@ -432,8 +432,9 @@ async function downloadTo(
       totalBytes: source.kind === "file" ? (split.bytes ?? total) : total,
     });
   const response = await fetchOk(source.url, options);
-  const handle = await open(temp, "wx");
-  let closed = false;
+  // Verified before it is committed: a failed, truncated or wrong download leaves nothing.
+  const file = await openAtomicFile(destination);
+  let committed = false;
   try {
     const hash = createHash("sha256");
     if (source.kind === "file") {
@@ -443,7 +444,7 @@ async function downloadTo(
         split.bytes,
         async (chunk) => {
           hash.update(chunk);
-          await handle.write(chunk);
+          await file.write(chunk);
         },
         report,
         options.signal,
@@ -485,7 +486,7 @@ async function downloadTo(
         throw new DatasetDownloadError(why, source.url);
       }
       hash.update(member);
-      await handle.write(member);
+      await file.write(member);
     }
     const actual = hash.digest("hex");
     if (actual !== split.sha256) {
@@ -495,12 +496,9 @@ async function downloadTo(
         actual,
       );
     }
-    await handle.sync();
-    await handle.close();
-    closed = true;
-    await rename(temp, destination);
+    await file.commit();
+    committed = true;
   } finally {
-    if (!closed) await handle.close().catch(() => {});
-    await rm(temp, { force: true });
+    if (!committed) await file.abort();
   }
 }

@@ -130,7 +130,8 @@ describe("hierarchical labels", () => {
           );
           expect(valid).toBe(JSON.stringify(again) === JSON.stringify(labels));
           let feasible =
-            ids.length === 0 || (mask.start[ids[0]!] === 1 && mask.end[ids.at(-1)!] === 1);
+            ids.length === 0 ||
+            (mask.allowedStart[ids[0]!] === 1 && mask.allowedEnd[ids.at(-1)!] === 1);
           for (let i = 1; i < ids.length; i++) {
             if (mask.allowed[ids[i - 1]! * L + ids[i]!] === 0) feasible = false;
           }

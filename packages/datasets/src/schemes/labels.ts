@@ -1,3 +1,5 @@
+import { LagrangeError } from "@lagrange/core";
+
 /**
  * Label parsing shared by span extraction, validity checks and transition masks.
  *
@@ -30,14 +32,14 @@ export interface SchemeOptions {
 }
 
 /** Raised for a label that the scheme cannot read; names the position and what was expected. */
-export class LabelSchemeError extends Error {
+export class LabelSchemeError extends LagrangeError {
   override readonly name = "LabelSchemeError";
   constructor(
     readonly position: number,
     readonly label: string,
     message: string,
   ) {
-    super(`label ${JSON.stringify(label)} at position ${position}: ${message}`);
+    super("bad-input", `label ${JSON.stringify(label)} at position ${position}: ${message}`);
   }
 }
 

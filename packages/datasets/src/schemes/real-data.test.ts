@@ -50,7 +50,8 @@ function checkRoundTrips(
     if (!valid) invalid++;
     let feasible =
       labels.length === 0 ||
-      (mask.start[ids.get(labels[0]!)!] === 1 && mask.end[ids.get(labels.at(-1)!)!] === 1);
+      (mask.allowedStart[ids.get(labels[0]!)!] === 1 &&
+        mask.allowedEnd[ids.get(labels.at(-1)!)!] === 1);
     for (let i = 1; i < labels.length; i++) {
       if (mask.allowed[ids.get(labels[i - 1]!)! * mask.L + ids.get(labels[i]!)!] === 0)
         feasible = false;

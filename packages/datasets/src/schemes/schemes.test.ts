@@ -155,7 +155,8 @@ describe("label schemes: properties", () => {
             const roundTrip = encodeSpans(extractSpans(labels, scheme), labels.length, scheme);
             expect(valid).toBe(JSON.stringify(roundTrip) === JSON.stringify(labels));
             let feasible =
-              ids.length === 0 || (mask.start[ids[0]!] === 1 && mask.end[ids.at(-1)!] === 1);
+              ids.length === 0 ||
+              (mask.allowedStart[ids[0]!] === 1 && mask.allowedEnd[ids.at(-1)!] === 1);
             for (let i = 1; i < ids.length; i++) {
               if (mask.allowed[ids[i - 1]! * mask.L + ids[i]!] === 0) feasible = false;
             }
@@ -249,11 +250,11 @@ function maskedViterbi(
   L: number,
   unary: readonly number[],
   transition: readonly number[],
-  mask: { allowed: Uint8Array; start: Uint8Array; end: Uint8Array },
+  mask: { allowed: Uint8Array; allowedStart: Uint8Array; allowedEnd: Uint8Array },
 ): number[] {
   const score = new Float64Array(n * L).fill(Number.NEGATIVE_INFINITY);
   const back = new Int32Array(n * L);
-  for (let y = 0; y < L; y++) if (mask.start[y]) score[y] = unary[y]!;
+  for (let y = 0; y < L; y++) if (mask.allowedStart[y]) score[y] = unary[y]!;
   for (let i = 1; i < n; i++) {
     for (let y = 0; y < L; y++) {
       let best = Number.NEGATIVE_INFINITY;
@@ -273,7 +274,7 @@ function maskedViterbi(
   let best = Number.NEGATIVE_INFINITY;
   let y = -1;
   for (let t = 0; t < L; t++) {
-    if (mask.end[t] && score[(n - 1) * L + t]! > best) {
+    if (mask.allowedEnd[t] && score[(n - 1) * L + t]! > best) {
       best = score[(n - 1) * L + t]!;
       y = t;
     }

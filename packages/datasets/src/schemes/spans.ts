@@ -1,3 +1,4 @@
+import { LagrangeError } from "@lagrange/core";
 import {
   closes,
   continues,
@@ -100,8 +101,11 @@ function decodeRange(
 }
 
 /** Raised by encodeSpans for spans that no label sequence can express. */
-export class SpanError extends Error {
+export class SpanError extends LagrangeError {
   override readonly name = "SpanError";
+  constructor(message: string) {
+    super("bad-input", message);
+  }
 }
 
 interface PlacedSpan {

@@ -174,14 +174,16 @@ export function isValidSequence(
 
 /**
  * The first-order structure of a scheme over a label inventory, for constrained decoding.
- * `allowed[prev * L + next]` is 1 when `next` may follow `prev`; `start[y]` / `end[y]` are 1 when
- * a sequence may begin / end with label y (a chain model gives the others −∞).
+ * `allowed[prev * L + next]` is 1 when `next` may follow `prev`; `allowedStart[y]` /
+ * `allowedEnd[y]` are 1 when a sequence may begin / end with label y (a chain model gives the
+ * others −∞). The names are the masks' everywhere (chain-crf's `DecodingConstraints` has the same
+ * shape); `start` / `end` always mean scores.
  */
 export interface TransitionMask {
   readonly L: number;
   readonly allowed: Uint8Array;
-  readonly start: Uint8Array;
-  readonly end: Uint8Array;
+  readonly allowedStart: Uint8Array;
+  readonly allowedEnd: Uint8Array;
 }
 
 /**
@@ -198,13 +200,13 @@ export function allowedTransitions(
   const L = labelNames.length;
   const parsed = labelNames.map((name, index) => parseLabel(name, info, options, index));
   const allowed = new Uint8Array(L * L);
-  const start = new Uint8Array(L);
-  const end = new Uint8Array(L);
+  const allowedStart = new Uint8Array(L);
+  const allowedEnd = new Uint8Array(L);
   for (let a = 0; a < L; a++) {
-    start[a] = labelMayStart(info, parsed[a]!) ? 1 : 0;
-    end[a] = labelMayEnd(info, parsed[a]!) ? 1 : 0;
+    allowedStart[a] = labelMayStart(info, parsed[a]!) ? 1 : 0;
+    allowedEnd[a] = labelMayEnd(info, parsed[a]!) ? 1 : 0;
     for (let b = 0; b < L; b++)
       allowed[a * L + b] = pairAllowed(info, parsed[a]!, parsed[b]!) ? 1 : 0;
   }
-  return { L, allowed, start, end };
+  return { L, allowed, allowedStart, allowedEnd };
 }

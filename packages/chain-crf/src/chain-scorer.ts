@@ -1,0 +1,88 @@
+import { type ChainScores, ProblemValidationError } from "@lagrange/core";
+import type { CrfModel, DecodingConstraints } from "./crf-model.ts";
+import type { AttributeSequence } from "./features/types.ts";
+import { GrowableAttributes } from "./model/growable-attributes.ts";
+import { InstanceScorer } from "./model/scorer.ts";
+
+const NEG_INF = Number.NEGATIVE_INFINITY;
+
+/**
+ * Chain scores of one sentence after another under one model and one set of decoding constraints,
+ * for a decoder: the unary block is the scorer's own reused buffer and the shared transition block
+ * a view on the weights, so nothing of size L² is copied per sentence (at 131 labels that copy
+ * costs more than the sparse Viterbi it feeds). A result is valid until the next `score` call and
+ * must not be written to.
+ */
+export class ChainScorer {
+  readonly #model: CrfModel;
+  readonly #scorer: InstanceScorer;
+  readonly #state = new GrowableAttributes();
+  readonly #transition = new GrowableAttributes();
+  readonly #sharedTransition: Float64Array;
+  readonly #start: Float64Array | undefined;
+  readonly #end: Float64Array | undefined;
+  readonly #allowed: Uint8Array | undefined;
+
+  constructor(model: CrfModel, constraints: DecodingConstraints) {
+    this.#model = model;
+    const { layout, weights } = model;
+    const L = layout.numLabels;
+    this.#scorer = new InstanceScorer(layout);
+    this.#sharedTransition = weights.subarray(layout.transitionBase, layout.transitionBase + L * L);
+    this.#start = boundary(weights, layout.startBase, constraints.allowedStart, L);
+    this.#end = boundary(weights, layout.endBase, constraints.allowedEnd, L);
+    this.#allowed = constraints.allowed;
+  }
+
+  score(sequence: AttributeSequence): ChainScores {
+    const model = this.#model;
+    const n = sequence.length;
+    if (!Number.isInteger(n) || n < 1) {
+      throw new ProblemValidationError("sequence", `expected at least one token, got length ${n}`);
+    }
+    const state = this.#state.fill(sequence, n, model.attributes);
+    const transition =
+      sequence.transition !== null && model.transitionAttributes.size > 0
+        ? this.#transition.fill(sequence.transition, n, model.transitionAttributes)
+        : null;
+    const v = this.#scorer.load(state, transition, 0, n, model.weights);
+    const L = v.L;
+    const scores: {
+      n: number;
+      L: number;
+      unary: Float64Array;
+      transition: Float64Array;
+      start?: Float64Array;
+      end?: Float64Array;
+      allowed?: Uint8Array;
+    } = {
+      n,
+      L,
+      unary: v.unary.subarray(0, n * L),
+      transition:
+        v.transitionStride === 0
+          ? this.#sharedTransition
+          : v.transition.subarray(0, Math.max(1, n - 1) * L * L),
+    };
+    if (this.#start !== undefined) scores.start = this.#start;
+    if (this.#end !== undefined) scores.end = this.#end;
+    if (this.#allowed !== undefined) scores.allowed = this.#allowed;
+    return scores;
+  }
+}
+
+/** Start or end scores: the weights (when the model has them) with −∞ where the mask forbids. */
+function boundary(
+  weights: Float64Array,
+  base: number,
+  mask: Uint8Array | undefined,
+  L: number,
+): Float64Array | undefined {
+  if (base < 0 && mask === undefined) return undefined;
+  const out = new Float64Array(L);
+  for (let t = 0; t < L; t++) {
+    out[t] = base < 0 ? 0 : weights[base + t]!;
+    if (mask !== undefined && mask[t] === 0) out[t] = NEG_INF;
+  }
+  return out;
+}

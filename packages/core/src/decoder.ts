@@ -1,0 +1,234 @@
+import { type ChainScores, validateChainScores } from "./chain.ts";
+import { chainSlave } from "./chain-slave.ts";
+import type { LinearConstraint } from "./constraints.ts";
+import { type Decoding, exactDecoding } from "./decoding.ts";
+import type { SlaveBinding } from "./dual-decomposition/bindings.ts";
+import { DualDecomposition, type DualDecompositionOptions } from "./dual-decomposition/master.ts";
+import { LagrangeError, ProblemValidationError } from "./errors.ts";
+import type { Slave, SolveOptions } from "./solver.ts";
+
+/** One problem for every decoder: a model's chain scores plus whatever global structure applies. */
+export interface DecodeProblem {
+  /** From a model (CRF, Bregman CRF, …) for one sentence. */
+  readonly scores: ChainScores;
+  /** Hard (no penalty) and soft (penalty) rules over the indicators `i*L + t`. */
+  readonly constraints?: readonly LinearConstraint[];
+  /** Extra slaves beside the chain: a min-cut, a user's own oracle, … */
+  readonly slaves?: readonly SlaveBinding[];
+}
+
+export interface DecodeOptions extends SolveOptions {
+  /** Warm start for the constraint multipliers λ (decoders that have them). */
+  readonly initialMultipliers?: ArrayLike<number>;
+}
+
+/** Any inference strategy over a {@link DecodeProblem}: Viterbi, soft-DD, ILP, 2-slave DD, Bcrf, … */
+export interface Decoder {
+  readonly name: string;
+  decode(problem: DecodeProblem, options?: DecodeOptions): Decoding;
+}
+
+/**
+ * The exact MAP oracle of a chain as a slave. A factory may reuse its buffers between calls: the
+ * slave it returned before is then invalid, so call it once per problem.
+ */
+export type ChainSlaveFactory = (scores: ChainScores) => Slave;
+
+/** What a decoder is built with. */
+export interface DecoderContext {
+  /**
+   * A fresh chain oracle for one decoder (each decoder gets its own, so reused buffers are never
+   * shared): core's reference `chainSlave` by default; chain-crf's `crfChainSlaves` is faster.
+   */
+  readonly chainSlaves: () => ChainSlaveFactory;
+}
+
+/** A named decoder that apps can list and build: what `--decoder <name>` picks. */
+export interface DecoderDefinition {
+  readonly name: string;
+  /** One line for `--help` and listings. */
+  readonly description: string;
+  /** Whether problems may carry constraints / extra slaves (else decoding them is an error). */
+  readonly accepts: { readonly constraints: boolean; readonly slaves: boolean };
+  create(context: DecoderContext): Decoder;
+}
+
+/** The sentence a plug-in slave is built for. */
+export interface SentenceInstance {
+  readonly n: number;
+  readonly L: number;
+  /** The model's label names, by id. */
+  readonly labels: readonly string[];
+  readonly tokens: readonly string[];
+}
+
+/** A named slave that apps add to every problem: what `--slave <name>` picks. */
+export interface SlaveDefinition {
+  readonly name: string;
+  readonly description: string;
+  create(instance: SentenceInstance): SlaveBinding | readonly SlaveBinding[];
+}
+
+/** An unknown or duplicate name in a registry: a usage error that lists what is known. */
+export class RegistryError extends LagrangeError {
+  override readonly name = "RegistryError";
+  constructor(message: string) {
+    super("usage", message);
+  }
+}
+
+/**
+ * Named decoders and slaves: the one door through which apps reach every strategy. Packages
+ * export definitions; an app's registry adds them (and a user's plug-ins add more); the CLI, the
+ * bench, the demo and the playground build decoders from it by name.
+ */
+export class DecoderRegistry {
+  readonly context: DecoderContext;
+  readonly #decoders = new Map<string, DecoderDefinition>();
+  readonly #slaves = new Map<string, SlaveDefinition>();
+
+  constructor(context: Partial<DecoderContext> = {}) {
+    this.context = { chainSlaves: context.chainSlaves ?? (() => chainSlave) };
+  }
+
+  addDecoder(definition: DecoderDefinition): this {
+    checkName("decoder", definition.name, this.#decoders);
+    this.#decoders.set(definition.name, definition);
+    return this;
+  }
+
+  addSlave(definition: SlaveDefinition): this {
+    checkName("slave", definition.name, this.#slaves);
+    this.#slaves.set(definition.name, definition);
+    return this;
+  }
+
+  decoders(): DecoderDefinition[] {
+    return [...this.#decoders.values()];
+  }
+
+  slaves(): SlaveDefinition[] {
+    return [...this.#slaves.values()];
+  }
+
+  decoder(name: string): DecoderDefinition {
+    return lookup("decoder", name, this.#decoders);
+  }
+
+  slave(name: string): SlaveDefinition {
+    return lookup("slave", name, this.#slaves);
+  }
+
+  /** A fresh decoder by name, built with this registry's context; checks what it accepts. */
+  create(name: string): Decoder {
+    const definition = this.decoder(name);
+    return acceptingOnly(definition, definition.create(this.context));
+  }
+}
+
+function checkName(kind: string, name: string, known: ReadonlyMap<string, unknown>): void {
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) {
+    throw new RegistryError(
+      `${kind} name ${JSON.stringify(name)}: expected lower-case letters, digits and hyphens`,
+    );
+  }
+  if (known.has(name)) throw new RegistryError(`a ${kind} named "${name}" is already registered`);
+}
+
+function lookup<T>(kind: string, name: string, known: ReadonlyMap<string, T>): T {
+  const found = known.get(name);
+  if (found !== undefined) return found;
+  const names = [...known.keys()];
+  throw new RegistryError(
+    `unknown ${kind} "${name}"; ${names.length === 0 ? `no ${kind}s are registered` : `expected one of ${names.join(", ")}`}`,
+  );
+}
+
+/** Wraps a decoder so that a problem with what its definition does not accept is a clear error. */
+function acceptingOnly(definition: DecoderDefinition, decoder: Decoder): Decoder {
+  const { constraints, slaves } = definition.accepts;
+  if (constraints && slaves) return decoder;
+  return {
+    name: decoder.name,
+    decode(problem, options) {
+      if (!constraints && (problem.constraints?.length ?? 0) > 0) {
+        throw new ProblemValidationError(
+          "problem.constraints",
+          `decoder "${definition.name}" does not take constraints; choose a decoder that does (e.g. soft-dd)`,
+        );
+      }
+      if (!slaves && (problem.slaves?.length ?? 0) > 0) {
+        throw new ProblemValidationError(
+          "problem.slaves",
+          `decoder "${definition.name}" does not take extra slaves; choose a dual-decomposition decoder`,
+        );
+      }
+      return decoder.decode(problem, options);
+    },
+  };
+}
+
+/** Exact MAP of the chain alone: the chain slave called once with no adjustment. */
+export function chainDecoder(chain: ChainSlaveFactory = chainSlave, name = "viterbi"): Decoder {
+  let zeros = new Float64Array(0);
+  return {
+    name,
+    decode(problem) {
+      const { n, L } = problem.scores;
+      const slave = chain(problem.scores);
+      if (zeros.length < n * L) zeros = new Float64Array(Math.max(n * L, 2 * zeros.length));
+      const result = slave.maximize(zeros.subarray(0, n * L));
+      return exactDecoding(result.labels.slice(), result.value);
+    },
+  };
+}
+
+/** `viterbi`: the chain alone, exactly; the model's transition mask keeps its output scheme-valid. */
+export const viterbiDefinition: DecoderDefinition = {
+  name: "viterbi",
+  description: "exact MAP of the chain (Viterbi); the scheme's transition mask keeps it valid",
+  accepts: { constraints: false, slaves: false },
+  create: (context) => chainDecoder(context.chainSlaves(), "viterbi"),
+};
+
+/**
+ * Dual decomposition over the chain slave of the problem's scores, its extra slaves and its
+ * constraints, on one {@link DualDecomposition} master kept for every sentence (so constraint
+ * matrices compiled for one sentence length serve the next). `defaults` are the policy: soft-dd,
+ * hard-dd, two-slave and naive DD differ by them and by the slaves they are given.
+ */
+export function dualDecompositionDecoder(
+  name: string,
+  defaults: DualDecompositionOptions,
+  chain: ChainSlaveFactory = chainSlave,
+): Decoder {
+  const master = new DualDecomposition(defaults, name);
+  const bindings: SlaveBinding[] = [];
+  return {
+    name,
+    decode(problem, options) {
+      const { scores } = problem;
+      validateChainScoresShape(scores);
+      bindings.length = 0;
+      bindings.push({ slave: chain(scores) });
+      if (problem.slaves !== undefined) bindings.push(...problem.slaves);
+      const constraints = problem.constraints;
+      return master.solve(
+        {
+          n: scores.n,
+          L: scores.L,
+          slaves: bindings,
+          ...(constraints === undefined ? {} : { constraints }),
+        },
+        options,
+      );
+    },
+  };
+}
+
+/** n and L only: the chain slave validates the arrays. */
+function validateChainScoresShape(scores: ChainScores): void {
+  if (!Number.isInteger(scores.n) || scores.n < 1 || !Number.isInteger(scores.L) || scores.L < 1) {
+    validateChainScores(scores, "problem.scores");
+  }
+}

@@ -1,0 +1,161 @@
+import { constraintViolation, type LinearConstraint } from "./constraints.ts";
+import type { Solution } from "./solver.ts";
+
+/**
+ * What every decoder returns: a {@link Solution} plus the statistics of the paper tables
+ * (anzaroot2014 Table 2), filled trivially by exact decoders (one iteration, certified, no
+ * multipliers).
+ */
+export interface Decoding extends Solution {
+  /** The labelling is provably optimal for the decoder's objective (status `optimal`). */
+  readonly certified: boolean;
+  /** dual − primal (0 for an exact decoder; +∞ when no labelling met the hard constraints). */
+  readonly gap: number;
+  /** λ per constraint at the end (> 0: the constraint pushed on the scores); empty without constraints. */
+  readonly multipliers: Float64Array;
+  /**
+   * The labelling of the first iteration: with λ₀ = 0 and one exact chain slave, the
+   * unconstrained MAP labelling (what Viterbi alone would have said).
+   */
+  readonly firstLabels: Int32Array;
+  /** Constraints `firstLabels` violates. */
+  readonly firstViolated: number;
+  /** Constraints `labels` violates (soft ones may stay violated). */
+  readonly violated: number;
+  /** Hard constraints `labels` violates: > 0 only when no labelling meeting them was found. */
+  readonly hardViolated: number;
+}
+
+/** A decoding of an exact, unconstrained decoder (Viterbi, ILP without constraints, …). */
+export function exactDecoding(labels: Int32Array, score: number): Decoding {
+  const feasible = score > Number.NEGATIVE_INFINITY;
+  return {
+    labels,
+    primal: score,
+    dual: score,
+    status: feasible ? "optimal" : "infeasible",
+    iterations: 1,
+    certified: feasible,
+    gap: feasible ? 0 : Number.POSITIVE_INFINITY,
+    multipliers: new Float64Array(0),
+    firstLabels: labels,
+    firstViolated: 0,
+    violated: 0,
+    hardViolated: 0,
+  };
+}
+
+/** Aggregate statistics of a decoded corpus: the columns of anzaroot2014's Table 2 and more. */
+export interface DecodingSummary {
+  readonly examples: number;
+  /** Mean slave calls per example (anzaroot2014: 1.83). */
+  readonly meanIterations: number;
+  readonly maxIterations: number;
+  /** Share of examples with a certificate of optimality, in [0, 1]. */
+  readonly certifiedRate: number;
+  /** Share whose first iterate (the unconstrained labelling) violated some constraint. */
+  readonly initiallyViolatedRate: number;
+  /** Mean iterations over those examples only (anzaroot2014: 4.52). */
+  readonly meanIterationsWhenInitiallyViolated: number;
+  /** Initially violated, and the returned labelling violates nothing (anzaroot2014: 11.99 %). */
+  readonly repairedRate: number;
+  /** The returned labelling still violates some (soft) constraint (anzaroot2014: 11.72 %). */
+  readonly stillViolatedRate: number;
+  /** Examples whose returned labels differ from the first iterate's. */
+  readonly changedRate: number;
+  /** Proven infeasible (a mask forbids every labelling, or a hard constraint is unsatisfiable). */
+  readonly infeasible: number;
+  /** Runs that ended without a labelling meeting the hard constraints (least-violating one kept). */
+  readonly hardViolated: number;
+}
+
+export function summarizeDecodings(decodings: readonly Decoding[]): DecodingSummary {
+  const examples = decodings.length;
+  let iterations = 0;
+  let maxIterations = 0;
+  let certified = 0;
+  let initiallyViolated = 0;
+  let iterationsWhenViolated = 0;
+  let repaired = 0;
+  let stillViolated = 0;
+  let changed = 0;
+  let infeasible = 0;
+  let hardViolated = 0;
+  for (const d of decodings) {
+    iterations += d.iterations;
+    if (d.iterations > maxIterations) maxIterations = d.iterations;
+    if (d.certified) certified++;
+    if (d.status === "infeasible") infeasible++;
+    else if (d.hardViolated > 0) hardViolated++;
+    if (d.firstViolated > 0) {
+      initiallyViolated++;
+      iterationsWhenViolated += d.iterations;
+      if (d.violated === 0) repaired++;
+    }
+    if (d.violated > 0) stillViolated++;
+    for (let i = 0; i < d.labels.length; i++) {
+      if (d.firstLabels[i] !== d.labels[i]) {
+        changed++;
+        break;
+      }
+    }
+  }
+  const share = (k: number) => (examples === 0 ? 0 : k / examples);
+  return {
+    examples,
+    meanIterations: share(iterations),
+    maxIterations,
+    certifiedRate: share(certified),
+    initiallyViolatedRate: share(initiallyViolated),
+    meanIterationsWhenInitiallyViolated:
+      initiallyViolated === 0 ? 0 : iterationsWhenViolated / initiallyViolated,
+    repairedRate: share(repaired),
+    stillViolatedRate: share(stillViolated),
+    changedRate: share(changed),
+    infeasible,
+    hardViolated,
+  };
+}
+
+/** How one constraint fared: on the first iterate and on the returned labelling. */
+export interface ConstraintEffect {
+  /** Index in the problem's constraint array. */
+  readonly index: number;
+  /** The constraint's name (its rule in words), or `constraint #i`. */
+  readonly name: string;
+  readonly violationBefore: number;
+  readonly violationAfter: number;
+  /** Final multiplier λ_i: > 0 means the constraint pushed on the slaves' scores. */
+  readonly multiplier: number;
+}
+
+/**
+ * The constraints that shaped a decoding: those whose violation changed between the first
+ * iterate and the returned labelling, or whose multiplier ended above zero; most violation
+ * removed first. For demos and reports ("labels changed because of: at most one authors segment").
+ */
+export function constraintEffects(
+  constraints: readonly LinearConstraint[],
+  decoding: Decoding,
+  L: number,
+): ConstraintEffect[] {
+  const out: ConstraintEffect[] = [];
+  constraints.forEach((c, index) => {
+    const violationBefore = constraintViolation(c, decoding.firstLabels, L);
+    const violationAfter = constraintViolation(c, decoding.labels, L);
+    const multiplier = decoding.multipliers[index] ?? 0;
+    if (violationBefore === violationAfter && multiplier === 0) return;
+    out.push({
+      index,
+      name: c.name ?? `constraint #${index}`,
+      violationBefore,
+      violationAfter,
+      multiplier,
+    });
+  });
+  return out.sort(
+    (a, b) =>
+      b.violationBefore - b.violationAfter - (a.violationBefore - a.violationAfter) ||
+      b.multiplier - a.multiplier,
+  );
+}

@@ -1,0 +1,591 @@
+import type { LinearConstraint } from "../constraints.ts";
+import type { Decoding } from "../decoding.ts";
+import { ProblemValidationError, throwIfAborted } from "../errors.ts";
+import type { IterationStats, SolutionStatus, SolveOptions } from "../solver.ts";
+import { checkProblemSize, coverage, type SlaveBinding } from "./bindings.ts";
+import {
+  type ConstraintMatrix,
+  ConstraintMatrixCache,
+  type ConstraintMode,
+  countViolations,
+  labellingActivities,
+} from "./constraint-matrix.ts";
+import {
+  automaticInitial,
+  DEFAULT_STEP_RULE,
+  givenInitial,
+  type StepRule,
+  stepSize,
+  validateStepRule,
+} from "./step-rule.ts";
+
+const NEG_INF = Number.NEGATIVE_INFINITY;
+const POS_INF = Number.POSITIVE_INFINITY;
+
+/**
+ * max over global labellings y of  Σ_s slave_s.score(y restricted to its positions)
+ *                                 − Σ_soft c_k · max(0, a_k·y − b_k)
+ * subject to the hard constraints a_k·y ≤ b_k (indicator index `i*L + t`).
+ * Every position must be covered by at least one slave.
+ */
+export interface DualDecompositionProblem {
+  readonly n: number;
+  readonly L: number;
+  readonly slaves: readonly SlaveBinding[];
+  readonly constraints?: readonly LinearConstraint[];
+}
+
+export interface DualDecompositionOptions extends SolveOptions {
+  /** Default `{ kind: "shrink-on-dual-increase" }` with an automatic initial step. */
+  readonly stepRule?: StepRule;
+  /** A step below this ends the run with status `converged` (no certificate). Default 1e-12. */
+  readonly minStepSize?: number;
+  /**
+   * Slack allowed when checking a constraint of a labelling and the KKT conditions (coefficients
+   * need not be integers). Default 1e-9.
+   */
+  readonly feasibilityTolerance?: number;
+  /**
+   * Stop with status `converged` when neither the best dual nor the best primal has moved by more
+   * than a thousandth of the gap (or the tolerance) for this many iterations; 0 (the default)
+   * never stops early. On real constraint sets the runs that do not certify are integrality gaps
+   * that stay frozen, so running on to the cap only wastes slave calls (soft-dd uses 30).
+   */
+  readonly stallIterations?: number;
+  /** `as-given` (default): constraints with a penalty are soft. `hard`: every constraint is hard. */
+  readonly constraintMode?: ConstraintMode;
+  /** Warm start for λ, one entry per constraint; projected onto [0, c] (soft) or [0, ∞) (hard). */
+  readonly initialMultipliers?: ArrayLike<number>;
+}
+
+export interface DualDecompositionSolution extends Decoding {
+  /** The lowest dual seen: an upper bound on the optimum (−∞ when proven infeasible). */
+  readonly dual: number;
+}
+
+const DEFAULTS = {
+  maxIterations: 200,
+  tolerance: 1e-6,
+  minStepSize: 1e-12,
+  feasibilityTolerance: 1e-9,
+  stallIterations: 0,
+};
+
+const NO_CONSTRAINTS: readonly LinearConstraint[] = [];
+
+function checkOptions(options: DualDecompositionOptions): void {
+  const { maxIterations, tolerance, stallIterations } = options;
+  if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations >= 1)) {
+    throw new ProblemValidationError(
+      "options.maxIterations",
+      `expected an integer ≥ 1, got ${maxIterations}`,
+    );
+  }
+  if (tolerance !== undefined && !(tolerance >= 0)) {
+    throw new ProblemValidationError(
+      "options.tolerance",
+      `expected a number ≥ 0, got ${tolerance}`,
+    );
+  }
+  if (
+    stallIterations !== undefined &&
+    !(Number.isInteger(stallIterations) && stallIterations >= 0)
+  ) {
+    throw new ProblemValidationError(
+      "options.stallIterations",
+      `expected an integer ≥ 0, got ${stallIterations}`,
+    );
+  }
+  if (options.stepRule !== undefined) validateStepRule(options.stepRule);
+}
+
+/** Grow-only scratch arrays, so that a master reused across sentences allocates per solve only views. */
+class Scratch {
+  f64 = new Float64Array(0);
+  i32 = new Int32Array(0);
+  grow(f64Size: number, i32Size: number): void {
+    if (this.f64.length < f64Size)
+      this.f64 = new Float64Array(Math.max(f64Size, 2 * this.f64.length));
+    if (this.i32.length < i32Size)
+      this.i32 = new Int32Array(Math.max(i32Size, 2 * this.i32.length));
+  }
+}
+
+/**
+ * The one dual-decomposition master (Komodakis et al. 2011; Rush & Collins 2012; anzaroot2014's
+ * Algorithms 1 and 2 are policies over it): projected subgradient descent on the dual of
+ *   max_y Σ_s score_s(y) − Σ_soft c_k max(0, a_k·y − b_k)  s.t. hard a_k·y ≤ b_k.
+ *
+ * Each slave s keeps its own copy of the indicators it covers. Agreement multipliers u_{s,g} live on
+ * every indicator covered by ≥ 2 slaves (Σ_s u_{s,g} = 0); λ_k per constraint lives in [0, ∞)
+ * (hard) or [0, c_k] (soft). Slave s maximises score_s + θ_s·y with θ_s[g] = u_{s,g} − (Aᵀλ)_g /
+ * cover(g). The dual Σ_s max_s + λᵀb bounds the optimum; its subgradient is y^s − ȳ for u and
+ * a·ȳ − b for λ (ȳ = the slaves' average).
+ *
+ * Certificates: the run stops with status `optimal` when the slaves agree and the KKT conditions
+ * hold (then dual = primal exactly), or when the relative duality gap closes:
+ *   best dual − best primal ≤ tolerance · max(1, |best dual|).
+ * That is the one meaning of `tolerance` in Lagrange.
+ *
+ * Status `infeasible` is a proof: a slave has no feasible labelling, or a hard constraint cannot
+ * be met by any labelling on its own. A run that ends without finding a labelling that meets the
+ * hard constraints is `iteration-limit` or `converged` with primal −∞, and returns the labelling
+ * that violated them least (`hardViolated > 0` says so).
+ *
+ * One instance keeps the compiled constraint matrices (by array) and its scratch buffers between
+ * solves: decode a corpus with one master. An iteration allocates nothing (but the stats object
+ * handed to `onIteration`, when given); one slave covering every position in order is called with
+ * the −Aᵀλ buffer itself, kept up to date by the λ step (no per-iteration copy).
+ */
+export class DualDecomposition {
+  readonly name: string;
+  readonly #defaults: DualDecompositionOptions;
+  readonly #matrices = new ConstraintMatrixCache();
+  readonly #scratch = new Scratch();
+  #identity = new Int32Array(0);
+
+  constructor(defaults: DualDecompositionOptions = {}, name = "dual-decomposition") {
+    checkOptions(defaults);
+    this.#defaults = defaults;
+    this.name = name;
+  }
+
+  solve(
+    problem: DualDecompositionProblem,
+    options: DualDecompositionOptions = {},
+  ): DualDecompositionSolution {
+    checkOptions(options);
+    const o: DualDecompositionOptions = { ...this.#defaults, ...options };
+    throwIfAborted(o.signal);
+    const { n, L } = problem;
+    checkProblemSize(n, L);
+    if (this.#identity.length < n) {
+      this.#identity = Int32Array.from(
+        { length: Math.max(n, 2 * this.#identity.length) },
+        (_, i) => i,
+      );
+    }
+    const cover = coverage(n, L, problem.slaves, this.#identity.subarray(0, n));
+    const constraints = problem.constraints ?? NO_CONSTRAINTS;
+    const feasibilityTolerance = o.feasibilityTolerance ?? DEFAULTS.feasibilityTolerance;
+    const matrix =
+      constraints.length === 0
+        ? null
+        : this.#matrices.get(
+            constraints,
+            n,
+            L,
+            o.constraintMode ?? "as-given",
+            feasibilityTolerance,
+          );
+    return runMaster(problem, cover, matrix, o, this.#scratch);
+  }
+}
+
+/** One-shot {@link DualDecomposition.solve}: no caches carried between calls. */
+export function solveDualDecomposition(
+  problem: DualDecompositionProblem,
+  options: DualDecompositionOptions = {},
+): DualDecompositionSolution {
+  return new DualDecomposition().solve(problem, options);
+}
+
+function runMaster(
+  problem: DualDecompositionProblem,
+  cover: ReturnType<typeof coverage>,
+  A: ConstraintMatrix | null,
+  o: DualDecompositionOptions,
+  scratch: Scratch,
+): DualDecompositionSolution {
+  const { n, L } = problem;
+  const { slaves, positions, single } = cover;
+  const S = slaves.length;
+  const m = A === null ? 0 : A.m;
+  const size = n * L;
+  const maxIterations = o.maxIterations ?? DEFAULTS.maxIterations;
+  const tolerance = o.tolerance ?? DEFAULTS.tolerance;
+  const minStepSize = o.minStepSize ?? DEFAULTS.minStepSize;
+  const eps = o.feasibilityTolerance ?? DEFAULTS.feasibilityTolerance;
+  const stallIterations = o.stallIterations ?? DEFAULTS.stallIterations;
+  const rule = o.stepRule ?? DEFAULT_STEP_RULE;
+  const { onIteration, signal } = o;
+
+  // Scratch layout. Float64: λ (m) | activity (m) | −Aᵀλ (n·L) | votes (n·L) | 1/cover (n) |
+  // u and θ (Σ n_s·L each). Int32: best (n) | candidate (n) | first label (n) | slave labels (Σ n_s)
+  // | labels being scored (Σ n_s).
+  let local = 0;
+  for (let s = 0; s < S; s++) local += slaves[s]!.n;
+  const localSize = single ? 0 : local * L;
+  scratch.grow(2 * m + 2 * size + n + 2 * localSize, 3 * n + 2 * local);
+  const f = scratch.f64;
+  const lambda = f.subarray(0, m).fill(0);
+  const activity = f.subarray(m, 2 * m);
+  const constraintAdjustment = f.subarray(2 * m, 2 * m + size).fill(0); // −Aᵀλ
+  const votes = f.subarray(2 * m + size, 2 * m + 2 * size);
+  const inverseCover = f.subarray(2 * m + 2 * size, 2 * m + 2 * size + n);
+  const agreement = f.subarray(2 * m + 2 * size + n, 2 * m + 2 * size + n + localSize).fill(0);
+  const adjustment = f.subarray(
+    2 * m + 2 * size + n + localSize,
+    2 * m + 2 * size + n + 2 * localSize,
+  );
+  const g32 = scratch.i32;
+  const bestLabels = g32.subarray(0, n).fill(0);
+  const candidate = g32.subarray(n, 2 * n);
+  const firstLabel = g32.subarray(2 * n, 3 * n);
+  const slaveLabels = g32.subarray(3 * n, 3 * n + local);
+  const scoring = g32.subarray(3 * n + local, 3 * n + 2 * local);
+  const firstLabels = new Int32Array(n);
+
+  const localOffset = new Int32Array(S + 1);
+  for (let s = 0; s < S; s++) localOffset[s + 1] = localOffset[s]! + slaves[s]!.n;
+  const adjustmentViews: Float64Array[] = single
+    ? [constraintAdjustment]
+    : slaves.map((_, s) => adjustment.subarray(localOffset[s]! * L, localOffset[s + 1]! * L));
+  const scoringViews = single
+    ? []
+    : slaves.map((_, s) => scoring.subarray(localOffset[s]!, localOffset[s + 1]!));
+  for (let i = 0; i < n; i++) inverseCover[i] = 1 / cover.cover[i]!;
+
+  let lambdaDotB = 0;
+  if (o.initialMultipliers !== undefined && A !== null) {
+    const init = o.initialMultipliers;
+    if (init.length !== m) {
+      throw new ProblemValidationError(
+        "options.initialMultipliers",
+        `expected one multiplier per constraint (${m}), got ${init.length}`,
+      );
+    }
+    for (let k = 0; k < m; k++) {
+      const v = Math.min(A.upper[k]!, Math.max(0, Number(init[k])));
+      if (!(Number.isFinite(v) && v > 0)) continue;
+      lambda[k] = v;
+      lambdaDotB += v * A.rhs[k]!;
+      for (let e = A.rowStart[k]!; e < A.rowStart[k + 1]!; e++) {
+        constraintAdjustment[A.index[e]!]! -= A.coefficient[e]! * v;
+      }
+    }
+  }
+
+  const finish = (
+    status: SolutionStatus,
+    primal: number,
+    dual: number,
+    iterations: number,
+  ): DualDecompositionSolution => {
+    let violated = 0;
+    let hardViolated = 0;
+    let firstViolated = 0;
+    if (A !== null) {
+      ({ violated, hardViolated } = countViolations(A, bestLabels, activity, eps));
+      firstViolated = countViolations(A, firstLabels, activity, eps).violated;
+    }
+    return {
+      labels: bestLabels.slice(),
+      primal,
+      dual,
+      status,
+      iterations,
+      certified: status === "optimal",
+      gap: primal > NEG_INF ? Math.max(0, dual - primal) : POS_INF,
+      multipliers: lambda.slice(),
+      firstLabels,
+      firstViolated,
+      violated,
+      hardViolated,
+    };
+  };
+
+  if (A !== null && A.impossible >= 0) return finish("infeasible", NEG_INF, NEG_INF, 0);
+
+  /** Σ_s score_s − soft penalties of a global labelling (−∞ if it breaks a hard constraint). */
+  let candidateHardViolation = 0;
+  const evaluate = (y: Int32Array): number => {
+    let total = 0;
+    for (let s = 0; s < S; s++) {
+      const map = positions[s]!;
+      const own = scoringViews[s]!;
+      for (let j = 0; j < map.length; j++) own[j] = y[map[j]!]!;
+      const value = slaves[s]!.score(own);
+      if (Number.isNaN(value)) {
+        throw new Error(`slave "${slaves[s]!.name}" scored a labelling as NaN`);
+      }
+      total += value;
+    }
+    candidateHardViolation = 0;
+    if (A !== null) {
+      labellingActivities(A, y, activity);
+      for (let k = 0; k < m; k++) {
+        const excess = activity[k]! - A.rhs[k]!;
+        if (excess <= eps) continue;
+        if (A.hard[k] === 1) candidateHardViolation += excess;
+        else total -= A.upper[k]! * excess;
+      }
+    }
+    return candidateHardViolation > 0 ? NEG_INF : total;
+  };
+
+  let bestPrimal = NEG_INF;
+  let bestDual = POS_INF;
+  let leastHardViolation = POS_INF;
+  let previousDual = POS_INF;
+  let dualIncreases = 0;
+  let initialStep = givenInitial(rule);
+  let lastProgress = 0;
+  let status: SolutionStatus = "iteration-limit";
+  let iterations = 0;
+
+  /** Keeps y if it is the best feasible labelling so far, or the least infeasible one while none is. */
+  const consider = (y: Int32Array, primal: number, hardViolation: number): void => {
+    if (primal > bestPrimal) {
+      bestPrimal = primal;
+      bestLabels.set(y);
+    } else if (bestPrimal === NEG_INF && hardViolation < leastHardViolation) {
+      leastHardViolation = hardViolation;
+      bestLabels.set(y);
+    }
+  };
+
+  for (let t = 1; t <= maxIterations; t++) {
+    throwIfAborted(signal);
+    iterations = t;
+    const significant = Math.max(
+      tolerance * Math.max(1, Math.abs(bestDual === POS_INF ? 0 : bestDual)),
+      1e-3 * (bestDual - bestPrimal),
+    );
+
+    // Every slave maximises its score plus its adjustment.
+    let dual = lambdaDotB;
+    let singleValue = 0;
+    if (!single) {
+      votes.fill(0);
+      firstLabel.fill(-1);
+    }
+    for (let s = 0; s < S; s++) {
+      const map = positions[s]!;
+      const slave = slaves[s]!;
+      if (!single) {
+        const base = localOffset[s]! * L;
+        for (let j = 0; j < map.length; j++) {
+          const g = map[j]! * L;
+          const share = inverseCover[map[j]!]!;
+          for (let t2 = 0; t2 < L; t2++) {
+            const at = base + j * L + t2;
+            adjustment[at] = agreement[at]! + constraintAdjustment[g + t2]! * share;
+          }
+        }
+      }
+      const result = slave.maximize(adjustmentViews[s]!);
+      const value = result.value;
+      if (Number.isNaN(value) || value === POS_INF) {
+        throw new Error(`slave "${slave.name}" returned ${value}; expected a finite value or −∞`);
+      }
+      if (value === NEG_INF) return finish("infeasible", NEG_INF, NEG_INF, t);
+      dual += value;
+      singleValue = value;
+      const labels = result.labels;
+      if (labels.length !== map.length) {
+        throw new Error(
+          `slave "${slave.name}" returned ${labels.length} labels, expected ${map.length}`,
+        );
+      }
+      const out = localOffset[s]!;
+      for (let j = 0; j < map.length; j++) {
+        const y = labels[j]!;
+        if (!(y >= 0 && y < L)) {
+          throw new Error(`slave "${slave.name}" returned label ${y} at position ${j}`);
+        }
+        slaveLabels[out + j] = y;
+        if (single) continue;
+        const i = map[j]!;
+        votes[i * L + y]! += 1;
+        if (firstLabel[i] === -1) firstLabel[i] = y;
+      }
+    }
+    if (dual < bestDual - significant) lastProgress = t;
+    if (dual < bestDual) bestDual = dual;
+    if (dual > previousDual) dualIncreases++;
+    previousDual = dual;
+
+    // Activities a·ȳ, KKT conditions, and ‖g‖² over the multipliers the projection lets move.
+    let normSquared = 0;
+    let kktFailures = 0;
+    let penalty = 0;
+    let hardViolation = 0;
+    if (A !== null) {
+      if (single) {
+        labellingActivities(A, slaveLabels, activity);
+      } else {
+        activity.fill(0);
+        for (let s = 0; s < S; s++) {
+          const map = positions[s]!;
+          const out = localOffset[s]!;
+          for (let j = 0; j < map.length; j++) {
+            const i = map[j]!;
+            const g = i * L + slaveLabels[out + j]!;
+            const share = inverseCover[i]!;
+            for (let e = A.colStart[g]!; e < A.colStart[g + 1]!; e++) {
+              activity[A.colRow[e]!]! += A.colCoefficient[e]! * share;
+            }
+          }
+        }
+      }
+      for (let k = 0; k < m; k++) {
+        const excess = activity[k]! - A.rhs[k]!;
+        const l = lambda[k]!;
+        const cap = A.upper[k]!;
+        if ((excess > 0 && l < cap) || (excess < 0 && l > 0)) normSquared += excess * excess;
+        if (excess > eps) {
+          if (A.hard[k] === 1) hardViolation += excess;
+          else penalty += cap * excess;
+          // A violated soft constraint needs λ = c; a hard one may not be violated.
+          if (A.hard[k] === 1 || l < cap) kktFailures++;
+        } else if (excess < -eps && l > 0) {
+          kktFailures++; // complementary slackness: a slack constraint needs λ = 0
+        }
+      }
+    }
+
+    // Primal candidates: the slave's own labelling (one slave), else the per-position majority
+    // (ties: the first slave) and every slave that labels all positions.
+    let disagreements = 0;
+    const primalBefore = bestPrimal;
+    if (single) {
+      let adjustmentOfY = 0;
+      for (let i = 0; i < n; i++) adjustmentOfY += constraintAdjustment[i * L + slaveLabels[i]!]!;
+      const primal = hardViolation > 0 ? NEG_INF : singleValue - adjustmentOfY - penalty;
+      consider(slaveLabels, primal, hardViolation);
+      if (t === 1) firstLabels.set(slaveLabels);
+    } else {
+      for (let i = 0; i < n; i++) {
+        let label = firstLabel[i]!;
+        let most = votes[i * L + label]!;
+        for (let t2 = 0; t2 < L; t2++) {
+          if (votes[i * L + t2]! > most) {
+            most = votes[i * L + t2]!;
+            label = t2;
+          }
+        }
+        candidate[i] = label;
+      }
+      if (t === 1) firstLabels.set(candidate);
+      consider(candidate, evaluate(candidate), candidateHardViolation);
+      for (let s = 0; s < S; s++) {
+        if (slaves[s]!.n !== n) continue;
+        const map = positions[s]!;
+        const out = localOffset[s]!;
+        let differs = false;
+        for (let j = 0; j < n && !differs; j++)
+          differs = slaveLabels[out + j] !== candidate[map[j]!];
+        if (!differs) continue;
+        // firstLabel is free once the majority is taken: it holds this slave's global labelling.
+        for (let j = 0; j < n; j++) firstLabel[map[j]!] = slaveLabels[out + j]!;
+        consider(firstLabel, evaluate(firstLabel), candidateHardViolation);
+      }
+      // Disagreement and its share of ‖g‖²: y^s − ȳ on indicators covered by several slaves.
+      for (let i = 0; i < n; i++) {
+        const c = cover.cover[i]!;
+        if (c === 1) continue;
+        for (let g = i * L; g < i * L + L; g++) {
+          const v = votes[g]!;
+          if (v > 0 && v < c) disagreements++;
+        }
+      }
+      if (disagreements > 0) {
+        for (let s = 0; s < S; s++) {
+          const map = positions[s]!;
+          const out = localOffset[s]!;
+          for (let j = 0; j < map.length; j++) {
+            const i = map[j]!;
+            if (cover.cover[i] === 1) continue;
+            const y = slaveLabels[out + j]!;
+            for (let t2 = 0; t2 < L; t2++) {
+              const d = (y === t2 ? 1 : 0) - votes[i * L + t2]! * inverseCover[i]!;
+              normSquared += d * d;
+            }
+          }
+        }
+      }
+    }
+    if (
+      bestPrimal > primalBefore + significant ||
+      (primalBefore === NEG_INF && bestPrimal > NEG_INF)
+    ) {
+      lastProgress = t;
+    }
+
+    const gap = bestDual - bestPrimal;
+    const certified =
+      bestPrimal > NEG_INF &&
+      ((disagreements === 0 && kktFailures === 0) ||
+        gap <= tolerance * Math.max(1, Math.abs(bestDual)));
+
+    if (initialStep === 0) initialStep = automaticInitial(dual, bestPrimal, normSquared, n);
+    const step = stepSize(rule, {
+      iteration: t,
+      dual,
+      bestPrimal,
+      normSquared,
+      dualIncreases,
+      initial: initialStep,
+    });
+
+    if (onIteration !== undefined) {
+      const stats: IterationStats = {
+        iteration: t,
+        dual,
+        primal: bestPrimal,
+        gap,
+        stepSize: step,
+        disagreements: disagreements + kktFailures,
+      };
+      if (onIteration(stats) === false) {
+        status = certified ? "optimal" : "iteration-limit";
+        break;
+      }
+    }
+    if (certified) {
+      status = "optimal";
+      break;
+    }
+    if (t === maxIterations) break;
+    if ((stallIterations > 0 && t - lastProgress >= stallIterations) || step < minStepSize) {
+      status = "converged";
+      break;
+    }
+
+    // Projected subgradient step: u ← u − α(y^s − ȳ); λ ← Π(λ + α(a·ȳ − b)), −Aᵀλ kept in sync.
+    if (disagreements > 0) {
+      for (let s = 0; s < S; s++) {
+        const map = positions[s]!;
+        const out = localOffset[s]!;
+        const base = out * L;
+        for (let j = 0; j < map.length; j++) {
+          const i = map[j]!;
+          if (cover.cover[i] === 1) continue;
+          const y = slaveLabels[out + j]!;
+          for (let t2 = 0; t2 < L; t2++) {
+            const d = (y === t2 ? 1 : 0) - votes[i * L + t2]! * inverseCover[i]!;
+            agreement[base + j * L + t2]! -= step * d;
+          }
+        }
+      }
+    }
+    if (A !== null) {
+      for (let k = 0; k < m; k++) {
+        const old = lambda[k]!;
+        let next = old + step * (activity[k]! - A.rhs[k]!);
+        if (next < 0) next = 0;
+        else if (next > A.upper[k]!) next = A.upper[k]!;
+        const delta = next - old;
+        if (delta === 0) continue;
+        lambda[k] = next;
+        lambdaDotB += delta * A.rhs[k]!;
+        for (let e = A.rowStart[k]!; e < A.rowStart[k + 1]!; e++) {
+          constraintAdjustment[A.index[e]!]! -= A.coefficient[e]! * delta;
+        }
+      }
+    }
+  }
+
+  return finish(status, bestPrimal, bestDual, iterations);
+}

@@ -1,0 +1,152 @@
+import { existsSync } from "node:fs";
+import { extname } from "node:path";
+import { LagrangeError } from "@lagrange/core";
+import { readConllFile } from "../formats/conll.ts";
+import { readConlluFile } from "../formats/conllu.ts";
+import { readInlineTagsFile } from "../formats/inline.ts";
+import {
+  type CitationReport,
+  type MalformedCitationPolicy,
+  readUmassCitationsFile,
+} from "../formats/umass.ts";
+import { inferScheme, type LabelScheme } from "../schemes/label-scheme.ts";
+import type { Sentence } from "../sentence.ts";
+import { datasetNames, type TagScheme } from "./catalog.ts";
+import { DatasetUnavailableError } from "./errors.ts";
+import { openDataset } from "./open.ts";
+
+/** File formats a corpus path may have. */
+export const CORPUS_FORMATS = ["conll", "conllu", "umass", "inline"] as const;
+export type CorpusFormat = (typeof CORPUS_FORMATS)[number];
+
+/** A corpus as the apps use it: a registry split or a file, read, with the scheme of its labels. */
+export interface Corpus {
+  /** What the user named: a path, or `name:split`. */
+  readonly label: string;
+  readonly sentences: Sentence[];
+  readonly format: CorpusFormat;
+  /** The registry name when the data came from the registry. */
+  readonly dataset?: string;
+  /**
+   * The scheme the gold labels are written in: the registry catalogue's for a dataset, the
+   * format's for UMass (hierarchical BIO), CoNLL-U (plain tags) and inline files (IOB2), and for
+   * CoNLL columns the scheme under which the fewest gold sequences are invalid.
+   */
+  readonly scheme: LabelScheme;
+  /** UMass citations: lines repaired or skipped under a lenient `malformed` policy. */
+  readonly report?: CitationReport;
+}
+
+export interface OpenCorpusOptions {
+  /** For a path: `conll`, `conllu`, `umass` or `inline` (default from the extension). */
+  readonly format?: string;
+  /** Malformed UMass lines (default `error`). */
+  readonly malformed?: MalformedCitationPolicy;
+  /** The split of a registry name given without one (default `train`). */
+  readonly defaultSplit?: string;
+  readonly signal?: AbortSignal;
+}
+
+function formatOfPath(path: string): CorpusFormat {
+  switch (extname(path).toLowerCase()) {
+    case ".conllu":
+      return "conllu";
+    case ".docs":
+      return "umass";
+    default:
+      return "conll";
+  }
+}
+
+const REGISTRY_FORMAT: Record<string, CorpusFormat> = {
+  conll: "conll",
+  conllu: "conllu",
+  "umass-nested": "umass",
+  "inline-flat": "inline",
+};
+
+const CATALOGUE_SCHEME: Record<TagScheme, LabelScheme> = {
+  IOB1: "IOB1",
+  IOB2: "IOB2",
+  "hierarchical-BIO": "hierarchical-BIO",
+  inline: "IOB2",
+  tags: "none",
+};
+
+function schemeOfFile(format: CorpusFormat, sentences: readonly Sentence[]): LabelScheme {
+  switch (format) {
+    case "umass":
+      return "hierarchical-BIO";
+    case "conllu":
+      return "none";
+    case "inline":
+      return "IOB2";
+    case "conll":
+      return inferScheme(sentences.flatMap((s) => (s.labels === undefined ? [] : [s.labels])));
+  }
+}
+
+/**
+ * Reads `spec`: a file path (format from `options.format` or the extension), or a registry name
+ * with an optional split (`conll2000:test`). Unknown formats and names are usage errors (code
+ * `usage`); a registered split that cannot be reached is a {@link DatasetUnavailableError}.
+ */
+export async function openCorpus(spec: string, options: OpenCorpusOptions = {}): Promise<Corpus> {
+  const malformed = options.malformed ?? "error";
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  if (existsSync(spec)) {
+    const given = options.format ?? formatOfPath(spec);
+    if (!(CORPUS_FORMATS as readonly string[]).includes(given)) {
+      throw new LagrangeError(
+        "usage",
+        `unknown format "${given}"; expected one of ${CORPUS_FORMATS.join(", ")}`,
+      );
+    }
+    const format = given as CorpusFormat;
+    let sentences: Sentence[];
+    let report: CitationReport | undefined;
+    switch (format) {
+      case "conll":
+        sentences = await readConllFile(spec, signal);
+        break;
+      case "conllu":
+        sentences = await readConlluFile(spec, signal);
+        break;
+      case "inline":
+        sentences = await readInlineTagsFile(spec, signal);
+        break;
+      case "umass": {
+        const read = await readUmassCitationsFile(spec, { ...signal, malformed });
+        sentences = read.sentences;
+        report = read.report;
+        break;
+      }
+    }
+    return {
+      label: spec,
+      format,
+      sentences,
+      scheme: schemeOfFile(format, sentences),
+      ...(report === undefined ? {} : { report }),
+    };
+  }
+  const colon = spec.lastIndexOf(":");
+  const name = colon < 0 ? spec : spec.slice(0, colon);
+  const split = colon < 0 ? (options.defaultSplit ?? "train") : spec.slice(colon + 1);
+  if (!datasetNames().includes(name)) {
+    throw new LagrangeError(
+      "usage",
+      `${spec}: no such file, and "${name}" is not a registered dataset (known: ${datasetNames().join(", ")})`,
+    );
+  }
+  const opened = await openDataset(name, split, { ...signal, malformed });
+  if (opened.status !== "available") throw new DatasetUnavailableError(opened.message, []);
+  return {
+    label: `${name}:${split}`,
+    dataset: name,
+    format: REGISTRY_FORMAT[opened.dataset.format] ?? "conll",
+    sentences: opened.sentences,
+    scheme: CATALOGUE_SCHEME[opened.dataset.formatOptions.scheme],
+    ...(opened.report === undefined ? {} : { report: opened.report }),
+  };
+}

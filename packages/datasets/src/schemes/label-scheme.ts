@@ -1,0 +1,167 @@
+import { LagrangeError } from "@lagrange/core";
+import { LabelSchemeError, SCHEME_NAMES, type SchemeName, type SchemeOptions } from "./labels.ts";
+import {
+  allowedTransitions,
+  findViolations,
+  type SchemeViolation,
+  type TransitionMask,
+} from "./validity.ts";
+
+/**
+ * A label scheme as every app and model file names it: a chunk scheme, `hierarchical-BIO` (IOB2 at
+ * every `/` level: the UMass citation labels), or `none` (plain tags such as POS, where every
+ * sequence is valid and nothing is masked).
+ */
+export type LabelScheme = SchemeName | "hierarchical-BIO" | "none";
+
+export const LABEL_SCHEMES: readonly LabelScheme[] = [...SCHEME_NAMES, "hierarchical-BIO", "none"];
+
+/** A scheme name from a command line or a model file; unknown names are a usage error. */
+export function parseLabelScheme(name: string, where = "scheme"): LabelScheme {
+  if ((LABEL_SCHEMES as readonly string[]).includes(name)) return name as LabelScheme;
+  throw new LagrangeError(
+    "usage",
+    `${where}: unknown label scheme ${JSON.stringify(name)}; expected one of ${LABEL_SCHEMES.join(", ")}`,
+  );
+}
+
+function chunkScheme(scheme: Exclude<LabelScheme, "none">): [SchemeName, SchemeOptions] {
+  return scheme === "hierarchical-BIO" ? ["IOB2", { levelSeparator: "/" }] : [scheme, {}];
+}
+
+/**
+ * What a chain decoder must honour for output valid under `scheme` over a model's labels (ids in
+ * the order of `labels`): the allowed transitions and the allowed first and last labels. Undefined
+ * for `none`. The one place masks are computed: training, tagging, constraint learning, the bench
+ * and the demo all call this.
+ */
+export function decodingMask(
+  labels: readonly string[],
+  scheme: LabelScheme,
+): TransitionMask | undefined {
+  if (scheme === "none") return undefined;
+  const [name, options] = chunkScheme(scheme);
+  return allowedTransitions(labels, name, options);
+}
+
+/** The violations of one label sequence under `scheme` (none for `none`). */
+export function schemeViolations(
+  labels: readonly string[],
+  scheme: LabelScheme,
+): SchemeViolation[] {
+  if (scheme === "none") return [];
+  const [name, options] = chunkScheme(scheme);
+  return findViolations(labels, name, options);
+}
+
+/** How a corpus's gold sequences fare under a scheme. */
+export interface SchemeCheck {
+  readonly scheme: LabelScheme;
+  readonly sequences: number;
+  /** Sequences with a violation, or whose labels the scheme cannot read at all. */
+  readonly invalid: number;
+  /** The first invalid one: its index and what is wrong. */
+  readonly first?: { readonly index: number; readonly message: string };
+}
+
+/** Checks every gold sequence against `scheme`. */
+export function checkScheme(
+  sequences: readonly (readonly string[])[],
+  scheme: LabelScheme,
+): SchemeCheck {
+  let invalid = 0;
+  let first: SchemeCheck["first"];
+  sequences.forEach((labels, index) => {
+    let message: string | undefined;
+    try {
+      message = schemeViolations(labels, scheme)[0]?.message;
+    } catch (error) {
+      if (!(error instanceof LabelSchemeError)) throw error;
+      message = `${scheme}: ${error.message}`;
+    }
+    if (message === undefined) return;
+    invalid++;
+    first ??= { index, message };
+  });
+  return {
+    scheme,
+    sequences: sequences.length,
+    invalid,
+    ...(first === undefined ? {} : { first }),
+  };
+}
+
+/**
+ * The scheme under which the fewest gold sequences are invalid (ties: the order of preference
+ * IOB2, IOB1, BIOES, IOE2, IOE1, hierarchical-BIO; `none` when no label has a chunk prefix).
+ * Hierarchical BIO is only a candidate when some label has a `/` level.
+ */
+export function inferScheme(sequences: readonly (readonly string[])[]): LabelScheme {
+  let prefixed = false;
+  let levelled = false;
+  for (const labels of sequences) {
+    for (const label of labels) {
+      if (/^[BIESLU]-/.test(label)) prefixed = true;
+      if (label.includes("/")) levelled = true;
+    }
+  }
+  if (!prefixed) return "none";
+  const candidates: LabelScheme[] = levelled
+    ? ["hierarchical-BIO", "IOB2", "IOB1"]
+    : ["IOB2", "IOB1", "BIOES", "IOE2", "IOE1"];
+  let best = candidates[0]!;
+  let fewest = Number.POSITIVE_INFINITY;
+  for (const scheme of candidates) {
+    const { invalid } = checkScheme(sequences, scheme);
+    if (invalid < fewest) {
+      fewest = invalid;
+      best = scheme;
+    }
+  }
+  return best;
+}
+
+/** How many invalid gold sequences training tolerates: a few annotation slips, not a wrong scheme. */
+export function tolerableInvalid(sequences: number): number {
+  return Math.max(3, Math.floor(sequences / 1000));
+}
+
+/**
+ * Raised when a corpus's gold labels do not fit the scheme it would be trained or evaluated under:
+ * a model trained so would decode under the wrong mask (a silent wrong model).
+ */
+export class SchemeMismatchError extends LagrangeError {
+  override readonly name = "SchemeMismatchError";
+  constructor(
+    readonly check: SchemeCheck,
+    readonly suggestion: LabelScheme | undefined,
+    source: string,
+  ) {
+    const first = check.first;
+    super(
+      "bad-input",
+      `${source}: ${check.invalid} of ${check.sequences} gold sequences are invalid under the ${check.scheme} scheme` +
+        (first === undefined ? "" : ` (the first, sequence ${first.index + 1}: ${first.message})`) +
+        (suggestion === undefined || suggestion === check.scheme
+          ? ""
+          : `; these labels look like ${suggestion}: pass --scheme ${suggestion}`),
+    );
+  }
+}
+
+/**
+ * Throws a {@link SchemeMismatchError} when more than a few gold sequences (see
+ * {@link tolerableInvalid}) are invalid under `scheme`, with the scheme that fits them better;
+ * otherwise returns the check (whose `invalid` count a caller may report).
+ */
+export function requireScheme(
+  sequences: readonly (readonly string[])[],
+  scheme: LabelScheme,
+  source: string,
+): SchemeCheck {
+  const check = checkScheme(sequences, scheme);
+  if (check.invalid > tolerableInvalid(sequences.length)) {
+    throw new SchemeMismatchError(check, inferScheme(sequences), source);
+  }
+  return check;
+}

@@ -1,0 +1,136 @@
+import { COUNT_FAMILIES } from "@lagrange/constraint-templates";
+import { constraintEffects } from "@lagrange/core";
+import { evaluateSegments } from "@lagrange/datasets";
+import type { EpochStats } from "@lagrange/soft-dd";
+import { type LearnedConstraints, learnConstraints } from "../constraint-learning.ts";
+import { type DecoderTiming, timeTaggers } from "../timing.ts";
+import {
+  type CitationExperiment,
+  type DecodedTest,
+  decodeTest,
+  experimentTagger,
+} from "./experiment.ts";
+
+export interface CitationDemoOptions {
+  /** Penalty-learning epochs (default 5). */
+  readonly epochs?: number;
+  /** Timed runs of the timing harness (default 3). */
+  readonly timingRuns?: number;
+  readonly onEpoch?: (stats: EpochStats) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** A citation the constraints changed, with both labellings and the constraints that did it. */
+export interface ChangedCitation {
+  /** Index in the test half. */
+  readonly index: number;
+  readonly tokens: readonly string[];
+  readonly gold: readonly string[];
+  readonly viterbi: readonly string[];
+  readonly constrained: readonly string[];
+  /** Up to three constraints, in words, that removed violation or pushed on the scores. */
+  readonly because: readonly string[];
+}
+
+export interface CitationDemo {
+  readonly learned: LearnedConstraints;
+  readonly learnSeconds: number;
+  readonly viterbi: DecodedTest;
+  readonly softDD: DecodedTest;
+  /** Relative field-F1 error reduction of Soft-DD over Viterbi, %. */
+  readonly errorReduction: number;
+  /** The timing harness, Viterbi first. */
+  readonly timing: readonly DecoderTiming[];
+  /** Undefined when no citation changed. */
+  readonly example: ChangedCitation | undefined;
+}
+
+/**
+ * The main job on a prepared experiment (anzaroot2014 in one screen): learn the count families'
+ * penalties on the learning half, decode the test half with Viterbi and with Soft-DD, time both
+ * through the harness, and pick a citation the constraints changed (preferring one they fixed).
+ */
+export function citationDemo(
+  experiment: CitationExperiment,
+  options: CitationDemoOptions = {},
+): CitationDemo {
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  const started = performance.now();
+  const learned = learnConstraints(experiment.base.model, experiment.learn, {
+    families: COUNT_FAMILIES,
+    threshold: 2.75,
+    countUnit: "segment",
+    epochs: options.epochs ?? 5,
+    ...(options.onEpoch === undefined ? {} : { onEpoch: options.onEpoch }),
+    ...signal,
+  });
+  const learnSeconds = (performance.now() - started) / 1000;
+  const viterbi = decodeTest(experiment, "viterbi");
+  const softDD = decodeTest(experiment, "soft-dd", learned.entries);
+  const inputs = experiment.testSentences.map((s, i) => ({
+    attributes: experiment.testAttributes[i]!,
+    tokens: s.tokens,
+  }));
+  const timing = timeTaggers(
+    [
+      experimentTagger(experiment, "viterbi"),
+      experimentTagger(experiment, "soft-dd", learned.entries),
+    ],
+    inputs,
+    { runs: options.timingRuns ?? 3, ...signal },
+  );
+  const base = viterbi.scores.f1;
+  return {
+    learned,
+    learnSeconds,
+    viterbi,
+    softDD,
+    errorReduction: (100 * (softDD.scores.f1 - base)) / Math.max(1e-12, 100 - base),
+    timing,
+    example: changedCitation(experiment, viterbi, softDD),
+  };
+}
+
+function changedCitation(
+  experiment: CitationExperiment,
+  viterbi: DecodedTest,
+  constrained: DecodedTest,
+): ChangedCitation | undefined {
+  const gold = experiment.testGold;
+  let best = -1;
+  let bestGain = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < gold.length; i++) {
+    const v = viterbi.labels[i]!;
+    const c = constrained.labels[i]!;
+    if (v.every((label, t) => label === c[t])) continue;
+    const gain =
+      evaluateSegments([gold[i]!], [c]).correctChunks -
+      evaluateSegments([gold[i]!], [v]).correctChunks -
+      v.length / 1000;
+    if (gain > bestGain) {
+      bestGain = gain;
+      best = i;
+    }
+  }
+  if (best < 0) return undefined;
+  const effects = constraintEffects(
+    constrained.constraints[best]!,
+    constrained.decodings[best]!,
+    experiment.base.model.numLabels,
+  );
+  const because = [
+    ...new Set(
+      effects
+        .filter((e) => e.violationBefore > e.violationAfter || e.multiplier > 0)
+        .map((e) => e.name),
+    ),
+  ].slice(0, 3);
+  return {
+    index: best,
+    tokens: experiment.testSentences[best]!.tokens,
+    gold: gold[best]!,
+    viterbi: viterbi.labels[best]!,
+    constrained: constrained.labels[best]!,
+    because,
+  };
+}

@@ -1,0 +1,246 @@
+import {
+  type AttributeSequence,
+  type CrfModel,
+  getPreset,
+  type TrainingProgress,
+} from "@lagrange/chain-crf";
+import type { WeightedTemplate } from "@lagrange/constraint-templates";
+import {
+  type DecodeOptions,
+  type Decoder,
+  type DecoderRegistry,
+  type Decoding,
+  type DecodingSummary,
+  type LinearConstraint,
+  seededRandom,
+  shuffleInPlace,
+  summarizeDecodings,
+} from "@lagrange/core";
+import { evaluateSegments, inputRows, type Sentence } from "@lagrange/datasets";
+import { type ScoredSentence, scoreSentences } from "../constraint-learning.ts";
+import { standardDecoders } from "../decoders.ts";
+import { Tagger } from "../tagger.ts";
+import { trainOnCorpus } from "../training.ts";
+import { type CitationCorporaOptions, citationCorpora } from "./corpus.ts";
+import { cachedModel, cacheModel, modelCacheKey } from "./model-cache.ts";
+
+export interface CitationExperimentOptions extends CitationCorporaOptions {
+  /** L-BFGS iterations of the base CRF (default 60; quick 15). */
+  readonly crfIterations?: number;
+  /** Threads for CRF training (default 2). */
+  readonly threads?: number;
+  /** Seed of the dev split into a learning half and a test half (default 1). */
+  readonly seed?: number;
+  /** Where trained models are cached; absent: always train. */
+  readonly cacheDir?: string;
+  readonly registry?: DecoderRegistry;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a progress callback returns nothing
+  readonly onTrainingProgress?: (progress: TrainingProgress) => void | boolean;
+}
+
+/** The base CRF as trained (or found in the cache). */
+export interface BaseModel {
+  readonly model: CrfModel;
+  readonly cached: boolean;
+  readonly seconds: number;
+  readonly iterations: number | null;
+  readonly features: number;
+}
+
+/** Everything anzaroot2014's experiment starts from. */
+export interface CitationExperiment {
+  readonly source: string;
+  readonly generated: boolean;
+  readonly seed: number;
+  readonly crfIterations: number;
+  readonly trainCitations: number;
+  readonly base: BaseModel;
+  readonly registry: DecoderRegistry;
+  /** The half of dev that penalties are learned on. */
+  readonly learn: ScoredSentence[];
+  /** The other half: results are measured here. */
+  readonly test: ScoredSentence[];
+  readonly testSentences: Sentence[];
+  readonly testAttributes: AttributeSequence[];
+  readonly testGold: string[][];
+}
+
+/** Indices 0..n−1 shuffled with the project's seeded generator, cut in two halves. */
+export function seededHalves(n: number, seed: number): [number[], number[]] {
+  const order = shuffleInPlace(
+    Array.from({ length: n }, (_, i) => i),
+    seededRandom(seed),
+  );
+  const half = Math.floor(n / 2);
+  return [order.slice(0, half), order.slice(half)];
+}
+
+/**
+ * The experiment's setup: citations (UMass, or generated), the citation CRF (hierarchical BIO,
+ * c2 = 1, from the cache when the same attributes, labels and settings trained one before), and
+ * dev split by a seed into a learning half and a test half, both scored by the CRF.
+ */
+export async function prepareCitationExperiment(
+  options: CitationExperimentOptions = {},
+): Promise<CitationExperiment> {
+  const status = options.onStatus ?? (() => {});
+  const quick = options.quick === true;
+  const seed = options.seed ?? 1;
+  const crfIterations = options.crfIterations ?? (quick ? 15 : 60);
+  const data = await citationCorpora(options);
+  status(
+    `data: ${data.source}; ${data.train.sentences.length} train / ${data.dev.sentences.length} dev`,
+  );
+  const preset = getPreset("citation");
+  const trainAttributes = data.train.sentences.map((s) => preset.extract(inputRows(s)));
+  const settings = {
+    preset: "citation",
+    c2: 1,
+    iterations: crfIterations,
+    scheme: "hierarchical-BIO",
+  };
+  let base: BaseModel | undefined;
+  let key: string | undefined;
+  if (options.cacheDir !== undefined) {
+    key = modelCacheKey(
+      trainAttributes.map((attributes, i) => ({
+        attributes,
+        labels: data.train.sentences[i]!.labels!,
+      })),
+      settings,
+    );
+    const model = await cachedModel(options.cacheDir, "citation-crf", key);
+    if (model !== undefined) {
+      status(`base CRF: from the cache (${key})`);
+      base = {
+        model,
+        cached: true,
+        seconds: 0,
+        iterations: null,
+        features: model.layout.numWeights,
+      };
+    }
+  }
+  if (base === undefined) {
+    status(
+      `training the base CRF (${crfIterations} L-BFGS iterations, ${options.threads ?? 2} threads)…`,
+    );
+    const trained = await trainOnCorpus(data.train, {
+      preset: "citation",
+      scheme: "hierarchical-BIO",
+      attributes: trainAttributes,
+      maxIterations: crfIterations,
+      threads: options.threads ?? 2,
+      c2: 1,
+      ...(options.onTrainingProgress === undefined
+        ? {}
+        : { onProgress: options.onTrainingProgress }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    base = {
+      model: trained.model,
+      cached: false,
+      seconds: trained.seconds,
+      iterations: trained.iterations,
+      features: trained.numFeatures,
+    };
+    if (options.cacheDir !== undefined && key !== undefined) {
+      const file = await cacheModel(options.cacheDir, "citation-crf", key, trained.model);
+      status(`base CRF trained in ${trained.seconds.toFixed(1)} s; cached as ${file}`);
+    }
+  }
+  const [learnIds, testIds] = seededHalves(data.dev.sentences.length, seed);
+  const learnSentences = learnIds.map((i) => data.dev.sentences[i]!);
+  const testSentences = testIds.map((i) => data.dev.sentences[i]!);
+  const extract = (sentences: readonly Sentence[]) =>
+    sentences.map((s) => preset.extract(inputRows(s)));
+  const testAttributes = extract(testSentences);
+  return {
+    source: data.source,
+    generated: data.generated,
+    seed,
+    crfIterations,
+    trainCitations: data.train.sentences.length,
+    base,
+    registry: options.registry ?? standardDecoders(),
+    learn: scoreSentences(base.model, learnSentences, extract(learnSentences)),
+    test: scoreSentences(base.model, testSentences, testAttributes),
+    testSentences,
+    testAttributes,
+    testGold: testSentences.map((s) => s.labels!),
+  };
+}
+
+/** Field scores over all hierarchy levels, in percent. */
+export interface FieldScores {
+  readonly f1: number;
+  readonly precision: number;
+  readonly recall: number;
+  /** Top-level fields only. */
+  readonly topLevelF1: number;
+  readonly tokenAccuracy: number;
+}
+
+export function fieldScores(
+  gold: readonly (readonly string[])[],
+  predicted: readonly (readonly string[])[],
+): FieldScores {
+  const e = evaluateSegments(gold, predicted);
+  return {
+    f1: 100 * e.f1,
+    precision: 100 * e.precision,
+    recall: 100 * e.recall,
+    topLevelF1: 100 * (e.perLevel[0]?.f1 ?? 0),
+    tokenAccuracy: 100 * e.tokenAccuracy,
+  };
+}
+
+/** The test half decoded one way. */
+export interface DecodedTest {
+  readonly decoder: string;
+  readonly labels: string[][];
+  readonly decodings: Decoding[];
+  /** Per citation, the constraints it was decoded under. */
+  readonly constraints: (readonly LinearConstraint[])[];
+  readonly summary: DecodingSummary;
+  readonly scores: FieldScores;
+}
+
+/** A tagger over the experiment's model: a decoder (registry name or object) and constraints. */
+export function experimentTagger(
+  experiment: CitationExperiment,
+  decoder: string | Decoder,
+  constraints?: readonly WeightedTemplate[],
+  decodeOptions?: DecodeOptions,
+): Tagger {
+  return new Tagger({
+    model: experiment.base.model,
+    registry: experiment.registry,
+    decoder,
+    ...(constraints === undefined ? {} : { constraints }),
+    ...(decodeOptions === undefined ? {} : { decodeOptions }),
+  });
+}
+
+/** Decodes the test half through a {@link Tagger} and scores it. */
+export function decodeTest(
+  experiment: CitationExperiment,
+  decoder: string | Decoder,
+  constraints?: readonly WeightedTemplate[],
+  decodeOptions?: DecodeOptions,
+): DecodedTest {
+  const tagger = experimentTagger(experiment, decoder, constraints, decodeOptions);
+  const tagged = experiment.testSentences.map((s, i) =>
+    tagger.tagAttributes(experiment.testAttributes[i]!, s.tokens),
+  );
+  const labels = tagged.map((t) => t.labels);
+  const decodings = tagged.map((t) => t.decoding);
+  return {
+    decoder: tagger.decoder.name,
+    labels,
+    decodings,
+    constraints: tagged.map((t) => t.constraints),
+    summary: summarizeDecodings(decodings),
+    scores: fieldScores(experiment.testGold, labels),
+  };
+}

@@ -1,0 +1,187 @@
+import { type AttributeSequence, type CrfModel, crfChainSlaves } from "@lagrange/chain-crf";
+import {
+  type ConstraintFamily,
+  type ConstraintsFileEntry,
+  candidateTemplates,
+  type ImportanceScore,
+  importanceScores,
+  pruneByImportance,
+  SegmentIndex,
+} from "@lagrange/constraint-templates";
+import { type ChainScores, chainDecoder } from "@lagrange/core";
+import type { Sentence } from "@lagrange/datasets";
+import {
+  type EpochStats,
+  learnPenalties,
+  type PenaltyAlgorithm,
+  type PenaltyReport,
+  penaltyReport,
+} from "@lagrange/soft-dd";
+import { modelDecodingConstraints } from "./model-scheme.ts";
+
+/** A sentence as constrained decoding sees it: the model's chain scores and the gold ids. */
+export interface ScoredSentence {
+  readonly n: number;
+  readonly L: number;
+  readonly tokens: readonly string[];
+  /** Under the model's scheme mask; the transition block is shared between sentences. */
+  readonly scores: ChainScores;
+  /** Gold label ids; undefined without labels or with a label the model does not know. */
+  readonly gold: Int32Array | undefined;
+}
+
+/** Chain scores of every sentence, kept (unary copied per sentence, transitions shared). */
+export function scoreSentences(
+  model: CrfModel,
+  sentences: readonly Sentence[],
+  attributes: readonly AttributeSequence[],
+): ScoredSentence[] {
+  const scorer = model.scorer(modelDecodingConstraints(model));
+  const L = model.numLabels;
+  return sentences.map((s, i) => {
+    const scores = scorer.score(attributes[i]!);
+    const positionSpecific = scores.transition.length !== L * L;
+    return {
+      n: s.tokens.length,
+      L,
+      tokens: s.tokens,
+      scores: {
+        ...scores,
+        unary: scores.unary.slice(),
+        transition: positionSpecific ? scores.transition.slice() : scores.transition,
+      },
+      gold: s.labels === undefined ? undefined : model.labels.tryEncode(s.labels),
+    };
+  });
+}
+
+export interface CandidateSelectionOptions {
+  readonly families: readonly ConstraintFamily[];
+  /** Prune candidates with imp(c) below this (anzaroot2014: 2.75). */
+  readonly threshold?: number;
+  /**
+   * What singleton/pairwise count: segments (default) or full labels (the paper's literal reading).
+   * On UMass, segments gave the larger gain on 2 of 3 dev splits (mean error reduction 20.0 % vs
+   * 16.3 %) with a third of the constraints.
+   */
+  readonly countUnit?: "label" | "segment";
+  readonly signal?: AbortSignal;
+}
+
+export interface CandidateSelection {
+  readonly index: SegmentIndex;
+  readonly candidates: number;
+  /** Kept by importance, most important first. */
+  readonly kept: readonly ImportanceScore[];
+  /** Sentences used (those with gold labels the model knows). */
+  readonly examples: number;
+  readonly skipped: number;
+}
+
+/** Candidate templates over the model's labels, pruned by importance (anzaroot2014 §5.6). */
+export function selectCandidates(
+  model: CrfModel,
+  sentences: readonly ScoredSentence[],
+  options: CandidateSelectionOptions,
+): CandidateSelection {
+  const usable = withGold(sentences);
+  const index = new SegmentIndex(model.labels.names());
+  const candidates = candidateTemplates(index, {
+    families: options.families,
+    countUnit: options.countUnit ?? "segment",
+  });
+  const viterbi = chainDecoder(crfChainSlaves());
+  const scored = usable.map((s) => ({
+    n: s.n,
+    L: s.L,
+    tokens: s.tokens,
+    gold: s.gold,
+    predicted: viterbi.decode({ scores: s.scores }).labels,
+  }));
+  const kept = pruneByImportance(
+    importanceScores(
+      candidates,
+      scored,
+      options.signal === undefined ? {} : { signal: options.signal },
+    ),
+    options.threshold ?? 2.75,
+  );
+  return {
+    index,
+    candidates: candidates.length,
+    kept,
+    examples: usable.length,
+    skipped: sentences.length - usable.length,
+  };
+}
+
+export interface PenaltyLearningOptions {
+  readonly algorithm?: PenaltyAlgorithm;
+  readonly epochs?: number;
+  readonly learningRate?: number;
+  readonly onEpoch?: (stats: EpochStats) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface LearnedPenaltySet {
+  /** The templates with their learned penalties (a constraints file's entries). */
+  readonly entries: ConstraintsFileEntry[];
+  readonly report: PenaltyReport;
+  readonly history: readonly EpochStats[];
+}
+
+/** Penalties of the kept templates, learned with Soft-DD inference on the sentences' gold. */
+export function learnPenaltySet(
+  kept: readonly ImportanceScore[],
+  sentences: readonly ScoredSentence[],
+  options: PenaltyLearningOptions = {},
+): LearnedPenaltySet {
+  const templates = kept.map((k) => k.template);
+  const learned =
+    templates.length === 0
+      ? { penalties: new Float64Array(0), history: [] }
+      : learnPenalties(
+          withGold(sentences).map((s) => ({ scores: s.scores, gold: s.gold, tokens: s.tokens })),
+          templates,
+          {
+            algorithm: options.algorithm ?? "averaged-perceptron",
+            epochs: options.epochs ?? 5,
+            decoder: { chainSlave: crfChainSlaves() },
+            ...(options.learningRate === undefined ? {} : { learningRate: options.learningRate }),
+            ...(options.onEpoch === undefined ? {} : { onEpoch: options.onEpoch }),
+            ...(options.signal === undefined ? {} : { signal: options.signal }),
+          },
+        );
+  const entries: ConstraintsFileEntry[] = kept.map((k, i) => ({
+    template: k.template,
+    penalty: learned.penalties[i]!,
+    importance: k.importance,
+    goldViolations: k.goldViolations,
+    predictedViolations: k.predictedViolations,
+  }));
+  const report = penaltyReport(templates, learned.penalties, {
+    importance: new Map(kept.map((k) => [k.template.id, k.importance])),
+    top: 10,
+  });
+  return { entries, report, history: learned.history };
+}
+
+export type LearnConstraintsOptions = CandidateSelectionOptions & PenaltyLearningOptions;
+export type LearnedConstraints = CandidateSelection & LearnedPenaltySet;
+
+/**
+ * anzaroot2014 §5–6 on held-out data: candidates, importance pruning, then penalties (averaged
+ * perceptron by default). The path behind `lagrange constraints learn`, the demo and the bench.
+ */
+export function learnConstraints(
+  model: CrfModel,
+  sentences: readonly ScoredSentence[],
+  options: LearnConstraintsOptions,
+): LearnedConstraints {
+  const selection = selectCandidates(model, sentences, options);
+  return { ...selection, ...learnPenaltySet(selection.kept, sentences, options) };
+}
+
+function withGold(sentences: readonly ScoredSentence[]) {
+  return sentences.filter((s): s is ScoredSentence & { gold: Int32Array } => s.gold !== undefined);
+}

@@ -1,0 +1,54 @@
+import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { crfChainSlaves } from "@lagrange/chain-crf";
+import {
+  DecoderRegistry,
+  installPlugin,
+  LagrangeError,
+  type LagrangePlugin,
+  viterbiDefinition,
+} from "@lagrange/core";
+import { hardDDDefinition, softDDDefinition } from "@lagrange/soft-dd";
+
+/**
+ * The registry every app decodes through: `viterbi`, `soft-dd` and `hard-dd` over chain-crf's fast
+ * chain oracle. The next packages (ilp, mincut, bcrf, l2s) add their definitions here; a user's
+ * plug-ins add theirs with {@link loadPlugin}.
+ */
+export function standardDecoders(): DecoderRegistry {
+  return new DecoderRegistry({ chainSlaves: crfChainSlaves })
+    .addDecoder(viterbiDefinition)
+    .addDecoder(softDDDefinition)
+    .addDecoder(hardDDDefinition);
+}
+
+/**
+ * Imports a plug-in module (a path, relative to `cwd`) and installs it into `registry`. The module's
+ * default export, or its `register` export, must be a {@link LagrangePlugin}. A module that cannot
+ * be imported or exports no plug-in is a `bad-input` error naming the file.
+ */
+export async function loadPlugin(
+  registry: DecoderRegistry,
+  path: string,
+  cwd = process.cwd(),
+): Promise<void> {
+  const file = isAbsolute(path) ? path : resolve(cwd, path);
+  let module: { default?: unknown; register?: unknown };
+  try {
+    module = (await import(pathToFileURL(file).href)) as typeof module;
+  } catch (error) {
+    throw new LagrangeError(
+      "bad-input",
+      `plug-in ${path}: cannot import it (${(error as Error).message.split("\n")[0]})`,
+      { cause: error },
+    );
+  }
+  const plugin = typeof module.default === "function" ? module.default : module.register;
+  if (typeof plugin !== "function") {
+    throw new LagrangeError(
+      "bad-input",
+      `plug-in ${path}: expected a default export (or a "register" export) that is a function (host) => void`,
+    );
+  }
+  installPlugin(registry, plugin as LagrangePlugin);
+}

@@ -1,0 +1,150 @@
+import {
+  type AttributeSequence,
+  type ChainScorer,
+  type CrfModel,
+  getPreset,
+  type Preset,
+} from "@lagrange/chain-crf";
+import { constraintInstantiator, type WeightedTemplate } from "@lagrange/constraint-templates";
+import {
+  type DecodeOptions,
+  type Decoder,
+  type DecoderRegistry,
+  type Decoding,
+  LagrangeError,
+  type LinearConstraint,
+  type SlaveBinding,
+  type SlaveDefinition,
+  throwIfAborted,
+} from "@lagrange/core";
+import { inputRows, type LabelScheme, type Sentence } from "@lagrange/datasets";
+import { standardDecoders } from "./decoders.ts";
+import { modelDecodingConstraints, modelScheme } from "./model-scheme.ts";
+
+export interface TaggerOptions {
+  readonly model: CrfModel;
+  /** A decoder name in `registry` (default `viterbi`), or a decoder built elsewhere. */
+  readonly decoder?: string | Decoder;
+  /** Default {@link standardDecoders}. */
+  readonly registry?: DecoderRegistry;
+  /** Learned constraints: weighted templates (a constraints file's entries are). */
+  readonly constraints?: readonly WeightedTemplate[];
+  /** Plug-in slaves (names in `registry`) added to every sentence's problem. */
+  readonly slaves?: readonly string[];
+  /** Per-call options of the decoder (iteration cap, tolerance). */
+  readonly decodeOptions?: DecodeOptions;
+}
+
+/** One tagged sentence. */
+export interface Tagged {
+  readonly labels: string[];
+  readonly decoding: Decoding;
+  /** The constraints the sentence was decoded under (empty without). */
+  readonly constraints: readonly LinearConstraint[];
+}
+
+/** Where the time of tagging went, in milliseconds: the one clock every app prints. */
+export interface TaggingTime {
+  readonly sentences: number;
+  readonly tokens: number;
+  /** Feature extraction (the preset). */
+  readonly featuresMs: number;
+  /** Attributes → chain scores (the model). */
+  readonly scoringMs: number;
+  /** Chain scores → labels (the decoder, with its constraints and slaves). */
+  readonly decodingMs: number;
+}
+
+/**
+ * A model, its scheme's mask, a decoder from the registry, learned constraints and plug-in slaves:
+ * sentences in, labels out. The pipeline behind `lagrange tag`, the demo, the bench and the
+ * playground, so that each of them decodes — and times — the same way.
+ */
+export class Tagger {
+  readonly model: CrfModel;
+  readonly decoder: Decoder;
+  readonly scheme: LabelScheme;
+  readonly #preset: Preset;
+  readonly #scorer: ChainScorer;
+  readonly #constraintsFor:
+    | ((instance: { n: number; L: number; tokens: readonly string[] }) => LinearConstraint[])
+    | undefined;
+  readonly #slaves: readonly SlaveDefinition[];
+  readonly #labels: readonly string[];
+  readonly #options: DecodeOptions;
+  #time = { sentences: 0, tokens: 0, featuresMs: 0, scoringMs: 0, decodingMs: 0 };
+
+  constructor(options: TaggerOptions) {
+    const { model } = options;
+    const registry = options.registry ?? standardDecoders();
+    this.model = model;
+    this.scheme = modelScheme(model);
+    if (model.preset === null) {
+      throw new LagrangeError(
+        "bad-input",
+        "the model records no feature preset, so its attributes cannot be rebuilt",
+      );
+    }
+    this.#preset = getPreset(model.preset);
+    const decoder = options.decoder ?? "viterbi";
+    this.decoder = typeof decoder === "string" ? registry.create(decoder) : decoder;
+    this.#scorer = model.scorer(modelDecodingConstraints(model));
+    this.#constraintsFor =
+      options.constraints === undefined ? undefined : constraintInstantiator(options.constraints);
+    this.#slaves = (options.slaves ?? []).map((name) => registry.slave(name));
+    this.#labels = model.labels.names();
+    this.#options = options.decodeOptions ?? {};
+  }
+
+  /** Time spent so far. */
+  get time(): TaggingTime {
+    return { ...this.#time };
+  }
+
+  /** The preset's attributes of a sentence (its feature columns). */
+  attributes(sentence: Sentence): AttributeSequence {
+    const started = performance.now();
+    const attributes = this.#preset.extract(inputRows(sentence));
+    this.#time.featuresMs += performance.now() - started;
+    return attributes;
+  }
+
+  tag(sentence: Sentence, signal?: AbortSignal): Tagged {
+    return this.tagAttributes(this.attributes(sentence), sentence.tokens, signal);
+  }
+
+  /** Decodes precomputed attributes (the timing harness feeds every decoder the same ones). */
+  tagAttributes(
+    attributes: AttributeSequence,
+    tokens: readonly string[],
+    signal?: AbortSignal,
+  ): Tagged {
+    throwIfAborted(signal);
+    const t0 = performance.now();
+    const scores = this.#scorer.score(attributes);
+    const t1 = performance.now();
+    const n = scores.n;
+    const L = scores.L;
+    const constraints = this.#constraintsFor?.({ n, L, tokens }) ?? [];
+    let slaves: SlaveBinding[] | undefined;
+    if (this.#slaves.length > 0) {
+      const instance = { n, L, labels: this.#labels, tokens };
+      slaves = this.#slaves.flatMap((definition) => [definition.create(instance)].flat());
+    }
+    const decoding = this.decoder.decode(
+      {
+        scores,
+        ...(constraints.length === 0 ? {} : { constraints }),
+        ...(slaves === undefined ? {} : { slaves }),
+      },
+      signal === undefined ? this.#options : { ...this.#options, signal },
+    );
+    const t2 = performance.now();
+    const time = this.#time;
+    time.scoringMs += t1 - t0;
+    time.decodingMs += t2 - t1;
+    time.sentences++;
+    time.tokens += n;
+    return { labels: this.model.labels.decode(decoding.labels), decoding, constraints };
+  }
+}
