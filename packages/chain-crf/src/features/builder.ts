@@ -1,4 +1,4 @@
-import type { Attribute, AttributeList, AttributeSequence, AttributeSink } from "./types.ts";
+import type { Attribute, AttributeList, AttributeSequence, AttributeSink, Rows } from "./types.ts";
 
 /** Collects one kind of attribute (state or transition) into flat arrays. */
 class FlatListBuilder {
@@ -88,6 +88,21 @@ export class AttributeSequenceBuilder implements AttributeSink {
     const transition = this.transitionList.finish();
     return { length: this.length, ...state, transition: hasTransition ? transition : null };
   }
+}
+
+/**
+ * A preset's `extract` for its `emit`: the attributes pushed into one builder, reused from call to
+ * call (not re-entrant, like the presets themselves).
+ */
+export function extractWith(
+  emit: (rows: Rows, sink: AttributeSink) => void,
+): (rows: Rows) => AttributeSequence {
+  const builder = new AttributeSequenceBuilder();
+  return (rows) => {
+    builder.begin(rows.length);
+    emit(rows, builder);
+    return builder.finish();
+  };
 }
 
 /**

@@ -1,11 +1,6 @@
-import { AttributeSequenceBuilder } from "./builder.ts";
-import {
-  checkColumns,
-  escapeColons,
-  type FieldTemplate,
-  FieldTemplateSet,
-} from "./field-templates.ts";
-import type { AttributeSequence, AttributeSink, Preset, Rows } from "./types.ts";
+import { definePreset } from "./define-preset.ts";
+import { escapeColons, type FieldTemplate, FieldTemplateSet } from "./field-templates.ts";
+import type { AttributeSink, Preset, Rows } from "./types.ts";
 
 /** The `templates` tuple of CRFsuite's `example/chunking.py`, in its order. */
 export const CHUNKING_TEMPLATES: readonly FieldTemplate[] = [
@@ -79,34 +74,24 @@ const COLUMNS = ["word", "pos"] as const;
 export function chunkingPreset(options: ChunkingOptions = {}): Preset {
   const escaping = options.escapeColons ?? true;
   const templates = new FieldTemplateSet(CHUNKING_TEMPLATES, ["w", "pos"]);
-  const emit = (rows: Rows, sink: AttributeSink): void => {
-    checkColumns("chunking", COLUMNS, rows);
-    const n = rows.length;
-    const words = new Array<string>(n);
-    const tags = new Array<string>(n);
-    for (let t = 0; t < n; t++) {
-      const row = rows[t]!;
-      words[t] = templates.canonical(escaping ? escapeColons(row[0]!) : row[0]!);
-      tags[t] = templates.canonical(escaping ? escapeColons(row[1]!) : row[1]!);
-    }
-    const values = [words, tags];
-    for (let t = 0; t < n; t++) {
-      templates.apply(values, n, t, sink);
-      if (t === 0) sink.state(t, "__BOS__", 1);
-      if (t === n - 1) sink.state(t, "__EOS__", 1);
-    }
-  };
-  const builder = new AttributeSequenceBuilder();
-  return {
+  return definePreset({
     name: "chunking",
     description:
       "CRFsuite's example/chunking.py: words and POS in a ±2 window, word bigrams, POS bigrams and trigrams, __BOS__/__EOS__",
     columns: COLUMNS,
-    emit,
-    extract(rows: Rows): AttributeSequence {
-      builder.begin(rows.length);
-      emit(rows, builder);
-      return builder.finish();
+    prepare(rows: Rows): string[][] {
+      const n = rows.length;
+      const words = new Array<string>(n);
+      const tags = new Array<string>(n);
+      for (let t = 0; t < n; t++) {
+        const row = rows[t]!;
+        words[t] = templates.canonical(escaping ? escapeColons(row[0]!) : row[0]!);
+        tags[t] = templates.canonical(escaping ? escapeColons(row[1]!) : row[1]!);
+      }
+      return [words, tags];
     },
-  };
+    token(rows: Rows, values: string[][], t: number, sink: AttributeSink): void {
+      templates.apply(values, rows.length, t, sink);
+    },
+  });
 }

@@ -1,5 +1,4 @@
-import { AttributeSequenceBuilder } from "./builder.ts";
-import { checkColumns } from "./field-templates.ts";
+import { definePreset } from "./define-preset.ts";
 import { CITATION_LEXICONS, SEGMENT_START_WORDS } from "./lexicons.ts";
 import {
   ALNUM,
@@ -17,7 +16,7 @@ import {
   tokenType,
   UPPER,
 } from "./token.ts";
-import type { AttributeSequence, AttributeSink, Preset, Rows } from "./types.ts";
+import type { AttributeSink, Preset, Rows } from "./types.ts";
 
 export interface CitationOptions {
   /**
@@ -40,6 +39,13 @@ const INITIALS = /^(?:\p{Lu}\.)+$/u;
 const ORDINAL = /^\d+(?:st|nd|rd|th)$/i;
 const URL_LIKE = /^(?:https?:|www\.|ftp:)/i;
 const START_WORDS = new Set(SEGMENT_START_WORDS);
+
+/** Per token: the lower-cased word, its degenerated shape and its lexicon matches. */
+interface CitationSentence {
+  readonly lowers: readonly string[];
+  readonly shapes: readonly string[];
+  readonly matches: ReadonlyArray<readonly string[] | undefined>;
+}
 
 const EDGE_NON_ALNUM = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 
@@ -113,20 +119,28 @@ export function citationPreset(options: CitationOptions = {}): Preset {
     return [...direct, ...other.filter((name) => !direct.includes(name))];
   };
 
-  const emit = (rows: Rows, sink: AttributeSink): void => {
-    checkColumns("citation", COLUMNS, rows);
-    const n = rows.length;
-    const lowers = new Array<string>(n);
-    const shapes = new Array<string>(n);
-    const matches = new Array<readonly string[] | undefined>(n);
-    for (let t = 0; t < n; t++) {
-      const word = rows[t]![0]!;
-      const lower = word.toLowerCase();
-      lowers[t] = lower;
-      shapes[t] = degenerate(shape(codePoints(word)));
-      matches[t] = lookup(lower);
-    }
-    for (let t = 0; t < n; t++) {
+  return definePreset({
+    name: "citation",
+    description:
+      "Citation fields: lower-cased words (±2), shape, capitalisation, digit/year/page-range patterns, punctuation, binned position, affixes 1–4, lexicons, segment starts",
+    columns: COLUMNS,
+    prepare(rows: Rows): CitationSentence {
+      const n = rows.length;
+      const lowers = new Array<string>(n);
+      const shapes = new Array<string>(n);
+      const matches = new Array<readonly string[] | undefined>(n);
+      for (let t = 0; t < n; t++) {
+        const word = rows[t]![0]!;
+        const lower = word.toLowerCase();
+        lowers[t] = lower;
+        shapes[t] = degenerate(shape(codePoints(word)));
+        matches[t] = lookup(lower);
+      }
+      return { lowers, shapes, matches };
+    },
+    token(rows: Rows, sentence: CitationSentence, t: number, sink: AttributeSink): void {
+      const n = rows.length;
+      const { lowers, shapes, matches } = sentence;
       const word = rows[t]![0]!;
       const lower = lowers[t]!;
       const chars = codePoints(word);
@@ -197,21 +211,6 @@ export function citationPreset(options: CitationOptions = {}): Preset {
       if (after !== undefined) for (const name of after) add(`lex[1]:${name}`);
 
       if (t === 0 || startsSegment(rows[t - 1]![0]!, lowers[t - 1]!, lower)) add("segstart");
-      if (t === 0) add("__BOS__");
-      if (t === n - 1) add("__EOS__");
-    }
-  };
-  const builder = new AttributeSequenceBuilder();
-  return {
-    name: "citation",
-    description:
-      "Citation fields: lower-cased words (±2), shape, capitalisation, digit/year/page-range patterns, punctuation, binned position, affixes 1–4, lexicons, segment starts",
-    columns: COLUMNS,
-    emit,
-    extract(rows: Rows): AttributeSequence {
-      builder.begin(rows.length);
-      emit(rows, builder);
-      return builder.finish();
     },
-  };
+  });
 }

@@ -1,5 +1,4 @@
-import { FeatureInputError } from "./errors.ts";
-import type { AttributeSink, Rows } from "./types.ts";
+import type { AttributeSink } from "./types.ts";
 
 /**
  * A CRFsuite example-script template (`example/template.py`): a tuple of (field, offset) pairs.
@@ -107,18 +106,4 @@ export class FieldTemplateSet {
 /** CRFsuite's scripts write `:` as `__COLON__` (crfutils.escape): `:` separates a weight. */
 export function escapeColons(value: string): string {
   return value.includes(":") ? value.replaceAll(":", "__COLON__") : value;
-}
-
-/** Throws unless every row has at least `columns.length` columns. */
-export function checkColumns(preset: string, columns: readonly string[], rows: Rows): void {
-  const need = columns.length;
-  for (let t = 0; t < rows.length; t++) {
-    if (rows[t]!.length < need) {
-      throw new FeatureInputError(
-        preset,
-        t,
-        `has ${rows[t]!.length} column(s); expected ${need}: ${columns.join(", ")}`,
-      );
-    }
-  }
 }

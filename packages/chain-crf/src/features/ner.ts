@@ -1,10 +1,5 @@
-import { AttributeSequenceBuilder } from "./builder.ts";
-import {
-  checkColumns,
-  escapeColons,
-  type FieldTemplate,
-  FieldTemplateSet,
-} from "./field-templates.ts";
+import { definePreset } from "./define-preset.ts";
+import { escapeColons, type FieldTemplate, FieldTemplateSet } from "./field-templates.ts";
 import {
   ALNUM,
   ALPHA,
@@ -23,7 +18,7 @@ import {
   tokenType,
   UPPER,
 } from "./token.ts";
-import type { AttributeSequence, AttributeSink, Preset, Rows } from "./types.ts";
+import type { AttributeSink, Preset, Rows } from "./types.ts";
 
 /** ner.py's unigram fields (each at offsets −2…2) in its order. */
 export const NER_UNIGRAM_FIELDS = [
@@ -150,38 +145,30 @@ export function nerPreset(): Preset {
   const templates = new FieldTemplateSet(nerTemplates(), NER_UNIGRAM_FIELDS);
   const posField = NER_UNIGRAM_FIELDS.indexOf("pos");
   const chunkField = NER_UNIGRAM_FIELDS.indexOf("chk");
-  const emit = (rows: Rows, sink: AttributeSink): void => {
-    checkColumns("ner", COLUMNS, rows);
-    const n = rows.length;
-    const values = NER_UNIGRAM_FIELDS.map(() => new Array<string>(n));
-    for (let t = 0; t < n; t++) {
-      const row = rows[t]!;
-      observe(row[0]!, values, t);
-      values[posField]![t] = escapeColons(row[1]!);
-      values[chunkField]![t] = escapeColons(row[2]!);
-    }
-    const words = values[0]!;
-    for (let t = 0; t < n; t++) {
+  return definePreset({
+    name: "ner",
+    description:
+      "CRFsuite's example/ner.py on [word, POS, chunk]: word, lower-case, shape, type, affixes, digit/case flags, POS and chunk in a ±2 window, bigrams, disjunctive word windows",
+    columns: COLUMNS,
+    prepare(rows: Rows): string[][] {
+      const n = rows.length;
+      const values = NER_UNIGRAM_FIELDS.map(() => new Array<string>(n));
+      for (let t = 0; t < n; t++) {
+        const row = rows[t]!;
+        observe(row[0]!, values, t);
+        values[posField]![t] = escapeColons(row[1]!);
+        values[chunkField]![t] = escapeColons(row[2]!);
+      }
+      return values;
+    },
+    token(rows: Rows, values: string[][], t: number, sink: AttributeSink): void {
+      const n = rows.length;
+      const words = values[0]!;
       templates.apply(values, n, t, sink);
       for (let p = Math.max(0, t - 4); p <= t - 1; p++) sink.state(t, `w[-4..-1]=${words[p]}`, 1);
       for (let p = t + 1; p <= Math.min(n - 1, t + 4); p++) {
         sink.state(t, `w[1..4]=${words[p]}`, 1);
       }
-      if (t === 0) sink.state(t, "__BOS__", 1);
-      if (t === n - 1) sink.state(t, "__EOS__", 1);
-    }
-  };
-  const builder = new AttributeSequenceBuilder();
-  return {
-    name: "ner",
-    description:
-      "CRFsuite's example/ner.py on [word, POS, chunk]: word, lower-case, shape, type, affixes, digit/case flags, POS and chunk in a ±2 window, bigrams, disjunctive word windows",
-    columns: COLUMNS,
-    emit,
-    extract(rows: Rows): AttributeSequence {
-      builder.begin(rows.length);
-      emit(rows, builder);
-      return builder.finish();
     },
-  };
+  });
 }

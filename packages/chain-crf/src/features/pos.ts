@@ -1,5 +1,4 @@
-import { AttributeSequenceBuilder } from "./builder.ts";
-import { checkColumns } from "./field-templates.ts";
+import { definePreset } from "./define-preset.ts";
 import {
   codePoints,
   DIGIT,
@@ -10,9 +9,15 @@ import {
   suffix,
   tokenType,
 } from "./token.ts";
-import type { AttributeSequence, AttributeSink, Preset, Rows } from "./types.ts";
+import type { AttributeSink, Preset, Rows } from "./types.ts";
 
 const COLUMNS = ["word"] as const;
+
+/** Lower-cased words and their 3-character suffixes, read by the neighbours. */
+interface PosSentence {
+  readonly lowers: readonly string[];
+  readonly suffixes: readonly string[];
+}
 
 /**
  * Part-of-speech tagging (e.g. Universal Dependencies UPOS) from words alone: the word and its
@@ -20,18 +25,25 @@ const COLUMNS = ["word"] as const;
  * hyphen flags, lower-cased words in a ±2 window and the neighbours' 3-character suffixes.
  */
 export function posPreset(): Preset {
-  const emit = (rows: Rows, sink: AttributeSink): void => {
-    checkColumns("pos", COLUMNS, rows);
-    const n = rows.length;
-    const lowers = new Array<string>(n);
-    const suffixes = new Array<string>(n);
-    for (let t = 0; t < n; t++) {
-      const lower = rows[t]![0]!.toLowerCase();
-      lowers[t] = lower;
-      const chars = codePoints(lower);
-      suffixes[t] = suffix(chars, lower, Math.min(3, chars.length));
-    }
-    for (let t = 0; t < n; t++) {
+  return definePreset({
+    name: "pos",
+    description:
+      "Part-of-speech tagging from words: word, lower-case, affixes 1–3, shape, type, digit/hyphen flags, ±2 word window, neighbours' suffixes",
+    columns: COLUMNS,
+    prepare(rows: Rows): PosSentence {
+      const n = rows.length;
+      const lowers = new Array<string>(n);
+      const suffixes = new Array<string>(n);
+      for (let t = 0; t < n; t++) {
+        const lower = rows[t]![0]!.toLowerCase();
+        lowers[t] = lower;
+        const chars = codePoints(lower);
+        suffixes[t] = suffix(chars, lower, Math.min(3, chars.length));
+      }
+      return { lowers, suffixes };
+    },
+    token(rows: Rows, { lowers, suffixes }: PosSentence, t: number, sink: AttributeSink): void {
+      const n = rows.length;
       const word = rows[t]![0]!;
       const lower = lowers[t]!;
       const chars = codePoints(word);
@@ -53,21 +65,6 @@ export function posPreset(): Preset {
       if (t + 2 < n) sink.state(t, `wl[2]=${lowers[t + 2]}`, 1);
       if (t >= 1) sink.state(t, `s3[-1]=${suffixes[t - 1]}`, 1);
       if (t + 1 < n) sink.state(t, `s3[1]=${suffixes[t + 1]}`, 1);
-      if (t === 0) sink.state(t, "__BOS__", 1);
-      if (t === n - 1) sink.state(t, "__EOS__", 1);
-    }
-  };
-  const builder = new AttributeSequenceBuilder();
-  return {
-    name: "pos",
-    description:
-      "Part-of-speech tagging from words: word, lower-case, affixes 1–3, shape, type, digit/hyphen flags, ±2 word window, neighbours' suffixes",
-    columns: COLUMNS,
-    emit,
-    extract(rows: Rows): AttributeSequence {
-      builder.begin(rows.length);
-      emit(rows, builder);
-      return builder.finish();
     },
-  };
+  });
 }

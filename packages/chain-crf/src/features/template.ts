@@ -1,6 +1,6 @@
-import { AttributeSequenceBuilder } from "./builder.ts";
+import { extractWith } from "./builder.ts";
 import { FeatureInputError, TemplateSyntaxError } from "./errors.ts";
-import type { AttributeSequence, AttributeSink, Preset, Rows } from "./types.ts";
+import type { AttributeSink, Preset, Rows } from "./types.ts";
 
 /** CRF++ refuses `%x[row,col]` with |row| beyond this (`kMaxContextSize` in feature.cpp). */
 export const CRFPP_MAX_CONTEXT = 8;
@@ -255,7 +255,6 @@ export function parseTemplate(text: string, options: TemplateOptions = {}): Crfp
       }
     }
   };
-  const builder = new AttributeSequenceBuilder();
   return {
     name,
     description:
@@ -267,10 +266,6 @@ export function parseTemplate(text: string, options: TemplateOptions = {}): Crfp
     labelBigram,
     minColumns,
     emit,
-    extract(rows: Rows): AttributeSequence {
-      builder.begin(rows.length);
-      emit(rows, builder);
-      return builder.finish();
-    },
+    extract: extractWith(emit),
   };
 }

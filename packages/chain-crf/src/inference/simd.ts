@@ -1,9 +1,8 @@
 /**
  * The three L×L products of forward-backward as a tiny WebAssembly module with 128-bit SIMD
- * (two f64 lanes, no bounds checks), assembled here from opcodes so the source stays readable and
- * no binary blob or build step is needed. Used when the runtime supports WebAssembly SIMD (Node
- * ≥ 16, every current browser); the JavaScript kernels remain the fallback and the reference the
- * tests compare against.
+ * (two f64 lanes, no bounds checks), written with the assembler of wasm-assembler.ts. Used when
+ * the runtime supports WebAssembly SIMD (Node ≥ 16, every current browser); the JavaScript
+ * kernels remain the fallback and the reference the tests compare against.
  *
  * All pointers are byte offsets into the module's memory, which the InferenceContext owns.
  *   axpyRows(m, x, out, L):             out[c] = Σ_r x[r] · m[r·L + c]          (c < L)
@@ -22,107 +21,28 @@
  *       (−∞ included), i.e. values below 3.3e-308 relative to the row's maximum are dropped, as
  *       the scaled forward-backward drops them anyway. V8's Math.exp costs ≈ 16 ns here.
  */
-
-const I32 = 0x7f;
-const V128 = 0x7b;
-const F64 = 0x7c;
-
-function uleb(value: number): number[] {
-  const out: number[] = [];
-  let v = value >>> 0;
-  do {
-    let byte = v & 0x7f;
-    v >>>= 7;
-    if (v !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (v !== 0);
-  return out;
-}
-
-function sleb(value: number): number[] {
-  const out: number[] = [];
-  let v = value | 0;
-  for (;;) {
-    const byte = v & 0x7f;
-    v >>= 7;
-    const done = (v === 0 && (byte & 0x40) === 0) || (v === -1 && (byte & 0x40) !== 0);
-    out.push(done ? byte : byte | 0x80);
-    if (done) return out;
-  }
-}
-
-/** Instruction emitters (the subset used below). */
-const op = {
-  get: (i: number) => [0x20, ...uleb(i)],
-  set: (i: number) => [0x21, ...uleb(i)],
-  tee: (i: number) => [0x22, ...uleb(i)],
-  i32: (v: number) => [0x41, ...sleb(v)],
-  i32Load: [0x28, 0x02, 0x00],
-  add: [0x6a],
-  sub: [0x6b],
-  mul: [0x6c],
-  shl: [0x74],
-  geS: [0x4e],
-  gtS: [0x4a],
-  block: [0x02, 0x40],
-  loop: [0x03, 0x40],
-  brIf: (depth: number) => [0x0d, ...uleb(depth)],
-  br: (depth: number) => [0x0c, ...uleb(depth)],
-  end: [0x0b],
-  f64Load: [0x2b, 0x03, 0x00],
-  f64Store: [0x39, 0x03, 0x00],
-  f64Add: [0xa0],
-  f64Mul: [0xa2],
-  f64Zero: [0x44, 0, 0, 0, 0, 0, 0, 0, 0],
-  vLoad: [0xfd, 0x00, 0x03, 0x00],
-  vStore: [0xfd, 0x0b, 0x03, 0x00],
-  splat: [0xfd, 0x14],
-  lane0: [0xfd, 0x21, 0x00],
-  vAdd: [0xfd, 0xf0, 0x01],
-  vMul: [0xfd, 0xf2, 0x01],
-};
-
-/** `for (; a < b; a += step) body` with a and b locals; step a constant. */
-function forLoop(counter: number, limit: number, step: number, body: number[]): number[] {
-  return [
-    ...op.block,
-    ...op.loop,
-    ...op.get(counter),
-    ...op.get(limit),
-    ...op.geS,
-    ...op.brIf(1),
-    ...body,
-    ...op.get(counter),
-    ...op.i32(step),
-    ...op.add,
-    ...op.set(counter),
-    ...op.br(0),
-    ...op.end,
-    ...op.end,
-  ];
-}
-
-/** Zeroes `bytes` bytes (a multiple of 8) at the pointer in local `ptr`, using local `k`. */
-function zero(ptr: number, bytes: number, k: number): number[] {
-  return [
-    ...op.i32(0),
-    ...op.set(k),
-    ...forLoop(k, bytes, 8, [
-      ...op.get(ptr),
-      ...op.get(k),
-      ...op.add,
-      ...op.f64Zero,
-      ...op.f64Store,
-    ]),
-  ];
-}
+import {
+  advance,
+  assembleModule,
+  F64,
+  type FunctionDefinition,
+  forLoop,
+  I32,
+  int32At,
+  localSum,
+  op,
+  shiftLeft,
+  splatF64,
+  splatI64,
+  V128,
+  zeroBytes,
+} from "./wasm-assembler.ts";
 
 /**
  * dst[c .. c+pairs) += s · src[c ..], pairwise over a row of `rowBytes` bytes, then the odd last
  * element: locals dst, src (pointers), s (v128 splat), c, limit (scratch), rowBytes.
  */
 function axpyRow(dst: number, src: number, s: number, c: number, limit: number, rowBytes: number) {
-  const at = (base: number) => [...op.get(base), ...op.get(c), ...op.add];
   return [
     ...op.i32(0),
     ...op.set(c),
@@ -131,11 +51,11 @@ function axpyRow(dst: number, src: number, s: number, c: number, limit: number, 
     ...op.sub,
     ...op.set(limit), // pairs while c < rowBytes − 15, i.e. c + 16 ≤ rowBytes
     ...forLoop(c, limit, 16, [
-      ...at(dst),
-      ...at(dst),
+      ...localSum(dst, c),
+      ...localSum(dst, c),
       ...op.vLoad,
       ...op.get(s),
-      ...at(src),
+      ...localSum(src, c),
       ...op.vLoad,
       ...op.vMul,
       ...op.vAdd,
@@ -147,12 +67,12 @@ function axpyRow(dst: number, src: number, s: number, c: number, limit: number, 
     ...op.get(rowBytes),
     ...op.geS,
     ...op.brIf(0),
-    ...at(dst),
-    ...at(dst),
+    ...localSum(dst, c),
+    ...localSum(dst, c),
     ...op.f64Load,
     ...op.get(s),
     ...op.lane0,
-    ...at(src),
+    ...localSum(src, c),
     ...op.f64Load,
     ...op.f64Mul,
     ...op.f64Add,
@@ -161,33 +81,29 @@ function axpyRow(dst: number, src: number, s: number, c: number, limit: number, 
   ];
 }
 
+/** Local s ← the f64 at local pointer + local offset, in both lanes. */
+function splatLoad(pointer: number, offset: number, s: number): number[] {
+  return [...localSum(pointer, offset), ...op.f64Load, ...op.splat, ...op.set(s)];
+}
+
 function axpyRowsBody(): number[] {
   // params: 0 m, 1 x, 2 out, 3 L; locals: 4 rowBytes, 5 r, 6 c, 7 limit, 8 rowPtr, 9 s(v128), 10 rEnd
   const [m, x, out, L, rowBytes, r, c, limit, rowPtr, s, rEnd] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   return [
-    ...op.get(L),
-    ...op.i32(3),
-    ...op.shl,
+    ...shiftLeft(L, 3),
     ...op.set(rowBytes),
-    ...zero(out, rowBytes, c),
+    ...zeroBytes(out, rowBytes, c),
     ...op.get(m),
     ...op.set(rowPtr),
     ...op.i32(0),
     ...op.set(r),
     ...op.get(rowBytes),
     ...op.set(rEnd),
+    // out += x[r] · row r of m, the row pointer stepping through m
     ...forLoop(r, rEnd, 8, [
-      ...op.get(x),
-      ...op.get(r),
-      ...op.add,
-      ...op.f64Load,
-      ...op.splat,
-      ...op.set(s),
+      ...splatLoad(x, r, s),
       ...axpyRow(out, rowPtr, s, c, limit, rowBytes),
-      ...op.get(rowPtr),
-      ...op.get(rowBytes),
-      ...op.add,
-      ...op.set(rowPtr),
+      ...advance(rowPtr, rowBytes),
     ]),
   ];
 }
@@ -200,15 +116,13 @@ function outerSumBody(): number[] {
     6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
   ];
   return [
-    ...op.get(L),
-    ...op.i32(3),
-    ...op.shl,
+    ...shiftLeft(L, 3),
     ...op.set(rowBytes),
     ...op.get(L),
     ...op.get(rowBytes),
     ...op.mul,
     ...op.set(total),
-    ...zero(out, total, c),
+    ...zeroBytes(out, total, c),
     ...op.i32(0),
     ...op.set(i),
     ...forLoop(i, rows, 1, [
@@ -220,52 +134,32 @@ function outerSumBody(): number[] {
       ...op.get(left),
       ...op.add,
       ...op.set(leftRow),
-      ...op.get(src),
-      ...op.get(right),
-      ...op.add,
+      ...localSum(src, right),
       ...op.set(src),
       ...op.get(out),
       ...op.set(dst),
       ...op.i32(0),
       ...op.set(a),
+      // row a of out += left[i·L + a] · row i of right, the row pointer stepping through out
       ...forLoop(a, rowBytes, 8, [
-        ...op.get(leftRow),
-        ...op.get(a),
-        ...op.add,
-        ...op.f64Load,
-        ...op.splat,
-        ...op.set(s),
+        ...splatLoad(leftRow, a, s),
         ...axpyRow(dst, src, s, c, limit, rowBytes),
-        ...op.get(dst),
-        ...op.get(rowBytes),
-        ...op.add,
-        ...op.set(dst),
+        ...advance(dst, rowBytes),
       ]),
     ]),
     // out ∘= w
     ...op.i32(0),
     ...op.set(c),
     ...forLoop(c, total, 8, [
-      ...op.get(out),
-      ...op.get(c),
-      ...op.add,
-      ...op.get(out),
-      ...op.get(c),
-      ...op.add,
+      ...localSum(out, c),
+      ...localSum(out, c),
       ...op.f64Load,
-      ...op.get(w),
-      ...op.get(c),
-      ...op.add,
+      ...localSum(w, c),
       ...op.f64Load,
       ...op.f64Mul,
       ...op.f64Store,
     ]),
   ];
-}
-
-/** base + 4·index: the address of an int32 element. */
-function int32At(base: number, index: number): number[] {
-  return [...op.get(base), ...op.get(index), ...op.i32(2), ...op.shl, ...op.add];
 }
 
 /**
@@ -296,6 +190,7 @@ function sweepNest(
     number,
     number,
   ];
+  const nextInt32 = [...op.i32(4), ...op.add, ...op.i32Load];
   return [
     ...op.get(p.from),
     ...op.set(j),
@@ -306,9 +201,7 @@ function sweepNest(
     ...op.set(k),
     ...forLoop(j, p.to, 1, [
       ...int32At(p.offsets, j),
-      ...op.i32(4),
-      ...op.add,
-      ...op.i32Load,
+      ...nextInt32,
       ...op.set(kEnd),
       ...forLoop(k, kEnd, 1, [
         ...int32At(p.ids, k),
@@ -318,19 +211,38 @@ function sweepNest(
         ...op.i32Load,
         ...op.set(f),
         ...int32At(p.attrOffsets, a),
-        ...op.i32(4),
-        ...op.add,
-        ...op.i32Load,
+        ...nextInt32,
         ...op.set(fEnd),
         ...forLoop(f, fEnd, 1, inner({ row, f, ptr })),
       ]),
       ...op.get(row),
-      ...op.get(p.L),
-      ...op.i32(3),
-      ...op.shl,
+      ...shiftLeft(p.L, 3),
       ...op.add,
       ...op.set(row),
     ]),
+  ];
+}
+
+/** Pushes row + 8·labels[f]: the address of feature f's label in the token's row. */
+function labelSlot(labels: number, f: number, row: number): number[] {
+  return [...int32At(labels, f), ...op.i32Load, ...op.i32(3), ...op.shl, ...op.get(row), ...op.add];
+}
+
+/** Pushes base + 8·f: the address of a float64 element. */
+function float64At(base: number, f: number): number[] {
+  return [...op.get(base), ...shiftLeft(f, 3), ...op.add];
+}
+
+/** *address += value, keeping the address in local `ptr`. */
+function addToFloat64(address: number[], ptr: number, value: number[]): number[] {
+  return [
+    ...address,
+    ...op.tee(ptr),
+    ...op.get(ptr),
+    ...op.f64Load,
+    ...value,
+    ...op.f64Add,
+    ...op.f64Store,
   ];
 }
 
@@ -348,27 +260,11 @@ function scoreSweepBody(): number[] {
     ...op.i32(3),
     ...op.shl,
     ...op.set(bytes + 8),
-    ...zero(unary, bytes + 8, bytes),
-    ...sweepNest(params, 9, ({ row, f, ptr }) => [
-      // unary[row + 8·labels[f]] += w[f]
-      ...int32At(labels, f),
-      ...op.i32Load,
-      ...op.i32(3),
-      ...op.shl,
-      ...op.get(row),
-      ...op.add,
-      ...op.tee(ptr),
-      ...op.get(ptr),
-      ...op.f64Load,
-      ...op.get(w),
-      ...op.get(f),
-      ...op.i32(3),
-      ...op.shl,
-      ...op.add,
-      ...op.f64Load,
-      ...op.f64Add,
-      ...op.f64Store,
-    ]),
+    ...zeroBytes(unary, bytes + 8, bytes),
+    // unary[row + 8·labels[f]] += w[f]
+    ...sweepNest(params, 9, ({ row, f, ptr }) =>
+      addToFloat64(labelSlot(labels, f, row), ptr, [...float64At(w, f), ...op.f64Load]),
+    ),
   ];
 }
 
@@ -377,51 +273,16 @@ function gradientSweepBody(): number[] {
   // 9 scale (f64); locals 10…
   const params = { offsets: 0, ids: 1, attrOffsets: 2, rows: 5, from: 6, to: 7, L: 8 };
   const [labels, grad, scale] = [3, 4, 9];
-  return sweepNest(params, 10, ({ row, f, ptr }) => [
-    // grad[f] += scale · residual[row + 8·labels[f]]
-    ...op.get(grad),
-    ...op.get(f),
-    ...op.i32(3),
-    ...op.shl,
-    ...op.add,
-    ...op.tee(ptr),
-    ...op.get(ptr),
-    ...op.f64Load,
-    ...op.get(scale),
-    ...int32At(labels, f),
-    ...op.i32Load,
-    ...op.i32(3),
-    ...op.shl,
-    ...op.get(row),
-    ...op.add,
-    ...op.f64Load,
-    ...op.f64Mul,
-    ...op.f64Add,
-    ...op.f64Store,
-  ]);
+  // grad[f] += scale · residual[row + 8·labels[f]]
+  return sweepNest(params, 10, ({ row, f, ptr }) =>
+    addToFloat64(float64At(grad, f), ptr, [
+      ...op.get(scale),
+      ...labelSlot(labels, f, row),
+      ...op.f64Load,
+      ...op.f64Mul,
+    ]),
+  );
 }
-
-function f64Bytes(value: number): number[] {
-  return Array.from(new Uint8Array(Float64Array.of(value).buffer));
-}
-
-/** v128.const with the same f64 in both lanes. */
-function splatConst(value: number): number[] {
-  const b = f64Bytes(value);
-  return [0xfd, 0x0c, ...b, ...b];
-}
-
-const simdOp = {
-  f64x2Sub: [0xfd, 0xf1, 0x01],
-  f64x2Max: [0xfd, 0xf5, 0x01],
-  f64x2Ge: [0xfd, 0x4c],
-  f64x2Nearest: [0xfd, 0x94, 0x01],
-  i32x4TruncSatF64x2Zero: [0xfd, 0xfc, 0x01],
-  i64x2ExtendLowI32x4: [0xfd, 0xc7, 0x01],
-  i64x2Add: [0xfd, 0xce, 0x01],
-  i64x2Shl: [0xfd, 0xcb, 0x01],
-  v128And: [0xfd, 0x4e],
-};
 
 /** 1/13!, 1/12!, …, 1/1!, 1/0!: Horner coefficients of exp on |r| ≤ ln 2 / 2. */
 const EXP_COEFFICIENTS = (() => {
@@ -441,17 +302,15 @@ function expPairsBody(): number[] {
   // fdlibm's split of ln 2: the high part has trailing zero bits, so k·LN2_HI is exact
   const LN2_HI = 0.6931471803691238;
   const LN2_LO = 1.9082149292705877e-10;
-  const horner: number[] = [...splatConst(EXP_COEFFICIENTS[0]!), ...op.set(p)];
+  const horner: number[] = [...splatF64(EXP_COEFFICIENTS[0]!), ...op.set(p)];
   for (const c of EXP_COEFFICIENTS.slice(1)) {
-    horner.push(...op.get(p), ...op.get(r), ...op.vMul, ...splatConst(c), ...op.vAdd, ...op.set(p));
+    horner.push(...op.get(p), ...op.get(r), ...op.vMul, ...splatF64(c), ...op.vAdd, ...op.set(p));
   }
   return [
     ...op.get(ptr),
     ...op.set(at),
     ...op.get(ptr),
-    ...op.get(pairs),
-    ...op.i32(4),
-    ...op.shl,
+    ...shiftLeft(pairs, 4),
     ...op.add,
     ...op.set(end),
     ...forLoop(at, end, 16, [
@@ -460,132 +319,89 @@ function expPairsBody(): number[] {
       ...op.set(x),
       // k = nearest(max(x, −708) / ln 2); the clamp keeps −∞ out of the integer conversion
       ...op.get(x),
-      ...splatConst(-708),
-      ...simdOp.f64x2Max,
+      ...splatF64(-708),
+      ...op.f64x2Max,
       ...op.tee(r),
-      ...splatConst(1 / Math.LN2),
+      ...splatF64(1 / Math.LN2),
       ...op.vMul,
-      ...simdOp.f64x2Nearest,
+      ...op.f64x2Nearest,
       ...op.set(k),
       // r = (x − k·ln2_hi) − k·ln2_lo
       ...op.get(r),
       ...op.get(k),
-      ...splatConst(LN2_HI),
+      ...splatF64(LN2_HI),
       ...op.vMul,
-      ...simdOp.f64x2Sub,
+      ...op.f64x2Sub,
       ...op.get(k),
-      ...splatConst(LN2_LO),
+      ...splatF64(LN2_LO),
       ...op.vMul,
-      ...simdOp.f64x2Sub,
+      ...op.f64x2Sub,
       ...op.set(r),
       ...horner,
       // store: p · 2^k (exponent bits (k + 1023) << 52), lanes with x < −708 (or NaN) zeroed
       ...op.get(at),
       ...op.get(p),
       ...op.get(k),
-      ...simdOp.i32x4TruncSatF64x2Zero,
-      ...simdOp.i64x2ExtendLowI32x4,
+      ...op.i32x4TruncSatF64x2Zero,
+      ...op.i64x2ExtendLowI32x4,
       ...splatI64(1023),
-      ...simdOp.i64x2Add,
+      ...op.i64x2Add,
       ...op.i32(52),
-      ...simdOp.i64x2Shl,
+      ...op.i64x2Shl,
       ...op.vMul,
       ...op.get(x),
-      ...splatConst(-708),
-      ...simdOp.f64x2Ge,
-      ...simdOp.v128And,
+      ...splatF64(-708),
+      ...op.f64x2Ge,
+      ...op.v128And,
       ...op.vStore,
     ]),
   ];
 }
 
-/** v128.const with the same i64 in both lanes (small non-negative values). */
-function splatI64(value: number): number[] {
-  const b = Array.from(new Uint8Array(BigInt64Array.of(BigInt(value)).buffer));
-  return [0xfd, 0x0c, ...b, ...b];
-}
-
-function section(id: number, payload: number[]): number[] {
-  return [id, ...uleb(payload.length), ...payload];
-}
-
-function vector(items: number[][]): number[] {
-  return [...uleb(items.length), ...items.flat()];
-}
-
-function name(text: string): number[] {
-  const bytes = Array.from(new TextEncoder().encode(text));
-  return [...uleb(bytes.length), ...bytes];
-}
-
-function body(locals: Array<[number, number]>, code: number[]): number[] {
-  const content = [
-    ...vector(locals.map(([count, type]) => [...uleb(count), type])),
-    ...code,
-    ...op.end,
-  ];
-  return [...uleb(content.length), ...content];
-}
-
-function assemble(): Uint8Array<ArrayBuffer> {
-  const types = vector([
-    [0x60, ...vector([[I32], [I32], [I32], [I32]]), 0x00],
-    [0x60, ...vector([[I32], [I32], [I32], [I32], [I32], [I32]]), 0x00],
-    [0x60, ...vector([[I32], [I32], [I32], [I32], [I32], [I32], [I32], [I32], [I32]]), 0x00],
-    [0x60, ...vector([[I32], [I32], [I32], [I32], [I32], [I32], [I32], [I32], [I32], [F64]]), 0x00],
-    [0x60, ...vector([[I32], [I32]]), 0x00],
-  ]);
-  const imports = vector([[...name("env"), ...name("memory"), 0x02, 0x00, 0x01]]);
-  const functions = vector([[0x00], [0x01], [0x02], [0x03], [0x04]]);
-  const exports = vector([
-    [...name("axpyRows"), 0x00, 0x00],
-    [...name("outerSum"), 0x00, 0x01],
-    [...name("scoreSweep"), 0x00, 0x02],
-    [...name("gradientSweep"), 0x00, 0x03],
-    [...name("expPairs"), 0x00, 0x04],
-  ]);
-  const code = vector([
-    body(
-      [
+function kernelFunctions(): FunctionDefinition[] {
+  return [
+    {
+      name: "axpyRows",
+      params: [I32, I32, I32, I32],
+      locals: [
         [5, I32],
         [1, V128],
         [1, I32],
       ],
-      axpyRowsBody(),
-    ),
-    body(
-      [
+      code: axpyRowsBody(),
+    },
+    {
+      name: "outerSum",
+      params: [I32, I32, I32, I32, I32, I32],
+      locals: [
         [7, I32],
         [1, V128],
         [2, I32],
       ],
-      outerSumBody(),
-    ),
-    body([[9, I32]], scoreSweepBody()),
-    body([[8, I32]], gradientSweepBody()),
-    body(
-      [
+      code: outerSumBody(),
+    },
+    {
+      name: "scoreSweep",
+      params: [I32, I32, I32, I32, I32, I32, I32, I32, I32],
+      locals: [[9, I32]],
+      code: scoreSweepBody(),
+    },
+    {
+      name: "gradientSweep",
+      params: [I32, I32, I32, I32, I32, I32, I32, I32, I32, F64],
+      locals: [[8, I32]],
+      code: gradientSweepBody(),
+    },
+    {
+      name: "expPairs",
+      params: [I32, I32],
+      locals: [
         [2, I32],
         [4, V128],
       ],
-      expPairsBody(),
-    ),
-  ]);
-  return Uint8Array.from([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
-    ...section(1, types),
-    ...section(2, imports),
-    ...section(3, functions),
-    ...section(7, exports),
-    ...section(10, code),
-  ]);
+      code: expPairsBody(),
+    },
+  ];
 }
 
 export interface SimdKernels {
@@ -626,7 +442,7 @@ export function instantiateSimd(pages: number): SimdKernels | null {
     compiled = null;
     try {
       if (typeof WebAssembly === "object") {
-        const bytes = assemble();
+        const bytes = assembleModule(kernelFunctions());
         if (WebAssembly.validate(bytes)) compiled = new WebAssembly.Module(bytes);
       }
     } catch {
@@ -649,5 +465,5 @@ export function instantiateSimd(pages: number): SimdKernels | null {
 
 /** The assembled module's bytes (for tests). */
 export function simdModuleBytes(): Uint8Array<ArrayBuffer> {
-  return assemble();
+  return assembleModule(kernelFunctions());
 }

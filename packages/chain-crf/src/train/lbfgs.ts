@@ -1,9 +1,8 @@
 /**
  * Limited-memory BFGS and OWL-QN, following libLBFGS (the optimiser inside CRFsuite) step for step:
- * the two-loop recursion over `memory` (s, y) pairs, the More-Thuente line search (libLBFGS's
- * default), libLBFGS's backtracking line search with the strong Wolfe condition, and for an L1
- * term the orthant-wise variant (pseudo-gradient, direction constrained to the pseudo-gradient's
- * orthant, trial points projected onto the orthant, backtracking with the Armijo condition).
+ * the two-loop recursion over `memory` (s, y) pairs and, for an L1 term, the orthant-wise variant
+ * (pseudo-gradient, direction constrained to the pseudo-gradient's orthant); the line searches
+ * are in line-search.ts.
  *
  * The algorithm is written once as a generator that yields whenever it needs f and ∇f at the
  * current point; a synchronous driver and an asynchronous one (for objectives computed on worker
@@ -11,12 +10,21 @@
  */
 import { AbortError } from "@lagrange/core";
 import { yieldToEventLoop } from "./common.ts";
+import {
+  EVALUATE,
+  emptyInterval,
+  type LineSearch,
+  type LineSearchSettings,
+  lineSearch,
+  lineSearchError,
+} from "./line-search.ts";
+import { dot, norm1 } from "./vectors.ts";
+
+export type { LineSearch } from "./line-search.ts";
 
 /** Fills `gradient` with ∇f(x) (overwriting it) and returns f(x). */
 export type Objective = (x: Float64Array, gradient: Float64Array) => number;
 export type AsyncObjective = (x: Float64Array, gradient: Float64Array) => number | Promise<number>;
-
-export type LineSearch = "more-thuente" | "backtracking-strong-wolfe";
 
 export interface LbfgsOptions {
   /** Number of (s, y) correction pairs kept (CRFsuite `memory`, default 6). */
@@ -83,44 +91,15 @@ export interface LbfgsResult {
   readonly message?: string;
 }
 
-const EVALUATE = 0;
+/** What the minimiser yields after each iteration (the async driver lets the event loop run). */
 const ITERATION_DONE = 1;
 
-const LINE_SEARCH_ERRORS: Record<number, string> = {
-  [-1]: "the search direction is not a descent direction",
-  [-2]: "the step reached the minimum step",
-  [-3]: "the step reached the maximum step",
-  [-4]: "the line search reached its maximum number of trial points",
-  [-5]: "rounding errors prevent further progress",
-  [-6]: "the interval of uncertainty became too small",
-  [-7]: "the objective is not finite at the trial point",
-  [-8]: "the trial step left the interval of uncertainty",
-  [-9]: "invalid step",
-};
-const ERR_INCREASE_GRADIENT = -1;
-const ERR_MINIMUM_STEP = -2;
-const ERR_MAXIMUM_STEP = -3;
-const ERR_MAXIMUM_LINESEARCH = -4;
-const ERR_ROUNDING = -5;
-const ERR_WIDTH_TOO_SMALL = -6;
-const ERR_NOT_FINITE = -7;
-const ERR_OUT_OF_INTERVAL = -8;
-const ERR_INVALID_STEP = -9;
-
-interface Settings {
+interface Settings extends LineSearchSettings {
   readonly m: number;
   readonly epsilon: number;
   readonly period: number;
   readonly delta: number;
   readonly maxIterations: number;
-  readonly l1: number;
-  readonly lineSearch: LineSearch;
-  readonly maxLineSearch: number;
-  readonly ftol: number;
-  readonly gtol: number;
-  readonly xtol: number;
-  readonly minStep: number;
-  readonly maxStep: number;
 }
 
 function resolveSettings(o: LbfgsOptions): Settings {
@@ -178,18 +157,7 @@ class Workspace {
   readonly alpha: Float64Array;
   readonly pastF: Float64Array;
   /** Scratch of the More-Thuente search. */
-  readonly interval: Interval = {
-    x: 0,
-    fx: 0,
-    dx: 0,
-    y: 0,
-    fy: 0,
-    dy: 0,
-    t: 0,
-    ft: 0,
-    dt: 0,
-    bracketed: false,
-  };
+  readonly interval = emptyInterval();
   f = 0;
   step = 0;
   evaluations = 0;
@@ -212,18 +180,6 @@ class Workspace {
     this.alpha = new Float64Array(st.m);
     this.pastF = new Float64Array(Math.max(1, st.period));
   }
-}
-
-function dot(a: Float64Array, b: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
-}
-
-function norm1(x: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += Math.abs(x[i]!);
-  return s;
 }
 
 /** Minimum-norm subgradient of f + c‖x‖₁ (Andrew & Gao 2007), as libLBFGS computes it. */
@@ -275,16 +231,12 @@ function* lbfgsSteps(
     gp.set(g);
     const fPrevious = fx;
     w.f = fx;
-    let ls: number;
-    if (owl) ls = yield* lineSearchOwlqn(x, d, xp, pg, w, st);
-    else if (st.lineSearch === "more-thuente")
-      ls = yield* lineSearchMoreThuente(x, g, d, xp, w, st);
-    else ls = yield* lineSearchBacktracking(x, g, d, xp, w, st);
+    const ls = yield* lineSearch(x, w, st);
     if (ls < 0) {
       x.set(xp);
       g.set(gp);
       w.f = fPrevious;
-      return { status: "line-search-failed", message: LINE_SEARCH_ERRORS[ls] ?? `code ${ls}` };
+      return { status: "line-search-failed", message: lineSearchError(ls) };
     }
     fx = w.f;
     if (owl) pseudoGradient(pg, x, g, c);
@@ -368,325 +320,18 @@ function* lbfgsSteps(
   }
 }
 
-function setTrialPoint(x: Float64Array, xp: Float64Array, d: Float64Array, step: number): void {
-  for (let i = 0; i < x.length; i++) x[i] = xp[i]! + step * d[i]!;
-}
-
-/** libLBFGS `line_search_backtracking` with the strong Wolfe condition. */
-function* lineSearchBacktracking(
-  x: Float64Array,
-  g: Float64Array,
-  d: Float64Array,
-  xp: Float64Array,
-  w: Workspace,
-  st: Settings,
-): Generator<number, number, number> {
-  if (!(w.step > 0)) return ERR_INVALID_STEP;
-  const dgInit = dot(g, d);
-  if (dgInit > 0) return ERR_INCREASE_GRADIENT;
-  const fInit = w.f;
-  const dgTest = st.ftol * dgInit;
-  let count = 0;
-  for (;;) {
-    setTrialPoint(x, xp, d, w.step);
-    const f: number = yield EVALUATE;
-    count++;
-    if (!Number.isFinite(f)) return ERR_NOT_FINITE;
-    w.f = f;
-    let width: number;
-    if (f > fInit + w.step * dgTest) width = 0.5;
-    else {
-      const dg = dot(g, d);
-      if (dg < st.gtol * dgInit) width = 2.1;
-      else if (dg > -st.gtol * dgInit) width = 0.5;
-      else return count;
-    }
-    if (w.step < st.minStep) return ERR_MINIMUM_STEP;
-    if (w.step > st.maxStep) return ERR_MAXIMUM_STEP;
-    if (count >= st.maxLineSearch) return ERR_MAXIMUM_LINESEARCH;
-    w.step *= width;
-  }
-}
-
-/** libLBFGS `line_search_backtracking_owlqn`: trial points projected onto the chosen orthant. */
-function* lineSearchOwlqn(
-  x: Float64Array,
-  d: Float64Array,
-  xp: Float64Array,
-  pg: Float64Array,
-  w: Workspace,
-  st: Settings,
-): Generator<number, number, number> {
-  if (!(w.step > 0)) return ERR_INVALID_STEP;
-  const n = x.length;
-  const orthant = w.orthant;
-  for (let i = 0; i < n; i++) orthant[i] = xp[i] === 0 ? -pg[i]! : xp[i]!;
-  const fInit = w.f;
-  const c = st.l1;
-  let count = 0;
-  for (;;) {
-    setTrialPoint(x, xp, d, w.step);
-    for (let i = 0; i < n; i++) if (x[i]! * orthant[i]! <= 0) x[i] = 0;
-    let f: number = yield EVALUATE;
-    count++;
-    f += c * norm1(x);
-    if (!Number.isFinite(f)) return ERR_NOT_FINITE;
-    w.f = f;
-    let dgTest = 0;
-    for (let i = 0; i < n; i++) dgTest += (x[i]! - xp[i]!) * pg[i]!;
-    if (f <= fInit + st.ftol * dgTest) return count;
-    if (w.step < st.minStep) return ERR_MINIMUM_STEP;
-    if (w.step > st.maxStep) return ERR_MAXIMUM_STEP;
-    if (count >= st.maxLineSearch) return ERR_MAXIMUM_LINESEARCH;
-    w.step *= 0.5;
-  }
-}
-
-/** The interval of uncertainty of the More-Thuente search: best step x, other end y, trial t. */
-interface Interval {
-  x: number;
-  fx: number;
-  dx: number;
-  y: number;
-  fy: number;
-  dy: number;
-  t: number;
-  ft: number;
-  dt: number;
-  bracketed: boolean;
-}
-
-/** Minimiser of the cubic interpolating (u, fu, du) and (v, fv, dv). */
-function cubicMinimizer(u: number, fu: number, du: number, v: number, fv: number, dv: number) {
-  const d = v - u;
-  const theta = ((fu - fv) * 3) / d + du + dv;
-  const s = Math.max(Math.abs(theta), Math.abs(du), Math.abs(dv));
-  const a = theta / s;
-  let gamma = s * Math.sqrt(Math.max(0, a * a - (du / s) * (dv / s)));
-  if (v < u) gamma = -gamma;
-  const p = gamma - du + theta;
-  const q = gamma - du + gamma + dv;
-  return u + (p / q) * d;
-}
-
-/** Cubic minimiser that falls back to the interval end the cubic tends towards. */
-function cubicMinimizer2(
-  u: number,
-  fu: number,
-  du: number,
-  v: number,
-  fv: number,
-  dv: number,
-  xmin: number,
-  xmax: number,
-) {
-  const d = v - u;
-  const theta = ((fu - fv) * 3) / d + du + dv;
-  const s = Math.max(Math.abs(theta), Math.abs(du), Math.abs(dv));
-  const a = theta / s;
-  let gamma = s * Math.sqrt(Math.max(0, a * a - (du / s) * (dv / s)));
-  if (u < v) gamma = -gamma;
-  const p = gamma - dv + theta;
-  const q = gamma - dv + gamma + du;
-  const r = p / q;
-  if (r < 0 && gamma !== 0) return v - r * d;
-  return a < 0 ? xmax : xmin;
-}
-
-function quadMinimizer(u: number, fu: number, du: number, v: number, fv: number) {
-  const a = v - u;
-  return u + (du / ((fu - fv) / a + du) / 2) * a;
-}
-
-function secantMinimizer(u: number, du: number, v: number, dv: number) {
-  const a = u - v;
-  return v + (dv / (dv - du)) * a;
-}
-
-/** libLBFGS `update_trial_interval` (More & Thuente's dcstep). Returns 0 or an error code. */
-function updateTrialInterval(u: Interval, tmin: number, tmax: number): number {
-  const dsign = u.dt * (u.dx / Math.abs(u.dx)) < 0;
-  if (u.bracketed) {
-    if (u.t <= Math.min(u.x, u.y) || Math.max(u.x, u.y) <= u.t) return ERR_OUT_OF_INTERVAL;
-    if (0 <= u.dx * (u.t - u.x)) return ERR_INCREASE_GRADIENT;
-    if (tmax < tmin) return ERR_INVALID_STEP;
-  }
-  let bound: boolean;
-  let next: number;
-  if (u.fx < u.ft) {
-    // Higher function value: the minimum is bracketed.
-    u.bracketed = true;
-    bound = true;
-    const mc = cubicMinimizer(u.x, u.fx, u.dx, u.t, u.ft, u.dt);
-    const mq = quadMinimizer(u.x, u.fx, u.dx, u.t, u.ft);
-    next = Math.abs(mc - u.x) < Math.abs(mq - u.x) ? mc : mc + 0.5 * (mq - mc);
-  } else if (dsign) {
-    // Lower value, derivatives of opposite sign: bracketed.
-    u.bracketed = true;
-    bound = false;
-    const mc = cubicMinimizer(u.x, u.fx, u.dx, u.t, u.ft, u.dt);
-    const mq = secantMinimizer(u.x, u.dx, u.t, u.dt);
-    next = Math.abs(mc - u.t) > Math.abs(mq - u.t) ? mc : mq;
-  } else if (Math.abs(u.dt) < Math.abs(u.dx)) {
-    // Lower value, same sign, derivative magnitude decreasing.
-    bound = true;
-    const mc = cubicMinimizer2(u.x, u.fx, u.dx, u.t, u.ft, u.dt, tmin, tmax);
-    const mq = secantMinimizer(u.x, u.dx, u.t, u.dt);
-    if (u.bracketed) next = Math.abs(u.t - mc) < Math.abs(u.t - mq) ? mc : mq;
-    else next = Math.abs(u.t - mc) > Math.abs(u.t - mq) ? mc : mq;
-  } else {
-    // Lower value, same sign, derivative magnitude not decreasing.
-    bound = false;
-    if (u.bracketed) next = cubicMinimizer(u.t, u.ft, u.dt, u.y, u.fy, u.dy);
-    else next = u.x < u.t ? tmax : tmin;
-  }
-
-  if (u.fx < u.ft) {
-    u.y = u.t;
-    u.fy = u.ft;
-    u.dy = u.dt;
-  } else {
-    if (dsign) {
-      u.y = u.x;
-      u.fy = u.fx;
-      u.dy = u.dx;
-    }
-    u.x = u.t;
-    u.fx = u.ft;
-    u.dx = u.dt;
-  }
-
-  if (tmax < next) next = tmax;
-  if (next < tmin) next = tmin;
-  if (u.bracketed && bound) {
-    const mq = u.x + 0.66 * (u.y - u.x);
-    if (u.x < u.y) {
-      if (mq < next) next = mq;
-    } else if (next < mq) next = mq;
-  }
-  u.t = next;
-  return 0;
-}
-
-/** libLBFGS `line_search_morethuente`. */
-function* lineSearchMoreThuente(
-  x: Float64Array,
-  g: Float64Array,
-  d: Float64Array,
-  xp: Float64Array,
-  w: Workspace,
-  st: Settings,
-): Generator<number, number, number> {
-  if (!(w.step > 0)) return ERR_INVALID_STEP;
-  const dgInit = dot(g, d);
-  if (dgInit > 0) return ERR_INCREASE_GRADIENT;
-  let count = 0;
-  let bracketed = false;
-  let stage1 = true;
-  let uinfo = 0;
-  const fInit = w.f;
-  const dgTest = st.ftol * dgInit;
-  let width = st.maxStep - st.minStep;
-  let prevWidth = 2 * width;
-  // Best step (stx) and other end of the interval (sty), with their values and derivatives.
-  let stx = 0;
-  let fx = fInit;
-  let dgx = dgInit;
-  let sty = 0;
-  let fy = fInit;
-  let dgy = dgInit;
-  const u = w.interval;
-  let stp = w.step;
-  for (;;) {
-    let stmin: number;
-    let stmax: number;
-    if (bracketed) {
-      stmin = Math.min(stx, sty);
-      stmax = Math.max(stx, sty);
-    } else {
-      stmin = stx;
-      stmax = stp + 4 * (stp - stx);
-    }
-    if (stp < st.minStep) stp = st.minStep;
-    if (st.maxStep < stp) stp = st.maxStep;
-    if (
-      (bracketed &&
-        (stp <= stmin || stmax <= stp || st.maxLineSearch <= count + 1 || uinfo !== 0)) ||
-      (bracketed && stmax - stmin <= st.xtol * stmax)
-    ) {
-      stp = stx;
-    }
-
-    setTrialPoint(x, xp, d, stp);
-    w.step = stp;
-    const f: number = yield EVALUATE;
-    count++;
-    if (!Number.isFinite(f)) return ERR_NOT_FINITE;
-    w.f = f;
-    const dg = dot(g, d);
-    const ftest1 = fInit + stp * dgTest;
-
-    if (bracketed && (stp <= stmin || stmax <= stp || uinfo !== 0)) return ERR_ROUNDING;
-    if (stp === st.maxStep && f <= ftest1 && dg <= dgTest) return ERR_MAXIMUM_STEP;
-    if (stp === st.minStep && (ftest1 < f || dgTest <= dg)) return ERR_MINIMUM_STEP;
-    if (bracketed && stmax - stmin <= st.xtol * stmax) return ERR_WIDTH_TOO_SMALL;
-    if (st.maxLineSearch <= count) return ERR_MAXIMUM_LINESEARCH;
-    if (f <= ftest1 && Math.abs(dg) <= st.gtol * -dgInit) return count;
-
-    if (stage1 && f <= ftest1 && Math.min(st.ftol, st.gtol) * dgInit <= dg) stage1 = false;
-
-    u.bracketed = bracketed;
-    u.t = stp;
-    if (stage1 && ftest1 < f && f <= fx) {
-      // The modified function ψ(α) = f(α) − f(0) − ftol·α·f'(0) predicts the step.
-      u.x = stx;
-      u.fx = fx - stx * dgTest;
-      u.dx = dgx - dgTest;
-      u.y = sty;
-      u.fy = fy - sty * dgTest;
-      u.dy = dgy - dgTest;
-      u.ft = f - stp * dgTest;
-      u.dt = dg - dgTest;
-      uinfo = updateTrialInterval(u, stmin, stmax);
-      stx = u.x;
-      sty = u.y;
-      fx = u.fx + stx * dgTest;
-      fy = u.fy + sty * dgTest;
-      dgx = u.dx + dgTest;
-      dgy = u.dy + dgTest;
-    } else {
-      u.x = stx;
-      u.fx = fx;
-      u.dx = dgx;
-      u.y = sty;
-      u.fy = fy;
-      u.dy = dgy;
-      u.ft = f;
-      u.dt = dg;
-      uinfo = updateTrialInterval(u, stmin, stmax);
-      stx = u.x;
-      fx = u.fx;
-      dgx = u.dx;
-      sty = u.y;
-      fy = u.fy;
-      dgy = u.dy;
-    }
-    bracketed = u.bracketed;
-    stp = u.t;
-
-    if (bracketed) {
-      if (0.66 * prevWidth <= Math.abs(sty - stx)) stp = stx + 0.5 * (sty - stx);
-      prevWidth = width;
-      width = Math.abs(sty - stx);
-    }
-  }
-}
-
 function checkStart(x: Float64Array): void {
   if (x.length === 0) throw new RangeError("lbfgs: x must have at least one variable");
   for (let i = 0; i < x.length; i++) {
     if (!Number.isFinite(x[i])) throw new RangeError(`lbfgs: x[${i}] is not finite (${x[i]})`);
   }
+}
+
+function startRun(x: Float64Array, options: LbfgsOptions) {
+  checkStart(x);
+  const st = resolveSettings(options);
+  const w = new Workspace(x.length, st);
+  return { w, steps: lbfgsSteps(x, st, w, options.onIteration) };
 }
 
 function result(w: Workspace, done: { status: LbfgsStatus; message?: string }): LbfgsResult {
@@ -708,10 +353,7 @@ export function minimizeLbfgsSync(
   objective: Objective,
   options: LbfgsOptions = {},
 ): LbfgsResult {
-  checkStart(x);
-  const st = resolveSettings(options);
-  const w = new Workspace(x.length, st);
-  const steps = lbfgsSteps(x, st, w, options.onIteration);
+  const { w, steps } = startRun(x, options);
   let r = steps.next();
   while (!r.done) {
     if (options.signal?.aborted) throw new AbortError();
@@ -733,10 +375,7 @@ export async function minimizeLbfgs(
   objective: AsyncObjective,
   options: LbfgsOptions = {},
 ): Promise<LbfgsResult> {
-  checkStart(x);
-  const st = resolveSettings(options);
-  const w = new Workspace(x.length, st);
-  const steps = lbfgsSteps(x, st, w, options.onIteration);
+  const { w, steps } = startRun(x, options);
   let r = steps.next();
   while (!r.done) {
     if (options.signal?.aborted) throw new AbortError();

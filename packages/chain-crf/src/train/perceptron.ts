@@ -3,7 +3,6 @@ import type { Encoder } from "../encoder.ts";
 import {
   checkPositiveInteger,
   HeldOutTracker,
-  makeProgress,
   maxInstanceLength,
   now,
   seededRandom,
@@ -11,6 +10,7 @@ import {
   startingWeights,
   yieldToEventLoop,
 } from "./common.ts";
+import { reportIteration } from "./progress.ts";
 import type { StopReason, TrainerOptions, TrainResult } from "./types.ts";
 
 export interface PerceptronOptions extends TrainerOptions {
@@ -76,14 +76,9 @@ export async function trainAveragedPerceptron(
     }
     for (let j = 0; j < K; j++) average[j] = w[j]! - ws[j]! / c;
 
-    const heldOut = tracker.check(epoch, average);
-    const progress = makeProgress(epoch, mistakes, now() - started, heldOut, undefined);
-    if (options.onProgress?.(progress) === false) {
-      stopReason = "stopped";
-      break;
-    }
-    if (tracker.shouldStop) {
-      stopReason = "early-stopping";
+    const stop = reportIteration(tracker, options.onProgress, epoch, mistakes, average, started);
+    if (stop !== null) {
+      stopReason = stop;
       break;
     }
     if (mistakes === 0) {

@@ -5,13 +5,13 @@ import {
   checkPositiveInteger,
   HeldOutTracker,
   invalid,
-  makeProgress,
   now,
   seededRandom,
   shuffle,
   startingWeights,
   yieldToEventLoop,
 } from "./common.ts";
+import { reportIteration } from "./progress.ts";
 import {
   hasScaledWeights,
   type StopReason,
@@ -225,14 +225,9 @@ export async function trainSgd(encoder: Encoder, options: SgdOptions = {}): Prom
     const improvement = epoch > period ? (past[(epoch - 1) % period]! - loss) / loss : delta;
     past[(epoch - 1) % period] = loss;
 
-    const heldOut = tracker.check(epoch, w);
-    const progress = makeProgress(epoch, loss, now() - started, heldOut, undefined);
-    if (options.onProgress?.(progress) === false) {
-      stopReason = "stopped";
-      break;
-    }
-    if (tracker.shouldStop) {
-      stopReason = "early-stopping";
+    const stop = reportIteration(tracker, options.onProgress, epoch, loss, w, started);
+    if (stop !== null) {
+      stopReason = stop;
       break;
     }
     if (improvement < delta) {

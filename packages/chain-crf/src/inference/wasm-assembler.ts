@@ -1,0 +1,195 @@
+/**
+ * A minimal WebAssembly assembler: emitters for the instructions the kernels use, a few idioms
+ * (counted loops, address arithmetic, splatted constants) and the binary module layout. Kernels
+ * written with it stay readable TypeScript, with no binary blob or build step.
+ *
+ * Every emitter returns the instruction bytes; locals are referred to by index.
+ */
+
+export const I32 = 0x7f;
+export const V128 = 0x7b;
+export const F64 = 0x7c;
+
+function uleb(value: number): number[] {
+  const out: number[] = [];
+  let v = value >>> 0;
+  do {
+    let byte = v & 0x7f;
+    v >>>= 7;
+    if (v !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (v !== 0);
+  return out;
+}
+
+function sleb(value: number): number[] {
+  const out: number[] = [];
+  let v = value | 0;
+  for (;;) {
+    const byte = v & 0x7f;
+    v >>= 7;
+    const done = (v === 0 && (byte & 0x40) === 0) || (v === -1 && (byte & 0x40) !== 0);
+    out.push(done ? byte : byte | 0x80);
+    if (done) return out;
+  }
+}
+
+/** Instruction emitters; loads and stores are aligned (int32: 4, f64 and v128: 8), offset 0. */
+export const op = {
+  get: (i: number) => [0x20, ...uleb(i)],
+  set: (i: number) => [0x21, ...uleb(i)],
+  tee: (i: number) => [0x22, ...uleb(i)],
+  i32: (v: number) => [0x41, ...sleb(v)],
+  i32Load: [0x28, 0x02, 0x00],
+  add: [0x6a],
+  sub: [0x6b],
+  mul: [0x6c],
+  shl: [0x74],
+  geS: [0x4e],
+  gtS: [0x4a],
+  block: [0x02, 0x40],
+  loop: [0x03, 0x40],
+  brIf: (depth: number) => [0x0d, ...uleb(depth)],
+  br: (depth: number) => [0x0c, ...uleb(depth)],
+  end: [0x0b],
+  f64Load: [0x2b, 0x03, 0x00],
+  f64Store: [0x39, 0x03, 0x00],
+  f64Add: [0xa0],
+  f64Mul: [0xa2],
+  f64Zero: [0x44, 0, 0, 0, 0, 0, 0, 0, 0],
+  vLoad: [0xfd, 0x00, 0x03, 0x00],
+  vStore: [0xfd, 0x0b, 0x03, 0x00],
+  splat: [0xfd, 0x14],
+  lane0: [0xfd, 0x21, 0x00],
+  vAdd: [0xfd, 0xf0, 0x01],
+  vMul: [0xfd, 0xf2, 0x01],
+  f64x2Sub: [0xfd, 0xf1, 0x01],
+  f64x2Max: [0xfd, 0xf5, 0x01],
+  f64x2Ge: [0xfd, 0x4c],
+  f64x2Nearest: [0xfd, 0x94, 0x01],
+  i32x4TruncSatF64x2Zero: [0xfd, 0xfc, 0x01],
+  i64x2ExtendLowI32x4: [0xfd, 0xc7, 0x01],
+  i64x2Add: [0xfd, 0xce, 0x01],
+  i64x2Shl: [0xfd, 0xcb, 0x01],
+  v128And: [0xfd, 0x4e],
+};
+
+/** `for (; a < b; a += step) body` with a and b locals; step a constant. */
+export function forLoop(counter: number, limit: number, step: number, body: number[]): number[] {
+  return [
+    ...op.block,
+    ...op.loop,
+    ...op.get(counter),
+    ...op.get(limit),
+    ...op.geS,
+    ...op.brIf(1),
+    ...body,
+    ...op.get(counter),
+    ...op.i32(step),
+    ...op.add,
+    ...op.set(counter),
+    ...op.br(0),
+    ...op.end,
+    ...op.end,
+  ];
+}
+
+/** Pushes local a + local b (a pointer plus a byte offset). */
+export function localSum(a: number, b: number): number[] {
+  return [...op.get(a), ...op.get(b), ...op.add];
+}
+
+/** local pointer += local bytes. */
+export function advance(pointer: number, bytes: number): number[] {
+  return [...localSum(pointer, bytes), ...op.set(pointer)];
+}
+
+/** Pushes local value · 2^bits (an element count as bytes). */
+export function shiftLeft(value: number, bits: number): number[] {
+  return [...op.get(value), ...op.i32(bits), ...op.shl];
+}
+
+/** base + 4·index: the address of an int32 element. */
+export function int32At(base: number, index: number): number[] {
+  return [...op.get(base), ...shiftLeft(index, 2), ...op.add];
+}
+
+/** Zeroes `bytes` bytes (a multiple of 8) at the pointer in local `ptr`, using local `k`. */
+export function zeroBytes(ptr: number, bytes: number, k: number): number[] {
+  return [
+    ...op.i32(0),
+    ...op.set(k),
+    ...forLoop(k, bytes, 8, [...localSum(ptr, k), ...op.f64Zero, ...op.f64Store]),
+  ];
+}
+
+function f64Bytes(value: number): number[] {
+  return Array.from(new Uint8Array(Float64Array.of(value).buffer));
+}
+
+/** v128.const with the same f64 in both lanes. */
+export function splatF64(value: number): number[] {
+  const b = f64Bytes(value);
+  return [0xfd, 0x0c, ...b, ...b];
+}
+
+/** v128.const with the same i64 in both lanes (small non-negative values). */
+export function splatI64(value: number): number[] {
+  const b = Array.from(new Uint8Array(BigInt64Array.of(BigInt(value)).buffer));
+  return [0xfd, 0x0c, ...b, ...b];
+}
+
+/** One exported function without results. */
+export interface FunctionDefinition {
+  readonly name: string;
+  /** Value types of the parameters (locals 0 … params.length − 1). */
+  readonly params: readonly number[];
+  /** Further locals as runs of [count, type], numbered on from the parameters. */
+  readonly locals: ReadonlyArray<readonly [count: number, type: number]>;
+  readonly code: number[];
+}
+
+function section(id: number, payload: number[]): number[] {
+  return [id, ...uleb(payload.length), ...payload];
+}
+
+function vector(items: number[][]): number[] {
+  return [...uleb(items.length), ...items.flat()];
+}
+
+function name(text: string): number[] {
+  const bytes = Array.from(new TextEncoder().encode(text));
+  return [...uleb(bytes.length), ...bytes];
+}
+
+function body(locals: FunctionDefinition["locals"], code: number[]): number[] {
+  const content = [
+    ...vector(locals.map(([count, type]) => [...uleb(count), type])),
+    ...code,
+    ...op.end,
+  ];
+  return [...uleb(content.length), ...content];
+}
+
+/**
+ * A module importing its memory as `env.memory` (at least one page) and exporting `functions`
+ * under their names, each with a type of its own.
+ */
+export function assembleModule(functions: readonly FunctionDefinition[]): Uint8Array<ArrayBuffer> {
+  const types = vector(
+    functions.map((f) => [0x60, ...vector(f.params.map((type) => [type])), 0x00]),
+  );
+  const imports = vector([[...name("env"), ...name("memory"), 0x02, 0x00, 0x01]]);
+  const declarations = vector(functions.map((_, index) => uleb(index)));
+  const exports = vector(functions.map((f, index) => [...name(f.name), 0x00, ...uleb(index)]));
+  const code = vector(functions.map((f) => body(f.locals, f.code)));
+  return Uint8Array.from([
+    ...[0x00, 0x61, 0x73, 0x6d], // "\0asm"
+    ...[0x01, 0x00, 0x00, 0x00], // version 1
+    ...section(1, types),
+    ...section(2, imports),
+    ...section(3, declarations),
+    ...section(7, exports),
+    ...section(10, code),
+  ]);
+}
