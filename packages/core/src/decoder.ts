@@ -50,6 +50,11 @@ export interface DecoderDefinition {
   readonly description: string;
   /** Whether problems may carry constraints / extra slaves (else decoding them is an error). */
   readonly accepts: { readonly constraints: boolean; readonly slaves: boolean };
+  /**
+   * Registered slaves (by name) this decoder always decodes with: apps add them to every
+   * problem, so `--decoder my-dd` alone brings its plug-in's slave along.
+   */
+  readonly withSlaves?: readonly string[];
   create(context: DecoderContext): Decoder;
 }
 

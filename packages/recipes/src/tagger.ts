@@ -29,7 +29,10 @@ export interface TaggerOptions {
   readonly registry?: DecoderRegistry;
   /** Learned constraints: weighted templates (a constraints file's entries are). */
   readonly constraints?: readonly WeightedTemplate[];
-  /** Plug-in slaves (names in `registry`) added to every sentence's problem. */
+  /**
+   * Plug-in slaves (names in `registry`) added to every sentence's problem, after the ones the
+   * decoder's definition names itself (`withSlaves`).
+   */
   readonly slaves?: readonly string[];
   /** Per-call options of the decoder (iteration cap, tolerance). */
   readonly decodeOptions?: DecodeOptions;
@@ -88,10 +91,11 @@ export class Tagger {
     this.#preset = getPreset(model.preset);
     const decoder = options.decoder ?? "viterbi";
     this.decoder = typeof decoder === "string" ? registry.create(decoder) : decoder;
+    const own = typeof decoder === "string" ? (registry.decoder(decoder).withSlaves ?? []) : [];
     this.#scorer = model.scorer(modelDecodingConstraints(model));
     this.#constraintsFor =
       options.constraints === undefined ? undefined : constraintInstantiator(options.constraints);
-    this.#slaves = (options.slaves ?? []).map((name) => registry.slave(name));
+    this.#slaves = [...own, ...(options.slaves ?? [])].map((name) => registry.slave(name));
     this.#labels = model.labels.names();
     this.#options = options.decodeOptions ?? {};
   }

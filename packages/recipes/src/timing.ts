@@ -1,16 +1,16 @@
-import type { AttributeSequence } from "@lagrange/chain-crf";
+import type { Sentence } from "@lagrange/datasets";
 import type { Tagger } from "./tagger.ts";
 
 /** One decoder's timing over a corpus: medians over the timed runs, in milliseconds. */
 export interface DecoderTiming {
   readonly decoder: string;
+  /** Token rows → labels: what `lagrange tag` spends per corpus (features, scores, decoding). */
+  readonly taggingMs: number;
   /** Chain scores → labels: the decoder's own work. */
   readonly decodingMs: number;
-  /** Attributes → chain scores → labels: what tagging costs once features are extracted. */
-  readonly taggingMs: number;
   /** Ratios to the first tagger of the run (its own are 1). */
-  readonly decodingRatio: number;
   readonly taggingRatio: number;
+  readonly decodingRatio: number;
 }
 
 export interface TimingOptions {
@@ -26,26 +26,25 @@ const median = (xs: readonly number[]): number => {
 };
 
 /**
- * The one timing harness: every tagger decodes the same attributes through the same path
- * (scorer → decoder, as `lagrange tag` runs it), after one untimed warm-up pass each (JIT,
- * per-length constraint caches); timed runs alternate between taggers so that machine noise hits
- * all alike. Ratios are to the first tagger (put the baseline first).
+ * The one timing harness: every tagger tags the same sentences through the same path as
+ * `lagrange tag` (features → scorer → decoder) after one untimed warm-up pass each (JIT, per-length
+ * constraint caches), timed runs alternating between taggers so that machine noise hits all alike.
+ * Both the whole path and the decoder's share of it are reported, as ratios to the first tagger
+ * (put the baseline first).
  */
 export function timeTaggers(
   taggers: readonly Tagger[],
-  sentences: readonly {
-    readonly attributes: AttributeSequence;
-    readonly tokens: readonly string[];
-  }[],
+  sentences: readonly Sentence[],
   options: TimingOptions = {},
 ): DecoderTiming[] {
   const runs = options.runs ?? 5;
   const pass = (tagger: Tagger) => {
     const before = tagger.time;
-    for (const s of sentences) tagger.tagAttributes(s.attributes, s.tokens, options.signal);
+    for (const sentence of sentences) tagger.tag(sentence, options.signal);
     const after = tagger.time;
     const decoding = after.decodingMs - before.decodingMs;
-    return { decoding, tagging: decoding + after.scoringMs - before.scoringMs };
+    const features = after.featuresMs - before.featuresMs;
+    return { decoding, tagging: features + after.scoringMs - before.scoringMs + decoding };
   };
   for (const tagger of taggers) pass(tagger);
   const decoding = taggers.map(() => [] as number[]);
@@ -63,10 +62,10 @@ export function timeTaggers(
     const t = median(tagging[k]!);
     return {
       decoder: tagger.decoder.name,
-      decodingMs: d,
       taggingMs: t,
-      decodingRatio: d / base.decoding,
+      decodingMs: d,
       taggingRatio: t / base.tagging,
+      decodingRatio: d / base.decoding,
     };
   });
 }

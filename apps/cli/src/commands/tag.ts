@@ -47,14 +47,19 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
   for (const plugin of options.plugin ?? []) await loadPlugin(registry, plugin);
   const definition = registry.decoder(options.decoder);
   const slaves = options.slave ?? [];
-  for (const name of slaves) registry.slave(name);
+  for (const name of [...(definition.withSlaves ?? []), ...slaves]) registry.slave(name);
   if (options.constraints !== undefined && !definition.accepts.constraints) {
     throw usageError(`--decoder ${options.decoder} does not take --constraints`);
   }
   if (slaves.length > 0 && !definition.accepts.slaves) {
     throw usageError(`--decoder ${options.decoder} does not take --slave`);
   }
-  if (definition.accepts.constraints && options.constraints === undefined && slaves.length === 0) {
+  const ownSlaves = definition.withSlaves?.length ?? 0;
+  if (
+    definition.accepts.constraints &&
+    options.constraints === undefined &&
+    slaves.length + ownSlaves === 0
+  ) {
     throw usageError(
       `--decoder ${options.decoder} decodes under constraints: give --constraints C.json (from lagrange constraints learn) or --slave NAME`,
     );

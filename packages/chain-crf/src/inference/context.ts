@@ -56,6 +56,8 @@ export class InferenceContext {
   predLabels = new Int32Array(0);
   predPairs = new Int32Array(0);
   predScores: Float64Array = new Float64Array(0);
+  /** Labels in score order, L (the bounded Viterbi recursion). */
+  order = new Int32Array(0);
   #predMask = new Uint8Array(0);
   #predL = -1;
   /** The SIMD kernels and the byte offsets of the shared buffers in their memory. */
@@ -133,6 +135,7 @@ export class InferenceContext {
     this.pairwise = new Float64Array(L * L);
     this.work = new Float64Array(L);
     this.work2 = new Float64Array(L);
+    this.order = new Int32Array(L);
     this.kHeads = new Int32Array(L);
     this.kCapacity = 0;
     this.#layoutSimd(nl, L * L, L * L);

@@ -17,7 +17,11 @@ export function viterbiKernel(ctx: InferenceContext, v: ChainView, out: Int32Arr
   const trans = v.transition;
   const allowed = v.allowed;
   localScores(v, 0, delta, 0);
-  // Masked chains (BIO schemes, hierarchical labels) walk only the allowed pairs.
+  if (n > 1 && v.transitionStride === 0) {
+    boundedRecursion(ctx, v, allowed);
+    return backtrack(ctx, v, out);
+  }
+  // Position-specific transitions: masked chains walk only the allowed pairs.
   if (allowed !== null && n > 1) {
     sparseRecursion(ctx, v, allowed);
     return backtrack(ctx, v, out);
@@ -56,14 +60,10 @@ function sparseRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Arra
   const delta = ctx.delta;
   const back = ctx.back;
   const trans = v.transition;
-  const nnz = ctx.predecessors(allowed, L);
+  ctx.predecessors(allowed, L);
   const offsets = ctx.predOffsets;
   const preds = ctx.predLabels;
   const pairs = ctx.predPairs;
-  const shared = v.transitionStride === 0;
-  // A shared block is gathered once into predecessor order, so the inner loop reads contiguously.
-  const scores = ctx.predScores;
-  if (shared) for (let k = 0; k < nnz; k++) scores[k] = trans[v.transitionBase + pairs[k]!]!;
   for (let i = 1; i < n; i++) {
     const prev = (i - 1) * L;
     const cur = i * L;
@@ -73,19 +73,134 @@ function sparseRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Arra
       let best = NEG;
       let arg = -1;
       const kEnd = offsets[b + 1]!;
-      if (shared) {
-        for (let k = offsets[b]!; k < kEnd; k++) {
-          const a = preds[k]!;
-          const s = delta[prev + a]! + scores[k]!;
+      for (let k = offsets[b]!; k < kEnd; k++) {
+        const a = preds[k]!;
+        const s = delta[prev + a]! + trans[tb + pairs[k]!]!;
+        if (s > best) {
+          best = s;
+          arg = a;
+        }
+      }
+      delta[cur + b] = arg < 0 ? NEG : delta[cur + b]! + best;
+      back[cur + b] = arg;
+    }
+  }
+}
+
+/**
+ * The recursion for a shared transition block (masked or not), visiting only the predecessors
+ * that can win. At each position, let a0 be the best previous label and R the spread of the allowed
+ * transition scores. For a label b that may follow a0, a predecessor a with δ(a) < δ(a0) − R
+ * scores δ(a) + T(a, b) < δ(a0) + T(a0, b): it cannot win or tie. So b scans the few labels within
+ * R of the top, best first, and stops as soon as δ(a) + max_a' T(a', b) falls below its best. The
+ * same scan serves any b whose best found this way clears the bound; the others (and b with
+ * fewer predecessors than there are leaders) scan their predecessor lists. Exact, with the same
+ * tie rule as the full scan (the lowest label id among equal scores).
+ */
+function boundedRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Array | null): void {
+  const n = v.n;
+  const L = v.L;
+  const delta = ctx.delta;
+  const back = ctx.back;
+  const trans = v.transition;
+  const base = v.transitionBase;
+  if (allowed !== null) ctx.predecessors(allowed, L);
+  const offsets = ctx.predOffsets;
+  const preds = ctx.predLabels;
+  const pairs = ctx.predPairs;
+  const scores = ctx.predScores;
+  // The block gathered into predecessor order, the best transition into each label, the spread.
+  const bestInto = ctx.work;
+  let low = Number.POSITIVE_INFINITY;
+  let high = NEG;
+  for (let b = 0; b < L; b++) {
+    let most = NEG;
+    if (allowed === null) {
+      for (let a = 0; a < L; a++) {
+        const t = trans[base + a * L + b]!;
+        if (t > most) most = t;
+        if (t < low) low = t;
+      }
+    } else {
+      for (let k = offsets[b]!; k < offsets[b + 1]!; k++) {
+        const t = trans[base + pairs[k]!]!;
+        scores[k] = t;
+        if (t > most) most = t;
+        if (t < low) low = t;
+      }
+    }
+    if (most > high) high = most;
+    bestInto[b] = most;
+  }
+  const spread = high - low;
+  const top = ctx.order;
+  for (let i = 1; i < n; i++) {
+    const prev = (i - 1) * L;
+    const cur = i * L;
+    localScores(v, i, delta, cur);
+    let a0 = 0;
+    for (let a = 1; a < L; a++) if (delta[prev + a]! > delta[prev + a0]!) a0 = a;
+    const leader = delta[prev + a0]!;
+    if (leader === NEG) {
+      for (let b = 0; b < L; b++) {
+        delta[cur + b] = NEG;
+        back[cur + b] = -1;
+      }
+      continue;
+    }
+    // The labels within the spread of the leader, best first (ties: lower id first).
+    const floor = leader - spread;
+    let count = 0;
+    for (let a = 0; a < L; a++) {
+      const d = delta[prev + a]!;
+      if (d < floor) continue;
+      let j = count++;
+      while (j > 0 && delta[prev + top[j - 1]!]! < d) {
+        top[j] = top[j - 1]!;
+        j--;
+      }
+      top[j] = a;
+    }
+    for (let b = 0; b < L; b++) {
+      let best = NEG;
+      let arg = -1;
+      const kStart = allowed === null ? 0 : offsets[b]!;
+      const kEnd = allowed === null ? L : offsets[b + 1]!;
+      // Scan the leaders unless b's own predecessor list is shorter; a leader scan is complete
+      // when the leaders are every label, or when its best beats every label below the floor:
+      // best − max T(·, b) ≥ floor (always so when a0 may precede b).
+      let complete = false;
+      if (allowed === null || kEnd - kStart > count) {
+        const ceiling = bestInto[b]!;
+        for (let j = 0; j < count; j++) {
+          const a = top[j]!;
+          const d = delta[prev + a]!;
+          if (d + ceiling < best) break;
+          if (allowed !== null && allowed[a * L + b] === 0) continue;
+          const s = d + trans[base + a * L + b]!;
+          if (s > best || (s === best && a < arg)) {
+            best = s;
+            arg = a;
+          }
+        }
+        complete = count === L || best - ceiling >= floor;
+      }
+      if (!complete && allowed === null) {
+        best = NEG;
+        arg = -1;
+        for (let a = 0; a < L; a++) {
+          const s = delta[prev + a]! + trans[base + a * L + b]!;
           if (s > best) {
             best = s;
             arg = a;
           }
         }
-      } else {
-        for (let k = offsets[b]!; k < kEnd; k++) {
+      } else if (!complete) {
+        best = NEG;
+        arg = -1;
+        for (let k = kStart; k < kEnd; k++) {
           const a = preds[k]!;
-          const s = delta[prev + a]! + trans[tb + pairs[k]!]!;
+          const s = delta[prev + a]! + scores[k]!;
           if (s > best) {
             best = s;
             arg = a;
