@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 
 export function parseNumber(value: string): number {
   const x = Number(value);
@@ -24,4 +24,11 @@ export function abortOnSignal(): AbortSignal {
   const controller = new AbortController();
   process.once("SIGINT", () => controller.abort());
   return controller.signal;
+}
+
+/** `--malformed`: what to do with malformed UMass lines (the same choice in every command). */
+export function malformedOption(): Option {
+  return new Option("--malformed <policy>", "malformed UMass lines")
+    .choices(["error", "repair", "skip"])
+    .default("skip");
 }

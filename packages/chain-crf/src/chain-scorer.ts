@@ -1,8 +1,7 @@
-import { type ChainScores, ProblemValidationError } from "@lagrange/core";
+import type { ChainScores } from "@lagrange/core";
 import type { CrfModel, DecodingConstraints } from "./crf-model.ts";
 import type { AttributeSequence } from "./features/types.ts";
-import { GrowableAttributes } from "./model/growable-attributes.ts";
-import { InstanceScorer } from "./model/scorer.ts";
+import { SequenceScorer } from "./model/sequence-scorer.ts";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 
@@ -15,9 +14,7 @@ const NEG_INF = Number.NEGATIVE_INFINITY;
  */
 export class ChainScorer {
   readonly #model: CrfModel;
-  readonly #scorer: InstanceScorer;
-  readonly #state = new GrowableAttributes();
-  readonly #transition = new GrowableAttributes();
+  readonly #scorer: SequenceScorer;
   readonly #sharedTransition: Float64Array;
   readonly #start: Float64Array | undefined;
   readonly #end: Float64Array | undefined;
@@ -27,7 +24,7 @@ export class ChainScorer {
     this.#model = model;
     const { layout, weights } = model;
     const L = layout.numLabels;
-    this.#scorer = new InstanceScorer(layout);
+    this.#scorer = new SequenceScorer(layout);
     this.#sharedTransition = weights.subarray(layout.transitionBase, layout.transitionBase + L * L);
     this.#start = boundary(weights, layout.startBase, constraints.allowedStart, L);
     this.#end = boundary(weights, layout.endBase, constraints.allowedEnd, L);
@@ -36,17 +33,13 @@ export class ChainScorer {
 
   score(sequence: AttributeSequence): ChainScores {
     const model = this.#model;
-    const n = sequence.length;
-    if (!Number.isInteger(n) || n < 1) {
-      throw new ProblemValidationError("sequence", `expected at least one token, got length ${n}`);
-    }
-    const state = this.#state.fill(sequence, n, model.attributes);
-    const transition =
-      sequence.transition !== null && model.transitionAttributes.size > 0
-        ? this.#transition.fill(sequence.transition, n, model.transitionAttributes)
-        : null;
-    const v = this.#scorer.load(state, transition, 0, n, model.weights);
-    const L = v.L;
+    const v = this.#scorer.load(
+      sequence,
+      model.attributes,
+      model.transitionAttributes,
+      model.weights,
+    );
+    const { n, L } = v;
     const scores: {
       n: number;
       L: number;

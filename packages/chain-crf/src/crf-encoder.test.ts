@@ -1,11 +1,10 @@
-import { LabelSet } from "@lagrange/core";
+import { LabelSet, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CrfEncoder, restoreEncoder } from "./crf-encoder.ts";
 import { compileDataset } from "./model/dataset.ts";
 import { buildAttributeDictionary } from "./model/dictionary.ts";
 import { buildFeatureLayout } from "./model/layout.ts";
-import { mulberry32 } from "./testing/random-chain.ts";
 import { type RandomCorpusOptions, randomCorpus } from "./testing/random-corpus.ts";
 
 function setup(seed: number, corpus: RandomCorpusOptions, dense: boolean, startEnd: boolean) {
@@ -31,7 +30,7 @@ function setup(seed: number, corpus: RandomCorpusOptions, dense: boolean, startE
     { dense, startEnd },
   );
   const encoder = new CrfEncoder(dataset, layout);
-  const rnd = mulberry32(seed + 17);
+  const rnd = seededRandom(seed + 17);
   const weights = Float64Array.from({ length: layout.numWeights }, () => rnd() * 2 - 1);
   return { encoder, weights, L: labels.size };
 }
@@ -231,7 +230,7 @@ describe("CrfEncoder", () => {
 
 /** A random mask that every gold labelling of the encoder satisfies (plus random extra pairs). */
 function maskAdmittingGold(encoder: CrfEncoder, L: number, seed: number) {
-  const rnd = mulberry32(seed ^ 0x2545f491);
+  const rnd = seededRandom(seed ^ 0x2545f491);
   const allowed = Uint8Array.from({ length: L * L }, () => (rnd() < 0.3 ? 1 : 0));
   const allowedStart = Uint8Array.from({ length: L }, () => (rnd() < 0.4 ? 1 : 0));
   const allowedEnd = Uint8Array.from({ length: L }, () => (rnd() < 0.4 ? 1 : 0));
@@ -348,7 +347,7 @@ describe("CrfEncoder, constrained training", () => {
           c.dense,
           c.startEnd,
         );
-        const rnd = mulberry32(c.seed ^ 0x7f4a7c15);
+        const rnd = seededRandom(c.seed ^ 0x7f4a7c15);
         const mask = {
           allowed: Uint8Array.from({ length: L * L }, () => (rnd() < 0.3 ? 1 : 0)),
           allowedStart: Uint8Array.from({ length: L }, () => (rnd() < 0.5 ? 1 : 0)),

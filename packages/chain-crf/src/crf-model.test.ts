@@ -1,10 +1,10 @@
-import { scoreLabelling } from "@lagrange/core";
+import { chainDecoder, scoreLabelling, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { modelFromTraining, prepareTrainingData } from "./crf-model.ts";
 import { forwardBackward, kBest, viterbi } from "./inference/api.ts";
-import { crfSlave } from "./slave.ts";
-import { enumerate, mulberry32 } from "./testing/random-chain.ts";
+import { crfChainSlaves, crfSlave } from "./slave.ts";
+import { enumerate } from "./testing/random-chain.ts";
 import { randomCorpus } from "./testing/random-corpus.ts";
 
 function trainedModel(seed: number, transitions: boolean) {
@@ -15,7 +15,7 @@ function trainedModel(seed: number, transitions: boolean) {
     transitions,
   });
   const data = prepareTrainingData(sequences, { startEnd: (seed & 4) === 0 });
-  const rnd = mulberry32(seed + 3);
+  const rnd = seededRandom(seed + 3);
   const weights = Float64Array.from({ length: data.layout.numWeights }, () => rnd() * 2 - 1);
   const model = modelFromTraining(data, weights, { preset: "test", settings: { c2: 1 } });
   return { sequences, data, model, weights };
@@ -24,6 +24,40 @@ function trainedModel(seed: number, transitions: boolean) {
 const seeds = fc.integer({ min: 0, max: 2 ** 31 - 1 });
 
 describe("CrfModel", () => {
+  it("a reused scorer gives chainScores' scores (views, not copies) and decodes as tagIds", () => {
+    fc.assert(
+      fc.property(seeds, fc.boolean(), (seed, transitions) => {
+        const { sequences, model } = trainedModel(seed, transitions);
+        const L = model.numLabels;
+        const allowed = Uint8Array.from({ length: L * L }, (_, k) => (k % 3 === 1 ? 0 : 1));
+        const allowedStart = Uint8Array.from({ length: L }, (_, t) => (t === 0 ? 0 : 1));
+        const constraints = { allowed, allowedStart };
+        const scorer = model.scorer(constraints);
+        const viterbiOf = chainDecoder(crfChainSlaves());
+        for (const { attributes } of sequences) {
+          const reused = scorer.score(attributes);
+          const fresh = model.chainScores(attributes, { constraints });
+          expect(Array.from(reused.unary)).toEqual(Array.from(fresh.unary));
+          expect(Array.from(reused.transition)).toEqual(Array.from(fresh.transition));
+          expect(Array.from(reused.start ?? [])).toEqual(Array.from(fresh.start ?? []));
+          expect(Array.from(reused.end ?? new Float64Array(L))).toEqual(
+            Array.from(fresh.end ?? []),
+          );
+          expect(reused.allowed).toBe(allowed);
+          const decoded = viterbiOf.decode({ scores: reused });
+          if (decoded.status === "infeasible") {
+            expect(() => model.tagIds(attributes, { constraints })).toThrow(/no labelling/);
+          } else {
+            expect(Array.from(decoded.labels)).toEqual(
+              Array.from(model.tagIds(attributes, { constraints })),
+            );
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it("tags as the encoder decodes, and its chain scores give the same optimum and marginals", () => {
     fc.assert(
       fc.property(seeds, fc.boolean(), (seed, transitions) => {
@@ -64,7 +98,7 @@ describe("CrfModel", () => {
       fc.property(seeds, (seed) => {
         const { sequences, model } = trainedModel(seed, false);
         const L = model.numLabels;
-        const rnd = mulberry32(seed + 9);
+        const rnd = seededRandom(seed + 9);
         const allowed = Uint8Array.from({ length: L * L }, () => (rnd() < 0.6 ? 1 : 0));
         const allowedStart = Uint8Array.from({ length: L }, () => (rnd() < 0.7 ? 1 : 0));
         const allowedEnd = Uint8Array.from({ length: L }, () => (rnd() < 0.7 ? 1 : 0));
@@ -109,7 +143,7 @@ describe("CrfModel", () => {
     fc.assert(
       fc.property(seeds, fc.boolean(), (seed, transitions) => {
         const { sequences, model } = trainedModel(seed, transitions);
-        const rnd = mulberry32(seed + 5);
+        const rnd = seededRandom(seed + 5);
         for (let k = 0; k < model.weights.length; k++) if (rnd() < 0.5) model.weights[k] = 0;
         const small = model.pruned();
         expect(small.summary().nonZeroWeights).toBe(model.summary().nonZeroWeights);

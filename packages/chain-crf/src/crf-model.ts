@@ -9,9 +9,8 @@ import type { ChainView } from "./inference/view.ts";
 import { viterbiKernel } from "./inference/viterbi.ts";
 import { type CompiledDataset, compileDataset, type LabelledSequence } from "./model/dataset.ts";
 import { buildAttributeDictionary } from "./model/dictionary.ts";
-import { GrowableAttributes } from "./model/growable-attributes.ts";
 import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.ts";
-import { InstanceScorer } from "./model/scorer.ts";
+import { SequenceScorer } from "./model/sequence-scorer.ts";
 
 /** JSON-compatible values (training settings stored in a model file). */
 export type JsonValue =
@@ -95,10 +94,8 @@ export class CrfModel {
   readonly settings: { readonly [key: string]: JsonValue };
   /** Default decoding constraints (validated on assignment through the constructor). */
   constraints: DecodingConstraints;
-  readonly #scorer: InstanceScorer;
+  readonly #scorer: SequenceScorer;
   readonly #ctx = new InferenceContext();
-  readonly #state = new GrowableAttributes();
-  readonly #transition = new GrowableAttributes();
 
   constructor(init: CrfModelInit) {
     const { layout } = init;
@@ -135,7 +132,7 @@ export class CrfModel {
     this.preset = init.preset ?? null;
     this.settings = init.settings ?? {};
     this.constraints = checkConstraints(init.constraints ?? {}, layout.numLabels);
-    this.#scorer = new InstanceScorer(layout);
+    this.#scorer = new SequenceScorer(layout);
   }
 
   get numLabels(): number {
@@ -170,7 +167,7 @@ export class CrfModel {
   ): number {
     const from = dataset.instanceOffsets[i]!;
     const to = dataset.instanceOffsets[i + 1]!;
-    const v = this.#scorer.load(dataset.state, dataset.transition, from, to, this.weights);
+    const v = this.#scorer.instance.load(dataset.state, dataset.transition, from, to, this.weights);
     this.#constrain(v, options);
     return viterbiKernel(this.#ctx, v, out);
   }
@@ -225,7 +222,7 @@ export class CrfModel {
     }
     const from = dataset.instanceOffsets[i]!;
     const to = dataset.instanceOffsets[i + 1]!;
-    const v = this.#scorer.load(dataset.state, dataset.transition, from, to, this.weights);
+    const v = this.#scorer.instance.load(dataset.state, dataset.transition, from, to, this.weights);
     this.#constrain(v, options);
     return this.#copyScores(v);
   }
@@ -384,16 +381,7 @@ export class CrfModel {
   }
 
   #load(sequence: AttributeSequence, options: DecodeOptions): ChainView {
-    const n = sequence.length;
-    if (!Number.isInteger(n) || n < 1) {
-      throw new ProblemValidationError("sequence", `expected at least one token, got length ${n}`);
-    }
-    const state = this.#state.fill(sequence, n, this.attributes);
-    const transition =
-      sequence.transition !== null && this.transitionAttributes.size > 0
-        ? this.#transition.fill(sequence.transition, n, this.transitionAttributes)
-        : null;
-    const v = this.#scorer.load(state, transition, 0, n, this.weights);
+    const v = this.#scorer.load(sequence, this.attributes, this.transitionAttributes, this.weights);
     this.#constrain(v, options);
     return v;
   }

@@ -1,11 +1,11 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
 import { modelFromTraining, prepareTrainingData } from "./crf-model.ts";
 import { loadModelFromBytes, ModelFileError, modelToBytes } from "./model-file.ts";
 import { loadModel, saveModel } from "./model-file-node.ts";
-import { mulberry32 } from "./testing/random-chain.ts";
 import { randomCorpus } from "./testing/random-corpus.ts";
 
 function model(seed = 1) {
@@ -16,7 +16,7 @@ function model(seed = 1) {
     values: true,
   });
   const data = prepareTrainingData(sequences);
-  const rnd = mulberry32(seed);
+  const rnd = seededRandom(seed);
   const weights = Float64Array.from({ length: data.layout.numWeights }, () => rnd() * 4 - 2);
   return {
     sequences,

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
 import { modelFromTraining, prepareTrainingData } from "./crf-model.ts";
 import { chunkingPreset } from "./features/chunking.ts";
@@ -10,7 +11,6 @@ import { InferenceContext } from "./inference/context.ts";
 import { forwardBackwardKernel, forwardBackwardLogKernel } from "./inference/forward-backward.ts";
 import { InstanceScorer } from "./model/scorer.ts";
 import { loadModelFromBytes, modelToBytes } from "./model-file.ts";
-import { mulberry32 } from "./testing/random-chain.ts";
 
 /** The dataset mirror, found as the datasets registry does: LAGRANGE_DATA_DIR, else ../shared/datasets. */
 function mirrorFile(relative: string): string | undefined {
@@ -59,7 +59,7 @@ function checkCorpus(
   );
   const { layout, dataset, encoder } = data;
   const L = layout.numLabels;
-  const rnd = mulberry32(2000);
+  const rnd = seededRandom(2000);
   // Weights of a trained model's magnitude: a few units, some large.
   const weights = Float64Array.from({ length: layout.numWeights }, () =>
     rnd() < 0.01 ? (rnd() - 0.5) * 20 : (rnd() - 0.5) * 2,

@@ -32,11 +32,5 @@ export {
   type SegmentKey,
   type SegmentKeying,
 } from "./segments.ts";
-export type {
-  ConstraintFamily,
-  ConstraintTemplate,
-  TemplateInstance,
-  TemplateKind,
-  TemplateSpec,
-} from "./template.ts";
+export type * from "./template.ts";
 export { templateFromSpec, templateId } from "./templates.ts";

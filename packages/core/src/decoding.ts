@@ -70,50 +70,24 @@ export interface DecodingSummary {
 }
 
 export function summarizeDecodings(decodings: readonly Decoding[]): DecodingSummary {
+  const count = (keep: (d: Decoding) => boolean) => decodings.filter(keep).length;
+  const violatedFirst = decodings.filter((d) => d.firstViolated > 0);
+  const iterationsOf = (list: readonly Decoding[]) => list.reduce((s, d) => s + d.iterations, 0);
   const examples = decodings.length;
-  let iterations = 0;
-  let maxIterations = 0;
-  let certified = 0;
-  let initiallyViolated = 0;
-  let iterationsWhenViolated = 0;
-  let repaired = 0;
-  let stillViolated = 0;
-  let changed = 0;
-  let infeasible = 0;
-  let hardViolated = 0;
-  for (const d of decodings) {
-    iterations += d.iterations;
-    if (d.iterations > maxIterations) maxIterations = d.iterations;
-    if (d.certified) certified++;
-    if (d.status === "infeasible") infeasible++;
-    else if (d.hardViolated > 0) hardViolated++;
-    if (d.firstViolated > 0) {
-      initiallyViolated++;
-      iterationsWhenViolated += d.iterations;
-      if (d.violated === 0) repaired++;
-    }
-    if (d.violated > 0) stillViolated++;
-    for (let i = 0; i < d.labels.length; i++) {
-      if (d.firstLabels[i] !== d.labels[i]) {
-        changed++;
-        break;
-      }
-    }
-  }
   const share = (k: number) => (examples === 0 ? 0 : k / examples);
   return {
     examples,
-    meanIterations: share(iterations),
-    maxIterations,
-    certifiedRate: share(certified),
-    initiallyViolatedRate: share(initiallyViolated),
+    meanIterations: share(iterationsOf(decodings)),
+    maxIterations: decodings.reduce((most, d) => Math.max(most, d.iterations), 0),
+    certifiedRate: share(count((d) => d.certified)),
+    initiallyViolatedRate: share(violatedFirst.length),
     meanIterationsWhenInitiallyViolated:
-      initiallyViolated === 0 ? 0 : iterationsWhenViolated / initiallyViolated,
-    repairedRate: share(repaired),
-    stillViolatedRate: share(stillViolated),
-    changedRate: share(changed),
-    infeasible,
-    hardViolated,
+      violatedFirst.length === 0 ? 0 : iterationsOf(violatedFirst) / violatedFirst.length,
+    repairedRate: share(violatedFirst.filter((d) => d.violated === 0).length),
+    stillViolatedRate: share(count((d) => d.violated > 0)),
+    changedRate: share(count((d) => d.labels.some((y, i) => y !== d.firstLabels[i]))),
+    infeasible: count((d) => d.status === "infeasible"),
+    hardViolated: count((d) => d.status !== "infeasible" && d.hardViolated > 0),
   };
 }
 

@@ -12,8 +12,8 @@ import { type ChainScores, chainDecoder } from "@lagrange/core";
 import type { Sentence } from "@lagrange/datasets";
 import {
   type EpochStats,
+  type LearnPenaltiesOptions,
   learnPenalties,
-  type PenaltyAlgorithm,
   type PenaltyReport,
   penaltyReport,
 } from "@lagrange/soft-dd";
@@ -115,13 +115,11 @@ export function selectCandidates(
   };
 }
 
-export interface PenaltyLearningOptions {
-  readonly algorithm?: PenaltyAlgorithm;
-  readonly epochs?: number;
-  readonly learningRate?: number;
-  readonly onEpoch?: (stats: EpochStats) => void;
-  readonly signal?: AbortSignal;
-}
+/** What penalty learning takes beyond the examples (its decoder is Soft-DD on chain-crf's oracle). */
+export type PenaltyLearningOptions = Pick<
+  LearnPenaltiesOptions,
+  "algorithm" | "epochs" | "learningRate" | "onEpoch" | "signal"
+>;
 
 export interface LearnedPenaltySet {
   /** The templates with their learned penalties (a constraints file's entries). */

@@ -74,21 +74,31 @@ export function softDDMaster(options: SoftDDOptions = {}): DualDecomposition {
   return new DualDecomposition(softDDPolicy(options), "soft-dd");
 }
 
-export const softDDDefinition: DecoderDefinition = {
-  name: "soft-dd",
-  description:
-    "dual decomposition with learned soft penalties (anzaroot2014 Alg. 2); hard constraints stay hard",
-  accepts: { constraints: true, slaves: true },
-  create: (context) => softDD({ chainSlave: context.chainSlaves() }),
-};
+/** A registry entry for a decoder built from Soft-DD options and a chain oracle. */
+function definition(
+  name: string,
+  description: string,
+  make: (options: SoftDDOptions) => Decoder,
+): DecoderDefinition {
+  return {
+    name,
+    description,
+    accepts: { constraints: true, slaves: true },
+    create: (context) => make({ chainSlave: context.chainSlaves() }),
+  };
+}
 
-export const hardDDDefinition: DecoderDefinition = {
-  name: "hard-dd",
-  description:
-    "dual decomposition with every constraint hard, penalties ignored (anzaroot2014 Alg. 1)",
-  accepts: { constraints: true, slaves: true },
-  create: (context) => hardDD({ chainSlave: context.chainSlaves() }),
-};
+export const softDDDefinition = definition(
+  "soft-dd",
+  "dual decomposition with learned soft penalties (anzaroot2014 Alg. 2); hard constraints stay hard",
+  softDD,
+);
+
+export const hardDDDefinition = definition(
+  "hard-dd",
+  "dual decomposition with every constraint hard, penalties ignored (anzaroot2014 Alg. 1)",
+  hardDD,
+);
 
 /** The objective Soft-DD maximises: s(y) − Σ c·max(0, a·y − b); −∞ if a hard one is violated. */
 export function constrainedObjective(

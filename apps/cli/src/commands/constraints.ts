@@ -11,7 +11,7 @@ import { learnConstraints, scoreSentences } from "@lagrange/recipes";
 import type { PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { type Command, Option } from "commander";
 import { badInputError, usageError } from "../exit-codes.ts";
-import { abortOnSignal, parseInteger, parseNumber } from "../options.ts";
+import { abortOnSignal, malformedOption, parseInteger, parseNumber } from "../options.ts";
 import { note } from "../progress.ts";
 import { learnedConstraintsReport } from "../render.ts";
 
@@ -161,11 +161,7 @@ export function registerConstraints(program: Command): void {
         .choices(["label", "segment"])
         .default("segment"),
     )
-    .addOption(
-      new Option("--malformed <policy>", "malformed UMass lines")
-        .choices(["error", "repair", "skip"])
-        .default("skip"),
-    )
+    .addOption(malformedOption())
     .requiredOption("--out <file>", "constraints file to write (JSON, atomically)")
     .action(async (opts: ConstraintsLearnOptions) => {
       process.stdout.write(await constraintsLearnCommand(opts, abortOnSignal()));

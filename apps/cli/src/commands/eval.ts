@@ -136,13 +136,7 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<s
   return conllevalReport(text, conllOptions);
 }
 
-interface EvalFlags {
-  readonly json?: boolean;
-  readonly raw?: boolean;
-  readonly delimiter?: string;
-  readonly outside?: string;
-  readonly latex?: boolean;
-  readonly hierarchical?: boolean;
+interface EvalFlags extends EvalOptions {
   readonly flat?: boolean;
 }
 

@@ -4,9 +4,9 @@ import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/const
 import { type Decoding, summarizeDecodings } from "@lagrange/core";
 import { openCorpus } from "@lagrange/datasets";
 import { loadPlugin, standardDecoders, Tagger } from "@lagrange/recipes";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { badInputError, usageError } from "../exit-codes.ts";
-import { abortOnSignal, collect, parseInteger } from "../options.ts";
+import { abortOnSignal, collect, malformedOption, parseInteger } from "../options.ts";
 import { conllLines, openOutput } from "../output.ts";
 import { note, progressBar } from "../progress.ts";
 import { taggingReport } from "../render.ts";
@@ -146,11 +146,7 @@ export function registerTag(program: Command): void {
       "dual-decomposition iterations per sentence (default 200); the best labelling so far is kept",
       parseInteger,
     )
-    .addOption(
-      new Option("--malformed <policy>", "malformed UMass lines")
-        .choices(["error", "repair", "skip"])
-        .default("skip"),
-    )
+    .addOption(malformedOption())
     .option("--out <file>", "output file, written atomically (default standard output)")
     .action(async (opts: TagOptions) => {
       note(await tagCommand(opts, abortOnSignal()));

@@ -3,7 +3,7 @@ import { openCorpus, parseLabelScheme } from "@lagrange/datasets";
 import { trainOnCorpus } from "@lagrange/recipes";
 import { type Command, Option } from "commander";
 import { usageError } from "../exit-codes.ts";
-import { abortOnSignal, parseInteger, parseNumber } from "../options.ts";
+import { abortOnSignal, malformedOption, parseInteger, parseNumber } from "../options.ts";
 import { note, progressBar } from "../progress.ts";
 
 export interface TrainOptions {
@@ -130,11 +130,7 @@ export function registerTrain(program: Command): void {
       "--scheme <name>",
       "label scheme for decoding and evaluation: IOB2, IOB1, IOE1, IOE2, BIOES, BILOU, hierarchical-BIO, none (default: the data's — the registry's, UMass ⇒ hierarchical-BIO, or read off the labels)",
     )
-    .addOption(
-      new Option("--malformed <policy>", "malformed UMass lines")
-        .choices(["error", "repair", "skip"])
-        .default("skip"),
-    )
+    .addOption(malformedOption())
     .requiredOption("--out <model>", "model file to write (atomically)")
     .action(async (opts: TrainOptions) => {
       process.stdout.write(await trainCommand(opts, abortOnSignal()));

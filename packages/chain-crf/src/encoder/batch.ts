@@ -125,12 +125,8 @@ export function sweepRangeLoss(
   gradient: Float64Array,
   scale: number,
 ): number {
-  const ds = ws.dataset;
-  const layout = ws.layout;
-  const L = layout.numLabels;
-  const K = layout.numWeights;
-  const w = ws.weights;
-  const acc = ws.gradient;
+  const { dataset: ds, layout, weights: w, gradient: acc } = ws;
+  const { numLabels: L, numWeights: K } = layout;
   w.set(weights);
   acc.fill(0);
   const gold = ds.labels;

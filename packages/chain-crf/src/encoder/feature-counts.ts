@@ -23,9 +23,7 @@ export function addStateCounts(
   grad: Float64Array,
   coef: number,
 ): void {
-  const L = layout.numLabels;
-  const attrOffsets = layout.attributeOffsets;
-  const featureLabels = layout.featureLabels;
+  const { numLabels: L, attributeOffsets: attrOffsets, featureLabels } = layout;
   const { offsets, ids, values } = state;
   for (let j = from; j < to; j++) {
     const row = (j - from) * L;

@@ -24,18 +24,11 @@ export function forwardBackwardKernel(
   pairwise: boolean,
   pairwiseOut: Float64Array | null = null,
 ): number {
-  const n = v.n;
-  const L = v.L;
+  const { n, L, transitionStride: stride } = v;
   const LL = L * L;
   ctx.ensure(n, L);
-  const stride = v.transitionStride;
   if (stride !== 0) ctx.ensureTransitions(n, L);
-  const expU = ctx.expUnary;
-  const alpha = ctx.alpha;
-  const beta = ctx.beta;
-  const scale = ctx.scale;
-  const marg = ctx.marginals;
-  const pw = ctx.pairwise;
+  const { expUnary: expU, alpha, beta, scale, marginals: marg, pairwise: pw } = ctx;
   let shift = 0;
 
   const simd = ctx.simd;

@@ -1,14 +1,8 @@
-import { chainDecoder, scoreLabelling } from "@lagrange/core";
+import { chainDecoder, scoreLabelling, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { crfChainSlaves, crfSlave } from "../slave.ts";
-import {
-  bruteLogZ,
-  bruteMarginals,
-  enumerate,
-  mulberry32,
-  randomChain,
-} from "../testing/random-chain.ts";
+import { bruteLogZ, bruteMarginals, enumerate, randomChain } from "../testing/random-chain.ts";
 import {
   type ChainInferenceOptions,
   forwardBackward,
@@ -28,7 +22,7 @@ const NEG = Number.NEGATIVE_INFINITY;
 /** Random subset of the optional inference inputs, chosen by the seed. */
 function withOptions(seed: number, ctx?: InferenceContext) {
   const chain = randomChain(seed);
-  const rnd = mulberry32(seed ^ 0x9e3779b9);
+  const rnd = seededRandom(seed ^ 0x9e3779b9);
   const options: {
     adjustment?: Float64Array;
     fixed?: Int32Array;
@@ -59,7 +53,7 @@ describe("viterbi", () => {
       fc.property(seeds, (seed) => {
         const { scores } = randomChain(seed, { maxL: 7 });
         const { n, L } = scores;
-        const rnd = mulberry32(seed ^ 0x51ed);
+        const rnd = seededRandom(seed ^ 0x51ed);
         const allowed = new Uint8Array(L * L);
         for (let ab = 0; ab < L * L; ab++) allowed[ab] = rnd() < 0.45 ? 1 : 0;
         const sparseView = setViewFromScores(emptyView(), scores);
@@ -306,7 +300,7 @@ describe("CrfSlave", () => {
         const chain = randomChain(seed);
         const { scores } = chain;
         const slave = crfSlave(scores, { fixed: chain.fixed });
-        const rnd = mulberry32(seed + 1);
+        const rnd = seededRandom(seed + 1);
         for (let round = 0; round < 3; round++) {
           const adj = Float64Array.from({ length: scores.n * scores.L }, () => rnd() * 4 - 2);
           const all = enumerate(scores, { adjustment: adj, fixed: chain.fixed });

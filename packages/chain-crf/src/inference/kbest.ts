@@ -20,15 +20,9 @@ export function kBestKernel(
   outLabels: Int32Array,
   outScores: Float64Array,
 ): number {
-  const n = v.n;
-  const L = v.L;
+  const { n, L, transition: trans, allowed } = v;
   ctx.ensureKBest(n, L, k);
-  const kd = ctx.kDelta;
-  const kb = ctx.kBack;
-  const heads = ctx.kHeads;
-  const local = ctx.work;
-  const trans = v.transition;
-  const allowed = v.allowed;
+  const { kDelta: kd, kBack: kb, kHeads: heads, work: local } = ctx;
   const Lk = L * k;
 
   localScores(v, 0, local, 0);

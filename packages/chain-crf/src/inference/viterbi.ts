@@ -9,61 +9,26 @@ const NEG = Number.NEGATIVE_INFINITY;
  * feasible (then `out` is filled with 0). Ties go to the lowest label id.
  */
 export function viterbiKernel(ctx: InferenceContext, v: ChainView, out: Int32Array): number {
-  const n = v.n;
-  const L = v.L;
-  ctx.ensure(n, L);
-  const delta = ctx.delta;
-  const back = ctx.back;
-  const trans = v.transition;
-  const allowed = v.allowed;
-  localScores(v, 0, delta, 0);
-  if (n > 1 && v.transitionStride === 0) {
-    boundedRecursion(ctx, v, allowed);
-    return backtrack(ctx, v, out);
-  }
-  // Position-specific transitions: masked chains walk only the allowed pairs.
-  if (allowed !== null && n > 1) {
-    sparseRecursion(ctx, v, allowed);
-    return backtrack(ctx, v, out);
-  }
-  for (let i = 1; i < n; i++) {
-    const prev = (i - 1) * L;
-    const cur = i * L;
-    const tb = v.transitionBase + (i - 1) * v.transitionStride;
-    localScores(v, i, delta, cur);
-    for (let b = 0; b < L; b++) {
-      let best = NEG;
-      let arg = -1;
-      for (let a = 0; a < L; a++) {
-        const s = delta[prev + a]! + trans[tb + a * L + b]!;
-        if (s > best) {
-          best = s;
-          arg = a;
-        }
-      }
-      // A −∞ predecessor with a +∞-free score cannot win, so arg = −1 means unreachable.
-      delta[cur + b] = arg < 0 ? NEG : delta[cur + b]! + best;
-      back[cur + b] = arg;
-    }
+  ctx.ensure(v.n, v.L);
+  localScores(v, 0, ctx.delta, 0);
+  if (v.n > 1) {
+    if (v.transitionStride === 0) boundedRecursion(ctx, v, v.allowed);
+    else scanRecursion(ctx, v, v.allowed);
   }
   return backtrack(ctx, v, out);
 }
 
 /**
- * The max-product recursion over allowed (prev, next) pairs only, from the context's CSR
- * predecessor lists: O(n · #allowed) instead of O(n · L²). Predecessors are visited in ascending
- * order with a strict comparison, so ties still go to the lowest label id.
+ * The max-product recursion for position-specific transitions: every predecessor, or with a mask
+ * only the allowed ones (the context's CSR predecessor lists: O(n · #allowed) instead of
+ * O(n · L²)). Predecessors are visited in ascending order with a strict comparison, so ties go to
+ * the lowest label id; a −∞ predecessor cannot win, so arg = −1 means unreachable.
  */
-function sparseRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Array): void {
-  const n = v.n;
-  const L = v.L;
-  const delta = ctx.delta;
-  const back = ctx.back;
-  const trans = v.transition;
-  ctx.predecessors(allowed, L);
-  const offsets = ctx.predOffsets;
-  const preds = ctx.predLabels;
-  const pairs = ctx.predPairs;
+function scanRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Array | null): void {
+  const { n, L, transition } = v;
+  const { delta, back } = ctx;
+  if (allowed !== null) ctx.predecessors(allowed, L);
+  const { predOffsets: offsets, predLabels: preds, predPairs: pairs } = ctx;
   for (let i = 1; i < n; i++) {
     const prev = (i - 1) * L;
     const cur = i * L;
@@ -72,10 +37,10 @@ function sparseRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Arra
     for (let b = 0; b < L; b++) {
       let best = NEG;
       let arg = -1;
-      const kEnd = offsets[b + 1]!;
-      for (let k = offsets[b]!; k < kEnd; k++) {
-        const a = preds[k]!;
-        const s = delta[prev + a]! + trans[tb + pairs[k]!]!;
+      const kEnd = allowed === null ? L : offsets[b + 1]!;
+      for (let k = allowed === null ? 0 : offsets[b]!; k < kEnd; k++) {
+        const a = allowed === null ? k : preds[k]!;
+        const s = delta[prev + a]! + transition[tb + (allowed === null ? a * L + b : pairs[k]!)]!;
         if (s > best) {
           best = s;
           arg = a;
@@ -98,17 +63,10 @@ function sparseRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Arra
  * tie rule as the full scan (the lowest label id among equal scores).
  */
 function boundedRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Array | null): void {
-  const n = v.n;
-  const L = v.L;
-  const delta = ctx.delta;
-  const back = ctx.back;
-  const trans = v.transition;
-  const base = v.transitionBase;
+  const { n, L, transition: trans, transitionBase: base } = v;
+  const { delta, back } = ctx;
   if (allowed !== null) ctx.predecessors(allowed, L);
-  const offsets = ctx.predOffsets;
-  const preds = ctx.predLabels;
-  const pairs = ctx.predPairs;
-  const scores = ctx.predScores;
+  const { predOffsets: offsets, predLabels: preds, predPairs: pairs, predScores: scores } = ctx;
   // The block gathered into predecessor order, the best transition into each label, the spread.
   const bestInto = ctx.work;
   let low = Number.POSITIVE_INFINITY;
@@ -214,10 +172,8 @@ function boundedRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Arr
 }
 
 function backtrack(ctx: InferenceContext, v: ChainView, out: Int32Array): number {
-  const n = v.n;
-  const L = v.L;
-  const delta = ctx.delta;
-  const back = ctx.back;
+  const { n, L } = v;
+  const { delta, back } = ctx;
   const last = (n - 1) * L;
   let best = NEG;
   let arg = -1;

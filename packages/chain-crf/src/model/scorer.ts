@@ -97,8 +97,9 @@ export class InstanceScorer {
     to: number,
     weights: Float64Array,
   ): void {
-    const layout = this.layout;
-    const L = layout.numLabels;
+    const { layout } = this;
+    const { numLabels: L, transitionBase: tb, transitionAttributeBase: fb } = layout;
+    const { transitionAttributeOffsets: offsets, transitionFeaturePairs: pairs } = layout;
     const LL = L * L;
     const n = to - from;
     const need = (n - 1) * LL;
@@ -106,10 +107,6 @@ export class InstanceScorer {
       this.transitions = new Float64Array(Math.max(need, 2 * this.transitions.length));
     }
     const out = this.transitions;
-    const tb = layout.transitionBase;
-    const offsets = layout.transitionAttributeOffsets;
-    const pairs = layout.transitionFeaturePairs;
-    const fb = layout.transitionAttributeBase;
     const { ids, values } = transition;
     for (let i = 1; i < n; i++) {
       const ob = (i - 1) * LL;
@@ -135,9 +132,7 @@ export function computeUnary(
   weights: Float64Array,
   unary: Float64Array,
 ): void {
-  const L = layout.numLabels;
-  const attrOffsets = layout.attributeOffsets;
-  const labels = layout.featureLabels;
+  const { numLabels: L, attributeOffsets: attrOffsets, featureLabels: labels } = layout;
   const { offsets, ids, values } = state;
   unary.fill(0, 0, (to - from) * L);
   for (let j = from; j < to; j++) {
@@ -164,29 +159,33 @@ export function computeUnary(
 
 /** The state feature of attribute a scoring label y, or −1 when the layout has none. */
 export function findStateFeature(layout: FeatureLayout, a: number, y: number): number {
-  const labels = layout.featureLabels;
-  let lo = layout.attributeOffsets[a]!;
-  let hi = layout.attributeOffsets[a + 1]! - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const t = labels[mid]!;
-    if (t === y) return mid;
-    if (t < y) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+  return findSorted(
+    layout.featureLabels,
+    layout.attributeOffsets[a]!,
+    layout.attributeOffsets[a + 1]!,
+    y,
+  );
 }
 
 /** The transition-attribute feature of attribute a on pair p = prev·L + cur, or −1. */
 export function findTransitionFeature(layout: FeatureLayout, a: number, pair: number): number {
-  const pairs = layout.transitionFeaturePairs;
-  let lo = layout.transitionAttributeOffsets[a]!;
-  let hi = layout.transitionAttributeOffsets[a + 1]! - 1;
+  return findSorted(
+    layout.transitionFeaturePairs,
+    layout.transitionAttributeOffsets[a]!,
+    layout.transitionAttributeOffsets[a + 1]!,
+    pair,
+  );
+}
+
+/** The index of `value` in the ascending run values[from..to), or −1 (binary search). */
+function findSorted(values: Int32Array, from: number, to: number, value: number): number {
+  let lo = from;
+  let hi = to - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const p = pairs[mid]!;
-    if (p === pair) return mid;
-    if (p < pair) lo = mid + 1;
+    const v = values[mid]!;
+    if (v === value) return mid;
+    if (v < value) lo = mid + 1;
     else hi = mid - 1;
   }
   return -1;

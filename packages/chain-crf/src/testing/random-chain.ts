@@ -1,16 +1,5 @@
 // Test support (not exported): seeded random chains and a brute-force enumerator.
-import { type ChainScores, scoreLabelling } from "@lagrange/core";
-
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { type ChainScores, scoreLabelling, seededRandom } from "@lagrange/core";
 
 export interface RandomChainOptions {
   readonly maxN?: number;
@@ -29,7 +18,7 @@ export interface RandomChain {
 
 /** A random chain with, by chance, position-specific transitions, start/end, masks and −∞. */
 export function randomChain(seed: number, options: RandomChainOptions = {}): RandomChain {
-  const rnd = mulberry32(seed);
+  const rnd = seededRandom(seed);
   const maxN = options.maxN ?? 5;
   const maxL = options.maxL ?? 4;
   const spread = options.spread ?? 4;

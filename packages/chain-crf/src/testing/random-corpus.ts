@@ -1,7 +1,7 @@
+import { seededRandom } from "@lagrange/core";
 // Test support (not exported): small random corpora of attribute sequences.
 import type { AttributeList, AttributeSequence } from "../features/types.ts";
 import type { LabelledSequence } from "../model/dataset.ts";
-import { mulberry32 } from "./random-chain.ts";
 
 export interface RandomCorpusOptions {
   readonly sequences?: number;
@@ -41,7 +41,7 @@ function randomList(
 }
 
 export function randomCorpus(seed: number, options: RandomCorpusOptions = {}): LabelledSequence[] {
-  const rnd = mulberry32(seed);
+  const rnd = seededRandom(seed);
   const count = options.sequences ?? 4;
   const maxLength = options.maxLength ?? 4;
   const L = options.labels ?? 3;

@@ -1,10 +1,9 @@
-import { LabelSet } from "@lagrange/core";
+import { LabelSet, seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
 import { CrfEncoder } from "../crf-encoder.ts";
 import { compileDataset } from "../model/dataset.ts";
 import { buildAttributeDictionary } from "../model/dictionary.ts";
 import { buildFeatureLayout } from "../model/layout.ts";
-import { mulberry32 } from "../testing/random-chain.ts";
 import { randomCorpus } from "../testing/random-corpus.ts";
 import { trainCrf } from "../train-crf.ts";
 import { trainAveragedPerceptron, trainLbfgs } from "./index.ts";
@@ -64,7 +63,7 @@ describe("trainers on the chain CRF", () => {
 describe("trainCrf with constrainedTraining", () => {
   const labelNames = ["L0", "L1", "L2", "L3"];
   // Labels that only stay or step up by one (mod 4) and start at L0 or L1: half the pairs unused.
-  const rnd = mulberry32(11);
+  const rnd = seededRandom(11);
   const sequences = randomCorpus(7, { sequences: 50, maxLength: 6, labels: 4, vocabulary: 12 }).map(
     (s) => {
       let y = Math.floor(rnd() * 2);

@@ -1,12 +1,10 @@
-import { AbortError } from "@lagrange/core";
+import { AbortError, seededRandom, shuffleInPlace } from "@lagrange/core";
 import type { Encoder } from "../encoder.ts";
 import {
   checkPositiveInteger,
   HeldOutTracker,
   maxInstanceLength,
   now,
-  seededRandom,
-  shuffle,
   startingWeights,
   yieldToEventLoop,
 } from "./common.ts";
@@ -54,7 +52,7 @@ export async function trainAveragedPerceptron(
 
   while (epoch < epochs) {
     epoch++;
-    if (options.shuffle ?? true) shuffle(order, random);
+    if (options.shuffle ?? true) shuffleInPlace(order, random);
     mistakes = 0;
     for (let k = 0; k < N; k++) {
       if (signal?.aborted) throw new AbortError();

@@ -1,4 +1,4 @@
-import { AbortError } from "@lagrange/core";
+import { AbortError, seededRandom, shuffleInPlace } from "@lagrange/core";
 import type { Encoder } from "../encoder.ts";
 import {
   checkNonNegative,
@@ -6,8 +6,6 @@ import {
   HeldOutTracker,
   invalid,
   now,
-  seededRandom,
-  shuffle,
   startingWeights,
   yieldToEventLoop,
 } from "./common.ts";
@@ -194,7 +192,7 @@ export async function trainSgd(encoder: Encoder, options: SgdOptions = {}): Prom
 
   let t0 = options.t0;
   if (t0 === undefined) {
-    shuffle(order, random);
+    shuffleInPlace(order, random);
     t0 = calibrate(encoder, pass, order, lambda, options.calibration ?? {});
     await yieldToEventLoop();
     if (signal?.aborted) throw new AbortError();
@@ -209,7 +207,7 @@ export async function trainSgd(encoder: Encoder, options: SgdOptions = {}): Prom
   let stopReason: StopReason = "max-iterations";
   while (epoch < epochs) {
     epoch++;
-    shuffle(order, random);
+    shuffleInPlace(order, random);
     let loss = pass.run(w, order, N, t0, t);
     t += N;
     if (!Number.isFinite(loss)) {

@@ -5,12 +5,12 @@ import {
   countNonZero,
   HeldOutTracker,
   invalid,
-  makeProgress,
   now,
   startingWeights,
 } from "./common.ts";
 import { type AsyncObjective, type LineSearch, minimizeLbfgs } from "./lbfgs.ts";
 import type { ObjectivePool } from "./pool.ts";
+import { reportIteration } from "./progress.ts";
 import {
   isShardable,
   type StopReason,
@@ -133,23 +133,16 @@ export async function trainLbfgs(
       ...(signal === undefined ? {} : { signal }),
       l1: c1,
       onIteration: (p) => {
-        const heldOut = tracker.check(p.iteration, p.x);
-        const progress = makeProgress(
+        stopReason = reportIteration(
+          tracker,
+          options.onProgress,
           p.iteration,
           p.f,
-          now() - started,
-          heldOut,
+          p.x,
+          started,
           c1 > 0 ? countNonZero(p.x) : undefined,
         );
-        if (options.onProgress?.(progress) === false) {
-          stopReason = "stopped";
-          return false;
-        }
-        if (tracker.shouldStop) {
-          stopReason = "early-stopping";
-          return false;
-        }
-        return true;
+        return stopReason === null;
       },
     });
     const base = {

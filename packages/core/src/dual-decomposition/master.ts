@@ -103,6 +103,16 @@ function checkOptions(options: DualDecompositionOptions): void {
 class Scratch {
   f64 = new Float64Array(0);
   i32 = new Int32Array(0);
+
+  /** Consecutive views of `buffer`, `length` elements each. */
+  take<T extends Float64Array | Int32Array>(buffer: T): (length: number) => T {
+    let at = 0;
+    return (length) => {
+      at += length;
+      return buffer.subarray(at - length, at) as T;
+    };
+  }
+
   grow(f64Size: number, i32Size: number): void {
     if (this.f64.length < f64Size)
       this.f64 = new Float64Array(Math.max(f64Size, 2 * this.f64.length));
@@ -210,30 +220,26 @@ function runMaster(
   const rule = o.stepRule ?? DEFAULT_STEP_RULE;
   const { onIteration, signal } = o;
 
-  // Scratch layout. Float64: λ (m) | activity (m) | −Aᵀλ (n·L) | votes (n·L) | 1/cover (n) |
-  // u and θ (Σ n_s·L each). Int32: best (n) | candidate (n) | first label (n) | slave labels (Σ n_s)
-  // | labels being scored (Σ n_s).
+  // Per-solve buffers are views on the master's grow-only scratch, laid out one after another.
   let local = 0;
   for (let s = 0; s < S; s++) local += slaves[s]!.n;
   const localSize = single ? 0 : local * L;
-  scratch.grow(2 * m + 2 * size + n + 2 * localSize, 3 * n + 2 * local);
-  const f = scratch.f64;
-  const lambda = f.subarray(0, m).fill(0);
-  const activity = f.subarray(m, 2 * m);
-  const constraintAdjustment = f.subarray(2 * m, 2 * m + size).fill(0); // −Aᵀλ
-  const votes = f.subarray(2 * m + size, 2 * m + 2 * size);
-  const inverseCover = f.subarray(2 * m + 2 * size, 2 * m + 2 * size + n);
-  const agreement = f.subarray(2 * m + 2 * size + n, 2 * m + 2 * size + n + localSize).fill(0);
-  const adjustment = f.subarray(
-    2 * m + 2 * size + n + localSize,
-    2 * m + 2 * size + n + 2 * localSize,
-  );
-  const g32 = scratch.i32;
-  const bestLabels = g32.subarray(0, n).fill(0);
-  const candidate = g32.subarray(n, 2 * n);
-  const firstLabel = g32.subarray(2 * n, 3 * n);
-  const slaveLabels = g32.subarray(3 * n, 3 * n + local);
-  const scoring = g32.subarray(3 * n + local, 3 * n + 2 * local);
+  scratch.grow(2 * m + 2 * size + n + 3 * localSize, 3 * n + 2 * local);
+  const f64 = scratch.take(scratch.f64);
+  const i32 = scratch.take(scratch.i32);
+  const lambda = f64(m).fill(0);
+  const activity = f64(m);
+  const constraintAdjustment = f64(size).fill(0); // −Aᵀλ
+  const votes = f64(size);
+  const inverseCover = f64(n);
+  const agreement = f64(localSize).fill(0); // u
+  const adjustment = f64(localSize); // θ
+  const gradient = f64(localSize); // y^s − ȳ
+  const bestLabels = i32(n).fill(0);
+  const candidate = i32(n);
+  const firstLabel = i32(n);
+  const slaveLabels = i32(local);
+  const scoring = i32(local); // labels being scored
   const firstLabels = new Int32Array(n);
 
   const localOffset = new Int32Array(S + 1);
@@ -490,16 +496,21 @@ function runMaster(
           if (v > 0 && v < c) disagreements++;
         }
       }
+      // The agreement subgradient y^s − ȳ, kept for the step (0 where one slave covers).
       if (disagreements > 0) {
         for (let s = 0; s < S; s++) {
           const map = positions[s]!;
           const out = localOffset[s]!;
           for (let j = 0; j < map.length; j++) {
             const i = map[j]!;
-            if (cover.cover[i] === 1) continue;
             const y = slaveLabels[out + j]!;
+            const at = (out + j) * L;
             for (let t2 = 0; t2 < L; t2++) {
-              const d = (y === t2 ? 1 : 0) - votes[i * L + t2]! * inverseCover[i]!;
+              const d =
+                cover.cover[i] === 1
+                  ? 0
+                  : (y === t2 ? 1 : 0) - votes[i * L + t2]! * inverseCover[i]!;
+              gradient[at + t2] = d;
               normSquared += d * d;
             }
           }
@@ -555,20 +566,7 @@ function runMaster(
 
     // Projected subgradient step: u ← u − α(y^s − ȳ); λ ← Π(λ + α(a·ȳ − b)), −Aᵀλ kept in sync.
     if (disagreements > 0) {
-      for (let s = 0; s < S; s++) {
-        const map = positions[s]!;
-        const out = localOffset[s]!;
-        const base = out * L;
-        for (let j = 0; j < map.length; j++) {
-          const i = map[j]!;
-          if (cover.cover[i] === 1) continue;
-          const y = slaveLabels[out + j]!;
-          for (let t2 = 0; t2 < L; t2++) {
-            const d = (y === t2 ? 1 : 0) - votes[i * L + t2]! * inverseCover[i]!;
-            agreement[base + j * L + t2]! -= step * d;
-          }
-        }
-      }
+      for (let g = 0; g < localSize; g++) agreement[g]! -= step * gradient[g]!;
     }
     if (A !== null) {
       for (let k = 0; k < m; k++) {

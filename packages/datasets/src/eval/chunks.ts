@@ -9,6 +9,7 @@ import {
   type TypeEvaluation,
 } from "./conlleval.ts";
 import { compareCodePoints } from "./perl.ts";
+import { Tally } from "./tally.ts";
 
 export type LabelSequences = readonly (readonly string[])[];
 
@@ -127,25 +128,9 @@ function scoreSegments(
   scheme: SchemeName,
   schemeOptions: SchemeOptions,
 ): SegmentEvaluation {
-  const byType = new Map<string, { gold: number; count: number; correct: number }>();
-  const byLevel: { gold: number; count: number; correct: number }[] = [];
-  const entry = <T>(map: Map<string, T>, key: string, make: () => T): T => {
-    let found = map.get(key);
-    if (found === undefined) {
-      found = make();
-      map.set(key, found);
-    }
-    return found;
-  };
   const zero = () => ({ gold: 0, count: 0, correct: 0 });
-  const levelEntry = (level: number) => {
-    let found = byLevel[level];
-    if (found === undefined) {
-      found = zero();
-      byLevel[level] = found;
-    }
-    return found;
-  };
+  const byType = new Tally<string, { gold: number; count: number; correct: number }>(zero);
+  const byLevel = new Tally<number, { gold: number; count: number; correct: number }>(zero);
   let tokens = 0;
   let correctTokens = 0;
   for (let s = 0; s < gold.length; s++) {
@@ -156,12 +141,12 @@ function scoreSegments(
     const goldKeys = new Set<string>();
     for (const span of extractSpans(g, scheme, schemeOptions)) {
       goldKeys.add(`${span.start}:${span.end}:${span.type}`);
-      entry(byType, span.type, zero).gold++;
-      levelEntry(span.level).gold++;
+      byType.of(span.type).gold++;
+      byLevel.of(span.level).gold++;
     }
     for (const span of extractSpans(p, scheme, schemeOptions)) {
-      const typeEntry = entry(byType, span.type, zero);
-      const level = levelEntry(span.level);
+      const typeEntry = byType.of(span.type);
+      const level = byLevel.of(span.level);
       typeEntry.count++;
       level.count++;
       if (goldKeys.has(`${span.start}:${span.end}:${span.type}`)) {
@@ -174,16 +159,17 @@ function scoreSegments(
   let predictedChunks = 0;
   let correctChunks = 0;
   const perType: [string, TypeEvaluation][] = [];
-  for (const type of [...byType.keys()].sort(compareCodePoints)) {
-    const c = byType.get(type)!;
+  for (const type of [...byType.counts.keys()].sort(compareCodePoints)) {
+    const c = byType.of(type);
     goldChunks += c.gold;
     predictedChunks += c.count;
     correctChunks += c.correct;
     perType.push([type, { ...prf(c.correct, c.count, c.gold), ...c }]);
   }
   const perLevel: LevelEvaluation[] = [];
-  for (let level = 0; level < byLevel.length; level++) {
-    const c = byLevel[level] ?? zero();
+  const depth = Math.max(0, ...[...byLevel.counts.keys()].map((level) => level + 1));
+  for (let level = 0; level < depth; level++) {
+    const c = byLevel.of(level);
     perLevel.push({ ...prf(c.correct, c.count, c.gold), ...c });
   }
   return {

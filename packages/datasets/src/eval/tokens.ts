@@ -1,6 +1,7 @@
 import { checkAligned, type LabelSequences } from "./chunks.ts";
 import { type PrecisionRecallF1, prf } from "./conlleval.ts";
 import { compareCodePoints } from "./perl.ts";
+import { Tally } from "./tally.ts";
 
 export interface LabelEvaluation extends PrecisionRecallF1 {
   /** Gold tokens with this label. */
@@ -47,15 +48,11 @@ export function evaluateTokens(
   checkAligned(gold, predicted);
   const outside = options.outside ?? "O";
   const includeOutside = options.includeOutside ?? true;
-  const counts = new Map<string, { support: number; predicted: number; correct: number }>();
-  const entry = (label: string) => {
-    let found = counts.get(label);
-    if (found === undefined) {
-      found = { support: 0, predicted: 0, correct: 0 };
-      counts.set(label, found);
-    }
-    return found;
-  };
+  const counts = new Tally<string, { support: number; predicted: number; correct: number }>(() => ({
+    support: 0,
+    predicted: 0,
+    correct: 0,
+  }));
   let tokens = 0;
   let correctTokens = 0;
   for (let s = 0; s < gold.length; s++) {
@@ -63,15 +60,15 @@ export function evaluateTokens(
     const p = predicted[s]!;
     for (let i = 0; i < g.length; i++) {
       tokens++;
-      entry(g[i]!).support++;
-      entry(p[i]!).predicted++;
+      counts.of(g[i]!).support++;
+      counts.of(p[i]!).predicted++;
       if (g[i] === p[i]) {
         correctTokens++;
-        entry(g[i]!).correct++;
+        counts.of(g[i]!).correct++;
       }
     }
   }
-  const labels = [...counts.keys()]
+  const labels = [...counts.counts.keys()]
     .filter((label) => includeOutside || label !== outside)
     .sort(compareCodePoints);
   const perLabel: [string, LabelEvaluation][] = [];
@@ -82,7 +79,7 @@ export function evaluateTokens(
   let sumR = 0;
   let sumF = 0;
   for (const label of labels) {
-    const c = counts.get(label)!;
+    const c = counts.of(label);
     const scores = prf(c.correct, c.predicted, c.support);
     perLabel.push([label, { ...scores, ...c }]);
     support += c.support;

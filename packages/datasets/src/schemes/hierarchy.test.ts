@@ -1,3 +1,4 @@
+import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LabelSchemeError, SCHEME_NAMES } from "./labels.ts";
@@ -6,20 +7,9 @@ import { allowedTransitions, findViolations, isValidSequence } from "./validity.
 
 const HIER = { levelSeparator: "/" } as const;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Random properly nested spans (≤ 3 levels) over n tokens, in extractSpans order. */
 function randomTree(seed: number): { n: number; spans: Span[] } {
-  const next = rng(seed);
+  const next = seededRandom(seed);
   const n = Math.floor(next() * 12);
   const spans: Span[] = [];
   const fill = (from: number, to: number, level: number, path: string): void => {

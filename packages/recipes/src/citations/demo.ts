@@ -1,8 +1,11 @@
 import { COUNT_FAMILIES } from "@lagrange/constraint-templates";
 import { constraintEffects } from "@lagrange/core";
 import { evaluateSegments } from "@lagrange/datasets";
-import type { EpochStats } from "@lagrange/soft-dd";
-import { type LearnedConstraints, learnConstraints } from "../constraint-learning.ts";
+import {
+  type LearnedConstraints,
+  learnConstraints,
+  type PenaltyLearningOptions,
+} from "../constraint-learning.ts";
 import { type DecoderTiming, timeTaggers } from "../timing.ts";
 import {
   type CitationExperiment,
@@ -11,13 +14,10 @@ import {
   experimentTagger,
 } from "./experiment.ts";
 
-export interface CitationDemoOptions {
-  /** Penalty-learning epochs (default 5). */
-  readonly epochs?: number;
+export interface CitationDemoOptions
+  extends Pick<PenaltyLearningOptions, "epochs" | "onEpoch" | "signal"> {
   /** Timed runs of the timing harness (default 3). */
   readonly timingRuns?: number;
-  readonly onEpoch?: (stats: EpochStats) => void;
-  readonly signal?: AbortSignal;
 }
 
 /** A citation the constraints changed, with both labellings and the constraints that did it. */

@@ -4,19 +4,11 @@ import {
   linearConstraint,
   type Slave,
   scoreLabelling,
+  seededRandom,
 } from "@lagrange/core";
 
-/** mulberry32: a tiny seeded generator so every random instance is reproducible from its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator: every random instance is reproducible from its seed. */
+export const rng = seededRandom;
 
 export function randomInt(random: () => number, lo: number, hi: number): number {
   return lo + Math.floor(random() * (hi - lo + 1));

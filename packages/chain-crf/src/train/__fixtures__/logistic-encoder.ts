@@ -1,3 +1,4 @@
+import { seededRandom } from "@lagrange/core";
 /**
  * A toy Encoder for the trainer tests: multinomial logistic regression over "sequences" of 1–3
  * independent positions. Each position has a few sparse real-valued features; weight f·L + y
@@ -34,14 +35,7 @@ export function makeLogisticData(
   seed: number,
   options: { instances: number; features: number; labels: number; noise?: number },
 ): LogisticDescriptor {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
   const { instances, features: F, labels: L } = options;
   const hidden = Float64Array.from({ length: F * L }, () => random() * 2 - 1);
   const positionStart = [0];

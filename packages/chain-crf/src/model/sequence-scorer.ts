@@ -1,7 +1,10 @@
 import type { LabelSet } from "@lagrange/core";
 import { ProblemValidationError } from "@lagrange/core";
-import type { AttributeList } from "../features/types.ts";
+import type { AttributeList, AttributeSequence } from "../features/types.ts";
+import type { ChainView } from "../inference/view.ts";
 import type { CompiledAttributes } from "./dataset.ts";
+import type { FeatureLayout } from "./layout.ts";
+import { InstanceScorer } from "./scorer.ts";
 
 /** Attribute ids of one sequence, looked up into buffers that only grow. */
 export class GrowableAttributes implements CompiledAttributes {
@@ -40,5 +43,37 @@ export class GrowableAttributes implements CompiledAttributes {
     offsets[n] = cursor;
     this.values = src === null ? null : values;
     return this;
+  }
+}
+
+/**
+ * One attribute sequence looked up in a model's dictionaries and scored into reused buffers (a
+ * {@link ChainView}): what every per-sentence decoding path starts with.
+ */
+export class SequenceScorer {
+  readonly instance: InstanceScorer;
+  readonly #state = new GrowableAttributes();
+  readonly #transition = new GrowableAttributes();
+
+  constructor(layout: FeatureLayout) {
+    this.instance = new InstanceScorer(layout);
+  }
+
+  load(
+    sequence: AttributeSequence,
+    attributes: LabelSet,
+    transitionAttributes: LabelSet,
+    weights: Float64Array,
+  ): ChainView {
+    const n = sequence.length;
+    if (!Number.isInteger(n) || n < 1) {
+      throw new ProblemValidationError("sequence", `expected at least one token, got length ${n}`);
+    }
+    const state = this.#state.fill(sequence, n, attributes);
+    const transition =
+      sequence.transition !== null && transitionAttributes.size > 0
+        ? this.#transition.fill(sequence.transition, n, transitionAttributes)
+        : null;
+    return this.instance.load(state, transition, 0, n, weights);
   }
 }
