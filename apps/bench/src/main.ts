@@ -1,4 +1,5 @@
-import { Command, InvalidArgumentError } from "commander";
+import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { writeReport } from "./report.ts";
 import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.ts";
 import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.ts";
@@ -80,15 +81,15 @@ program
   .option("--epochs <n>", "penalty-learning epochs (default 5)", integer)
   .option("--learning-rate <x>", "penalty-learning rate (default 0.1)", number)
   .option("--threshold <x>", "importance threshold (default 2.75)", number)
-  .option(
-    "--algorithm <name>",
-    "penalty learner: averaged-perceptron, perceptron, ssvm",
-    "averaged-perceptron",
+  .addOption(
+    new Option("--algorithm <name>", "penalty learner")
+      .choices(PENALTY_ALGORITHMS)
+      .default("averaged-perceptron"),
   )
-  .option(
-    "--count-unit <unit>",
-    "singleton/pairwise count segments (default) or full labels",
-    "segment",
+  .addOption(
+    new Option("--count-unit <unit>", "what singleton/pairwise constraints count")
+      .choices(["segment", "label"])
+      .default("segment"),
   )
   .option("--rules", "also learn the fersini2014 rule templates as a family")
   .action(
@@ -102,21 +103,17 @@ program
       epochs?: number;
       learningRate?: number;
       threshold?: number;
-      algorithm: string;
-      countUnit: string;
+      algorithm: PenaltyAlgorithm;
+      countUnit: "label" | "segment";
       rules?: boolean;
     }) => {
-      if (!["averaged-perceptron", "perceptron", "ssvm"].includes(opts.algorithm))
-        throw new InvalidArgumentError(`--algorithm: unknown "${opts.algorithm}"`);
-      if (opts.countUnit !== "label" && opts.countUnit !== "segment")
-        throw new InvalidArgumentError(`--count-unit: expected label or segment`);
       const result = await softDdCitations({
         quick: opts.quick === true,
         generated: opts.generated === true,
         rules: opts.rules === true,
         threads: opts.threads,
         seed: opts.seed,
-        penaltyAlgorithm: opts.algorithm as "averaged-perceptron",
+        penaltyAlgorithm: opts.algorithm,
         countUnit: opts.countUnit,
         ...(opts.crfIterations === undefined ? {} : { crfIterations: opts.crfIterations }),
         ...(opts.epochs === undefined ? {} : { epochs: opts.epochs }),

@@ -95,6 +95,15 @@ describe("lagrange info and eval", () => {
 });
 
 describe("a plug-in decoder and slave reach lagrange tag", () => {
+  it("the README shows the example plug-in verbatim", () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const marker = "<!-- example: examples/plugins/venue-gazetteer.mjs -->";
+    const at = readme.indexOf(marker);
+    expect(at, `README.md lacks the marker ${marker}`).toBeGreaterThanOrEqual(0);
+    const block = /```js\n([\s\S]*?)```/.exec(readme.slice(at));
+    expect(block?.[1]).toBe(readFileSync(plugin, "utf8"));
+  });
+
   it("the example's slave is exact (checked against enumeration)", async () => {
     const registry = new DecoderRegistry();
     await loadPlugin(registry, plugin);
@@ -208,7 +217,7 @@ describe("exit codes", () => {
       "c.json",
     ]);
     expect(constraints.code).toBe(2);
-    expect(constraints.stderr).toContain("--decoder viterbi does not take --constraints");
+    expect(constraints.stderr).toContain("decoder viterbi does not take constraints");
   });
 
   it("3 for malformed input: model, data, plug-in, and gold labels that do not fit the scheme", async () => {
@@ -267,7 +276,7 @@ describe("lagrange demo", () => {
       LAGRANGE_OFFLINE: "1",
     });
     try {
-      const r = await run(["demo", "--max-iterations", "15", "--epochs", "1"]);
+      const r = await run(["demo", "--crf-iterations", "15", "--epochs", "1"]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain("data:     generated citations");
       expect(r.stdout).toMatch(/\| Viterbi \(scheme-valid\) \| [\d.]+ \|/);

@@ -210,7 +210,7 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
       "soft-dd",
     ]);
     expect(noConstraints.code).toBe(2);
-    expect(noConstraints.stderr).toContain("--constraints");
+    expect(noConstraints.stderr).toContain("decoder soft-dd decodes under constraints");
     const badFamily = await run([
       "constraints",
       "learn",

@@ -19,11 +19,19 @@ export function collect(value: string, previous: readonly string[] = []): string
   return [...previous, value];
 }
 
-/** Ctrl-C cancels long work cleanly (workers torn down, no partial output file). */
-export function abortOnSignal(): AbortSignal {
+/**
+ * Runs a command with an AbortSignal that Ctrl-C fires, so long work stops cleanly (workers torn
+ * down, no partial output file); the handler is removed when the command ends.
+ */
+export async function withCtrlC<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
-  process.once("SIGINT", () => controller.abort());
-  return controller.signal;
+  const abort = () => controller.abort();
+  process.once("SIGINT", abort);
+  try {
+    return await run(controller.signal);
+  } finally {
+    process.off("SIGINT", abort);
+  }
 }
 
 /** `--malformed`: what to do with malformed UMass lines (the same choice in every command). */

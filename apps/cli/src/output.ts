@@ -15,8 +15,17 @@ export async function openOutput(path: string | undefined): Promise<Output> {
     return {
       write: (text) =>
         new Promise<void>((resolve, reject) => {
-          if (process.stdout.write(text)) resolve();
-          else process.stdout.once("drain", resolve).once("error", reject);
+          if (process.stdout.write(text)) return resolve();
+          // Back-pressure: wait for the drain, and drop both listeners whichever comes first.
+          const drained = () => {
+            process.stdout.off("error", failed);
+            resolve();
+          };
+          const failed = (error: Error) => {
+            process.stdout.off("drain", drained);
+            reject(error);
+          };
+          process.stdout.once("drain", drained).once("error", failed);
         }),
       close: async () => {},
       abort: async () => {},

@@ -6,6 +6,7 @@ import {
   type SlaveResult,
   validateChainScores,
 } from "@lagrange/core";
+import { validatedTransitions } from "./chain-scorer.ts";
 import { InferenceContext } from "./inference/context.ts";
 import { scoreView } from "./inference/score.ts";
 import { type ChainView, emptyView, setViewFromScores } from "./inference/view.ts";
@@ -113,15 +114,13 @@ export function crfSlave(scores: ChainScores, options: CrfSlaveOptions = {}): Cr
  * The fast chain oracle for decoders (core's `ChainSlaveFactory`): one slave object and one set of
  * Viterbi buffers re-pointed at each sentence's scores, so decoding a corpus allocates nothing of
  * size n·L per sentence. A returned slave is valid until the next call. Scores are validated on
- * every call; the values of the transition block only when it is another array than last time (a
- * model's scorer hands the same block for every sentence).
+ * every call, but for the values of a transition block a model's `ChainScorer` has validated.
  */
 export function crfChainSlaves(): ChainSlaveFactory {
   const ctx = new InferenceContext(64, 0, { simd: false });
   const view = emptyView();
   let labels = new Int32Array(64);
   const result: { labels: Int32Array; value: number } = { labels, value: Number.NEGATIVE_INFINITY };
-  let checkedTransition: Float64Array | null = null;
   const slave = {
     name: "crf",
     n: 0,
@@ -149,9 +148,7 @@ export function crfChainSlaves(): ChainSlaveFactory {
     },
   };
   return (scores: ChainScores): Slave => {
-    const known = scores.transition === checkedTransition;
-    validateChainScores(scores, "crf", !known);
-    checkedTransition = scores.transition;
+    validateChainScores(scores, "crf", !validatedTransitions.has(scores.transition));
     setViewFromScores(view, scores);
     slave.n = scores.n;
     slave.L = scores.L;

@@ -1,4 +1,4 @@
-import { type ChainScores, validateChainScores } from "./chain.ts";
+import type { ChainScores } from "./chain.ts";
 import { chainSlave } from "./chain-slave.ts";
 import type { LinearConstraint } from "./constraints.ts";
 import { type Decoding, exactDecoding } from "./decoding.ts";
@@ -29,8 +29,8 @@ export interface Decoder {
 }
 
 /**
- * The exact MAP oracle of a chain as a slave. A factory may reuse its buffers between calls: the
- * slave it returned before is then invalid, so call it once per problem.
+ * The exact MAP oracle of a chain as a slave (it validates the scores). A factory may reuse its
+ * buffers between calls: the slave it returned before is then invalid, so call it once per problem.
  */
 export type ChainSlaveFactory = (scores: ChainScores) => Slave;
 
@@ -85,7 +85,7 @@ export class RegistryError extends LagrangeError {
 /**
  * Named decoders and slaves: the one door through which apps reach every strategy. Packages
  * export definitions; an app's registry adds them (and a user's plug-ins add more); the CLI, the
- * bench, the demo and the playground build decoders from it by name.
+ * bench and the demo build decoders from it by name.
  */
 export class DecoderRegistry {
   readonly context: DecoderContext;
@@ -213,7 +213,6 @@ export function dualDecompositionDecoder(
     name,
     decode(problem, options) {
       const { scores } = problem;
-      validateChainScoresShape(scores);
       bindings.length = 0;
       bindings.push({ slave: chain(scores) });
       if (problem.slaves !== undefined) bindings.push(...problem.slaves);
@@ -229,11 +228,4 @@ export function dualDecompositionDecoder(
       );
     },
   };
-}
-
-/** n and L only: the chain slave validates the arrays. */
-function validateChainScoresShape(scores: ChainScores): void {
-  if (!Number.isInteger(scores.n) || scores.n < 1 || !Number.isInteger(scores.L) || scores.L < 1) {
-    validateChainScores(scores, "problem.scores");
-  }
 }

@@ -38,7 +38,7 @@ export function exactDecoding(labels: Int32Array, score: number): Decoding {
     certified: feasible,
     gap: feasible ? 0 : Number.POSITIVE_INFINITY,
     multipliers: new Float64Array(0),
-    firstLabels: labels,
+    firstLabels: labels.slice(),
     firstViolated: 0,
     violated: 0,
     hardViolated: 0,
@@ -69,26 +69,65 @@ export interface DecodingSummary {
   readonly hardViolated: number;
 }
 
+/**
+ * A running {@link DecodingSummary}: `add` each decoding as it comes (a corpus streamed through a
+ * decoder need not be kept), `summary()` at any time.
+ */
+export class DecodingTally {
+  #examples = 0;
+  #iterations = 0;
+  #maxIterations = 0;
+  #certified = 0;
+  #initiallyViolated = 0;
+  #iterationsWhenViolated = 0;
+  #repaired = 0;
+  #stillViolated = 0;
+  #changed = 0;
+  #infeasible = 0;
+  #hardViolated = 0;
+
+  add(d: Decoding): this {
+    this.#examples++;
+    this.#iterations += d.iterations;
+    this.#maxIterations = Math.max(this.#maxIterations, d.iterations);
+    if (d.certified) this.#certified++;
+    if (d.status === "infeasible") this.#infeasible++;
+    else if (d.hardViolated > 0) this.#hardViolated++;
+    if (d.firstViolated > 0) {
+      this.#initiallyViolated++;
+      this.#iterationsWhenViolated += d.iterations;
+      if (d.violated === 0) this.#repaired++;
+    }
+    if (d.violated > 0) this.#stillViolated++;
+    if (d.labels.some((y, i) => y !== d.firstLabels[i])) this.#changed++;
+    return this;
+  }
+
+  summary(): DecodingSummary {
+    const examples = this.#examples;
+    const share = (k: number) => (examples === 0 ? 0 : k / examples);
+    const violated = this.#initiallyViolated;
+    return {
+      examples,
+      meanIterations: share(this.#iterations),
+      maxIterations: this.#maxIterations,
+      certifiedRate: share(this.#certified),
+      initiallyViolatedRate: share(violated),
+      meanIterationsWhenInitiallyViolated:
+        violated === 0 ? 0 : this.#iterationsWhenViolated / violated,
+      repairedRate: share(this.#repaired),
+      stillViolatedRate: share(this.#stillViolated),
+      changedRate: share(this.#changed),
+      infeasible: this.#infeasible,
+      hardViolated: this.#hardViolated,
+    };
+  }
+}
+
 export function summarizeDecodings(decodings: readonly Decoding[]): DecodingSummary {
-  const count = (keep: (d: Decoding) => boolean) => decodings.filter(keep).length;
-  const violatedFirst = decodings.filter((d) => d.firstViolated > 0);
-  const iterationsOf = (list: readonly Decoding[]) => list.reduce((s, d) => s + d.iterations, 0);
-  const examples = decodings.length;
-  const share = (k: number) => (examples === 0 ? 0 : k / examples);
-  return {
-    examples,
-    meanIterations: share(iterationsOf(decodings)),
-    maxIterations: decodings.reduce((most, d) => Math.max(most, d.iterations), 0),
-    certifiedRate: share(count((d) => d.certified)),
-    initiallyViolatedRate: share(violatedFirst.length),
-    meanIterationsWhenInitiallyViolated:
-      violatedFirst.length === 0 ? 0 : iterationsOf(violatedFirst) / violatedFirst.length,
-    repairedRate: share(violatedFirst.filter((d) => d.violated === 0).length),
-    stillViolatedRate: share(count((d) => d.violated > 0)),
-    changedRate: share(count((d) => d.labels.some((y, i) => y !== d.firstLabels[i]))),
-    infeasible: count((d) => d.status === "infeasible"),
-    hardViolated: count((d) => d.status !== "infeasible" && d.hardViolated > 0),
-  };
+  const tally = new DecodingTally();
+  for (const d of decodings) tally.add(d);
+  return tally.summary();
 }
 
 /** How one constraint fared: on the first iterate and on the returned labelling. */

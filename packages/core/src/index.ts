@@ -37,6 +37,7 @@ export {
   constraintEffects,
   type Decoding,
   type DecodingSummary,
+  DecodingTally,
   exactDecoding,
   summarizeDecodings,
 } from "./decoding.ts";

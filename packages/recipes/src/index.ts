@@ -21,13 +21,10 @@ export {
   type CitationExperimentOptions,
   type DecodedTest,
   decodeTest,
-  experimentTagger,
+  errorReduction,
   type FieldScores,
-  fieldScores,
   prepareCitationExperiment,
-  seededHalves,
 } from "./citations/experiment.ts";
-export { modelCacheKey } from "./citations/model-cache.ts";
 export {
   type CandidateSelection,
   type CandidateSelectionOptions,
@@ -43,10 +40,16 @@ export {
 } from "./constraint-learning.ts";
 export { loadPlugin, standardDecoders } from "./decoders.ts";
 export { modelDecodingConstraints, modelScheme } from "./model-scheme.ts";
-export { type Tagged, Tagger, type TaggerOptions, type TaggingTime } from "./tagger.ts";
-export { type DecoderTiming, type TimingOptions, timeTaggers } from "./timing.ts";
 export {
-  schemeScorer,
+  attributesOf,
+  checkDecoderUse,
+  type Tagged,
+  Tagger,
+  type TaggerOptions,
+  type TaggingTime,
+} from "./tagger.ts";
+export { type DecoderTiming, median, type TimingOptions, timeTaggers } from "./timing.ts";
+export {
   type TrainedOnCorpus,
   type TrainOnCorpusOptions,
   trainOnCorpus,

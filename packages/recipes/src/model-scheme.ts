@@ -1,10 +1,19 @@
 import type { CrfModel, DecodingConstraints } from "@lagrange/chain-crf";
-import { decodingMask, type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
+import { LagrangeError } from "@lagrange/core";
+import { decodingMask, LABEL_SCHEMES, type LabelScheme } from "@lagrange/datasets";
 
 /** The label scheme a model was trained under (recorded in its settings; `none` when absent). */
 export function modelScheme(model: CrfModel): LabelScheme {
   const scheme = model.settings.scheme;
-  return typeof scheme === "string" ? parseLabelScheme(scheme, "model settings.scheme") : "none";
+  if (scheme === undefined) return "none";
+  if (typeof scheme === "string" && (LABEL_SCHEMES as readonly string[]).includes(scheme)) {
+    return scheme as LabelScheme;
+  }
+  // A model file is input: an unreadable scheme in it is malformed input, not a usage error.
+  throw new LagrangeError(
+    "bad-input",
+    `the model's settings.scheme is ${JSON.stringify(scheme)}; expected one of ${LABEL_SCHEMES.join(", ")}`,
+  );
 }
 
 /**

@@ -59,9 +59,54 @@ export interface TaggingTime {
 }
 
 /**
+ * Checks that a registered decoder can use what it is given, before any file is read: constraints
+ * or slaves it does not take are a usage error, and so is a constrained decoder given neither
+ * (Soft-DD with nothing to enforce is Viterbi, more slowly). Returns every slave name it will
+ * decode with (the definition's own `withSlaves` first).
+ */
+export function checkDecoderUse(
+  registry: DecoderRegistry,
+  decoder: string,
+  given: { readonly constraints: boolean; readonly slaves: readonly string[] },
+): string[] {
+  const definition = registry.decoder(decoder);
+  const slaves = [...(definition.withSlaves ?? []), ...given.slaves];
+  for (const name of slaves) registry.slave(name);
+  if (given.constraints && !definition.accepts.constraints) {
+    throw new LagrangeError("usage", `decoder ${decoder} does not take constraints`);
+  }
+  if (given.slaves.length > 0 && !definition.accepts.slaves) {
+    throw new LagrangeError("usage", `decoder ${decoder} does not take extra slaves`);
+  }
+  if (definition.accepts.constraints && !given.constraints && slaves.length === 0) {
+    throw new LagrangeError(
+      "usage",
+      `decoder ${decoder} decodes under constraints: give it learned constraints (lagrange constraints learn) or a slave`,
+    );
+  }
+  return slaves;
+}
+
+/** The preset's attributes of every sentence, for a model (whose file records the preset). */
+export function attributesOf(model: CrfModel, sentences: readonly Sentence[]): AttributeSequence[] {
+  const preset = presetOf(model);
+  return sentences.map((s) => preset.extract(inputRows(s)));
+}
+
+function presetOf(model: CrfModel): Preset {
+  if (model.preset === null) {
+    throw new LagrangeError(
+      "bad-input",
+      "the model records no feature preset, so its attributes cannot be rebuilt",
+    );
+  }
+  return getPreset(model.preset);
+}
+
+/**
  * A model, its scheme's mask, a decoder from the registry, learned constraints and plug-in slaves:
- * sentences in, labels out. The pipeline behind `lagrange tag`, the demo, the bench and the
- * playground, so that each of them decodes — and times — the same way.
+ * sentences in, labels out. The pipeline behind `lagrange tag`, the demo and the bench, so that each
+ * of them decodes — and times — the same way.
  */
 export class Tagger {
   readonly model: CrfModel;
@@ -82,20 +127,20 @@ export class Tagger {
     const registry = options.registry ?? standardDecoders();
     this.model = model;
     this.scheme = modelScheme(model);
-    if (model.preset === null) {
-      throw new LagrangeError(
-        "bad-input",
-        "the model records no feature preset, so its attributes cannot be rebuilt",
-      );
-    }
-    this.#preset = getPreset(model.preset);
+    this.#preset = presetOf(model);
     const decoder = options.decoder ?? "viterbi";
+    const slaves =
+      typeof decoder === "string"
+        ? checkDecoderUse(registry, decoder, {
+            constraints: options.constraints !== undefined,
+            slaves: options.slaves ?? [],
+          })
+        : (options.slaves ?? []);
     this.decoder = typeof decoder === "string" ? registry.create(decoder) : decoder;
-    const own = typeof decoder === "string" ? (registry.decoder(decoder).withSlaves ?? []) : [];
     this.#scorer = model.scorer(modelDecodingConstraints(model));
     this.#constraintsFor =
       options.constraints === undefined ? undefined : constraintInstantiator(options.constraints);
-    this.#slaves = [...own, ...(options.slaves ?? [])].map((name) => registry.slave(name));
+    this.#slaves = slaves.map((name) => registry.slave(name));
     this.#labels = model.labels.names();
     this.#options = options.decodeOptions ?? {};
   }
@@ -117,7 +162,7 @@ export class Tagger {
     return this.tagAttributes(this.attributes(sentence), sentence.tokens, signal);
   }
 
-  /** Decodes precomputed attributes (the timing harness feeds every decoder the same ones). */
+  /** Decodes precomputed attributes (a caller that extracted them once for several decoders). */
   tagAttributes(
     attributes: AttributeSequence,
     tokens: readonly string[],

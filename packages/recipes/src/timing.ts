@@ -19,11 +19,12 @@ export interface TimingOptions {
   readonly signal?: AbortSignal;
 }
 
-const median = (xs: readonly number[]): number => {
+/** The median of timed runs (the mean of the middle two for an even count). */
+export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
+}
 
 /**
  * The one timing harness: every tagger tags the same sentences through the same path as

@@ -89,10 +89,15 @@ export async function trainOnCorpus(
     dev === undefined
       ? undefined
       : {
-          sequences: dev.sentences.map((s) => ({
-            attributes: preset.extract(inputRows(s)),
-            labels: s.labels ?? [],
-          })),
+          sequences: dev.sentences.map((s, i) => {
+            if (s.labels === undefined) {
+              throw new LagrangeError(
+                "bad-input",
+                `${dev.label}: sentence ${i + 1} has no labels to evaluate against`,
+              );
+            }
+            return { attributes: preset.extract(inputRows(s)), labels: s.labels };
+          }),
           score: schemeScorer(scheme),
           ...(patience === undefined ? {} : { patience }),
         };

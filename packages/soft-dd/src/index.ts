@@ -1,10 +1,12 @@
 export {
+  DEFAULT_PENALTY_LEARNING_RATE,
   type EpochStats,
   formatPenaltyReport,
   type LearnedPenalties,
   type LearnPenaltiesOptions,
   learnPenalties,
   lossAugmented,
+  PENALTY_ALGORITHMS,
   type PenaltyAlgorithm,
   type PenaltyExample,
   type PenaltyInstance,

@@ -38,7 +38,11 @@ export interface PenaltyExample {
   readonly tokens?: readonly string[];
 }
 
-export type PenaltyAlgorithm = "perceptron" | "averaged-perceptron" | "ssvm";
+export const PENALTY_ALGORITHMS = ["averaged-perceptron", "perceptron", "ssvm"] as const;
+export type PenaltyAlgorithm = (typeof PENALTY_ALGORITHMS)[number];
+
+/** The default perceptron step / SSVM η₀ (see `LearnPenaltiesOptions.learningRate`). */
+export const DEFAULT_PENALTY_LEARNING_RATE = 0.1;
 
 export interface EpochStats {
   readonly epoch: number;
@@ -102,7 +106,7 @@ export function learnPenalties(
 ): LearnedPenalties {
   const algorithm = options.algorithm ?? "averaged-perceptron";
   const epochs = options.epochs ?? 5;
-  const eta0 = options.learningRate ?? 0.1;
+  const eta0 = options.learningRate ?? DEFAULT_PENALTY_LEARNING_RATE;
   const mu = options.regularization ?? 0.01;
   const lossWeight = options.lossWeight ?? 0.1;
   if (!(Number.isInteger(epochs) && epochs >= 1)) {

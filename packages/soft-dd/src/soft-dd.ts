@@ -1,5 +1,6 @@
 import {
   type ChainSlaveFactory,
+  type ConstraintMode,
   constraintPenalty,
   type Decoder,
   type DecoderDefinition,
@@ -29,9 +30,10 @@ export interface SoftDDOptions {
   readonly feasibilityTolerance?: number;
   /**
    * Stop with status `converged` (no certificate) when neither bound has moved by a thousandth of
-   * the gap for this many iterations (default 30; 0 disables). On real constraint sets the runs
+   * the gap for this many iterations (default 10; 0 disables). On real constraint sets the runs
    * that do not certify are integrality gaps that stay frozen: running on to the cap only wastes
-   * slave calls.
+   * slave calls. On UMass citations 10 and 30 give the same labels and certificates, and 10 saves
+   * 13 % of the slave calls (1.60 instead of 1.83 per citation).
    */
   readonly stallIterations?: number;
   /** The chain's MAP oracle (default core's reference `chainSlave`; chain-crf's is faster). */
@@ -45,7 +47,7 @@ export function softDDPolicy(options: SoftDDOptions = {}): DualDecompositionOpti
   return {
     stepRule: options.stepRule ?? SOFT_DD_STEP_RULE,
     maxIterations: options.maxIterations ?? 200,
-    stallIterations: options.stallIterations ?? 30,
+    stallIterations: options.stallIterations ?? 10,
     constraintMode: "as-given",
     ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }),
     ...(options.feasibilityTolerance === undefined
@@ -54,9 +56,18 @@ export function softDDPolicy(options: SoftDDOptions = {}): DualDecompositionOpti
   };
 }
 
-/** Algorithm 1 (DD): every constraint hard (λ ≥ 0), penalties ignored — the paper's comparison. */
+/**
+ * Algorithm 1 (DD): every constraint hard (λ ≥ 0), penalties ignored — the paper's comparison.
+ * Runs that have not yet found a labelling meeting every constraint need longer than Soft-DD's
+ * frozen gaps: the stall rule waits 30 iterations (on UMass, 10 left 9 of 327 citations without a
+ * feasible labelling and cost 2 points of field F1; 30 leaves 3).
+ */
 export function hardDDPolicy(options: SoftDDOptions = {}): DualDecompositionOptions {
-  return { ...softDDPolicy(options), constraintMode: "hard" };
+  return {
+    ...softDDPolicy(options),
+    stallIterations: options.stallIterations ?? 30,
+    constraintMode: "hard",
+  };
 }
 
 /** Soft-DD as a decoder over chain scores, constraints and any extra slaves. */
@@ -105,7 +116,7 @@ export function constrainedObjective(
   slave: Slave,
   constraints: readonly LinearConstraint[],
   labels: ArrayLike<number>,
-  options: { readonly mode?: "as-given" | "hard"; readonly feasibilityTolerance?: number } = {},
+  options: { readonly mode?: ConstraintMode; readonly feasibilityTolerance?: number } = {},
 ): number {
   const base = slave.score(labels);
   if (base === Number.NEGATIVE_INFINITY) return base;

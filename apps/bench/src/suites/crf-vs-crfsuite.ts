@@ -1,4 +1,5 @@
 import { evaluateChunks, openDataset } from "@lagrange/datasets";
+import { median } from "@lagrange/recipes";
 import { markdownTable } from "../report.ts";
 import type { SystemReport } from "../systems/protocol.ts";
 import { runSystem } from "../systems/spawn.ts";
@@ -32,12 +33,6 @@ export interface CrfVsCrfsuiteResult {
     readonly peakRss: number;
   };
 }
-
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 function summarise(reports: readonly SystemReport[], gold: string[][]): SystemSummary {
   const last = reports[reports.length - 1]!;

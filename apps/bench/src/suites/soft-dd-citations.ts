@@ -48,12 +48,9 @@ export async function softDdCitations(
     ...options,
     cacheDir: options.cacheDir ?? join(repoRoot, ".lagrange-cache", "bench"),
   });
-  const tables = citationBenchmark(experiment, {
-    ...options,
-    ...(options.quick === true ? { bootstrapSamples: 1000 } : {}),
-    ...(options.timingRuns === undefined && options.quick === true ? { timingRuns: 1 } : {}),
-    ...(options.epochs === undefined && options.quick === true ? { epochs: 3 } : {}),
-  });
+  // --quick's smaller defaults, under whatever was given explicitly.
+  const quick = options.quick === true ? { bootstrapSamples: 1000, timingRuns: 1, epochs: 3 } : {};
+  const tables = citationBenchmark(experiment, { ...quick, ...options });
   return {
     suite: "soft-dd-citations",
     data: experiment.source,

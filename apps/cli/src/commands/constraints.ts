@@ -1,4 +1,4 @@
-import { getPreset, loadModel } from "@lagrange/chain-crf";
+import { loadModel } from "@lagrange/chain-crf";
 import {
   COUNT_FAMILIES,
   type ConstraintFamily,
@@ -6,20 +6,14 @@ import {
   serializeConstraintsFile,
 } from "@lagrange/constraint-templates";
 import { writeFileAtomic } from "@lagrange/core/node";
-import { inputRows, openCorpus } from "@lagrange/datasets";
-import { learnConstraints, scoreSentences } from "@lagrange/recipes";
-import type { PenaltyAlgorithm } from "@lagrange/soft-dd";
+import { openCorpus } from "@lagrange/datasets";
+import { attributesOf, learnConstraints, scoreSentences } from "@lagrange/recipes";
+import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { type Command, Option } from "commander";
 import { badInputError, usageError } from "../exit-codes.ts";
-import { abortOnSignal, malformedOption, parseInteger, parseNumber } from "../options.ts";
+import { malformedOption, parseInteger, parseNumber, withCtrlC } from "../options.ts";
 import { note } from "../progress.ts";
 import { learnedConstraintsReport } from "../render.ts";
-
-export const PENALTY_ALGORITHMS: readonly PenaltyAlgorithm[] = [
-  "averaged-perceptron",
-  "perceptron",
-  "ssvm",
-];
 
 /**
  * Names accepted by `--templates`: the count families of anzaroot2014 §5, `bio` (local BIO
@@ -73,10 +67,6 @@ export async function constraintsLearnCommand(
 ): Promise<string> {
   const { families, bio } = parseTemplateFamilies(options.templates);
   const model = await loadModel(options.model);
-  if (model.preset === null) {
-    throw badInputError(`${options.model}: the model records no feature preset`);
-  }
-  const preset = getPreset(model.preset);
   const data = await openCorpus(options.data, {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",
@@ -85,11 +75,7 @@ export async function constraintsLearnCommand(
   if (!data.sentences.some((s) => s.labels !== undefined)) {
     throw badInputError(`${data.label}: no gold labels to learn penalties from`);
   }
-  const scored = scoreSentences(
-    model,
-    data.sentences,
-    data.sentences.map((s) => preset.extract(inputRows(s))),
-  );
+  const scored = scoreSentences(model, data.sentences, attributesOf(model, data.sentences));
   note(
     `learning penalties (${options.algorithm}, ${options.epochs} epochs) for ${families.join(", ") || "no"} templates on ${data.label}`,
   );
@@ -164,6 +150,6 @@ export function registerConstraints(program: Command): void {
     .addOption(malformedOption())
     .requiredOption("--out <file>", "constraints file to write (JSON, atomically)")
     .action(async (opts: ConstraintsLearnOptions) => {
-      process.stdout.write(await constraintsLearnCommand(opts, abortOnSignal()));
+      process.stdout.write(await withCtrlC((signal) => constraintsLearnCommand(opts, signal)));
     });
 }

@@ -1,11 +1,11 @@
 import { type CitationDemo, citationDemo, prepareCitationExperiment } from "@lagrange/recipes";
 import type { Command } from "commander";
-import { abortOnSignal, parseInteger } from "../options.ts";
+import { parseInteger, withCtrlC } from "../options.ts";
 import { note, progressBar } from "../progress.ts";
 import { learnedConstraintsReport } from "../render.ts";
 
 export interface DemoOptions {
-  readonly maxIterations: number;
+  readonly crfIterations: number;
   readonly threads: number;
   readonly epochs: number;
   readonly seed: number;
@@ -18,14 +18,14 @@ const pct = (x: number) => x.toFixed(2);
  * @lagrange/recipes; this command only renders it).
  */
 export async function demoCommand(options: DemoOptions, signal?: AbortSignal): Promise<string> {
-  const bar = progressBar("train", options.maxIterations);
+  const bar = progressBar("train", options.crfIterations);
   const experiment = await prepareCitationExperiment({
-    crfIterations: options.maxIterations,
+    crfIterations: options.crfIterations,
     threads: options.threads,
     seed: options.seed,
     onStatus: note,
     onTrainingProgress: (p) =>
-      bar.update(Math.min(p.iteration, options.maxIterations), `loss ${p.loss.toFixed(1)}`),
+      bar.update(Math.min(p.iteration, options.crfIterations), `loss ${p.loss.toFixed(1)}`),
     ...(signal === undefined ? {} : { signal }),
   }).finally(() => bar.stop());
   note(`learning constraint penalties on ${experiment.learn.length} dev citations…`);
@@ -92,7 +92,7 @@ export function registerDemo(program: Command): void {
     .description(
       "The main job (anzaroot2014): train a citation CRF on UMass citations (or generated ones), learn soft-constraint penalties on half of dev, decode the other half with Viterbi and with Soft-DD, print both and a citation the constraints changed",
     )
-    .option("--max-iterations <n>", "L-BFGS iterations", parseInteger, 60)
+    .option("--crf-iterations <n>", "L-BFGS iterations of the citation CRF", parseInteger, 60)
     .option("--threads <n>", "worker threads for training", parseInteger, 2)
     .option("--epochs <n>", "penalty-learning epochs", parseInteger, 5)
     .option(
@@ -102,6 +102,6 @@ export function registerDemo(program: Command): void {
       1,
     )
     .action(async (opts: DemoOptions) => {
-      process.stdout.write(await demoCommand(opts, abortOnSignal()));
+      process.stdout.write(await withCtrlC((signal) => demoCommand(opts, signal)));
     });
 }

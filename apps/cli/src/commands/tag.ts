@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { loadModel } from "@lagrange/chain-crf";
 import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/constraint-templates";
-import { type Decoding, summarizeDecodings } from "@lagrange/core";
+import { DecodingTally } from "@lagrange/core";
 import { openCorpus } from "@lagrange/datasets";
-import { loadPlugin, standardDecoders, Tagger } from "@lagrange/recipes";
+import { checkDecoderUse, loadPlugin, standardDecoders, Tagger } from "@lagrange/recipes";
 import type { Command } from "commander";
-import { badInputError, usageError } from "../exit-codes.ts";
-import { abortOnSignal, collect, malformedOption, parseInteger } from "../options.ts";
+import { badInputError } from "../exit-codes.ts";
+import { collect, malformedOption, parseInteger, withCtrlC } from "../options.ts";
 import { conllLines, openOutput } from "../output.ts";
 import { note, progressBar } from "../progress.ts";
 import { taggingReport } from "../render.ts";
@@ -45,25 +45,11 @@ export async function readConstraintsFile(
 export async function tagCommand(options: TagOptions, signal?: AbortSignal): Promise<string> {
   const registry = standardDecoders();
   for (const plugin of options.plugin ?? []) await loadPlugin(registry, plugin);
-  const definition = registry.decoder(options.decoder);
-  const slaves = options.slave ?? [];
-  for (const name of [...(definition.withSlaves ?? []), ...slaves]) registry.slave(name);
-  if (options.constraints !== undefined && !definition.accepts.constraints) {
-    throw usageError(`--decoder ${options.decoder} does not take --constraints`);
-  }
-  if (slaves.length > 0 && !definition.accepts.slaves) {
-    throw usageError(`--decoder ${options.decoder} does not take --slave`);
-  }
-  const ownSlaves = definition.withSlaves?.length ?? 0;
-  if (
-    definition.accepts.constraints &&
-    options.constraints === undefined &&
-    slaves.length + ownSlaves === 0
-  ) {
-    throw usageError(
-      `--decoder ${options.decoder} decodes under constraints: give --constraints C.json (from lagrange constraints learn) or --slave NAME`,
-    );
-  }
+  checkDecoderUse(registry, options.decoder, {
+    constraints: options.constraints !== undefined,
+    slaves: options.slave ?? [],
+  });
+  const constrained = registry.decoder(options.decoder).accepts.constraints;
   const model = await loadModel(options.model);
   const constraints =
     options.constraints === undefined
@@ -74,7 +60,7 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
     registry,
     decoder: options.decoder,
     ...(constraints === undefined ? {} : { constraints }),
-    slaves,
+    slaves: options.slave ?? [],
     ...(options.maxIterations === undefined
       ? {}
       : { decodeOptions: { maxIterations: options.maxIterations } }),
@@ -85,15 +71,19 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
     defaultSplit: "dev",
   });
   const output = await openOutput(options.out);
-  const bar = progressBar("tag", data.sentences.length, options.out !== undefined);
-  const constrained = definition.accepts.constraints;
-  const decodings: Decoding[] = [];
+  // The bar shares stderr with the report; with output on stdout it would interleave.
+  const bar = progressBar(
+    "tag",
+    data.sentences.length,
+    options.out !== undefined && process.stderr.isTTY,
+  );
+  const tally = new DecodingTally();
   const started = performance.now();
   try {
     for (let i = 0; i < data.sentences.length; i++) {
       const sentence = data.sentences[i]!;
       const tagged = tagger.tag(sentence, signal);
-      if (constrained) decodings.push(tagged.decoding);
+      if (constrained) tally.add(tagged.decoding);
       await output.write(conllLines(sentence, tagged.labels));
       if (i % 256 === 0) bar.update(i);
     }
@@ -106,7 +96,7 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
     bar.stop();
   }
   const seconds = (performance.now() - started) / 1000;
-  const summary = constrained ? summarizeDecodings(decodings) : undefined;
+  const summary = constrained ? tally.summary() : undefined;
   return `${taggingReport(tagger.time, seconds, summary)}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
 }
 
@@ -143,12 +133,12 @@ export function registerTag(program: Command): void {
     )
     .option(
       "--max-iterations <n>",
-      "dual-decomposition iterations per sentence (default 200); the best labelling so far is kept",
+      "dual-decomposition iterations per sentence (default 200; viterbi has one); the best labelling so far is kept",
       parseInteger,
     )
     .addOption(malformedOption())
     .option("--out <file>", "output file, written atomically (default standard output)")
     .action(async (opts: TagOptions) => {
-      note(await tagCommand(opts, abortOnSignal()));
+      note(await withCtrlC((signal) => tagCommand(opts, signal)));
     });
 }

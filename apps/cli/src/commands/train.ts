@@ -2,8 +2,7 @@ import { saveModel, TRAINING_ALGORITHMS, type TrainingAlgorithm } from "@lagrang
 import { openCorpus, parseLabelScheme } from "@lagrange/datasets";
 import { trainOnCorpus } from "@lagrange/recipes";
 import { type Command, Option } from "commander";
-import { usageError } from "../exit-codes.ts";
-import { abortOnSignal, malformedOption, parseInteger, parseNumber } from "../options.ts";
+import { malformedOption, parseInteger, parseNumber, withCtrlC } from "../options.ts";
 import { note, progressBar } from "../progress.ts";
 
 export interface TrainOptions {
@@ -26,11 +25,6 @@ export interface TrainOptions {
 
 /** `lagrange train`: returns the summary line; the model is written atomically. */
 export async function trainCommand(options: TrainOptions, signal?: AbortSignal): Promise<string> {
-  if (!TRAINING_ALGORITHMS.includes(options.algorithm as TrainingAlgorithm)) {
-    throw usageError(
-      `--algorithm must be one of ${TRAINING_ALGORITHMS.join(", ")}, got "${options.algorithm}"`,
-    );
-  }
   const read = {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",
@@ -133,6 +127,6 @@ export function registerTrain(program: Command): void {
     .addOption(malformedOption())
     .requiredOption("--out <model>", "model file to write (atomically)")
     .action(async (opts: TrainOptions) => {
-      process.stdout.write(await trainCommand(opts, abortOnSignal()));
+      process.stdout.write(await withCtrlC((signal) => trainCommand(opts, signal)));
     });
 }

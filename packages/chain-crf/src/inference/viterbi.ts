@@ -106,18 +106,27 @@ function boundedRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Arr
       }
       continue;
     }
-    // The labels within the spread of the leader, best first (ties: lower id first).
-    const floor = leader - spread;
+    // The labels within the spread of the leader, best first (ties: lower id first). The floor
+    // is lowered by a hair so that rounding in it cannot exclude a label that ties. When most
+    // labels are leaders (a wide or infinite spread) the bound cannot pay: no leaders, and every
+    // label scans its predecessors.
+    const bound = leader - spread;
+    const floor = bound - 1e-12 * (Math.abs(leader) + spread);
     let count = 0;
-    for (let a = 0; a < L; a++) {
-      const d = delta[prev + a]!;
-      if (d < floor) continue;
-      let j = count++;
-      while (j > 0 && delta[prev + top[j - 1]!]! < d) {
-        top[j] = top[j - 1]!;
-        j--;
+    for (let a = 0; a < L; a++) if (delta[prev + a]! >= floor) count++;
+    if (4 * count > 3 * L) count = 0;
+    else {
+      count = 0;
+      for (let a = 0; a < L; a++) {
+        const d = delta[prev + a]!;
+        if (d < floor) continue;
+        let j = count++;
+        while (j > 0 && delta[prev + top[j - 1]!]! < d) {
+          top[j] = top[j - 1]!;
+          j--;
+        }
+        top[j] = a;
       }
-      top[j] = a;
     }
     for (let b = 0; b < L; b++) {
       let best = NEG;
@@ -125,8 +134,8 @@ function boundedRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Arr
       const kStart = allowed === null ? 0 : offsets[b]!;
       const kEnd = allowed === null ? L : offsets[b + 1]!;
       // Scan the leaders unless b's own predecessor list is shorter; a leader scan is complete
-      // when the leaders are every label, or when its best beats every label below the floor:
-      // best − max T(·, b) ≥ floor (always so when a0 may precede b).
+      // when its best beats every label below the floor: best − max T(·, b) ≥ δ(a0) − R (always
+      // so, up to rounding, when a0 may precede b; the floor's hair keeps rounding on the safe side).
       let complete = false;
       if (allowed === null || kEnd - kStart > count) {
         const ceiling = bestInto[b]!;
@@ -141,7 +150,7 @@ function boundedRecursion(ctx: InferenceContext, v: ChainView, allowed: Uint8Arr
             arg = a;
           }
         }
-        complete = count === L || best - ceiling >= floor;
+        complete = count > 0 && best - ceiling >= bound;
       }
       if (!complete && allowed === null) {
         best = NEG;

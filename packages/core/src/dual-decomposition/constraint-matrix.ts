@@ -14,6 +14,8 @@ export interface ConstraintMatrix {
   readonly n: number;
   readonly L: number;
   readonly mode: ConstraintMode;
+  /** The slack `impossible` was decided with. */
+  readonly feasibilityTolerance: number;
   readonly m: number;
   readonly rowStart: Int32Array;
   readonly index: Int32Array;
@@ -85,6 +87,7 @@ export function compileConstraints(
     n,
     L,
     mode,
+    feasibilityTolerance,
     m,
     rowStart,
     index,
@@ -152,6 +155,7 @@ export class ConstraintMatrixCache {
       hit.n === n &&
       hit.L === L &&
       hit.mode === mode &&
+      hit.feasibilityTolerance === feasibilityTolerance &&
       sameConstraints(hit.source, constraints)
     ) {
       return hit;

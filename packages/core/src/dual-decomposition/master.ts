@@ -47,9 +47,10 @@ export interface DualDecompositionOptions extends SolveOptions {
   readonly feasibilityTolerance?: number;
   /**
    * Stop with status `converged` when neither the best dual nor the best primal has moved by more
-   * than a thousandth of the gap (or the tolerance) for this many iterations; 0 (the default)
-   * never stops early. On real constraint sets the runs that do not certify are integrality gaps
-   * that stay frozen, so running on to the cap only wastes slave calls (soft-dd uses 30).
+   * than a thousandth of the gap (by more than the tolerance while no labelling meets the hard
+   * constraints) for this many iterations; 0 (the default) never stops early. On real constraint
+   * sets the runs that do not certify are integrality gaps that stay frozen, so running on to the
+   * cap only wastes slave calls (soft-dd uses 10).
    */
   readonly stallIterations?: number;
   /** `as-given` (default): constraints with a penalty are soft. `hard`: every constraint is hard. */
@@ -99,7 +100,10 @@ function checkOptions(options: DualDecompositionOptions): void {
   if (options.stepRule !== undefined) validateStepRule(options.stepRule);
 }
 
-/** Grow-only scratch arrays, so that a master reused across sentences allocates per solve only views. */
+/**
+ * Grow-only scratch arrays: a master reused across sentences allocates per solve only views on
+ * them and a few small arrays (the returned ones among them), never per iteration.
+ */
 class Scratch {
   f64 = new Float64Array(0);
   i32 = new Int32Array(0);
@@ -253,7 +257,7 @@ function runMaster(
   for (let i = 0; i < n; i++) inverseCover[i] = 1 / cover.cover[i]!;
 
   let lambdaDotB = 0;
-  if (o.initialMultipliers !== undefined && A !== null) {
+  if (o.initialMultipliers !== undefined) {
     const init = o.initialMultipliers;
     if (init.length !== m) {
       throw new ProblemValidationError(
@@ -262,12 +266,12 @@ function runMaster(
       );
     }
     for (let k = 0; k < m; k++) {
-      const v = Math.min(A.upper[k]!, Math.max(0, Number(init[k])));
+      const v = Math.min(A!.upper[k]!, Math.max(0, Number(init[k])));
       if (!(Number.isFinite(v) && v > 0)) continue;
       lambda[k] = v;
-      lambdaDotB += v * A.rhs[k]!;
-      for (let e = A.rowStart[k]!; e < A.rowStart[k + 1]!; e++) {
-        constraintAdjustment[A.index[e]!]! -= A.coefficient[e]! * v;
+      lambdaDotB += v * A!.rhs[k]!;
+      for (let e = A!.rowStart[k]!; e < A!.rowStart[k + 1]!; e++) {
+        constraintAdjustment[A!.index[e]!]! -= A!.coefficient[e]! * v;
       }
     }
   }
@@ -315,6 +319,11 @@ function runMaster(
       if (Number.isNaN(value)) {
         throw new Error(`slave "${slaves[s]!.name}" scored a labelling as NaN`);
       }
+      if (value === NEG_INF) {
+        // A labelling a slave forbids is no fallback answer either.
+        candidateHardViolation = POS_INF;
+        return NEG_INF;
+      }
       total += value;
     }
     candidateHardViolation = 0;
@@ -354,10 +363,11 @@ function runMaster(
   for (let t = 1; t <= maxIterations; t++) {
     throwIfAborted(signal);
     iterations = t;
-    const significant = Math.max(
-      tolerance * Math.max(1, Math.abs(bestDual === POS_INF ? 0 : bestDual)),
-      1e-3 * (bestDual - bestPrimal),
-    );
+    // Progress = a bound moving by a thousandth of the gap (by the tolerance while no feasible
+    // labelling is known: the gap is infinite, but a falling dual is still progress).
+    const scale = tolerance * Math.max(1, Math.abs(bestDual === POS_INF ? 0 : bestDual));
+    const significant =
+      bestPrimal === NEG_INF ? scale : Math.max(scale, 1e-3 * (bestDual - bestPrimal));
 
     // Every slave maximises its score plus its adjustment.
     let dual = lambdaDotB;
@@ -531,14 +541,7 @@ function runMaster(
         gap <= tolerance * Math.max(1, Math.abs(bestDual)));
 
     if (initialStep === 0) initialStep = automaticInitial(dual, bestPrimal, normSquared, n);
-    const step = stepSize(rule, {
-      iteration: t,
-      dual,
-      bestPrimal,
-      normSquared,
-      dualIncreases,
-      initial: initialStep,
-    });
+    const step = stepSize(rule, t, dual, bestPrimal, normSquared, dualIncreases, initialStep);
 
     if (onIteration !== undefined) {
       const stats: IterationStats = {

@@ -60,19 +60,6 @@ export function validateStepRule(rule: StepRule, path = "options.stepRule"): voi
   }
 }
 
-/** What a rule needs to know about the current iteration. */
-export interface StepState {
-  /** 1-based iteration. */
-  readonly iteration: number;
-  readonly dual: number;
-  readonly bestPrimal: number;
-  /** ‖g‖² over the multipliers that may move. */
-  readonly normSquared: number;
-  readonly dualIncreases: number;
-  /** The resolved `initial` of the rule. */
-  readonly initial: number;
-}
-
 /** `initial` as the rule gives it, or 0 when it is to be set from the first iteration. */
 export function givenInitial(rule: StepRule): number {
   return rule.kind === "constant" ? rule.size : (rule.initial ?? 0);
@@ -92,17 +79,30 @@ export function automaticInitial(
   return spread / (normSquared > 0 ? normSquared : 1);
 }
 
-export function stepSize(rule: StepRule, s: StepState): number {
+/**
+ * α_t for iteration t (1-based) from the iteration's dual, the best primal so far, ‖g‖² over the
+ * multipliers that may move, the number of dual increases so far and the rule's resolved `initial`.
+ * Positional, so that the master's loop allocates nothing.
+ */
+export function stepSize(
+  rule: StepRule,
+  iteration: number,
+  dual: number,
+  bestPrimal: number,
+  normSquared: number,
+  dualIncreases: number,
+  initial: number,
+): number {
   switch (rule.kind) {
     case "constant":
       return rule.size;
     case "one-over-t":
-      return s.initial / s.iteration;
+      return initial / iteration;
     case "polyak":
-      return s.bestPrimal > Number.NEGATIVE_INFINITY && s.normSquared > 0
-        ? ((rule.scale ?? 1) * Math.max(0, s.dual - s.bestPrimal)) / s.normSquared
-        : s.initial / (1 + s.dualIncreases);
+      return bestPrimal > Number.NEGATIVE_INFINITY && normSquared > 0
+        ? ((rule.scale ?? 1) * Math.max(0, dual - bestPrimal)) / normSquared
+        : initial / (1 + dualIncreases);
     case "shrink-on-dual-increase":
-      return s.initial / (1 + s.dualIncreases);
+      return initial / (1 + dualIncreases);
   }
 }

@@ -69,7 +69,8 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
     async write(chunk) {
       if (done)
         throw new FileWriteError(path, new Error("the file was already committed or aborted"));
-      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+      // Bytes are copied: a caller may reuse its buffer while this one waits to be flushed.
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk.slice();
       pending.push(bytes);
       pendingBytes += bytes.length;
       if (pendingBytes >= BUFFER_BYTES) await flush().catch(fail);
@@ -77,13 +78,13 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
     async commit() {
       if (done)
         throw new FileWriteError(path, new Error("the file was already committed or aborted"));
+      done = true;
       try {
         await flush();
         await handle!.sync();
         await handle!.close();
         handle = null;
         await rename(temporary, path);
-        done = true;
       } catch (error) {
         await fail(error);
       }

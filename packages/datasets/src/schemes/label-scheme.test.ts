@@ -58,6 +58,7 @@ describe("label schemes for decoding and training", () => {
     // I- after O (and at the start) is IOB1.
     expect(inferScheme([["I-PER", "O", "I-LOC", "B-LOC"]])).toBe("IOB1");
     expect(inferScheme([["S-PER", "O", "B-LOC", "E-LOC"]])).toBe("BIOES");
+    expect(inferScheme([["U-PER", "O", "B-LOC", "L-LOC"]])).toBe("BILOU");
     expect(inferScheme([["NOUN", "VERB"]])).toBe("none");
     const citations = generateCitationSentences(50, { seed: 3 }).map((s) => s.labels!);
     expect(inferScheme(citations)).toBe("hierarchical-BIO");

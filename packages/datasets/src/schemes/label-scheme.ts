@@ -93,22 +93,27 @@ export function checkScheme(
 
 /**
  * The scheme under which the fewest gold sequences are invalid (ties: the order of preference
- * IOB2, IOB1, BIOES, IOE2, IOE1, hierarchical-BIO; `none` when no label has a chunk prefix).
+ * IOB2, IOB1, BIOES (BILOU when the labels spell it with L-/U-), IOE2, IOE1; `none` when no
+ * label has a chunk prefix).
  * Hierarchical BIO is only a candidate when some label has a `/` level.
  */
 export function inferScheme(sequences: readonly (readonly string[])[]): LabelScheme {
   let prefixed = false;
   let levelled = false;
+  let bilou = false;
   for (const labels of sequences) {
     for (const label of labels) {
       if (/^[BIESLU]-/.test(label)) prefixed = true;
+      if (/^[LU]-/.test(label)) bilou = true;
       if (label.includes("/")) levelled = true;
     }
   }
   if (!prefixed) return "none";
   const candidates: LabelScheme[] = levelled
     ? ["hierarchical-BIO", "IOB2", "IOB1"]
-    : ["IOB2", "IOB1", "BIOES", "IOE2", "IOE1"];
+    : bilou
+      ? ["BILOU", "IOB2", "IOB1", "IOE2", "IOE1"]
+      : ["IOB2", "IOB1", "BIOES", "IOE2", "IOE1"];
   let best = candidates[0]!;
   let fewest = Number.POSITIVE_INFINITY;
   for (const scheme of candidates) {

@@ -65,10 +65,11 @@ describe("anzaroot2014's citation experiment (quick: generated citations)", () =
     }
     // One iteration is the unconstrained labelling; no cap is the full Soft-DD run.
     const caps = tables.earlyTermination;
-    expect(caps.map((c) => c.cap)).toEqual(["1", "2", "3", "5", "10", "20", "none (200)"]);
+    expect(caps.map((c) => c.cap)).toEqual(["1", "2", "3", "5", "10", "20", "200"]);
     expect(caps[0]!.f1).toBeCloseTo(tables.baseline.f1, 9);
     expect(caps[0]!.meanIterations).toBe(1);
-    expect(caps[6]!.f1).toBeCloseTo(all.f1, 9);
+    // Without the stall rule a run only stops to certify or at its cap: never fewer certificates.
+    expect(caps[6]!.certified).toBeGreaterThanOrEqual(all.certified);
     for (let k = 1; k < caps.length; k++) {
       expect(caps[k]!.meanIterations).toBeGreaterThanOrEqual(caps[k - 1]!.meanIterations);
     }

@@ -11,6 +11,7 @@ import {
   type CitationExperiment,
   type DecodedTest,
   decodeTest,
+  errorReduction,
   experimentTagger,
 } from "./experiment.ts";
 
@@ -75,13 +76,12 @@ export function citationDemo(
     experiment.testSentences,
     { runs: options.timingRuns ?? 3, ...signal },
   );
-  const base = viterbi.scores.f1;
   return {
     learned,
     learnSeconds,
     viterbi,
     softDD,
-    errorReduction: (100 * (softDD.scores.f1 - base)) / Math.max(1e-12, 100 - base),
+    errorReduction: errorReduction(viterbi.scores.f1, softDD.scores.f1),
     timing,
     example: changedCitation(experiment, viterbi, softDD),
   };

@@ -19,7 +19,7 @@ import {
 import { evaluateSegments, inputRows, type Sentence } from "@lagrange/datasets";
 import { type ScoredSentence, scoreSentences } from "../constraint-learning.ts";
 import { standardDecoders } from "../decoders.ts";
-import { Tagger } from "../tagger.ts";
+import { attributesOf, Tagger } from "../tagger.ts";
 import { trainOnCorpus } from "../training.ts";
 import { type CitationCorporaOptions, citationCorpora } from "./corpus.ts";
 import { cachedModel, cacheModel, modelCacheKey } from "./model-cache.ts";
@@ -152,9 +152,7 @@ export async function prepareCitationExperiment(
   const [learnIds, testIds] = seededHalves(data.dev.sentences.length, seed);
   const learnSentences = learnIds.map((i) => data.dev.sentences[i]!);
   const testSentences = testIds.map((i) => data.dev.sentences[i]!);
-  const extract = (sentences: readonly Sentence[]) =>
-    sentences.map((s) => preset.extract(inputRows(s)));
-  const testAttributes = extract(testSentences);
+  const testAttributes = attributesOf(base.model, testSentences);
   return {
     source: data.source,
     generated: data.generated,
@@ -163,12 +161,17 @@ export async function prepareCitationExperiment(
     trainCitations: data.train.sentences.length,
     base,
     registry: options.registry ?? standardDecoders(),
-    learn: scoreSentences(base.model, learnSentences, extract(learnSentences)),
+    learn: scoreSentences(base.model, learnSentences, attributesOf(base.model, learnSentences)),
     test: scoreSentences(base.model, testSentences, testAttributes),
     testSentences,
     testAttributes,
     testGold: testSentences.map((s) => s.labels!),
   };
+}
+
+/** Relative error reduction of an F1 (percent) over a baseline F1 (percent), in percent. */
+export function errorReduction(baselineF1: number, f1: number): number {
+  return (100 * (f1 - baselineF1)) / Math.max(1e-12, 100 - baselineF1);
 }
 
 /** Field scores over all hierarchy levels, in percent. */
@@ -231,7 +234,7 @@ export function decodeTest(
 ): DecodedTest {
   const tagger = experimentTagger(experiment, decoder, constraints, decodeOptions);
   const tagged = experiment.testSentences.map((s, i) =>
-    tagger.tagAttributes(experiment.testAttributes[i]!, s.tokens),
+    tagger.tagAttributes(experiment.testAttributes[i]!, s.tokens, decodeOptions?.signal),
   );
   const labels = tagged.map((t) => t.labels);
   const decodings = tagged.map((t) => t.decoding);
