@@ -23,9 +23,8 @@ export class ChainScorer {
   readonly #model: CrfModel;
   readonly #scorer: SequenceScorer;
   readonly #sharedTransition: Float64Array;
-  readonly #start: Float64Array | undefined;
-  readonly #end: Float64Array | undefined;
-  readonly #allowed: Uint8Array | undefined;
+  /** Start and end scores (−∞ where the masks forbid) and the transition mask, when there are any. */
+  readonly #boundaries: Pick<ChainScores, "start" | "end" | "allowed">;
 
   constructor(model: CrfModel, constraints: DecodingConstraints) {
     this.#model = model;
@@ -33,9 +32,13 @@ export class ChainScorer {
     const L = layout.numLabels;
     this.#scorer = new SequenceScorer(layout);
     this.#sharedTransition = weights.subarray(layout.transitionBase, layout.transitionBase + L * L);
-    this.#start = boundary(weights, layout.startBase, constraints.allowedStart, L);
-    this.#end = boundary(weights, layout.endBase, constraints.allowedEnd, L);
-    this.#allowed = constraints.allowed;
+    const start = boundary(weights, layout.startBase, constraints.allowedStart, L);
+    const end = boundary(weights, layout.endBase, constraints.allowedEnd, L);
+    this.#boundaries = {
+      ...(start === undefined ? {} : { start }),
+      ...(end === undefined ? {} : { end }),
+      ...(constraints.allowed === undefined ? {} : { allowed: constraints.allowed }),
+    };
     // The shared blocks once, here; each sentence's unary scores are checked by the decoder.
     validateChainScores(
       {
@@ -43,8 +46,7 @@ export class ChainScorer {
         L,
         unary: new Float64Array(2 * L),
         transition: this.#sharedTransition,
-        ...(this.#start === undefined ? {} : { start: this.#start }),
-        ...(this.#end === undefined ? {} : { end: this.#end }),
+        ...this.#boundaries,
       },
       "model",
     );
@@ -60,15 +62,7 @@ export class ChainScorer {
       model.weights,
     );
     const { n, L } = v;
-    const scores: {
-      n: number;
-      L: number;
-      unary: Float64Array;
-      transition: Float64Array;
-      start?: Float64Array;
-      end?: Float64Array;
-      allowed?: Uint8Array;
-    } = {
+    return {
       n,
       L,
       unary: v.unary.subarray(0, n * L),
@@ -76,11 +70,8 @@ export class ChainScorer {
         v.transitionStride === 0
           ? this.#sharedTransition
           : v.transition.subarray(0, Math.max(1, n - 1) * L * L),
+      ...this.#boundaries,
     };
-    if (this.#start !== undefined) scores.start = this.#start;
-    if (this.#end !== undefined) scores.end = this.#end;
-    if (this.#allowed !== undefined) scores.allowed = this.#allowed;
-    return scores;
   }
 }
 

@@ -139,7 +139,7 @@ export function softDdCitationsMarkdown(r: SoftDdCitationsResult): string {
     ),
     `Soft-DD (all families): ${(100 * r.batch.initiallyViolatedRate).toFixed(1)} % of citations violate a constraint under Viterbi; they take ${r.batch.meanIterationsWhenInitiallyViolated.toFixed(2)} iterations on average (paper 4.52); ${(100 * r.batch.repairedRate).toFixed(1)} % repaired (paper 11.99 %), ${(100 * r.batch.stillViolatedRate).toFixed(1)} % end with a soft constraint still violated (paper 11.72 %); max ${r.batch.maxIterations} iterations. Hard DD: ${r.batch.hardMeanIterations.toFixed(2)} mean iterations (paper 5.21).`,
     "",
-    "**Decode time** (the timing harness of @lagrange/recipes: the Tagger path `lagrange tag` runs, same attributes for both, warm medians; tagging = attributes → scores → labels, decoding = scores → labels)",
+    "**Decode time** (the timing harness of @lagrange/recipes: both decoders tag the same citations through the Tagger path `lagrange tag` runs, warm, alternating runs, medians; tagging = token rows → features → scores → labels, decoding = scores → labels)",
     "",
     markdownTable(
       ["decoder", "tagging ms", "× Viterbi", "decoding ms", "× Viterbi"],

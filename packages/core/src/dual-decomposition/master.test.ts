@@ -560,3 +560,47 @@ describe("control", () => {
     );
   });
 });
+
+describe("fallback answers", () => {
+  it("a labelling a slave forbids is never returned as the least-violating one", () => {
+    // A prefers label 1 everywhere; B forbids label 1 at position 0; a hard rule wants label 1
+    // everywhere: jointly infeasible, and the majority vote [1, 1] is one B forbids.
+    const a = chainSlave({
+      n: 2,
+      L: 2,
+      unary: Float64Array.of(0, 3, 0, 3),
+      transition: new Float64Array(4),
+    });
+    const b = defineSlave({
+      name: "no-1-first",
+      n: 2,
+      L: 2,
+      maximize: (adjustment) => {
+        const labels = Int32Array.of(0, adjustment[3]! > adjustment[2]! ? 1 : 0);
+        return { labels, value: adjustment[0]! + adjustment[2 + labels[1]!]! };
+      },
+      score: (y) => (y[0] === 1 ? NEG_INF : 0),
+    });
+    const solution = solveDualDecomposition(
+      {
+        n: 2,
+        L: 2,
+        slaves: [{ slave: a }, { slave: b }],
+        constraints: [
+          linearConstraint({
+            terms: [
+              [0, 1],
+              [2, 1],
+            ],
+            rhs: 0,
+          }),
+        ],
+      },
+      { maxIterations: 20 },
+    );
+    expect(solution.status).not.toBe("optimal");
+    expect(solution.primal).toBe(NEG_INF);
+    expect(solution.labels[0]).toBe(0);
+    expect(solution.hardViolated).toBeGreaterThan(0);
+  });
+});
