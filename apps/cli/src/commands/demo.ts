@@ -53,7 +53,7 @@ export async function demoCommand(options: DemoOptions, signal?: AbortSignal): P
     row("Viterbi (scheme-valid)", demo.viterbi),
     row("Soft-DD (learned penalties)", demo.softDD, softTime),
     "",
-    `Field F1 (all hierarchy levels) ${pct(demo.viterbi.scores.f1)} → ${pct(demo.softDD.scores.f1)}: ${demo.errorReduction.toFixed(1)} % relative error reduction. ${(100 * demo.softDD.summary.changedRate).toFixed(1)} % of citations changed by the constraints. Times: the same Tagger path as \`lagrange tag\` (attributes → scores → decoder), warm medians.`,
+    `Field F1 (all hierarchy levels) ${pct(demo.viterbi.scores.f1)} → ${pct(demo.softDD.scores.f1)}: ${demo.errorReduction.toFixed(1)} % relative error reduction. ${(100 * demo.softDD.summary.changedRate).toFixed(1)} % of citations changed by the constraints. Times: the same Tagger path as \`lagrange tag\` (token rows → features → scores → decoder), warm medians of alternating runs.`,
     "",
     exampleText(demo),
   ].join("\n");
