@@ -17,6 +17,7 @@ export {
   linearConstraint,
   validateConstraint,
 } from "./constraints.ts";
+export { checkpoints, yieldToEventLoop } from "./cooperation.ts";
 export {
   type ChainSlaveFactory,
   chainDecoder,

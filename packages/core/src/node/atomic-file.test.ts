@@ -1,7 +1,7 @@
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { FileWriteError, openAtomicFile, writeFileAtomic } from "./atomic-file.ts";
 
 describe("the atomic writer", () => {
@@ -32,6 +32,34 @@ describe("the atomic writer", () => {
     await writeFileAtomic(path, chunks());
     expect(await readFile(path, "utf8")).toBe(lines.join(""));
     expect(await readdir(dir)).toEqual(["out.txt"]);
+  });
+
+  it("writes again after a short write (a nearly full disk writes what fits and says so)", async () => {
+    const dir = await folder();
+    const probe = await open(join(dir, "probe"), "w");
+    const prototype = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => unknown };
+    await probe.close();
+    const original = prototype.write;
+    // At most 1000 bytes per call, as a write into the last free blocks of a file system returns.
+    const spy = vi.spyOn(prototype, "write").mockImplementation(function (
+      this: unknown,
+      ...args: unknown[]
+    ) {
+      const [buffer, offset = 0, length = (buffer as Uint8Array).length] = args as [
+        Uint8Array,
+        number?,
+        number?,
+      ];
+      return original.call(this, buffer, offset, Math.min(length, 1000));
+    });
+    try {
+      const bytes = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 7) % 256);
+      await writeFileAtomic(join(dir, "big.bin"), bytes);
+      expect(new Uint8Array(await readFile(join(dir, "big.bin")))).toEqual(bytes);
+      expect(spy.mock.calls.length).toBeGreaterThanOrEqual(200);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("an abort or a failure leaves the previous file as it was", async () => {

@@ -11,10 +11,9 @@ export class FileWriteError extends Error {
     cause: unknown,
   ) {
     // Node names the temporary file ("…, open '/dir/.x.123.tmp'"): the user knows only `path`.
-    const reason = (cause instanceof Error ? cause.message : String(cause)).replace(
-      /, \w+ '[^']*'$/,
-      "",
-    );
+    const reason = (cause instanceof Error ? cause.message : String(cause))
+      .replace(/, \w+(?: '[^']*')?$/, "")
+      .replace(/^E[A-Z]+: /, "");
     super(`cannot write ${path}: ${reason}`, { cause });
     this.code = (cause as { code?: string } | null)?.code;
   }
@@ -28,6 +27,11 @@ export class FileWriteError extends Error {
  */
 export interface AtomicFile {
   readonly path: string;
+  /**
+   * The file being written until `commit` renames it over `path`: a process that must exit at once
+   * (a second Ctrl-C) removes it synchronously, since no `abort` will run.
+   */
+  readonly temporaryPath: string;
   write(chunk: string | Uint8Array): Promise<void>;
   /** Flush, fsync, rename over `path`, fsync the folder. */
   commit(): Promise<void>;
@@ -58,7 +62,7 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
     const joined = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
-    await handle.write(joined);
+    await writeAll(handle, joined);
   };
   const fail = async (error: unknown): Promise<never> => {
     await file.abort();
@@ -66,6 +70,7 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
   };
   const file: AtomicFile = {
     path,
+    temporaryPath: temporary,
     async write(chunk) {
       if (done)
         throw new FileWriteError(path, new Error("the file was already committed or aborted"));
@@ -101,6 +106,20 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
     },
   };
   return file;
+}
+
+/**
+ * Writes every byte: a write may write fewer bytes than asked (a nearly full disk writes what fits
+ * and reports success), so the rest is written again, which then fails with the real reason
+ * (ENOSPC). Ignoring the count would commit a truncated file.
+ */
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    if (bytesWritten <= 0) throw new Error("the write made no progress");
+    offset += bytesWritten;
+  }
 }
 
 /** The rename is durable once the folder's entry is on disk (best effort: not every OS allows it). */

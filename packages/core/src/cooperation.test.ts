@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { checkpoints } from "./cooperation.ts";
+import { AbortError } from "./errors.ts";
+
+describe("checkpoints", () => {
+  it("let a timer run during a long loop, so that its abort stops the loop", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 10);
+    const checkpoint = checkpoints(controller.signal, 2);
+    let units = 0;
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end) {
+        // A unit of synchronous work.
+      }
+    };
+    await expect(
+      (async () => {
+        // 5 s of work if nothing stopped it; without yields the timer could never fire.
+        for (let i = 0; i < 5000; i++) {
+          await checkpoint();
+          busy(1);
+          units++;
+        }
+      })(),
+    ).rejects.toBeInstanceOf(AbortError);
+    expect(units).toBeGreaterThan(3);
+    expect(units).toBeLessThan(1000);
+  });
+
+  it("throw at once when the signal is already aborted, and do nothing without one", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(checkpoints(controller.signal)()).rejects.toBeInstanceOf(AbortError);
+    const free = checkpoints();
+    for (let i = 0; i < 100; i++) await free();
+  });
+});
