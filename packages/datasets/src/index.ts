@@ -137,8 +137,10 @@ export {
   CORPUS_FORMATS,
   type Corpus,
   type CorpusFormat,
+  corpusLocator,
   type OpenCorpusOptions,
   openCorpus,
+  withoutLabels,
 } from "./registry/corpus.ts";
 export {
   DatasetChecksumError,
@@ -181,6 +183,8 @@ export {
   requireScheme,
   type SchemeCheck,
   SchemeMismatchError,
+  type SchemeProblem,
+  type SequenceLocator,
   schemeViolations,
   tolerableInvalid,
 } from "./schemes/label-scheme.ts";
@@ -197,4 +201,4 @@ export {
 export type { SchemeViolation, TransitionMask } from "./schemes/validity.ts";
 export { allowedTransitions, findViolations, isValidSequence } from "./schemes/validity.ts";
 export type { DocumentGroup, DocumentInfo, Sentence, SourcePosition } from "./sentence.ts";
-export { groupByDocument, inputRows } from "./sentence.ts";
+export { groupByDocument, inputRows, tokenPlace } from "./sentence.ts";

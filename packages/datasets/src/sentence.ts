@@ -2,6 +2,20 @@
 export interface SourcePosition {
   readonly file: string;
   readonly line: number;
+  /** Token t is on line `line + t` (CoNLL columns); otherwise the whole sentence is on `line`. */
+  readonly tokenPerLine?: boolean;
+}
+
+/**
+ * Where token `position` of a sentence is, as `file:line` (with the token's number where the
+ * sentence shares one line), so that an error message points at what the user can open.
+ */
+export function tokenPlace(sentence: Sentence, position: number): string {
+  const source = sentence.source;
+  if (source === undefined) return `token ${position + 1}`;
+  return source.tokenPerLine === true
+    ? `${source.file}:${source.line + position}`
+    : `${source.file}:${source.line} (token ${position + 1})`;
 }
 
 /**

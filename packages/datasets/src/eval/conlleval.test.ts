@@ -199,6 +199,15 @@ describe("conlleval counting", () => {
     );
   });
 
+  it("reads CRLF line ends as LF ones (files written on Windows)", async () => {
+    const text = "He B-NP B-NP\nsaw B-VP O\n\nit B-NP B-NP\n";
+    const crlf = text.replaceAll("\n", "\r\n");
+    expect(evaluateConllText(crlf)).toEqual(evaluateConllText(text));
+    expect(await evaluateConllStream([new TextEncoder().encode(crlf)])).toEqual(
+      evaluateConllText(text),
+    );
+  });
+
   it("names the file and line of a bad line", () => {
     expect(() => evaluateConllText("a B-NP B-NP\nb B-NP\n", { file: "x.txt" })).toThrow(
       /x\.txt:2: unexpected number of fields: 2 \(expected 3, as on line 1\)/,

@@ -287,8 +287,10 @@ class ConllevalLineReader {
     this.#outsideTag = options.outside ?? "O";
   }
 
-  line(text: string): void {
+  line(raw: string): void {
     const lineNumber = ++this.lineNumber;
+    // CRLF files (written on Windows) read like LF ones; conlleval.pl would see a field "\r".
+    const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     let features = perlSplit(text, this.#delimiter);
     if (this.#fieldsPerLine < 0) {
       this.#fieldsPerLine = features.length - 1;
@@ -311,7 +313,7 @@ class ConllevalLineReader {
       throw new ConllevalInputError(
         this.file,
         lineNumber,
-        `expected at least two fields (gold and predicted tag), got ${JSON.stringify(text)}`,
+        `expected at least two fields (gold and predicted tag), got ${JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text)}${text.length > 60 ? ` (${text.length} characters)` : ""}`,
       );
     }
     let guessedLabel = features[features.length - 1]!;

@@ -115,7 +115,7 @@ class ConllParser implements LineParser<Sentence> {
     const sentence: Sentence = {
       tokens: columns[tokenIndex]!,
       columns,
-      source: { file: this.file, line: this.firstLine },
+      source: { file: this.file, line: this.firstLine, tokenPerLine: true },
     };
     const labelOption =
       this.options.labelColumn === undefined

@@ -15,7 +15,18 @@ export class DataFormatError extends LagrangeError {
     readonly detail: string,
     column?: number,
   ) {
-    super("bad-input", `${file}:${line}${column === undefined ? "" : `:${column}`}: ${detail}`);
+    super(
+      "bad-input",
+      `${file}:${line}${column === undefined ? "" : `:${column}`}: ${clipDetail(detail)}`,
+    );
     if (column !== undefined) this.column = column;
   }
+}
+
+const MAX_DETAIL = 400;
+
+/** A message quoting a megabyte-long token or line stays one readable line. */
+function clipDetail(detail: string): string {
+  if (detail.length <= MAX_DETAIL) return detail;
+  return `${detail.slice(0, MAX_DETAIL - 100)} … ${detail.slice(-80)} (${detail.length} characters)`;
 }

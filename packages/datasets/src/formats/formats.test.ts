@@ -166,7 +166,7 @@ describe("CoNLL columns", () => {
     expect(sentences[0]!.document?.marker).toEqual(["-DOCSTART-", "-X-", "O", "O"]);
     expect(sentences[0]!.labels).toEqual(["I-ORG", "O"]);
     expect(sentences[0]!.columns[1]).toEqual(["NNP", "VBZ"]);
-    expect(sentences[2]!.source).toEqual({ file: "eng.mini", line: 10 });
+    expect(sentences[2]!.source).toEqual({ file: "eng.mini", line: 10, tokenPerLine: true });
     expect(groupByDocument(sentences).map((g) => g.sentences.length)).toEqual([2, 1]);
     expect(formatConll(sentences)).toBe(text.replace(/\n$/, "\n\n"));
   });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { extname } from "node:path";
 import { LagrangeError } from "@lagrange/core";
 import { readConllFile } from "../formats/conll.ts";
@@ -9,8 +9,8 @@ import {
   type MalformedCitationPolicy,
   readUmassCitationsFile,
 } from "../formats/umass.ts";
-import { inferScheme, type LabelScheme } from "../schemes/label-scheme.ts";
-import type { Sentence } from "../sentence.ts";
+import { inferScheme, type LabelScheme, type SequenceLocator } from "../schemes/label-scheme.ts";
+import { type Sentence, tokenPlace } from "../sentence.ts";
 import { datasetNames, type TagScheme } from "./catalog.ts";
 import { DatasetUnavailableError } from "./errors.ts";
 import { openDataset } from "./open.ts";
@@ -44,6 +44,12 @@ export interface OpenCorpusOptions {
   readonly malformed?: MalformedCitationPolicy;
   /** The split of a registry name given without one (default `train`). */
   readonly defaultSplit?: string;
+  /**
+   * The data carries no gold labels: every column is an input (CoNLL columns), the UMass and
+   * inline tags are ignored. Default: a CoNLL file's last column is the gold label when there are
+   * two or more.
+   */
+  readonly unlabeled?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -95,6 +101,9 @@ export async function openCorpus(spec: string, options: OpenCorpusOptions = {}):
   const malformed = options.malformed ?? "error";
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   if (existsSync(spec)) {
+    if (statSync(spec).isDirectory()) {
+      throw new LagrangeError("usage", `${spec}: is a directory; expected a data file`);
+    }
     const given = options.format ?? formatOfPath(spec);
     if (!(CORPUS_FORMATS as readonly string[]).includes(given)) {
       throw new LagrangeError(
@@ -122,6 +131,7 @@ export async function openCorpus(spec: string, options: OpenCorpusOptions = {}):
         break;
       }
     }
+    if (options.unlabeled === true) sentences = sentences.map((s) => withoutLabels(s, format));
     return {
       label: spec,
       format,
@@ -141,12 +151,38 @@ export async function openCorpus(spec: string, options: OpenCorpusOptions = {}):
   }
   const opened = await openDataset(name, split, { ...signal, malformed });
   if (opened.status !== "available") throw new DatasetUnavailableError(opened.message, []);
+  const format = REGISTRY_FORMAT[opened.dataset.format] ?? "conll";
   return {
     label: `${name}:${split}`,
     dataset: name,
-    format: REGISTRY_FORMAT[opened.dataset.format] ?? "conll",
-    sentences: opened.sentences,
+    format,
+    sentences:
+      options.unlabeled === true
+        ? opened.sentences.map((s) => withoutLabels(s, format))
+        : opened.sentences,
     scheme: CATALOGUE_SCHEME[opened.dataset.formatOptions.scheme],
     ...(opened.report === undefined ? {} : { report: opened.report }),
+  };
+}
+
+/**
+ * A sentence without gold: a CoNLL sentence keeps every column as input (its last column was no
+ * label); formats whose labels are not a file column (UMass, inline tags) drop the label column.
+ */
+export function withoutLabels(sentence: Sentence, format: CorpusFormat): Sentence {
+  const { labels, ...rest } = sentence;
+  if (labels === undefined) return sentence;
+  return format === "umass" || format === "inline"
+    ? { ...rest, columns: rest.columns.filter((column) => column !== labels) }
+    : rest;
+}
+
+/** A {@link SequenceLocator} over a corpus's sentences (for scheme and feature errors). */
+export function corpusLocator(corpus: Corpus): SequenceLocator {
+  return (sequence, position) => {
+    const sentence = corpus.sentences[sequence];
+    return sentence === undefined
+      ? `${corpus.label}: sentence ${sequence + 1}`
+      : tokenPlace(sentence, position);
   };
 }

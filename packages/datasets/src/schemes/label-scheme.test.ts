@@ -77,13 +77,18 @@ describe("label schemes for decoding and training", () => {
     expect(lagrangeErrorCode(error)).toBe("bad-input");
     const message = (error as Error).message;
     expect(message).toMatch(
-      /^citations\.docs: \d+ of 200 gold sequences are invalid under the IOB2 scheme/,
+      /^sequence \d+, token \d+: \d+ of 200 gold sequences in citations\.docs are invalid under the IOB2 scheme/,
     );
-    expect(message).toMatch(/the first, sequence \d+: IOB2: /);
+    expect(message).toMatch(/\(the first, here: /);
     expect(message).toMatch(/pass --scheme hierarchical-BIO$/);
     // A few slips are tolerated (CoNLL-2003 has 2 invalid IOB1 sentences in 14,041).
     const slips = [...Array.from({ length: 1000 }, () => ["I-PER", "O"]), ["O", "B-PER"]];
     expect(requireScheme(slips, "IOB1", "x").invalid).toBe(1);
+    // …but a label the scheme cannot read is never tolerated, and is placed by the locator.
+    const unreadable = [...slips, ["O", "X-PER"]];
+    expect(() =>
+      requireScheme(unreadable, "IOB1", "x.conll", (s, t) => `x.conll:${100 * s + t + 1}`),
+    ).toThrow(/^x\.conll:100102: IOB1: label "X-PER": expected "O" or <tag>-<type>/);
     expect(() => parseLabelScheme("BIO")).toThrow(
       /unknown label scheme "BIO"; expected one of IOB1/,
     );

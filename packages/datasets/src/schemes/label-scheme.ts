@@ -54,14 +54,26 @@ export function schemeViolations(
   return findViolations(labels, name, options);
 }
 
+/** Where an invalid gold sequence goes wrong: the sequence, the token, what is wrong. */
+export interface SchemeProblem {
+  readonly index: number;
+  readonly position: number;
+  readonly message: string;
+}
+
 /** How a corpus's gold sequences fare under a scheme. */
 export interface SchemeCheck {
   readonly scheme: LabelScheme;
   readonly sequences: number;
   /** Sequences with a violation, or whose labels the scheme cannot read at all. */
   readonly invalid: number;
-  /** The first invalid one: its index and what is wrong. */
-  readonly first?: { readonly index: number; readonly message: string };
+  /** The first invalid one. */
+  readonly first?: SchemeProblem;
+  /**
+   * The first sequence with a label the scheme cannot read at all (`X-NP` under IOB2): no mask can
+   * be built over such a label set, so no amount of tolerance lets it through.
+   */
+  readonly unreadable?: SchemeProblem;
 }
 
 /** Checks every gold sequence against `scheme`. */
@@ -70,24 +82,34 @@ export function checkScheme(
   scheme: LabelScheme,
 ): SchemeCheck {
   let invalid = 0;
-  let first: SchemeCheck["first"];
+  let first: SchemeProblem | undefined;
+  let unreadable: SchemeProblem | undefined;
   sequences.forEach((labels, index) => {
-    let message: string | undefined;
+    let problem: SchemeProblem | undefined;
     try {
-      message = schemeViolations(labels, scheme)[0]?.message;
+      const violation = schemeViolations(labels, scheme)[0];
+      if (violation !== undefined) {
+        problem = { index, position: violation.position, message: violation.message };
+      }
     } catch (error) {
       if (!(error instanceof LabelSchemeError)) throw error;
-      message = `${scheme}: ${error.message}`;
+      problem = {
+        index,
+        position: error.position,
+        message: `${scheme}: label ${JSON.stringify(error.label)}: ${error.detail}`,
+      };
+      unreadable ??= problem;
     }
-    if (message === undefined) return;
+    if (problem === undefined) return;
     invalid++;
-    first ??= { index, message };
+    first ??= problem;
   });
   return {
     scheme,
     sequences: sequences.length,
     invalid,
     ...(first === undefined ? {} : { first }),
+    ...(unreadable === undefined ? {} : { unreadable }),
   };
 }
 
@@ -131,6 +153,9 @@ export function tolerableInvalid(sequences: number): number {
   return Math.max(3, Math.floor(sequences / 1000));
 }
 
+/** Names where a token of a sequence came from (`train.txt:1207`); by default `sequence 3, token 1`. */
+export type SequenceLocator = (sequence: number, position: number) => string;
+
 /**
  * Raised when a corpus's gold labels do not fit the scheme it would be trained or evaluated under:
  * a model trained so would decode under the wrong mask (a silent wrong model).
@@ -141,32 +166,44 @@ export class SchemeMismatchError extends LagrangeError {
     readonly check: SchemeCheck,
     readonly suggestion: LabelScheme | undefined,
     source: string,
+    locate: SequenceLocator = defaultLocator,
   ) {
+    const unreadable = check.unreadable;
     const first = check.first;
+    const hint =
+      suggestion === undefined || suggestion === check.scheme
+        ? ""
+        : `; these labels look like ${suggestion}: pass --scheme ${suggestion}`;
     super(
       "bad-input",
-      `${source}: ${check.invalid} of ${check.sequences} gold sequences are invalid under the ${check.scheme} scheme` +
-        (first === undefined ? "" : ` (the first, sequence ${first.index + 1}: ${first.message})`) +
-        (suggestion === undefined || suggestion === check.scheme
-          ? ""
-          : `; these labels look like ${suggestion}: pass --scheme ${suggestion}`),
+      unreadable !== undefined
+        ? `${locate(unreadable.index, unreadable.position)}: ${unreadable.message}${hint}`
+        : `${first === undefined ? source : locate(first.index, first.position)}: ${check.invalid} of ${check.sequences} gold sequences in ${source} are invalid under the ${check.scheme} scheme` +
+            (first === undefined ? "" : ` (the first, here: ${first.message})`) +
+            hint,
     );
   }
 }
 
+function defaultLocator(sequence: number, position: number): string {
+  return `sequence ${sequence + 1}, token ${position + 1}`;
+}
+
 /**
- * Throws a {@link SchemeMismatchError} when more than a few gold sequences (see
- * {@link tolerableInvalid}) are invalid under `scheme`, with the scheme that fits them better;
- * otherwise returns the check (whose `invalid` count a caller may report).
+ * Throws a {@link SchemeMismatchError} when a label cannot be read under `scheme` at all, or when
+ * more than a few gold sequences (see {@link tolerableInvalid}) are invalid under it, with the
+ * scheme that fits them better; otherwise returns the check (whose `invalid` count a caller may
+ * report). `locate` turns a sequence and token into a place the user can open (`file:line`).
  */
 export function requireScheme(
   sequences: readonly (readonly string[])[],
   scheme: LabelScheme,
   source: string,
+  locate?: SequenceLocator,
 ): SchemeCheck {
   const check = checkScheme(sequences, scheme);
-  if (check.invalid > tolerableInvalid(sequences.length)) {
-    throw new SchemeMismatchError(check, inferScheme(sequences), source);
+  if (check.unreadable !== undefined || check.invalid > tolerableInvalid(sequences.length)) {
+    throw new SchemeMismatchError(check, inferScheme(sequences), source, locate);
   }
   return check;
 }

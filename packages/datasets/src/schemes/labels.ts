@@ -37,9 +37,10 @@ export class LabelSchemeError extends LagrangeError {
   constructor(
     readonly position: number,
     readonly label: string,
-    message: string,
+    /** What was expected, without the label and position. */
+    readonly detail: string,
   ) {
-    super("bad-input", `label ${JSON.stringify(label)} at position ${position}: ${message}`);
+    super("bad-input", `label ${JSON.stringify(label)} at position ${position}: ${detail}`);
   }
 }
 
