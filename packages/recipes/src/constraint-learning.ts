@@ -8,7 +8,7 @@ import {
   pruneByImportance,
   SegmentIndex,
 } from "@lagrange/constraint-templates";
-import { type ChainScores, chainDecoder } from "@lagrange/core";
+import { type ChainScores, chainDecoder, checkpoints } from "@lagrange/core";
 import type { Sentence } from "@lagrange/datasets";
 import {
   type EpochStats,
@@ -79,11 +79,11 @@ export interface CandidateSelection {
 }
 
 /** Candidate templates over the model's labels, pruned by importance (anzaroot2014 §5.6). */
-export function selectCandidates(
+export async function selectCandidates(
   model: CrfModel,
   sentences: readonly ScoredSentence[],
   options: CandidateSelectionOptions,
-): CandidateSelection {
+): Promise<CandidateSelection> {
   const usable = withGold(sentences);
   const index = new SegmentIndex(model.labels.names());
   const candidates = candidateTemplates(index, {
@@ -91,13 +91,18 @@ export function selectCandidates(
     countUnit: options.countUnit ?? "segment",
   });
   const viterbi = chainDecoder(crfChainSlaves());
-  const scored = usable.map((s) => ({
-    n: s.n,
-    L: s.L,
-    tokens: s.tokens,
-    gold: s.gold,
-    predicted: viterbi.decode({ scores: s.scores }).labels,
-  }));
+  const checkpoint = checkpoints(options.signal);
+  const scored = [];
+  for (const s of usable) {
+    await checkpoint();
+    scored.push({
+      n: s.n,
+      L: s.L,
+      tokens: s.tokens,
+      gold: s.gold,
+      predicted: viterbi.decode({ scores: s.scores }).labels,
+    });
+  }
   const kept = pruneByImportance(
     importanceScores(
       candidates,
@@ -129,16 +134,16 @@ export interface LearnedPenaltySet {
 }
 
 /** Penalties of the kept templates, learned with Soft-DD inference on the sentences' gold. */
-export function learnPenaltySet(
+export async function learnPenaltySet(
   kept: readonly ImportanceScore[],
   sentences: readonly ScoredSentence[],
   options: PenaltyLearningOptions = {},
-): LearnedPenaltySet {
+): Promise<LearnedPenaltySet> {
   const templates = kept.map((k) => k.template);
   const learned =
     templates.length === 0
       ? { penalties: new Float64Array(0), history: [] }
-      : learnPenalties(
+      : await learnPenalties(
           withGold(sentences).map((s) => ({ scores: s.scores, gold: s.gold, tokens: s.tokens })),
           templates,
           {
@@ -171,13 +176,13 @@ export type LearnedConstraints = CandidateSelection & LearnedPenaltySet;
  * anzaroot2014 §5–6 on held-out data: candidates, importance pruning, then penalties (averaged
  * perceptron by default). The path behind `lagrange constraints learn`, the demo and the bench.
  */
-export function learnConstraints(
+export async function learnConstraints(
   model: CrfModel,
   sentences: readonly ScoredSentence[],
   options: LearnConstraintsOptions,
-): LearnedConstraints {
-  const selection = selectCandidates(model, sentences, options);
-  return { ...selection, ...learnPenaltySet(selection.kept, sentences, options) };
+): Promise<LearnedConstraints> {
+  const selection = await selectCandidates(model, sentences, options);
+  return { ...selection, ...(await learnPenaltySet(selection.kept, sentences, options)) };
 }
 
 function withGold(sentences: readonly ScoredSentence[]) {

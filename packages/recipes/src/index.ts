@@ -39,9 +39,16 @@ export {
   selectCandidates,
 } from "./constraint-learning.ts";
 export { loadPlugin, standardDecoders } from "./decoders.ts";
-export { modelDecodingConstraints, modelScheme } from "./model-scheme.ts";
 export {
   attributesOf,
+  type GoldLabels,
+  inputForModel,
+  modelInputColumns,
+  modelPreset,
+  sentenceAttributes,
+} from "./model-input.ts";
+export { modelDecodingConstraints, modelScheme } from "./model-scheme.ts";
+export {
   checkDecoderUse,
   type Tagged,
   Tagger,
@@ -51,6 +58,7 @@ export {
 export { type DecoderTiming, median, type TimingOptions, timeTaggers } from "./timing.ts";
 export {
   type TrainedOnCorpus,
+  TrainingFailedError,
   type TrainOnCorpusOptions,
   trainOnCorpus,
 } from "./training.ts";

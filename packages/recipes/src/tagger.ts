@@ -1,10 +1,4 @@
-import {
-  type AttributeSequence,
-  type ChainScorer,
-  type CrfModel,
-  getPreset,
-  type Preset,
-} from "@lagrange/chain-crf";
+import type { AttributeSequence, ChainScorer, CrfModel, Preset } from "@lagrange/chain-crf";
 import { constraintInstantiator, type WeightedTemplate } from "@lagrange/constraint-templates";
 import {
   type DecodeOptions,
@@ -17,8 +11,9 @@ import {
   type SlaveDefinition,
   throwIfAborted,
 } from "@lagrange/core";
-import { inputRows, type LabelScheme, type Sentence } from "@lagrange/datasets";
+import type { LabelScheme, Sentence } from "@lagrange/datasets";
 import { standardDecoders } from "./decoders.ts";
+import { modelPreset, sentenceAttributes } from "./model-input.ts";
 import { modelDecodingConstraints, modelScheme } from "./model-scheme.ts";
 
 export interface TaggerOptions {
@@ -87,22 +82,6 @@ export function checkDecoderUse(
   return slaves;
 }
 
-/** The preset's attributes of every sentence, for a model (whose file records the preset). */
-export function attributesOf(model: CrfModel, sentences: readonly Sentence[]): AttributeSequence[] {
-  const preset = presetOf(model);
-  return sentences.map((s) => preset.extract(inputRows(s)));
-}
-
-function presetOf(model: CrfModel): Preset {
-  if (model.preset === null) {
-    throw new LagrangeError(
-      "bad-input",
-      "the model records no feature preset, so its attributes cannot be rebuilt",
-    );
-  }
-  return getPreset(model.preset);
-}
-
 /**
  * A model, its scheme's mask, a decoder from the registry, learned constraints and plug-in slaves:
  * sentences in, labels out. The pipeline behind `lagrange tag`, the demo and the bench, so that each
@@ -127,7 +106,7 @@ export class Tagger {
     const registry = options.registry ?? standardDecoders();
     this.model = model;
     this.scheme = modelScheme(model);
-    this.#preset = presetOf(model);
+    this.#preset = modelPreset(model);
     const decoder = options.decoder ?? "viterbi";
     const slaves =
       typeof decoder === "string"
@@ -153,7 +132,7 @@ export class Tagger {
   /** The preset's attributes of a sentence (its feature columns). */
   attributes(sentence: Sentence): AttributeSequence {
     const started = performance.now();
-    const attributes = this.#preset.extract(inputRows(sentence));
+    const attributes = sentenceAttributes(this.#preset, sentence);
     this.#time.featuresMs += performance.now() - started;
     return attributes;
   }

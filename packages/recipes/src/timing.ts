@@ -1,3 +1,4 @@
+import { checkpoints } from "@lagrange/core";
 import type { Sentence } from "@lagrange/datasets";
 import type { Tagger } from "./tagger.ts";
 
@@ -33,11 +34,11 @@ export function median(xs: readonly number[]): number {
  * Both the whole path and the decoder's share of it are reported, as ratios to the first tagger
  * (put the baseline first).
  */
-export function timeTaggers(
+export async function timeTaggers(
   taggers: readonly Tagger[],
   sentences: readonly Sentence[],
   options: TimingOptions = {},
-): DecoderTiming[] {
+): Promise<DecoderTiming[]> {
   const runs = options.runs ?? 5;
   const pass = (tagger: Tagger) => {
     const before = tagger.time;
@@ -47,15 +48,22 @@ export function timeTaggers(
     const features = after.featuresMs - before.featuresMs;
     return { decoding, tagging: features + after.scoringMs - before.scoringMs + decoding };
   };
-  for (const tagger of taggers) pass(tagger);
+  // Between passes (never inside one, which would be timed) the event loop runs: a Ctrl-C there
+  // aborts the signal, and the next pass stops.
+  const checkpoint = checkpoints(options.signal, 0);
+  for (const tagger of taggers) {
+    await checkpoint();
+    pass(tagger);
+  }
   const decoding = taggers.map(() => [] as number[]);
   const tagging = taggers.map(() => [] as number[]);
   for (let r = 0; r < runs; r++) {
-    taggers.forEach((tagger, k) => {
-      const t = pass(tagger);
+    for (let k = 0; k < taggers.length; k++) {
+      await checkpoint();
+      const t = pass(taggers[k]!);
       decoding[k]!.push(t.decoding);
       tagging[k]!.push(t.tagging);
-    });
+    }
   }
   const base = { decoding: median(decoding[0] ?? [1]), tagging: median(tagging[0] ?? [1]) };
   return taggers.map((tagger, k) => {

@@ -8,6 +8,7 @@ import {
 import { LagrangeError } from "@lagrange/core";
 import {
   type Corpus,
+  corpusLocator,
   decodingMask,
   evaluateChunks,
   evaluateSegments,
@@ -16,7 +17,9 @@ import {
   type LabelScheme,
   requireScheme,
   type SchemeCheck,
+  tokenPlace,
 } from "@lagrange/datasets";
+import { sentenceAttributes } from "./model-input.ts";
 
 export interface TrainOnCorpusOptions
   extends Omit<TrainCrfOptions, "constraintsFor" | "heldOut" | "preset" | "labels"> {
@@ -30,6 +33,16 @@ export interface TrainOnCorpusOptions
   readonly patience?: number;
   /** The preset's attributes of the corpus, when the caller has them already (a cache key). */
   readonly attributes?: readonly AttributeSequence[];
+  /**
+   * Return a model even when training made no progress (0 iterations, or a non-finite loss);
+   * by default that is a {@link TrainingFailedError}, since the model would be the untrained one.
+   */
+  readonly allowNoProgress?: boolean;
+}
+
+/** Training ran but produced no usable model: it made no step, or its loss diverged. */
+export class TrainingFailedError extends Error {
+  override readonly name = "TrainingFailedError";
 }
 
 export interface TrainedOnCorpus extends TrainCrfResult {
@@ -67,40 +80,33 @@ export async function trainOnCorpus(
     patience,
     settings,
     attributes,
+    allowNoProgress,
     ...rest
   } = options;
   const preset = getPreset(presetName);
   const scheme = given ?? corpus.scheme;
-  const gold = corpus.sentences.map((s, i) => {
-    if (s.labels === undefined) {
-      throw new LagrangeError(
-        "bad-input",
-        `${corpus.label}: sentence ${i + 1} has no labels to train on`,
-      );
-    }
-    return s.labels;
-  });
-  const schemeCheck = requireScheme(gold, scheme, corpus.label);
+  const gold = goldLabels(corpus, "to train on");
+  requireSeveralLabels(corpus, gold);
+  const schemeCheck = requireScheme(gold, scheme, corpus.label, corpusLocator(corpus));
   const sequences = corpus.sentences.map((s, i) => ({
-    attributes: attributes?.[i] ?? preset.extract(inputRows(s)),
+    attributes: attributes?.[i] ?? sentenceAttributes(preset, s),
     labels: gold[i]!,
   }));
-  const heldOut =
-    dev === undefined
-      ? undefined
-      : {
-          sequences: dev.sentences.map((s, i) => {
-            if (s.labels === undefined) {
-              throw new LagrangeError(
-                "bad-input",
-                `${dev.label}: sentence ${i + 1} has no labels to evaluate against`,
-              );
-            }
-            return { attributes: preset.extract(inputRows(s)), labels: s.labels };
-          }),
-          score: schemeScorer(scheme),
-          ...(patience === undefined ? {} : { patience }),
-        };
+  let heldOut: TrainCrfOptions["heldOut"];
+  if (dev !== undefined) {
+    const devGold = goldLabels(dev, "to evaluate against");
+    requireScheme(devGold, scheme, dev.label, corpusLocator(dev));
+    heldOut = {
+      sequences: dev.sentences.map((s, i) => ({
+        attributes: sentenceAttributes(preset, s),
+        labels: devGold[i]!,
+      })),
+      score: schemeScorer(scheme),
+      ...(patience === undefined ? {} : { patience }),
+    };
+  }
+  const first = corpus.sentences[0];
+  const inputColumns = first === undefined ? undefined : inputRows(first)[0]?.length;
   const result = await trainCrf(sequences, {
     ...rest,
     ...(heldOut === undefined ? {} : { heldOut }),
@@ -109,7 +115,60 @@ export async function trainOnCorpus(
       ? { constrainedTraining: true }
       : { constrainedTraining: false }),
     preset: presetName,
-    settings: { scheme, data: corpus.label, ...settings },
+    settings: {
+      scheme,
+      data: corpus.label,
+      format: corpus.format,
+      ...(inputColumns === undefined ? {} : { inputColumns }),
+      ...settings,
+    },
   });
+  if (allowNoProgress !== true) requireProgress(result);
   return { ...result, scheme, schemeCheck };
+}
+
+function goldLabels(corpus: Corpus, purpose: string): string[][] {
+  return corpus.sentences.map((s) => {
+    if (s.labels === undefined) {
+      throw new LagrangeError(
+        "bad-input",
+        `${tokenPlace(s, 0)}: no gold label column ${purpose} (${corpus.label} has ${s.columns.length} column(s); the gold label comes last)`,
+      );
+    }
+    return s.labels;
+  });
+}
+
+/**
+ * A model over one label predicts it everywhere: the data was read in the wrong format (CoNLL
+ * columns read as UMass citations give every token `O`) or holds no annotation.
+ */
+function requireSeveralLabels(corpus: Corpus, gold: readonly (readonly string[])[]): void {
+  const seen = new Set<string>();
+  for (const labels of gold) {
+    for (const label of labels) {
+      seen.add(label);
+      if (seen.size > 1) return;
+    }
+  }
+  const only = seen.size === 0 ? "no label" : `only the label ${JSON.stringify([...seen][0])}`;
+  const where =
+    corpus.sentences[0] === undefined ? corpus.label : tokenPlace(corpus.sentences[0], 0);
+  throw new LagrangeError(
+    "bad-input",
+    `${where}: the gold labels hold ${only} (read as ${corpus.format}); a model needs at least two labels${corpus.format === "umass" || corpus.format === "inline" ? ": no field tags were found, so is the format right (--format)?" : ""}`,
+  );
+}
+
+function requireProgress(result: TrainCrfResult): void {
+  if (result.iterations === 0) {
+    throw new TrainingFailedError(
+      `training stopped after 0 iterations (${result.stopReason}): the model would be the untrained one; check the regularisation (--c1, --c2) and the data, or allow it explicitly`,
+    );
+  }
+  if (!Number.isFinite(result.loss)) {
+    throw new TrainingFailedError(
+      `training diverged: the loss is ${result.loss} after ${result.iterations} iterations; lower the learning rate or the regularisation`,
+    );
+  }
 }

@@ -76,9 +76,9 @@ function heldOutMistakes(penalties: ArrayLike<number>): number {
 
 describe("learnPenalties", () => {
   for (const algorithm of ["perceptron", "averaged-perceptron"] as const) {
-    it(`${algorithm}: keeps the useful constraint and drives the useless one to zero`, () => {
+    it(`${algorithm}: keeps the useful constraint and drives the useless one to zero`, async () => {
       const examples = syntheticTask(17, 40);
-      const learned = learnPenalties(examples, [useful, useless], {
+      const learned = await learnPenalties(examples, [useful, useless], {
         algorithm,
         epochs: 4,
         initialPenalties: [2, 2],
@@ -94,8 +94,8 @@ describe("learnPenalties", () => {
     });
   }
 
-  it("default rate: held-out decoding is fixed; a useless penalty ends at a harmless value", () => {
-    const learned = learnPenalties(syntheticTask(17, 40), [useful, useless], {
+  it("default rate: held-out decoding is fixed; a useless penalty ends at a harmless value", async () => {
+    const learned = await learnPenalties(syntheticTask(17, 40), [useful, useless], {
       algorithm: "perceptron",
       epochs: 4,
       initialPenalties: [2, 2],
@@ -105,9 +105,9 @@ describe("learnPenalties", () => {
     expect(heldOutMistakes(learned.penalties)).toBe(0);
   });
 
-  it("ssvm: learns penalties that fix the decoys on held-out data", () => {
+  it("ssvm: learns penalties that fix the decoys on held-out data", async () => {
     const examples = syntheticTask(17, 40);
-    const learned = learnPenalties(examples, [useful, useless], {
+    const learned = await learnPenalties(examples, [useful, useless], {
       algorithm: "ssvm",
       epochs: 6,
       learningRate: 0.5,
@@ -117,9 +117,9 @@ describe("learnPenalties", () => {
     expect(heldOutMistakes(learned.penalties)).toBe(0);
   });
 
-  it("from zero, raises only penalties the predictions violate more than the truth", () => {
+  it("from zero, raises only penalties the predictions violate more than the truth", async () => {
     const examples = syntheticTask(3, 30);
-    const learned = learnPenalties(examples, [useful, useless], {
+    const learned = await learnPenalties(examples, [useful, useless], {
       algorithm: "perceptron",
       epochs: 3,
     });
@@ -130,10 +130,10 @@ describe("learnPenalties", () => {
     expect(learned.history.at(-1)!.mistakes).toBe(0);
   });
 
-  it("stops when onEpoch returns false and validates its inputs", () => {
+  it("stops when onEpoch returns false and validates its inputs", async () => {
     const examples = syntheticTask(5, 5);
     const epochs: number[] = [];
-    learnPenalties(examples, [useful], {
+    await learnPenalties(examples, [useful], {
       epochs: 5,
       onEpoch: (s) => {
         epochs.push(s.epoch);
@@ -141,11 +141,28 @@ describe("learnPenalties", () => {
       },
     });
     expect(epochs).toEqual([1]);
-    expect(() => learnPenalties(examples, [useful], { initialPenalties: [1, 2] })).toThrow(
+    await expect(learnPenalties(examples, [useful], { initialPenalties: [1, 2] })).rejects.toThrow(
       /initialPenalties/,
     );
     const bad = [{ ...examples[0]!, gold: new Int32Array(2) }];
-    expect(() => learnPenalties(bad, [useful])).toThrow(/examples\[0\]\.gold/);
+    await expect(learnPenalties(bad, [useful])).rejects.toThrow(/examples\[0\]\.gold/);
+  });
+
+  it("yields to the event loop, so that an abort from a timer stops a long run", async () => {
+    const examples = syntheticTask(11, 400);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 5);
+    let epochs = 0;
+    await expect(
+      learnPenalties(examples, [useful, useless], {
+        epochs: 10_000,
+        onEpoch: () => {
+          epochs++;
+        },
+        signal: controller.signal,
+      }),
+    ).rejects.toMatchObject({ name: "AbortError" });
+    expect(epochs).toBeLessThan(10_000);
   });
 
   it("reports zero penalties and the top constraints in words", () => {

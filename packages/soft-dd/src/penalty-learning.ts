@@ -2,12 +2,12 @@ import {
   type ChainScores,
   type ChainSlaveFactory,
   chainSlave,
+  checkpoints,
   type LinearConstraint,
   ProblemValidationError,
   type Slave,
   seededRandom,
   shuffleInPlace,
-  throwIfAborted,
 } from "@lagrange/core";
 import { type SoftDDOptions, softDDMaster } from "./soft-dd.ts";
 
@@ -99,11 +99,11 @@ export interface LearnedPenalties {
  * prediction violates a rule the truth respects and shrinks (down to 0) in the opposite case.
  * Inference is Soft-DD with the current penalties; templates at 0 are left out of it.
  */
-export function learnPenalties(
+export async function learnPenalties(
   examples: readonly PenaltyExample[],
   templates: readonly PenaltyTemplate[],
   options: LearnPenaltiesOptions = {},
-): LearnedPenalties {
+): Promise<LearnedPenalties> {
   const algorithm = options.algorithm ?? "averaged-perceptron";
   const epochs = options.epochs ?? 5;
   const eta0 = options.learningRate ?? DEFAULT_PENALTY_LEARNING_RATE;
@@ -143,6 +143,7 @@ export function learnPenalties(
   const random = options.shuffle === false ? undefined : seededRandom(options.shuffle ?? 1);
   const history: EpochStats[] = [];
   let step = 0;
+  const checkpoint = checkpoints(options.signal);
 
   for (let epoch = 1; epoch <= epochs; epoch++) {
     if (random !== undefined) shuffleInPlace(order, random);
@@ -151,7 +152,7 @@ export function learnPenalties(
     let iterations = 0;
     let certified = 0;
     for (const d of order) {
-      throwIfAborted(options.signal);
+      await checkpoint();
       const example = examples[d]!;
       const base = chain(example.scores);
       const { n, L } = base;

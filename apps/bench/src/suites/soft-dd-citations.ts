@@ -50,7 +50,7 @@ export async function softDdCitations(
   });
   // --quick's smaller defaults, under whatever was given explicitly.
   const quick = options.quick === true ? { bootstrapSamples: 1000, timingRuns: 1, epochs: 3 } : {};
-  const tables = citationBenchmark(experiment, { ...quick, ...options });
+  const tables = await citationBenchmark(experiment, { ...quick, ...options });
   return {
     suite: "soft-dd-citations",
     data: experiment.source,

@@ -1,3 +1,4 @@
+import { LagrangeError } from "@lagrange/core";
 import { chunkingPreset } from "./chunking.ts";
 import { citationPreset } from "./citation.ts";
 import { nerPreset } from "./ner.ts";
@@ -17,7 +18,8 @@ export type PresetName = keyof typeof presets;
 /** The preset called `name`, or an error listing the known names. */
 export function getPreset(name: string): Preset {
   if (Object.hasOwn(presets, name)) return presets[name as PresetName];
-  throw new RangeError(
+  throw new LagrangeError(
+    "usage",
     `unknown feature preset ${JSON.stringify(name)}; expected one of: ${Object.keys(presets).join(", ")}`,
   );
 }

@@ -116,8 +116,3 @@ export function maxInstanceLength(encoder: Encoder): number {
 }
 
 export const now = (): number => performance.now() / 1000;
-
-export const yieldToEventLoop: () => Promise<void> =
-  typeof setImmediate === "function"
-    ? () => new Promise((resolve) => setImmediate(resolve))
-    : () => new Promise((resolve) => setTimeout(resolve, 0));

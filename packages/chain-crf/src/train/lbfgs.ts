@@ -8,8 +8,7 @@
  * current point; a synchronous driver and an asynchronous one (for objectives computed on worker
  * threads, and to let timers and AbortSignals fire between iterations) both run it.
  */
-import { AbortError } from "@lagrange/core";
-import { yieldToEventLoop } from "./common.ts";
+import { AbortError, yieldToEventLoop } from "@lagrange/core";
 import {
   EVALUATE,
   emptyInterval,

@@ -1,4 +1,4 @@
-import { AbortError, seededRandom, shuffleInPlace } from "@lagrange/core";
+import { AbortError, seededRandom, shuffleInPlace, yieldToEventLoop } from "@lagrange/core";
 import type { Encoder } from "../encoder.ts";
 import {
   checkPositiveInteger,
@@ -6,7 +6,6 @@ import {
   maxInstanceLength,
   now,
   startingWeights,
-  yieldToEventLoop,
 } from "./common.ts";
 import { reportIteration } from "./progress.ts";
 import type { StopReason, TrainerOptions, TrainResult } from "./types.ts";

@@ -1,4 +1,4 @@
-import { AbortError, seededRandom, shuffleInPlace } from "@lagrange/core";
+import { AbortError, seededRandom, shuffleInPlace, yieldToEventLoop } from "@lagrange/core";
 import type { Encoder } from "../encoder.ts";
 import {
   checkNonNegative,
@@ -7,7 +7,6 @@ import {
   invalid,
   now,
   startingWeights,
-  yieldToEventLoop,
 } from "./common.ts";
 import { reportIteration } from "./progress.ts";
 import {

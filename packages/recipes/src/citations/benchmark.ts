@@ -119,10 +119,10 @@ interface WilcoxonFigures {
  * hard, and the other counting unit), Table 2 (early termination), Table 3 (field types that change
  * most), the §6 statistics, decode time through the timing harness, and significance.
  */
-export function citationBenchmark(
+export async function citationBenchmark(
   experiment: CitationExperiment,
   options: CitationBenchmarkOptions = {},
-): CitationBenchmark {
+): Promise<CitationBenchmark> {
   const status = options.onStatus ?? (() => {});
   const countUnit = options.countUnit ?? "segment";
   const threshold = options.threshold ?? 2.75;
@@ -137,7 +137,7 @@ export function citationBenchmark(
   };
   const { model } = experiment.base;
   const families: ConstraintFamily[] = [...COUNT_FAMILIES, ...(options.rules ? RULE_FAMILIES : [])];
-  const selection = selectCandidates(model, experiment.learn, {
+  const selection = await selectCandidates(model, experiment.learn, {
     families,
     countUnit,
     threshold,
@@ -147,7 +147,7 @@ export function citationBenchmark(
     `${selection.candidates} candidate constraints; ${selection.kept.length} kept at imp ≥ ${threshold}`,
   );
 
-  const viterbi = decodeTest(experiment, "viterbi", undefined, signal);
+  const viterbi = await decodeTest(experiment, "viterbi", undefined, signal);
   const baseline = viterbi.scores;
 
   const row = (
@@ -174,34 +174,38 @@ export function citationBenchmark(
   for (const group of groups) {
     const subset = selection.kept.filter((k) => group.members.includes(k.template.family));
     status(`learning penalties: ${group.name} (${subset.length} constraints)…`);
-    const { entries } = learnPenaltySet(subset, experiment.learn, learning);
+    const { entries } = await learnPenaltySet(subset, experiment.learn, learning);
     rows.push(
-      row(`${group.name} (soft)`, entries, decodeTest(experiment, "soft-dd", entries, signal)),
+      row(
+        `${group.name} (soft)`,
+        entries,
+        await decodeTest(experiment, "soft-dd", entries, signal),
+      ),
     );
   }
   status(`learning penalties: all families (${selection.kept.length} constraints)…`);
-  const all = learnPenaltySet(selection.kept, experiment.learn, learning);
-  const allDecoded = decodeTest(experiment, "soft-dd", all.entries, signal);
+  const all = await learnPenaltySet(selection.kept, experiment.learn, learning);
+  const allDecoded = await decodeTest(experiment, "soft-dd", all.entries, signal);
   const allRow = row("all families (soft)", all.entries, allDecoded);
   rows.push(allRow);
 
   const otherUnit = countUnit === "segment" ? "label" : "segment";
-  const other = selectCandidates(model, experiment.learn, {
+  const other = await selectCandidates(model, experiment.learn, {
     families,
     countUnit: otherUnit,
     threshold,
     ...signal,
   });
   status(`learning penalties: all families, ${otherUnit} unit (${other.kept.length} constraints)…`);
-  const otherEntries = learnPenaltySet(other.kept, experiment.learn, learning).entries;
+  const otherEntries = (await learnPenaltySet(other.kept, experiment.learn, learning)).entries;
   const otherRow = row(
     `all families (soft, ${otherUnit} unit)`,
     otherEntries,
-    decodeTest(experiment, "soft-dd", otherEntries, signal),
+    await decodeTest(experiment, "soft-dd", otherEntries, signal),
   );
 
   // The same (active) constraints as hard constraints (Algorithm 1).
-  const hardDecoded = decodeTest(experiment, "hard-dd", all.entries, signal);
+  const hardDecoded = await decodeTest(experiment, "hard-dd", all.entries, signal);
   const hard = row(
     "all families (hard)",
     all.entries.filter((e) => e.penalty !== 0),
@@ -211,16 +215,17 @@ export function citationBenchmark(
   // Table 2: the best primal after k iterations, every row under the same rule (no stall rule, so
   // a run goes on to its cap unless it certifies).
   const chainSlave = experiment.registry.context.chainSlaves;
-  const earlyTermination = [1, 2, 3, 5, 10, 20, 200].map((cap) => {
+  const earlyTermination = [];
+  for (const cap of [1, 2, 3, 5, 10, 20, 200]) {
     const decoder = softDD({ stallIterations: 0, maxIterations: cap, chainSlave: chainSlave() });
-    const decoded = decodeTest(experiment, decoder, all.entries, signal);
-    return {
+    const decoded = await decodeTest(experiment, decoder, all.entries, signal);
+    earlyTermination.push({
       cap: String(cap),
       f1: decoded.scores.f1,
       certified: 100 * decoded.summary.certifiedRate,
       meanIterations: decoded.summary.meanIterations,
-    };
-  });
+    });
+  }
 
   // Table 3: field types with the largest F1 change.
   const gold = experiment.testGold;
@@ -248,7 +253,7 @@ export function citationBenchmark(
   const cold = experimentTagger(experiment, "soft-dd", all.entries);
   for (const sentence of experiment.testSentences) cold.tag(sentence);
   const coldTime = cold.time;
-  const timing = timeTaggers(
+  const timing = await timeTaggers(
     [viterbiTagger, experimentTagger(experiment, "soft-dd", all.entries)],
     experiment.testSentences,
     {

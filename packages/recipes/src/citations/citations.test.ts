@@ -30,7 +30,7 @@ describe("anzaroot2014's citation experiment (quick: generated citations)", () =
     const other = await prepareCitationExperiment({ quick: true, cacheDir, crfIterations: 3 });
     expect(other.base.cached).toBe(false);
 
-    const demo = citationDemo(experiment, { epochs: 2, timingRuns: 1 });
+    const demo = await citationDemo(experiment, { epochs: 2, timingRuns: 1 });
     expect(demo.viterbi.summary.meanIterations).toBe(1);
     expect(demo.softDD.summary.meanIterations).toBeGreaterThanOrEqual(1);
     expect(demo.timing.map((t) => t.decoder)).toEqual(["viterbi", "soft-dd"]);
@@ -40,10 +40,10 @@ describe("anzaroot2014's citation experiment (quick: generated citations)", () =
       expect(demo.example.viterbi).not.toEqual(demo.example.constrained);
     }
     // The cached model decodes exactly as the freshly trained one.
-    const cachedDemo = citationDemo(again, { epochs: 2, timingRuns: 1 });
+    const cachedDemo = await citationDemo(again, { epochs: 2, timingRuns: 1 });
     expect(cachedDemo.viterbi.labels).toEqual(demo.viterbi.labels);
 
-    const tables = citationBenchmark(experiment, {
+    const tables = await citationBenchmark(experiment, {
       epochs: 2,
       timingRuns: 1,
       bootstrapSamples: 200,

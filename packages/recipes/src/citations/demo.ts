@@ -51,13 +51,13 @@ export interface CitationDemo {
  * penalties on the learning half, decode the test half with Viterbi and with Soft-DD, time both
  * through the harness, and pick a citation the constraints changed (preferring one they fixed).
  */
-export function citationDemo(
+export async function citationDemo(
   experiment: CitationExperiment,
   options: CitationDemoOptions = {},
-): CitationDemo {
+): Promise<CitationDemo> {
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   const started = performance.now();
-  const learned = learnConstraints(experiment.base.model, experiment.learn, {
+  const learned = await learnConstraints(experiment.base.model, experiment.learn, {
     families: COUNT_FAMILIES,
     threshold: 2.75,
     countUnit: "segment",
@@ -66,9 +66,9 @@ export function citationDemo(
     ...signal,
   });
   const learnSeconds = (performance.now() - started) / 1000;
-  const viterbi = decodeTest(experiment, "viterbi");
-  const softDD = decodeTest(experiment, "soft-dd", learned.entries);
-  const timing = timeTaggers(
+  const viterbi = await decodeTest(experiment, "viterbi", undefined, signal);
+  const softDD = await decodeTest(experiment, "soft-dd", learned.entries, signal);
+  const timing = await timeTaggers(
     [
       experimentTagger(experiment, "viterbi"),
       experimentTagger(experiment, "soft-dd", learned.entries),

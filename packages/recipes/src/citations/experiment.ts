@@ -6,6 +6,7 @@ import {
 } from "@lagrange/chain-crf";
 import type { WeightedTemplate } from "@lagrange/constraint-templates";
 import {
+  checkpoints,
   type DecodeOptions,
   type Decoder,
   type DecoderRegistry,
@@ -16,10 +17,11 @@ import {
   shuffleInPlace,
   summarizeDecodings,
 } from "@lagrange/core";
-import { evaluateSegments, inputRows, type Sentence } from "@lagrange/datasets";
+import { evaluateSegments, type Sentence } from "@lagrange/datasets";
 import { type ScoredSentence, scoreSentences } from "../constraint-learning.ts";
 import { standardDecoders } from "../decoders.ts";
-import { attributesOf, Tagger } from "../tagger.ts";
+import { attributesOf, sentenceAttributes } from "../model-input.ts";
+import { type Tagged, Tagger } from "../tagger.ts";
 import { trainOnCorpus } from "../training.ts";
 import { type CitationCorporaOptions, citationCorpora } from "./corpus.ts";
 import { cachedModel, cacheModel, modelCacheKey } from "./model-cache.ts";
@@ -92,7 +94,7 @@ export async function prepareCitationExperiment(
     `data: ${data.source}; ${data.train.sentences.length} train / ${data.dev.sentences.length} dev`,
   );
   const preset = getPreset("citation");
-  const trainAttributes = data.train.sentences.map((s) => preset.extract(inputRows(s)));
+  const trainAttributes = data.train.sentences.map((s) => sentenceAttributes(preset, s));
   const settings = {
     preset: "citation",
     c2: 1,
@@ -226,16 +228,22 @@ export function experimentTagger(
 }
 
 /** Decodes the test half through a {@link Tagger} and scores it. */
-export function decodeTest(
+export async function decodeTest(
   experiment: CitationExperiment,
   decoder: string | Decoder,
   constraints?: readonly WeightedTemplate[],
   decodeOptions?: DecodeOptions,
-): DecodedTest {
+): Promise<DecodedTest> {
   const tagger = experimentTagger(experiment, decoder, constraints, decodeOptions);
-  const tagged = experiment.testSentences.map((s, i) =>
-    tagger.tagAttributes(experiment.testAttributes[i]!, s.tokens, decodeOptions?.signal),
-  );
+  const checkpoint = checkpoints(decodeOptions?.signal);
+  const tagged: Tagged[] = [];
+  for (let i = 0; i < experiment.testSentences.length; i++) {
+    await checkpoint();
+    const sentence = experiment.testSentences[i]!;
+    tagged.push(
+      tagger.tagAttributes(experiment.testAttributes[i]!, sentence.tokens, decodeOptions?.signal),
+    );
+  }
   const labels = tagged.map((t) => t.labels);
   const decodings = tagged.map((t) => t.decoding);
   return {

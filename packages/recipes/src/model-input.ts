@@ -1,0 +1,119 @@
+import {
+  type AttributeSequence,
+  type CrfModel,
+  FeatureInputError,
+  getPreset,
+  type Preset,
+} from "@lagrange/chain-crf";
+import { LagrangeError } from "@lagrange/core";
+import {
+  type Corpus,
+  inputRows,
+  type Sentence,
+  tokenPlace,
+  withoutLabels,
+} from "@lagrange/datasets";
+
+/** The feature preset a model was trained with (its file records the name). */
+export function modelPreset(model: CrfModel): Preset {
+  if (model.preset === null) {
+    throw new LagrangeError(
+      "bad-input",
+      "the model records no feature preset, so its attributes cannot be rebuilt",
+    );
+  }
+  return getPreset(model.preset);
+}
+
+/**
+ * The preset's attributes of a sentence. Rows that do not fit the preset (too few columns) are
+ * malformed input, reported at the file and line of the token, not at a token index.
+ */
+export function sentenceAttributes(preset: Preset, sentence: Sentence): AttributeSequence {
+  try {
+    return preset.extract(inputRows(sentence));
+  } catch (error) {
+    if (!(error instanceof FeatureInputError)) throw error;
+    throw new LagrangeError(
+      "bad-input",
+      `${tokenPlace(sentence, error.token)}: ${error.detail} (the ${error.extractor} preset's input columns)`,
+      { cause: error },
+    );
+  }
+}
+
+/** The preset's attributes of every sentence, for a model (whose file records the preset). */
+export function attributesOf(model: CrfModel, sentences: readonly Sentence[]): AttributeSequence[] {
+  const preset = modelPreset(model);
+  return sentences.map((s) => sentenceAttributes(preset, s));
+}
+
+/**
+ * How many input columns a model reads: recorded at training (`settings.inputColumns`, the
+ * training data's columns but the gold one); undefined for a model file from before that.
+ */
+export function modelInputColumns(model: CrfModel): number | undefined {
+  const recorded = model.settings.inputColumns;
+  return typeof recorded === "number" && Number.isInteger(recorded) && recorded >= 1
+    ? recorded
+    : undefined;
+}
+
+/**
+ * Whether data given to a model carries gold labels: `auto` reads it off the data, `required`
+ * insists (learning, evaluation), `none` treats every column as input (raw text to tag).
+ */
+export type GoldLabels = "auto" | "required" | "none";
+
+/**
+ * The corpus as the model's input: with gold labels, or without them when the data has none.
+ *
+ * CoNLL columns carry no mark of which column is gold, so `auto` compares the file's width with
+ * the model's input columns: as many columns as the model reads is unlabeled text (the last column
+ * is an input, not a label), one more is inputs then gold. UMass and inline files whose tags are
+ * absent (every token outside) are unlabeled. Any other width is an error at the file's first line
+ * that says what the model reads, rather than a model fed its gold column as a feature or a POS
+ * column taken for gold.
+ */
+export function inputForModel(corpus: Corpus, model: CrfModel, gold: GoldLabels): Corpus {
+  const first = corpus.sentences[0];
+  if (first === undefined) return corpus;
+  const stripped = () => ({
+    ...corpus,
+    sentences: corpus.sentences.map((s) => withoutLabels(s, corpus.format)),
+  });
+  const hasLabels = corpus.sentences.some((s) => s.labels !== undefined);
+  if (gold === "none") return hasLabels ? stripped() : corpus;
+  if (corpus.format === "umass" || corpus.format === "inline") {
+    const tagged = corpus.sentences.some((s) => s.labels?.some((label) => label !== "O"));
+    if (tagged || gold === "required") return corpus;
+    return stripped();
+  }
+  if (corpus.format !== "conll") return corpus;
+  const width = first.columns.length;
+  const reads = modelInputColumns(model);
+  const preset = modelPreset(model);
+  const place = tokenPlace(first, 0);
+  const what = `the model (preset ${preset.name}) reads ${reads ?? `at least ${preset.columns.length}`} input column(s) (${preset.columns.join(", ")}${reads !== undefined && reads > preset.columns.length ? ", …" : ""})`;
+  if (!hasLabels) {
+    if (gold === "required") {
+      throw new LagrangeError(
+        "bad-input",
+        `${place}: 1 column and no gold labels; ${what}, then the gold label`,
+      );
+    }
+    return corpus;
+  }
+  if (reads === undefined) {
+    // A model file that does not record its width: the preset's columns are the only guide.
+    return gold === "auto" && width === preset.columns.length ? stripped() : corpus;
+  }
+  if (width === reads + 1) return corpus;
+  if (width === reads && gold === "auto") return stripped();
+  throw new LagrangeError(
+    "bad-input",
+    gold === "required"
+      ? `${place}: ${width} column(s); ${what}, then the gold label: expected ${reads + 1}`
+      : `${place}: ${width} column(s); ${what}: expected ${reads} (unlabeled) or ${reads + 1} (the gold label last)`,
+  );
+}
