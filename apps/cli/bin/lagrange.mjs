@@ -3,5 +3,5 @@
 import { register } from "tsx/esm/api";
 
 register();
-const { main } = await import("../src/main.ts");
-process.exitCode = await main(process.argv.slice(2));
+const { runAsProcess } = await import("../src/main.ts");
+await runAsProcess(process.argv.slice(2));

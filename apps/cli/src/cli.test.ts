@@ -250,18 +250,20 @@ describe("exit codes", () => {
     ]);
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toMatch(
-      /gold sequences are invalid under the IOB2 scheme .*pass --scheme hierarchical-BIO/,
+      /dev\.conll:2: 40 of 40 gold sequences in .* are invalid under the IOB2 scheme .*pass --scheme hierarchical-BIO/,
     );
     expect(existsSync(join(dir, "w.model"))).toBe(false);
   });
 
-  it("4 when a dataset split is not reachable, 1 when a write fails (never 'malformed')", async () => {
+  it("4 when a dataset split is not reachable; 2 for an output path that cannot be written", async () => {
     const sealed = await code(["tag", "--model", model, "--data", "umass-citations:test"]);
     expect(sealed.code).toBe(4);
     const out = join(dir, "no-such-folder", "out.txt");
     const write = await code(["tag", "--model", model, "--data", dev, "--out", out]);
-    expect(write.code).toBe(1);
-    expect(write.stderr).toMatch(/cannot write .*out\.txt: ENOENT/);
+    expect(write.code).toBe(2);
+    expect(write.stderr).toMatch(
+      /--out .*out\.txt: cannot be written \(no such file or directory\)/,
+    );
   });
 });
 

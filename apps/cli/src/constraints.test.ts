@@ -196,7 +196,8 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
       "--constraints",
       join(dir, "absent.json"),
     ]);
-    expect(missing.code).toBe(3);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--constraints .*absent\.json: no such file/);
   });
 
   it("refuses usage errors with exit code 2", async () => {

@@ -1,17 +1,35 @@
 import { LagrangeError, lagrangeErrorCode } from "@lagrange/core";
+import { SIGNAL_EXIT_CODES, type StopSignal } from "./interruption.ts";
 
-/** Exit codes scripts can rely on. */
+/** Exit codes scripts can rely on (listed by `--help`). */
 export const ExitCode = {
   ok: 0,
-  /** Something failed while running (I/O, a bug, a cancelled run). */
+  /** Something failed while running: an I/O error (disk full), training that made no progress, a bug. */
   failure: 1,
-  /** The command line was wrong (unknown option, decoder or name; a missing argument). */
+  /**
+   * The command line is wrong: an unknown command, option, value or name; a file it names does not
+   * exist; an output path cannot be written or is one of the inputs.
+   */
   usage: 2,
-  /** Input data, a model, a constraints file or a plug-in is malformed; the message names it. */
+  /** Input data, a model, a constraints file or a plug-in is malformed; the message names file:line. */
   badInput: 3,
   /** A dataset split is not reachable (absent from the mirror, offline with no copy). */
   unavailable: 4,
+  /** Stopped by Ctrl-C (SIGINT); 143 for SIGTERM. Partial output files are removed. */
+  interrupted: SIGNAL_EXIT_CODES.SIGINT,
+  terminated: SIGNAL_EXIT_CODES.SIGTERM,
 } as const;
+
+/** The table `--help` prints. */
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0    success (also when the reader of standard output goes away, as with \`| head\`)
+  1    failure while running: I/O error (disk full), training made no progress, internal error
+  2    usage: unknown command, option, value or name; a named file that does not exist; an output
+       path that cannot be written or is one of the inputs
+  3    malformed input: data, model, constraints file or plug-in (the message names file:line)
+  4    a dataset split is not reachable (not in the mirror, offline)
+  130  stopped by Ctrl-C (SIGINT); 143 by SIGTERM (no partial output file is left)`;
 
 /** A usage error of this command line (exit 2). */
 export function usageError(message: string): LagrangeError {
@@ -25,9 +43,10 @@ export function badInputError(message: string): LagrangeError {
 
 /**
  * The exit code of a failure, from the error's `code` field (never its class name): a disk-full
- * write is a failure (1), not malformed input; an unreachable dataset is 4.
+ * write is a failure (1), not malformed input; an unreachable dataset is 4; a run stopped by a
+ * signal exits 128 + the signal's number.
  */
-export function exitCodeOf(error: unknown): number {
+export function exitCodeOf(error: unknown, signal?: StopSignal): number {
   switch (lagrangeErrorCode(error)) {
     case "usage":
       return ExitCode.usage;
@@ -37,6 +56,12 @@ export function exitCodeOf(error: unknown): number {
     case "unavailable":
       return ExitCode.unavailable;
     default:
+      if (signal !== undefined && isAbort(error)) return SIGNAL_EXIT_CODES[signal];
       return ExitCode.failure;
   }
+}
+
+/** The core's AbortError (`code` aborted) or the DOM one `signal.throwIfAborted()` raises. */
+export function isAbort(error: unknown): boolean {
+  return lagrangeErrorCode(error) === "aborted" || (error as Error | null)?.name === "AbortError";
 }

@@ -5,19 +5,27 @@ import { registerEval } from "./commands/eval.ts";
 import { registerInfo } from "./commands/info.ts";
 import { registerTag } from "./commands/tag.ts";
 import { registerTrain } from "./commands/train.ts";
-import { ExitCode, exitCodeOf } from "./exit-codes.ts";
+import { EXIT_CODES_HELP, ExitCode, exitCodeOf, isAbort } from "./exit-codes.ts";
+import { removeTemporaryFiles, stopSignal } from "./interruption.ts";
+import { writeStderr } from "./progress.ts";
 
 function buildProgram(): Command {
   const program = new Command("lagrange")
     .description("Structured prediction with global constraints: train, tag, evaluate.")
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    .configureOutput({ writeErr: writeStderr });
   registerEval(program);
   registerTrain(program);
   registerTag(program);
   registerConstraints(program);
   registerInfo(program);
   registerDemo(program);
+  const withExitCodes = (command: Command): void => {
+    command.addHelpText("after", EXIT_CODES_HELP);
+    for (const sub of command.commands) withExitCodes(sub);
+  };
+  withExitCodes(program);
   return program;
 }
 
@@ -30,17 +38,84 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    const e = error as Error;
-    const code = exitCodeOf(error);
-    process.stderr.write(`lagrange: ${e.name === "AbortError" ? "cancelled" : e.message}\n`);
-    if (code === ExitCode.failure && process.env.LAGRANGE_DEBUG)
-      process.stderr.write(`${e.stack}\n`);
+    // The reader of standard output went away (`lagrange tag … | head`): stop quietly, as Unix tools do.
+    if (errnoOf(error) === "EPIPE") return ExitCode.ok;
+    const signal = stopSignal();
+    const code = exitCodeOf(error, signal);
+    writeStderr(`lagrange: ${clip(messageOf(error, code, signal))}\n`);
+    if (code === ExitCode.failure && process.env.LAGRANGE_DEBUG) {
+      writeStderr(`${(error as Error).stack}\n`);
+    }
     return code;
   }
 }
 
+/** A message quoting a huge token or line (a 1 MB line) is cut to something a terminal shows. */
+function clip(message: string): string {
+  return message.length <= 2000
+    ? message
+    : `${message.slice(0, 1500)} … (${message.length - 1500} more characters)`;
+}
+
+function errnoOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code) ? code : undefined;
+}
+
+/** One line: what went wrong, in the user's terms (never a stack trace). */
+function messageOf(error: unknown, code: number, signal: string | undefined): string {
+  const e = error instanceof Error ? error : new Error(String(error));
+  if (signal !== undefined && isAbort(e)) return `stopped by ${signal}; no partial output was kept`;
+  const errno = errnoOf(e);
+  const io = e as { syscall?: string; path?: string };
+  if (errno !== undefined && io.syscall === "write" && io.path === undefined) {
+    return standardOutputFailure(e);
+  }
+  if (code !== ExitCode.failure || errno !== undefined || isExpected(e)) return e.message;
+  return `internal error: ${e.message} (LAGRANGE_DEBUG=1 shows where)`;
+}
+
+function standardOutputFailure(error: Error): string {
+  return `cannot write standard output: ${error.message.replace(/^E[A-Z]+: /, "").replace(/, write$/, "")}`;
+}
+
+/** Failures that are not bugs: an error with a Lagrange or errno code, or a named failure class. */
+function isExpected(error: Error): boolean {
+  return (
+    (error as { code?: unknown }).code !== undefined ||
+    error.name === "FileWriteError" ||
+    error.name === "TrainingFailedError" ||
+    error.name === "AbortError"
+  );
+}
+
+/**
+ * The process around `main`, for the `lagrange` binary: standard output that fails (a closed pipe,
+ * a full disk) ends the process cleanly rather than with an unhandled 'error' event, and nothing
+ * unexpected prints a stack trace. Sets the exit code.
+ */
+export async function runAsProcess(argv: readonly string[]): Promise<void> {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    removeTemporaryFiles();
+    if (error.code === "EPIPE") process.exit(ExitCode.ok);
+    writeStderr(`lagrange: ${standardOutputFailure(error)}\n`);
+    process.exit(ExitCode.failure);
+  });
+  process.stderr.on("error", () => {
+    // Nowhere left to report; the exit code still tells.
+  });
+  const fatal = (error: unknown) => {
+    removeTemporaryFiles();
+    if (errnoOf(error) === "EPIPE") process.exit(ExitCode.ok);
+    writeStderr(`lagrange: internal error: ${(error as Error)?.message ?? String(error)}\n`);
+    if (process.env.LAGRANGE_DEBUG) writeStderr(`${(error as Error)?.stack}\n`);
+    process.exit(ExitCode.failure);
+  };
+  process.on("uncaughtException", fatal);
+  process.on("unhandledRejection", fatal);
+  process.exitCode = await main(argv);
+}
+
 const isEntry =
   import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("main.ts");
-if (isEntry) {
-  process.exitCode = await main(process.argv.slice(2));
-}
+if (isEntry) await runAsProcess(process.argv.slice(2));

@@ -1,14 +1,32 @@
+import { availableParallelism } from "node:os";
 import { InvalidArgumentError, Option } from "commander";
+import { warn } from "./progress.ts";
 
 export function parseNumber(value: string): number {
   const x = Number(value);
-  if (!Number.isFinite(x)) throw new InvalidArgumentError(`expected a number, got "${value}"`);
+  if (value.trim() === "" || !Number.isFinite(x)) {
+    throw new InvalidArgumentError(`expected a number, got "${value}"`);
+  }
+  return x;
+}
+
+/** Regularisation coefficients and thresholds that cannot be negative. */
+export function parseNonNegative(value: string): number {
+  const x = parseNumber(value);
+  if (x < 0) throw new InvalidArgumentError(`expected a number ≥ 0, got "${value}"`);
+  return x;
+}
+
+/** Step sizes. */
+export function parsePositive(value: string): number {
+  const x = parseNumber(value);
+  if (x <= 0) throw new InvalidArgumentError(`expected a number > 0, got "${value}"`);
   return x;
 }
 
 export function parseInteger(value: string): number {
   const x = Number(value);
-  if (!Number.isInteger(x) || x < 1) {
+  if (value.trim() === "" || !Number.isSafeInteger(x) || x < 1) {
     throw new InvalidArgumentError(`expected an integer ≥ 1, got "${value}"`);
   }
   return x;
@@ -19,24 +37,20 @@ export function collect(value: string, previous: readonly string[] = []): string
   return [...previous, value];
 }
 
-/**
- * Runs a command with an AbortSignal that Ctrl-C fires, so long work stops cleanly (workers torn
- * down, no partial output file); the handler is removed when the command ends.
- */
-export async function withCtrlC<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  process.once("SIGINT", abort);
-  try {
-    return await run(controller.signal);
-  } finally {
-    process.off("SIGINT", abort);
-  }
-}
-
 /** `--malformed`: what to do with malformed UMass lines (the same choice in every command). */
 export function malformedOption(): Option {
   return new Option("--malformed <policy>", "malformed UMass lines")
     .choices(["error", "repair", "skip"])
     .default("skip");
+}
+
+/**
+ * Worker threads beyond the cores only add memory (each holds a copy of the model's work): capped
+ * at the core count, with a warning.
+ */
+export function threadCount(requested: number): number {
+  const cores = availableParallelism();
+  if (requested <= cores) return requested;
+  warn(`--threads ${requested}: this machine has ${cores} cores; using ${cores}`);
+  return cores;
 }

@@ -35,5 +35,22 @@ export function progressBar(
 
 /** A one-line status message on stderr (never on stdout, which carries results). */
 export function note(message: string): void {
-  process.stderr.write(`${message}\n`);
+  writeStderr(`${message}\n`);
+}
+
+/** An option or input that will not do what the user may think: said, and the command goes on. */
+export function warn(message: string): void {
+  writeStderr(`lagrange: warning: ${message}\n`);
+}
+
+/**
+ * Writes to stderr, never throwing: with stderr closed or full (`2>/dev/full`) there is nowhere to
+ * report, and the command's result (its output, its exit code) must not depend on messages.
+ */
+export function writeStderr(text: string): void {
+  try {
+    process.stderr.write(text);
+  } catch {
+    // Nowhere left to report.
+  }
 }

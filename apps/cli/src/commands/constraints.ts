@@ -1,18 +1,20 @@
-import { loadModel } from "@lagrange/chain-crf";
+import type { CrfModel } from "@lagrange/chain-crf";
 import {
   COUNT_FAMILIES,
   type ConstraintFamily,
   RULE_FAMILIES,
   serializeConstraintsFile,
 } from "@lagrange/constraint-templates";
-import { writeFileAtomic } from "@lagrange/core/node";
-import { openCorpus } from "@lagrange/datasets";
-import { attributesOf, learnConstraints, scoreSentences } from "@lagrange/recipes";
+import type { Sentence } from "@lagrange/datasets";
+import { attributesOf, inputForModel, learnConstraints, scoreSentences } from "@lagrange/recipes";
 import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { type Command, Option } from "commander";
 import { badInputError, usageError } from "../exit-codes.ts";
-import { malformedOption, parseInteger, parseNumber, withCtrlC } from "../options.ts";
-import { note } from "../progress.ts";
+import { openData, readModel } from "../inputs.ts";
+import { interruptible } from "../interruption.ts";
+import { malformedOption, parseInteger, parseNumber, parsePositive } from "../options.ts";
+import { type Output, writeOutput } from "../output.ts";
+import { note, warn } from "../progress.ts";
 import { learnedConstraintsReport } from "../render.ts";
 
 /**
@@ -66,20 +68,39 @@ export async function constraintsLearnCommand(
   signal?: AbortSignal,
 ): Promise<string> {
   const { families, bio } = parseTemplateFamilies(options.templates);
-  const model = await loadModel(options.model);
-  const data = await openCorpus(options.data, {
+  return writeOutput(
+    options.out,
+    { option: "--out", inputs: [options.model, options.data] },
+    (output) => learnInto(output, options, families, bio, signal),
+  );
+}
+
+async function learnInto(
+  output: Output,
+  options: ConstraintsLearnOptions,
+  families: ConstraintFamily[],
+  bio: boolean,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const model = await readModel(options.model);
+  const read = await openData("--data", options.data, {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",
     defaultSplit: "dev",
+    ...(signal === undefined ? {} : { signal }),
   });
-  if (!data.sentences.some((s) => s.labels !== undefined)) {
-    throw badInputError(`${data.label}: no gold labels to learn penalties from`);
-  }
+  const data = inputForModel(read, model, "required");
   const scored = scoreSentences(model, data.sentences, attributesOf(model, data.sentences));
+  if (!scored.some((s) => s.gold !== undefined)) {
+    const unknown = unknownLabels(model, data.sentences);
+    throw badInputError(
+      `${data.label}: no sentence has gold labels the model knows, so there is nothing to learn penalties from${unknown.length === 0 ? "" : ` (labels the model lacks: ${unknown.slice(0, 5).join(", ")}${unknown.length > 5 ? ", …" : ""}; the model's: ${model.labels.names().slice(0, 8).join(", ")}${model.numLabels > 8 ? ", …" : ""})`}`,
+    );
+  }
   note(
     `learning penalties (${options.algorithm}, ${options.epochs} epochs) for ${families.join(", ") || "no"} templates on ${data.label}`,
   );
-  const learned = learnConstraints(model, scored, {
+  const learned = await learnConstraints(model, scored, {
     families,
     threshold: options.threshold,
     algorithm: options.algorithm,
@@ -92,23 +113,38 @@ export async function constraintsLearnCommand(
       ),
     ...(signal === undefined ? {} : { signal }),
   });
+  if (learned.kept.length === 0 && families.length > 0) {
+    warn(
+      `no candidate constraint reached importance ${options.threshold} on ${data.label}; the file holds none (a lower --threshold keeps more)`,
+    );
+  }
   const { model: _, out: __, ...settings } = options;
-  const text = serializeConstraintsFile({
-    index: learned.index,
-    entries: learned.entries,
-    metadata: {
-      ...settings,
-      model: options.model,
-      data: data.label,
-      candidates: learned.candidates,
-      examples: learned.examples,
-    },
-  });
-  await writeFileAtomic(options.out, text);
+  await output.write(
+    serializeConstraintsFile({
+      index: learned.index,
+      entries: learned.entries,
+      metadata: {
+        ...settings,
+        model: options.model,
+        data: data.label,
+        candidates: learned.candidates,
+        examples: learned.examples,
+      },
+    }),
+  );
   const bioLine = bio
     ? "Local BIO validity: enforced as the model's transition mask (hard), not learned.\n"
     : "";
   return `${learnedConstraintsReport(learned)}${bioLine}wrote ${options.out}\n`;
+}
+
+/** Gold labels of the data that the model has no id for. */
+function unknownLabels(model: CrfModel, sentences: readonly Sentence[]): string[] {
+  const known = new Set(model.labels.names());
+  const unknown = new Set<string>();
+  for (const s of sentences)
+    for (const label of s.labels ?? []) if (!known.has(label)) unknown.add(label);
+  return [...unknown];
 }
 
 export function registerConstraints(program: Command): void {
@@ -138,7 +174,7 @@ export function registerConstraints(program: Command): void {
         .default("averaged-perceptron"),
     )
     .option("--epochs <n>", "passes over the held-out data", parseInteger, 5)
-    .option("--learning-rate <x>", "perceptron step / SSVM η₀ (default 0.1)", parseNumber)
+    .option("--learning-rate <x>", "perceptron step / SSVM η₀ (default 0.1)", parsePositive)
     .addOption(
       new Option(
         "--count-unit <unit>",
@@ -148,8 +184,11 @@ export function registerConstraints(program: Command): void {
         .default("segment"),
     )
     .addOption(malformedOption())
-    .requiredOption("--out <file>", "constraints file to write (JSON, atomically)")
+    .requiredOption(
+      "--out <file>",
+      "constraints file to write (JSON, atomically; checked before learning; never an input)",
+    )
     .action(async (opts: ConstraintsLearnOptions) => {
-      process.stdout.write(await withCtrlC((signal) => constraintsLearnCommand(opts, signal)));
+      process.stdout.write(await interruptible((signal) => constraintsLearnCommand(opts, signal)));
     });
 }

@@ -1,6 +1,8 @@
+import { availableParallelism } from "node:os";
 import { type CitationDemo, citationDemo, prepareCitationExperiment } from "@lagrange/recipes";
 import type { Command } from "commander";
-import { parseInteger, withCtrlC } from "../options.ts";
+import { interruptible } from "../interruption.ts";
+import { parseInteger, threadCount } from "../options.ts";
 import { note, progressBar } from "../progress.ts";
 import { learnedConstraintsReport } from "../render.ts";
 
@@ -21,7 +23,7 @@ export async function demoCommand(options: DemoOptions, signal?: AbortSignal): P
   const bar = progressBar("train", options.crfIterations);
   const experiment = await prepareCitationExperiment({
     crfIterations: options.crfIterations,
-    threads: options.threads,
+    threads: threadCount(options.threads),
     seed: options.seed,
     onStatus: note,
     onTrainingProgress: (p) =>
@@ -29,7 +31,7 @@ export async function demoCommand(options: DemoOptions, signal?: AbortSignal): P
     ...(signal === undefined ? {} : { signal }),
   }).finally(() => bar.stop());
   note(`learning constraint penalties on ${experiment.learn.length} dev citations…`);
-  const demo = citationDemo(experiment, {
+  const demo = await citationDemo(experiment, {
     epochs: options.epochs,
     onEpoch: (e) =>
       note(
@@ -93,7 +95,12 @@ export function registerDemo(program: Command): void {
       "The main job (anzaroot2014): train a citation CRF on UMass citations (or generated ones), learn soft-constraint penalties on half of dev, decode the other half with Viterbi and with Soft-DD, print both and a citation the constraints changed",
     )
     .option("--crf-iterations <n>", "L-BFGS iterations of the citation CRF", parseInteger, 60)
-    .option("--threads <n>", "worker threads for training", parseInteger, 2)
+    .option(
+      "--threads <n>",
+      "worker threads for training (at most the number of cores)",
+      parseInteger,
+      Math.min(2, availableParallelism()),
+    )
     .option("--epochs <n>", "penalty-learning epochs", parseInteger, 5)
     .option(
       "--seed <n>",
@@ -102,6 +109,6 @@ export function registerDemo(program: Command): void {
       1,
     )
     .action(async (opts: DemoOptions) => {
-      process.stdout.write(await withCtrlC((signal) => demoCommand(opts, signal)));
+      process.stdout.write(await interruptible((signal) => demoCommand(opts, signal)));
     });
 }

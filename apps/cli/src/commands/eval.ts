@@ -7,6 +7,7 @@ import {
 } from "@lagrange/datasets";
 import { type Command, Option } from "commander";
 import { badInputError } from "../exit-codes.ts";
+import { requireFile } from "../inputs.ts";
 
 export interface EvalOptions {
   readonly json?: boolean;
@@ -18,6 +19,7 @@ export interface EvalOptions {
 }
 
 async function readInput(path: string): Promise<string> {
+  if (path !== "-") requireFile("prediction file", path);
   try {
     if (path === "-") {
       const chunks: Buffer[] = [];

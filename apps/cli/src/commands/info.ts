@@ -1,9 +1,9 @@
-import { loadModel } from "@lagrange/chain-crf";
 import type { Command } from "commander";
+import { readModel } from "../inputs.ts";
 
 /** A readable summary of a model file: labels, features, preset, training settings. */
 export async function infoCommand(path: string, json: boolean): Promise<string> {
-  const model = await loadModel(path);
+  const model = await readModel(path, "model");
   const s = model.summary();
   const summary = {
     file: path,

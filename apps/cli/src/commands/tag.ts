@@ -1,14 +1,20 @@
 import { readFile } from "node:fs/promises";
-import { loadModel } from "@lagrange/chain-crf";
 import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/constraint-templates";
-import { DecodingTally } from "@lagrange/core";
-import { openCorpus } from "@lagrange/datasets";
-import { checkDecoderUse, loadPlugin, standardDecoders, Tagger } from "@lagrange/recipes";
+import { checkpoints, type DecoderRegistry, DecodingTally } from "@lagrange/core";
+import {
+  checkDecoderUse,
+  inputForModel,
+  loadPlugin,
+  standardDecoders,
+  Tagger,
+} from "@lagrange/recipes";
 import type { Command } from "commander";
 import { badInputError } from "../exit-codes.ts";
-import { collect, malformedOption, parseInteger, withCtrlC } from "../options.ts";
-import { conllLines, openOutput } from "../output.ts";
-import { note, progressBar } from "../progress.ts";
+import { openData, readModel, requireFile } from "../inputs.ts";
+import { interruptible } from "../interruption.ts";
+import { collect, malformedOption, parseInteger } from "../options.ts";
+import { conllLines, type Output, writeOutput } from "../output.ts";
+import { note, progressBar, warn } from "../progress.ts";
 import { taggingReport } from "../render.ts";
 
 export interface TagOptions {
@@ -24,14 +30,17 @@ export interface TagOptions {
   readonly slave?: readonly string[];
   readonly maxIterations?: number;
   readonly malformed?: "error" | "repair" | "skip";
+  /** The data has no gold column: every column is an input (default: read off its width). */
+  readonly unlabeled?: boolean;
   readonly out?: string;
 }
 
-/** Reads and validates a constraints file against the model's labels (exit code 3 when bad). */
+/** Reads and validates a constraints file against the model's labels (exit 2 when absent, 3 when bad). */
 export async function readConstraintsFile(
   path: string,
   labelNames: readonly string[],
 ): Promise<readonly ConstraintsFileEntry[]> {
+  requireFile("--constraints", path);
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -44,13 +53,34 @@ export async function readConstraintsFile(
 /** `lagrange tag`: writes the labelled data; returns the report line (stderr). */
 export async function tagCommand(options: TagOptions, signal?: AbortSignal): Promise<string> {
   const registry = standardDecoders();
-  for (const plugin of options.plugin ?? []) await loadPlugin(registry, plugin);
+  for (const plugin of options.plugin ?? []) {
+    requireFile("--plugin", plugin);
+    await loadPlugin(registry, plugin);
+  }
   checkDecoderUse(registry, options.decoder, {
     constraints: options.constraints !== undefined,
     slaves: options.slave ?? [],
   });
   const constrained = registry.decoder(options.decoder).accepts.constraints;
-  const model = await loadModel(options.model);
+  if (options.maxIterations !== undefined && !constrained) {
+    warn(
+      `--max-iterations bounds dual decomposition; ${options.decoder} decodes in one pass, so it is ignored`,
+    );
+  }
+  const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
+  return writeOutput(options.out, { option: "--out", inputs }, (output) =>
+    tagInto(output, options, registry, constrained, signal),
+  );
+}
+
+async function tagInto(
+  output: Output,
+  options: TagOptions,
+  registry: DecoderRegistry,
+  constrained: boolean,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const model = await readModel(options.model);
   const constraints =
     options.constraints === undefined
       ? undefined
@@ -65,12 +95,13 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
       ? {}
       : { decodeOptions: { maxIterations: options.maxIterations } }),
   });
-  const data = await openCorpus(options.data, {
+  const read = await openData("--data", options.data, {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",
     defaultSplit: "dev",
+    ...(signal === undefined ? {} : { signal }),
   });
-  const output = await openOutput(options.out);
+  const data = inputForModel(read, model, options.unlabeled === true ? "none" : "auto");
   // The bar shares stderr with the report; with output on stdout it would interleave.
   const bar = progressBar(
     "tag",
@@ -79,8 +110,10 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
   );
   const tally = new DecodingTally();
   const started = performance.now();
+  const checkpoint = checkpoints(signal);
   try {
     for (let i = 0; i < data.sentences.length; i++) {
+      await checkpoint();
       const sentence = data.sentences[i]!;
       const tagged = tagger.tag(sentence, signal);
       if (constrained) tally.add(tagged.decoding);
@@ -88,16 +121,13 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
       if (i % 256 === 0) bar.update(i);
     }
     bar.update(data.sentences.length);
-    await output.close();
-  } catch (error) {
-    await output.abort();
-    throw error;
   } finally {
     bar.stop();
   }
   const seconds = (performance.now() - started) / 1000;
   const summary = constrained ? tally.summary() : undefined;
-  return `${taggingReport(tagger.time, seconds, summary)}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
+  const unlabeled = data.sentences.every((s) => s.labels === undefined);
+  return `${taggingReport(tagger.time, seconds, summary)}${unlabeled ? " (unlabeled input: no gold column)" : ""}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
 }
 
 export function registerTag(program: Command): void {
@@ -136,9 +166,16 @@ export function registerTag(program: Command): void {
       "dual-decomposition iterations per sentence (default 200; viterbi has one); the best labelling so far is kept",
       parseInteger,
     )
+    .option(
+      "--unlabeled",
+      "the data has no gold label column: every column is an input (default: a file as wide as the model's input columns is unlabeled, one column wider has gold last)",
+    )
     .addOption(malformedOption())
-    .option("--out <file>", "output file, written atomically (default standard output)")
+    .option(
+      "--out <file>",
+      "output file, written atomically; checked before tagging (default standard output)",
+    )
     .action(async (opts: TagOptions) => {
-      note(await withCtrlC((signal) => tagCommand(opts, signal)));
+      note(await interruptible((signal) => tagCommand(opts, signal)));
     });
 }

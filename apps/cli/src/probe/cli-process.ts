@@ -1,0 +1,225 @@
+/**
+ * The probe suite's harness: the real `lagrange` binary as a subprocess (what a user runs), the
+ * data it is probed with (generated, seeded), and the checks every probe makes — the exit code, no
+ * stack trace, and no file lost or left behind. Tests only.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { seededRandom } from "@lagrange/core";
+import { generateCitations } from "@lagrange/datasets";
+import { expect } from "vitest";
+
+export const BIN = fileURLToPath(new URL("../../bin/lagrange.mjs", import.meta.url));
+
+/** Every exit code the CLI documents (`--help`), 143 (SIGTERM) included. */
+export const DOCUMENTED_EXIT_CODES = [0, 1, 2, 3, 4, 130, 143] as const;
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliOptions {
+  readonly cwd: string;
+  /** Standard output: captured (default), or a file descriptor (`/dev/full`). */
+  readonly stdout?: number;
+  readonly stdin?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * An environment that reaches no real corpus: registry names resolve to nothing (exit 4), so a
+ * probe behaves the same on a fresh clone and on a machine with the mirror.
+ */
+export function hermeticEnv(dir: string): Record<string, string> {
+  const empty = join(dir, ".no-data");
+  mkdirSync(empty, { recursive: true });
+  return {
+    LAGRANGE_DATA_DIR: empty,
+    LAGRANGE_CACHE_DIR: empty,
+    LAGRANGE_OFFLINE: "1",
+  };
+}
+
+export interface RunningCli {
+  readonly child: ChildProcess;
+  /** Resolves once standard error has matched `pattern` (rejects if the process ends first). */
+  stderrMatches(pattern: RegExp): Promise<void>;
+  readonly finished: Promise<CliResult>;
+}
+
+/** Starts `lagrange …args` and returns at once. */
+export function startCli(args: readonly string[], options: CliOptions): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...hermeticEnv(options.cwd), ...options.env, FORCE_COLOR: "0" },
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", options.stdout ?? "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const watchers: { pattern: RegExp; resolve: () => void }[] = [];
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+    for (const w of watchers) if (w.pattern.test(stderr)) w.resolve();
+  });
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  const finished = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return {
+    child,
+    finished,
+    stderrMatches: (pattern) =>
+      new Promise<void>((resolve, reject) => {
+        if (pattern.test(stderr)) return resolve();
+        watchers.push({ pattern, resolve });
+        finished.then(
+          () =>
+            pattern.test(stderr)
+              ? resolve()
+              : reject(new Error(`ended before stderr matched ${pattern}:\n${stderr}`)),
+          reject,
+        );
+      }),
+  };
+}
+
+/** Runs `lagrange …args` to the end. */
+export function runCli(args: readonly string[], options: CliOptions): Promise<CliResult> {
+  return startCli(args, options).finished;
+}
+
+/** A line of a Node stack trace, or the marks of an error nobody handled. */
+const STACK_TRACE =
+  /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>\)?)$|node:internal|Unhandled '?error|^\w*Error: |Uncaught/m;
+
+/** The one check every probe makes: a documented exit code and no stack trace on stderr. */
+export function expectCleanExit(result: CliResult, expected?: number): void {
+  const context = `exit ${result.code} (signal ${result.signal})\nstderr: ${result.stderr}`;
+  expect(result.signal, context).toBeNull();
+  expect(DOCUMENTED_EXIT_CODES as readonly (number | null)[], context).toContain(result.code);
+  if (expected !== undefined) expect(result.code, context).toBe(expected);
+  expect(result.stderr, context).not.toMatch(STACK_TRACE);
+  if (result.code !== 0 && result.code !== 130 && result.code !== 143) {
+    // A failure says what went wrong in one `lagrange: …` line (commander prints its own "error:").
+    expect(result.stderr, context).toMatch(/^(lagrange: |error: )/m);
+  }
+}
+
+/** Every entry under `dir` (dot files included), as relative paths, sorted. */
+export function listFiles(dir: string, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(dir, prefix))) {
+    const path = join(prefix, name);
+    if (name === ".no-data") continue;
+    if (statSync(join(dir, path)).isDirectory()) out.push(`${path}/`, ...listFiles(dir, path));
+    else out.push(path);
+  }
+  return out.sort();
+}
+
+/** Temporary files an atomic write leaves if it is not cleaned up (`.x.model.<pid>.<hex>.tmp`). */
+export function strayTemporaryFiles(dir: string): string[] {
+  return listFiles(dir).filter((path) => /\.\d+\.[0-9a-f]+\.tmp$/.test(path));
+}
+
+export function sha256(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
+const VOCABULARY: Record<string, readonly string[]> = {
+  DT: ["the", "a", "this", "every", "some"],
+  JJ: ["big", "old", "red", "quick", "new", "green", "small", "happy"],
+  NN: ["cat", "dog", "house", "tree", "car", "idea", "river", "book", "city", "friend"],
+  VBD: ["saw", "liked", "made", "found", "took", "gave", "held"],
+  MD: ["could", "would", "might"],
+  IN: ["in", "on", "with", "near", "under"],
+  RB: ["quickly", "often", "never", "here"],
+};
+
+/**
+ * Seeded CoNLL-2000-like chunking data: `word POS chunk` rows whose chunks follow from the POS
+ * tags, so a CRF learns them. `IOB1` starts a chunk with B- only after a chunk of the same type
+ * (CoNLL-2003's convention); two noun phrases in a row make such boundaries.
+ */
+export function chunkingText(
+  sentences: number,
+  options: { readonly seed: number; readonly scheme?: "IOB1" | "IOB2" },
+): string {
+  const random = seededRandom(options.seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  let text = "";
+  for (let s = 0; s < sentences; s++) {
+    const chunks: { type: string; rows: [string, string][] }[] = [];
+    const phrases = 2 + Math.floor(random() * 6);
+    for (let p = 0; p < phrases; p++) {
+      const kind = pick(["NP", "NP", "NP", "VP", "PP", "ADVP"]);
+      const afterNoun = chunks.at(-1)?.type === "NP";
+      const rows: [string, string][] = [];
+      const word = (pos: string): [string, string] => [pick(VOCABULARY[pos]!), pos];
+      if (kind === "NP") {
+        // A determiner opens every NP that follows another: the boundary is learnable.
+        if (afterNoun || random() < 0.6) rows.push(word("DT"));
+        while (random() < 0.4) rows.push(word("JJ"));
+        rows.push(word("NN"));
+      } else if (kind === "VP") {
+        if (random() < 0.3) rows.push(word("MD"));
+        rows.push(word("VBD"));
+      } else if (kind === "PP") rows.push(word("IN"));
+      else rows.push(word("RB"));
+      chunks.push({ type: kind, rows });
+    }
+    let previous = "";
+    for (const chunk of chunks) {
+      chunk.rows.forEach(([w, pos], i) => {
+        const begins =
+          i === 0 && (options.scheme !== "IOB1" || previous === chunk.type) ? "B" : "I";
+        text += `${w} ${pos} ${begins}-${chunk.type}\n`;
+      });
+      previous = chunk.type;
+    }
+    text += ". . O\n\n";
+  }
+  return text;
+}
+
+/** UMass-style citations (inline tags), seeded: the citation preset's training data. */
+export async function writeCitations(path: string, count: number, seed: number): Promise<void> {
+  const lines = generateCitations(count, { seed }).map((c) => c.inline);
+  await writeFile(path, `${lines.join("\n")}\n`);
+}
+
+/** Trains a model through the binary, for the probes to tag with. */
+export async function trainModel(
+  dir: string,
+  data: string,
+  preset: "chunking" | "citation",
+  iterations: number,
+  out: string,
+): Promise<void> {
+  const args = ["train", "--data", data, "--preset", preset, "--max-iterations", `${iterations}`];
+  expectCleanExit(await runCli([...args, "--out", out], { cwd: dir }), 0);
+}
+
+/** Predicted labels (last column) of a `lagrange tag` output, sentence by sentence. */
+export function predictions(text: string): string[][] {
+  return text
+    .split(/\n\s*\n/)
+    .filter((block) => block.trim() !== "")
+    .map((block) =>
+      block
+        .trim()
+        .split("\n")
+        .map((line) => line.trim().split(/\s+/).at(-1)!),
+    );
+}
