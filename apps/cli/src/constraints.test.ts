@@ -2,7 +2,12 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crfSlave, getPreset, loadModel } from "@lagrange/chain-crf";
-import { constraintInstantiator, parseConstraintsFile } from "@lagrange/constraint-templates";
+import {
+  constraintInstantiator,
+  parseConstraintsFile,
+  serializeConstraintsFile,
+  templateFromSpec,
+} from "@lagrange/constraint-templates";
 import {
   decodingMask,
   formatConll,
@@ -10,6 +15,7 @@ import {
   inputRows,
   readConllFile,
 } from "@lagrange/datasets";
+import { exactIlpDecoder, prepareIlp } from "@lagrange/ilp";
 import { softDD } from "@lagrange/soft-dd";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastColumn, run } from "./test-support.ts";
@@ -226,5 +232,169 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
     ]);
     expect(badFamily.code).toBe(2);
     expect(badFamily.stderr).toContain('unknown family "nonsense"');
+  });
+
+  it("tag --decoder exact is the ILP optimum of Soft-DD's objective; two-phase honours --tau", async () => {
+    const m = await loadModel(model);
+    const entries = parseConstraintsFile(await readFile(constraints, "utf8")).entries;
+    const constraintsFor = constraintInstantiator(entries);
+    const sentences = await readConllFile(dev);
+    const preset = getPreset("citation");
+    const mask = decodingMask(m.labels.names(), "hierarchical-BIO")!;
+    const out = join(dir, "exact.txt");
+    const tagged = await run([
+      "tag",
+      "--model",
+      model,
+      "--data",
+      dev,
+      "--decoder",
+      "exact",
+      "--constraints",
+      constraints,
+      "--time-limit",
+      "30",
+      "--out",
+      out,
+    ]);
+    expect(tagged.code, tagged.stderr).toBe(0);
+    expect(tagged.stderr).toMatch(/100\.0% certified/);
+    const predicted = lastColumn(await readFile(out, "utf8"));
+    await prepareIlp();
+    const exact = exactIlpDecoder();
+    const dd = softDD({ chainSlave: crfSlave });
+    sentences.forEach((s, i) => {
+      const scores = m.chainScores(preset.extract(inputRows(s)), { constraints: mask });
+      const problem = {
+        scores,
+        constraints: constraintsFor({ n: s.tokens.length, L: m.numLabels, tokens: s.tokens }),
+      };
+      const referee = exact.decode(problem);
+      expect(predicted[i]).toEqual(m.labels.decode(referee.labels));
+      // No relaxation beats the optimum; a certified one reaches it.
+      const relaxed = dd.decode(problem);
+      expect(relaxed.primal).toBeLessThanOrEqual(
+        referee.primal + 1e-6 * Math.max(1, Math.abs(referee.primal)),
+      );
+      if (relaxed.certified) expect(relaxed.primal).toBeCloseTo(referee.primal, 6);
+    });
+
+    const two = await run([
+      "tag",
+      "--model",
+      model,
+      "--data",
+      dev,
+      "--decoder",
+      "two-phase",
+      "--constraints",
+      constraints,
+      "--tau",
+      "1",
+      "--out",
+      join(dir, "two-phase.txt"),
+    ]);
+    expect(two.code, two.stderr).toBe(0);
+    // τ = 1 admits only labellings as good as Viterbi's: the Viterbi labelling itself.
+    const viterbiOut = join(dir, "viterbi-for-two-phase.txt");
+    expect((await run(["tag", "--model", model, "--data", dev, "--out", viterbiOut])).code).toBe(0);
+    expect(lastColumn(await readFile(join(dir, "two-phase.txt"), "utf8"))).toEqual(
+      lastColumn(await readFile(viterbiOut, "utf8")),
+    );
+    for (const tau of ["0", "1.5", "x"]) {
+      const bad = await run([
+        "tag",
+        "--model",
+        model,
+        "--data",
+        dev,
+        "--decoder",
+        "two-phase",
+        "--constraints",
+        constraints,
+        "--tau",
+        tau,
+      ]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/expected a number in \(0, 1\]/);
+    }
+    const ignored = await run([
+      "tag",
+      "--model",
+      model,
+      "--data",
+      dev,
+      "--decoder",
+      "soft-dd",
+      "--constraints",
+      constraints,
+      "--tau",
+      "0.5",
+      "--time-limit",
+      "2",
+      "--out",
+      join(dir, "ignored.txt"),
+    ]);
+    expect(ignored.code, ignored.stderr).toBe(0);
+    expect(ignored.stderr).toMatch(
+      /warning: --tau sets the two-phase ILP's score bound; soft-dd ignores it/,
+    );
+    expect(ignored.stderr).toMatch(/warning: --time-limit bounds the ILP decoders/);
+  }, 60_000);
+
+  it("hard constraints that cannot hold together: exit 3 at the sentence, naming them", async () => {
+    const file = parseConstraintsFile(await readFile(constraints, "utf8"));
+    const index = file.index;
+    const [a, b, c] = index.countableKeys("segment").map((k) => k.key);
+    const sentences = await readConllFile(dev);
+    const delimiter = ",";
+    expect(sentences.some((s) => s.tokens.slice(1, -1).includes(delimiter))).toBe(true);
+    const contradiction = join(dir, "contradiction.json");
+    await writeFile(
+      contradiction,
+      serializeConstraintsFile({
+        index,
+        entries: [
+          {
+            template: templateFromSpec(
+              { kind: "state-change", delimiter, first: a!, second: b! },
+              index,
+            ),
+            penalty: null,
+          },
+          {
+            template: templateFromSpec(
+              { kind: "state-change", delimiter, first: c!, second: b! },
+              index,
+            ),
+            penalty: null,
+          },
+        ],
+      }),
+    );
+    for (const decoder of ["exact", "two-phase"]) {
+      const r = await run([
+        "tag",
+        "--model",
+        model,
+        "--data",
+        dev,
+        "--decoder",
+        decoder,
+        "--constraints",
+        contradiction,
+        "--out",
+        join(dir, `never-${decoder}.txt`),
+      ]);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `${dev.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+: no labelling meets these hard constraints together`,
+        ),
+      );
+      expect(r.stderr).toContain(`before \\"${delimiter}\\" is ${a}`);
+      expect(r.stderr).toContain(`before \\"${delimiter}\\" is ${c}`);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 });

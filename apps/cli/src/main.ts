@@ -3,6 +3,7 @@ import { registerConstraints } from "./commands/constraints.ts";
 import { registerDemo } from "./commands/demo.ts";
 import { registerEval } from "./commands/eval.ts";
 import { registerInfo } from "./commands/info.ts";
+import { registerRules } from "./commands/rules.ts";
 import { registerTag } from "./commands/tag.ts";
 import { registerTrain } from "./commands/train.ts";
 import { EXIT_CODES_HELP, ExitCode, exitCodeOf, isAbort } from "./exit-codes.ts";
@@ -19,6 +20,7 @@ function buildProgram(): Command {
   registerTrain(program);
   registerTag(program);
   registerConstraints(program);
+  registerRules(program);
   registerInfo(program);
   registerDemo(program);
   const withExitCodes = (command: Command): void => {
@@ -85,6 +87,7 @@ function isExpected(error: Error): boolean {
     (error as { code?: unknown }).code !== undefined ||
     error.name === "FileWriteError" ||
     error.name === "TrainingFailedError" ||
+    error.name === "NoRulesMinedError" ||
     error.name === "AbortError"
   );
 }

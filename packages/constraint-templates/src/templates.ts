@@ -67,16 +67,21 @@ function describeSpec(spec: TemplateSpec, index: SegmentIndex): string {
     case "hierarchical":
       return `no more ${many(spec.first)} than ${many(spec.second)} (hierarchy)`;
     case "adjacency":
-      return `a ${spec.first} token is followed by a ${spec.second} token`;
+      return `${article(spec.first)} ${spec.first} token is followed by ${article(spec.second)} ${spec.second} token`;
     case "precedence":
-      return `every ${spec.first} token has a ${spec.second} token somewhere after it`;
+      return `every ${spec.first} token has ${article(spec.second)} ${spec.second} token somewhere after it`;
     case "state-change":
-      return `around "${spec.delimiter}" the token before is ${spec.first} and the token after is ${spec.second}`;
+      return `the token before "${spec.delimiter}" is ${spec.first} and the token after it is ${spec.second}`;
     case "begin-end":
       return `a sentence that starts with ${spec.first} ends with ${spec.second}`;
     case "presence-precedence":
-      return `no ${spec.second} token before a ${spec.first} token`;
+      return `no ${spec.second} token before ${article(spec.first)} ${spec.first} token`;
   }
+}
+
+/** "an" before a key spelled with a leading vowel ("an O token", "an ORG token"), else "a". */
+function article(key: string): string {
+  return /^[aeiou]/i.test(key) ? "an" : "a";
 }
 
 /** Builds the template a spec describes; throws on unknown segments or bad parameters. */

@@ -55,6 +55,11 @@ export interface DecoderDefinition {
    * problem, so `--decoder my-dd` alone brings its plug-in's slave along.
    */
   readonly withSlaves?: readonly string[];
+  /**
+   * Asynchronous set-up a decoder needs once per process before `create` (HiGHS compiles its
+   * WebAssembly module); apps await `registry.prepare(name)`, which calls it.
+   */
+  prepare?(): Promise<void>;
   create(context: DecoderContext): Decoder;
 }
 
@@ -122,6 +127,14 @@ export class DecoderRegistry {
 
   slave(name: string): SlaveDefinition {
     return lookup("slave", name, this.#slaves);
+  }
+
+  /**
+   * Runs the named decoder's one-time asynchronous set-up (if it has one): await it before
+   * `create`. Unknown names are the same usage error as in `create`.
+   */
+  async prepare(name: string): Promise<void> {
+    await this.decoder(name).prepare?.();
   }
 
   /** A fresh decoder by name, built with this registry's context; checks what it accepts. */

@@ -1,7 +1,16 @@
 import { ProblemValidationError } from "./errors.ts";
 
 /** How a solver ended. `optimal`: a certificate (dual − primal ≤ tolerance) proves optimality. */
-export type SolutionStatus = "optimal" | "converged" | "iteration-limit" | "infeasible";
+/**
+ * `time-limit`: an exact solver (the ILP) stopped at its time limit; `labels` is its best labelling
+ * so far and `dual` its best proven bound.
+ */
+export type SolutionStatus =
+  | "optimal"
+  | "converged"
+  | "iteration-limit"
+  | "time-limit"
+  | "infeasible";
 
 export interface Solution {
   /** One label id per position. */

@@ -8,18 +8,22 @@ import {
   type LagrangePlugin,
   viterbiDefinition,
 } from "@lagrange/core";
+import { exactDefinition, twoPhaseDefinition } from "@lagrange/ilp";
 import { hardDDDefinition, softDDDefinition } from "@lagrange/soft-dd";
 
 /**
  * The registry every app decodes through: `viterbi`, `soft-dd` and `hard-dd` over chain-crf's fast
- * chain oracle. The next packages (ilp, mincut, bcrf, l2s) add their definitions here; a user's
- * plug-ins add theirs with {@link loadPlugin}.
+ * chain oracle, and ilp's `exact` and `two-phase` (await `registry.prepare(name)` before creating
+ * them: HiGHS loads asynchronously). The next packages (mincut, bcrf, l2s) add their definitions
+ * here; a user's plug-ins add theirs with {@link loadPlugin}.
  */
 export function standardDecoders(): DecoderRegistry {
   return new DecoderRegistry({ chainSlaves: crfChainSlaves })
     .addDecoder(viterbiDefinition)
     .addDecoder(softDDDefinition)
-    .addDecoder(hardDDDefinition);
+    .addDecoder(hardDDDefinition)
+    .addDecoder(exactDefinition)
+    .addDecoder(twoPhaseDefinition);
 }
 
 /**

@@ -49,7 +49,13 @@ export {
 } from "./model-input.ts";
 export { modelDecodingConstraints, modelScheme } from "./model-scheme.ts";
 export {
+  type MinedOnCorpus,
+  type MineRulesOnCorpusOptions,
+  mineRulesOnCorpus,
+} from "./rule-mining.ts";
+export {
   checkDecoderUse,
+  InfeasibleSentenceError,
   type Tagged,
   Tagger,
   type TaggerOptions,

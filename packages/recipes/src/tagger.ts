@@ -33,6 +33,26 @@ export interface TaggerOptions {
   readonly decodeOptions?: DecodeOptions;
 }
 
+/**
+ * No labelling of a sentence meets the hard constraints (or the transition mask): the decoder
+ * proved it, so there is nothing to write. `conflict` names the constraints that cannot hold
+ * together when the decoder found them (the ILP decoders do).
+ */
+export class InfeasibleSentenceError extends LagrangeError {
+  override readonly name = "InfeasibleSentenceError";
+  readonly conflict: readonly string[];
+  constructor(decoding: Decoding) {
+    const conflict = (decoding as Decoding & { conflict?: readonly string[] }).conflict ?? [];
+    super(
+      "bad-input",
+      conflict.length === 0
+        ? "no labelling meets the hard constraints and the label scheme's transitions"
+        : `no labelling meets these hard constraints together: ${conflict.map((c) => JSON.stringify(c)).join(", ")}`,
+    );
+    this.conflict = conflict;
+  }
+}
+
 /** One tagged sentence. */
 export interface Tagged {
   readonly labels: string[];
@@ -168,6 +188,7 @@ export class Tagger {
       signal === undefined ? this.#options : { ...this.#options, signal },
     );
     const t2 = performance.now();
+    if (decoding.status === "infeasible") throw new InfeasibleSentenceError(decoding);
     const time = this.#time;
     time.scoringMs += t1 - t0;
     time.decodingMs += t2 - t1;

@@ -123,8 +123,11 @@ export function softDdCitationsMarkdown(r: SoftDdCitationsResult): string {
         ...r.families.map(decoderRow),
         decoderRow(r.hard),
         decoderRow(r.otherUnit),
+        decoderRow(r.exact.row),
       ],
     ),
+    `**Exact referee** (HiGHS, @lagrange/ilp, on the same soft objective as all families (soft)): same objective as Soft-DD on ${r.exact.sameObjective.toFixed(1)} % of test citations and on ${r.exact.certifiedAgreement.toFixed(1)} % of those Soft-DD certified; ${r.exact.differentLabels} citations with different labels; the ILP was needed for ${r.exact.solved} citations (the others: Viterbi met every constraint). Per-citation time median ${r.exact.perCitationMs.median.toFixed(1)} ms, p95 ${r.exact.perCitationMs.p95.toFixed(1)} ms, max ${r.exact.perCitationMs.max.toFixed(0)} ms (solved ones: median ${r.exact.solvedMs.median.toFixed(1)}, p95 ${r.exact.solvedMs.p95.toFixed(1)} ms); decoding ${r.exact.decodingMs.toFixed(0)} ms vs Soft-DD ${r.exact.softDecodingMs.toFixed(0)} ms: Soft-DD is ${r.exact.speedRatio.toFixed(1)}× faster; ${r.exact.timeLimitHits} time-limit hits.`,
+    "",
     "**Table 2: early termination** (all families, soft; the best primal after k iterations)",
     "",
     markdownTable(

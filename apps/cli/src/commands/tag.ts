@@ -1,18 +1,22 @@
 import { readFile } from "node:fs/promises";
 import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/constraint-templates";
 import { checkpoints, type DecoderRegistry, DecodingTally } from "@lagrange/core";
+import { tokenPlace } from "@lagrange/datasets";
+import type { IlpDecodeOptions } from "@lagrange/ilp";
 import {
   checkDecoderUse,
+  InfeasibleSentenceError,
   inputForModel,
   loadPlugin,
   standardDecoders,
+  type Tagged,
   Tagger,
 } from "@lagrange/recipes";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { badInputError } from "../exit-codes.ts";
 import { openData, readModel, requireFile } from "../inputs.ts";
 import { interruptible } from "../interruption.ts";
-import { collect, malformedOption, parseInteger } from "../options.ts";
+import { collect, malformedOption, parseInteger, parsePositive } from "../options.ts";
 import { conllLines, type Output, writeOutput } from "../output.ts";
 import { note, progressBar, warn } from "../progress.ts";
 import { taggingReport } from "../render.ts";
@@ -29,6 +33,10 @@ export interface TagOptions {
   /** Plug-in slaves added to every sentence's problem. */
   readonly slave?: readonly string[];
   readonly maxIterations?: number;
+  /** Two-phase ILP: probability within a factor τ of the best (0 < τ ≤ 1). */
+  readonly tau?: number;
+  /** ILP decoders: per-sentence time limit in seconds. */
+  readonly timeLimit?: number;
   readonly malformed?: "error" | "repair" | "skip";
   /** The data has no gold column: every column is an input (default: read off its width). */
   readonly unlabeled?: boolean;
@@ -62,11 +70,19 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
     slaves: options.slave ?? [],
   });
   const constrained = registry.decoder(options.decoder).accepts.constraints;
-  if (options.maxIterations !== undefined && !constrained) {
+  const ilp = ILP_DECODERS.has(options.decoder);
+  if (options.maxIterations !== undefined && (!constrained || ilp)) {
     warn(
-      `--max-iterations bounds dual decomposition; ${options.decoder} decodes in one pass, so it is ignored`,
+      `--max-iterations bounds dual decomposition; ${options.decoder} does not iterate, so it is ignored`,
     );
   }
+  if (options.tau !== undefined && options.decoder !== "two-phase") {
+    warn(`--tau sets the two-phase ILP's score bound; ${options.decoder} ignores it`);
+  }
+  if (options.timeLimit !== undefined && !ilp) {
+    warn(`--time-limit bounds the ILP decoders (exact, two-phase); ${options.decoder} ignores it`);
+  }
+  await registry.prepare(options.decoder);
   const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
   return writeOutput(options.out, { option: "--out", inputs }, (output) =>
     tagInto(output, options, registry, constrained, signal),
@@ -85,15 +101,19 @@ async function tagInto(
     options.constraints === undefined
       ? undefined
       : await readConstraintsFile(options.constraints, model.labels.names());
+  // The ILP decoders read tau and the time limit; the others ignore what they do not know.
+  const decodeOptions: IlpDecodeOptions = {
+    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+    ...(options.tau === undefined ? {} : { tau: options.tau }),
+    timeLimitMs: 1000 * (options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS),
+  };
   const tagger = new Tagger({
     model,
     registry,
     decoder: options.decoder,
     ...(constraints === undefined ? {} : { constraints }),
     slaves: options.slave ?? [],
-    ...(options.maxIterations === undefined
-      ? {}
-      : { decodeOptions: { maxIterations: options.maxIterations } }),
+    decodeOptions,
   });
   const read = await openData("--data", options.data, {
     ...(options.format === undefined ? {} : { format: options.format }),
@@ -111,11 +131,21 @@ async function tagInto(
   const tally = new DecodingTally();
   const started = performance.now();
   const checkpoint = checkpoints(signal);
+  const timedOut: string[] = [];
   try {
     for (let i = 0; i < data.sentences.length; i++) {
       await checkpoint();
       const sentence = data.sentences[i]!;
-      const tagged = tagger.tag(sentence, signal);
+      let tagged: Tagged;
+      try {
+        tagged = tagger.tag(sentence, signal);
+      } catch (error) {
+        if (error instanceof InfeasibleSentenceError) {
+          throw badInputError(`${tokenPlace(sentence, 0)}: ${error.message}`);
+        }
+        throw error;
+      }
+      if (tagged.decoding.status === "time-limit") timedOut.push(tokenPlace(sentence, 0));
       if (constrained) tally.add(tagged.decoding);
       await output.write(conllLines(sentence, tagged.labels));
       if (i % 256 === 0) bar.update(i);
@@ -127,8 +157,26 @@ async function tagInto(
   const seconds = (performance.now() - started) / 1000;
   const summary = constrained ? tally.summary() : undefined;
   const unlabeled = data.sentences.every((s) => s.labels === undefined);
+  if (timedOut.length > 0) {
+    const limit = options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS;
+    warn(
+      `${timedOut.length} sentence(s) hit the ${limit} s time limit; their labels are the best found, not proven optimal: ${timedOut.slice(0, 20).join(", ")}${timedOut.length > 20 ? ", …" : ""}`,
+    );
+  }
   return `${taggingReport(tagger.time, seconds, summary)}${unlabeled ? " (unlabeled input: no gold column)" : ""}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
 }
+
+function parseTau(value: string): number {
+  const tau = Number(value);
+  if (!(tau > 0 && tau <= 1)) {
+    throw new InvalidArgumentError(`expected a number in (0, 1], got "${value}"`);
+  }
+  return tau;
+}
+
+/** The decoders that solve an integer program and honour a time limit. */
+const ILP_DECODERS = new Set(["exact", "two-phase"]);
+const DEFAULT_TIME_LIMIT_SECONDS = 10;
 
 export function registerTag(program: Command): void {
   program
@@ -144,12 +192,22 @@ export function registerTag(program: Command): void {
     .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
     .option(
       "--decoder <name>",
-      "viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), or a plug-in's",
+      "viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), or a plug-in's",
       "viterbi",
     )
     .option(
       "--constraints <file>",
-      "constraints file from `lagrange constraints learn` (for soft-dd, hard-dd)",
+      "constraints file from `lagrange constraints learn` or `lagrange rules mine` (for soft-dd, hard-dd, exact, two-phase)",
+    )
+    .option(
+      "--tau <x>",
+      "two-phase: labellings qualify when their probability is within a factor τ of the best, s(y) ≥ Z* + log τ (0 < τ ≤ 1; default 0.1)",
+      parseTau,
+    )
+    .option(
+      "--time-limit <seconds>",
+      `exact, two-phase: per-sentence time limit; sentences that hit it keep the best labelling found and are listed (default ${DEFAULT_TIME_LIMIT_SECONDS})`,
+      parsePositive,
     )
     .option(
       "--plugin <module>",

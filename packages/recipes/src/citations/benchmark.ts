@@ -11,6 +11,7 @@ import {
   pairedBootstrap,
   wilcoxonSignedRank,
 } from "@lagrange/datasets";
+import { isIlpDecoding } from "@lagrange/ilp";
 import {
   DEFAULT_PENALTY_LEARNING_RATE,
   formatPenaltyReport,
@@ -79,6 +80,8 @@ export interface CitationBenchmark {
     readonly change: number;
   }[];
   readonly batch: DecodingSummary & { readonly hardMeanIterations: number };
+  /** HiGHS on the same soft objective as Soft-DD (all families): the exact referee. */
+  readonly exact: ExactComparison;
   /** The timing harness: Viterbi first, Soft-DD (all families) second; warm medians. */
   readonly timing: readonly DecoderTiming[];
   /** Soft-DD's first pass with cold constraint caches, over Viterbi's warm median (tagging). */
@@ -105,6 +108,35 @@ export interface CitationBenchmark {
   };
   readonly learnedReport: string;
   readonly targets: { readonly name: string; readonly value: string; readonly met: boolean }[];
+}
+
+/** The exact ILP against Soft-DD on the same learned soft objective. */
+export interface ExactComparison {
+  readonly row: DecoderRow;
+  /** Test citations where Soft-DD's objective equals the ILP optimum, %. */
+  readonly sameObjective: number;
+  /** Of the citations Soft-DD certified, those whose objective equals the ILP optimum, %. */
+  readonly certifiedAgreement: number;
+  /** Citations where the labels differ although both are optimal (ties). */
+  readonly differentLabels: number;
+  /** Citations the ILP had to solve (the others: the Viterbi labelling met every constraint). */
+  readonly solved: number;
+  /** Per-citation ILP decode time, ms, over every test citation and over the solved ones. */
+  readonly perCitationMs: { readonly median: number; readonly p95: number; readonly max: number };
+  readonly solvedMs: { readonly median: number; readonly p95: number; readonly max: number };
+  /** Decoding time of one pass, ms: the ILP, and Soft-DD's warm median from the timing harness. */
+  readonly decodingMs: number;
+  readonly softDecodingMs: number;
+  /** ILP decoding time over Soft-DD's (how many times faster Soft-DD is). */
+  readonly speedRatio: number;
+  readonly timeLimitHits: number;
+}
+
+function distribution(values: readonly number[]): { median: number; p95: number; max: number } {
+  if (values.length === 0) return { median: 0, p95: 0, max: 0 };
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { median: at(0.5), p95: at(0.95), max: sorted[sorted.length - 1]! };
 }
 
 interface WilcoxonFigures {
@@ -264,6 +296,40 @@ export async function citationBenchmark(
   const coldTaggingRatio =
     (coldTime.featuresMs + coldTime.scoringMs + coldTime.decodingMs) / timing[0]!.taggingMs;
 
+  // The exact referee on the same soft objective (score − Σ penalty·violation, hinge).
+  status("decoding with the exact ILP (HiGHS) on the same soft objective…");
+  await experiment.registry.prepare("exact");
+  const exactDecoded = await decodeTest(experiment, "exact", all.entries, signal);
+  const ilp = exactDecoded.decodings.filter(isIlpDecoding);
+  const same = (a: number, b: number) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
+  let sameObjective = 0;
+  let certifiedSame = 0;
+  let certifiedCount = 0;
+  let differentLabels = 0;
+  allDecoded.decodings.forEach((d, i) => {
+    const referee = ilp[i]!;
+    if (same(d.primal, referee.primal)) sameObjective++;
+    if (d.certified) {
+      certifiedCount++;
+      if (same(d.primal, referee.primal)) certifiedSame++;
+    }
+    if (d.labels.some((y, p) => y !== referee.labels[p])) differentLabels++;
+  });
+  const solvedTimes = ilp.filter((d) => d.solves > 0).map((d) => d.solveMs);
+  const exact: ExactComparison = {
+    row: row("all families (exact ILP, HiGHS)", all.entries, exactDecoded),
+    sameObjective: (100 * sameObjective) / ilp.length,
+    certifiedAgreement: certifiedCount === 0 ? 100 : (100 * certifiedSame) / certifiedCount,
+    differentLabels,
+    solved: solvedTimes.length,
+    perCitationMs: distribution(ilp.map((d) => d.solveMs)),
+    solvedMs: distribution(solvedTimes),
+    decodingMs: exactDecoded.time.decodingMs,
+    softDecodingMs: timing[1]!.decodingMs,
+    speedRatio: exactDecoded.time.decodingMs / timing[1]!.decodingMs,
+    timeLimitHits: ilp.filter((d) => d.status === "time-limit").length,
+  };
+
   const significance = significanceOf(
     gold,
     viterbi.labels,
@@ -294,6 +360,21 @@ export async function citationBenchmark(
       met: allRow.meanIterations <= 2.5,
     },
     {
+      name: "every certified Soft-DD labelling is the exact ILP optimum (100 %)",
+      value: `${exact.certifiedAgreement.toFixed(1)} %`,
+      met: exact.certifiedAgreement === 100,
+    },
+    {
+      name: "Soft-DD ≥ 10× faster than the exact ILP at equal F1",
+      value: `${exact.speedRatio.toFixed(1)}× (F1 ${allRow.f1.toFixed(2)} vs ${exact.row.f1.toFixed(2)})`,
+      met: exact.speedRatio >= 10 && Math.abs(allRow.f1 - exact.row.f1) < 0.5,
+    },
+    {
+      name: "exact ILP p95 per-citation time ≤ 50 ms",
+      value: `${exact.perCitationMs.p95.toFixed(1)} ms`,
+      met: exact.perCitationMs.p95 <= 50,
+    },
+    {
       name: "Soft-DD tagging ≤ 1.3× Viterbi (same Decoder path as lagrange tag)",
       value: `${softTiming.taggingRatio.toFixed(2)}× (decoding alone ${softTiming.decodingRatio.toFixed(2)}×)`,
       met: softTiming.taggingRatio <= 1.3,
@@ -307,6 +388,7 @@ export async function citationBenchmark(
     earlyTermination,
     labelChanges,
     batch: { ...allDecoded.summary, hardMeanIterations: hard.meanIterations },
+    exact,
     timing,
     coldTaggingRatio,
     significance,

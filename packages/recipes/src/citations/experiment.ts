@@ -21,7 +21,7 @@ import { evaluateSegments, type Sentence } from "@lagrange/datasets";
 import { type ScoredSentence, scoreSentences } from "../constraint-learning.ts";
 import { standardDecoders } from "../decoders.ts";
 import { attributesOf, sentenceAttributes } from "../model-input.ts";
-import { type Tagged, Tagger } from "../tagger.ts";
+import { type Tagged, Tagger, type TaggingTime } from "../tagger.ts";
 import { trainOnCorpus } from "../training.ts";
 import { type CitationCorporaOptions, citationCorpora } from "./corpus.ts";
 import { cachedModel, cacheModel, modelCacheKey } from "./model-cache.ts";
@@ -209,6 +209,8 @@ export interface DecodedTest {
   readonly constraints: (readonly LinearConstraint[])[];
   readonly summary: DecodingSummary;
   readonly scores: FieldScores;
+  /** Where the time went (one pass, cold caches included). */
+  readonly time: TaggingTime;
 }
 
 /** A tagger over the experiment's model: a decoder (registry name or object) and constraints. */
@@ -253,5 +255,6 @@ export async function decodeTest(
     constraints: tagged.map((t) => t.constraints),
     summary: summarizeDecodings(decodings),
     scores: fieldScores(experiment.testGold, labels),
+    time: tagger.time,
   };
 }

@@ -1,0 +1,319 @@
+import {
+  type ChainScores,
+  constraintActivity,
+  type LinearConstraint,
+  ProblemValidationError,
+  scoreLabelling,
+  transitionOffset,
+  validateChainScores,
+  validateConstraint,
+} from "@lagrange/core";
+import type { Model } from "highs";
+import { maxMarginals } from "./chain-tables.ts";
+import { highsRuntime } from "./highs-runtime.ts";
+import { MipBuilder } from "./mip-builder.ts";
+
+/**
+ * How a soft constraint's penalty is paid. `hinge` (the meaning of {@link LinearConstraint}, and
+ * Soft-DD's objective): c · max(0, a·y − b), through a continuous violation variable. `indicator`
+ * (fersini2014's σ_h): c once when the constraint is violated at all, through a binary σ with a
+ * big-M of (largest possible a·y) − b — computed from the constraint's own coefficients, so that σ
+ * = 1 always relaxes it. The paper's σ with coefficient 1 cannot relax a rule whose left side
+ * exceeds 1 (state change reaches 2, presence-and-precedence reaches n), which would make phase 2
+ * infeasible by construction.
+ */
+export type SoftPenaltyForm = "hinge" | "indicator";
+
+export interface IlpOptions {
+  /** Wall-clock limit per problem, in milliseconds (default: none). */
+  readonly timeLimitMs?: number;
+  /** Relative MIP gap at which HiGHS stops (default 1e-9: solve to optimality). */
+  readonly mipGap?: number;
+  readonly softForm?: SoftPenaltyForm;
+  /**
+   * Remove, before the solve, every node and edge whose max-marginal is below the score any
+   * optimum must reach (see {@link ChainIlpDecoding.kept}); exact, and the reason the ILP is fast.
+   * Default true; false solves the full (n−1)·L² edge formulation.
+   */
+  readonly prune?: boolean;
+}
+
+export type IlpStatus = "optimal" | "time-limit" | "infeasible";
+
+/** The outcome of one chain ILP. */
+export interface ChainIlpResult {
+  readonly status: IlpStatus;
+  /** The best labelling found; null when the problem is infeasible or the limit hit before any. */
+  readonly labels: Int32Array | null;
+  /** Objective of `labels` recomputed from the scores and constraints (not HiGHS's float). */
+  readonly objective: number;
+  /** HiGHS's best proven bound on the objective (= objective when optimal). */
+  readonly bound: number;
+  /** Size of the ILP handed to HiGHS (0 columns: answered without it). */
+  readonly columns: number;
+  readonly rows: number;
+  /** Share of nodes and edges the max-marginal bound left in the model, in [0, 1]. */
+  readonly kept: number;
+  readonly solveMs: number;
+}
+
+/** A row of the score bound `s(y) ≥ minScore` (two-phase ILP) and how to weigh the objective. */
+export interface ChainObjective {
+  /** Weight of the chain score s(y) in the objective (1 = maximise the score, 0 = ignore it). */
+  readonly scoreWeight: number;
+  /** Sign of soft penalties: −1 subtracts them from a maximised objective. */
+  readonly penaltyWeight: number;
+  /** Require s(y) ≥ minScore (−∞: no bound). */
+  readonly minScore: number;
+  /** Require Σ penalties ≤ maxPenalty (+∞: no bound); the tie-break of the two-phase ILP. */
+  readonly maxPenalty: number;
+  /** Keep only nodes and edges whose max-marginal reaches this (−∞: keep every feasible one). */
+  readonly pruneBelow: number;
+}
+
+const NEG_INF = Number.NEGATIVE_INFINITY;
+
+/**
+ * Chain MAP with linear constraints as an ILP over node indicators x[i,t] (binary) and edge
+ * indicators e[i,a,b] (continuous: integral x force them). Rows: one label at position 0, and at
+ * every i ≥ 1 flow conservation into and out of each node — the shortest-path polytope of
+ * fersini2014 Eqs. 12–16 written on nodes, so that constraints over `i*L + t` are rows over x.
+ */
+export class ChainIlp {
+  readonly #builder = new MipBuilder();
+  #model: Model | undefined;
+
+  /** The HiGHS model this solver reuses (one native instance per ChainIlp). */
+  #highs(): Model {
+    if (this.#model === undefined || this.#model.disposed) {
+      this.#model = highsRuntime().createModel();
+      this.#model.options.set({ output_flag: false });
+      finalizer.register(this, this.#model);
+    }
+    return this.#model;
+  }
+
+  /** Releases the native HiGHS instance now (it is released on garbage collection otherwise). */
+  dispose(): void {
+    this.#model?.dispose();
+    this.#model = undefined;
+  }
+
+  /**
+   * Maximises scoreWeight·s(y) + penaltyWeight·Σ penalty(y) over valid labellings meeting every hard
+   * constraint and the objective's bounds.
+   */
+  solve(
+    scores: ChainScores,
+    constraints: readonly LinearConstraint[],
+    objective: ChainObjective,
+    options: IlpOptions = {},
+  ): ChainIlpResult {
+    const started = performance.now();
+    const { n, L } = scores;
+    const form = options.softForm ?? "hinge";
+    const tables = maxMarginals(scores);
+    const { alpha, beta } = tables;
+    const threshold = options.prune === false ? NEG_INF : objective.pruneBelow;
+    const slack = 1e-9 * Math.max(1, Math.abs(threshold));
+    const cut = threshold - slack;
+    const { unary, transition, start, end, allowed } = scores;
+
+    const builder = this.#builder.reset();
+    const nodeColumn = new Int32Array(n * L).fill(-1);
+    let keptItems = 0;
+    for (let i = 0; i < n; i++) {
+      for (let t = 0; t < L; t++) {
+        const marginal = alpha[i * L + t]! + beta[i * L + t]!;
+        if (marginal === NEG_INF || marginal < cut) continue;
+        let score = unary[i * L + t]!;
+        if (i === 0) score += start?.[t] ?? 0;
+        if (i === n - 1) score += end?.[t] ?? 0;
+        nodeColumn[i * L + t] = builder.column(objective.scoreWeight * score, 0, 1, true);
+        keptItems++;
+      }
+    }
+    const totalItems = n * L + (n - 1) * L * L;
+    if (tables.labels === null) {
+      return infeasibleResult(performance.now() - started);
+    }
+
+    // One label at position 0 (flow conservation carries it to every position).
+    const first = builder.row(1, 1);
+    for (let t = 0; t < L; t++) {
+      if (nodeColumn[t]! >= 0) builder.entry(first, nodeColumn[t]!, 1);
+    }
+    const scoreRow = objective.minScore > NEG_INF ? builder.row(objective.minScore, Infinity) : -1;
+    if (scoreRow >= 0) {
+      for (let i = 0; i < n; i++) {
+        for (let t = 0; t < L; t++) {
+          const column = nodeColumn[i * L + t]!;
+          if (column < 0) continue;
+          let score = unary[i * L + t]!;
+          if (i === 0) score += start?.[t] ?? 0;
+          if (i === n - 1) score += end?.[t] ?? 0;
+          builder.entry(scoreRow, column, score);
+        }
+      }
+    }
+    const inRow = new Int32Array(L);
+    const outRow = new Int32Array(L);
+    for (let i = 1; i < n; i++) {
+      const offset = transitionOffset(scores, i);
+      for (let t = 0; t < L; t++) {
+        const into = nodeColumn[i * L + t]!;
+        inRow[t] = into >= 0 ? builder.row(0, 0) : -1;
+        if (into >= 0) builder.entry(inRow[t]!, into, -1);
+        const from = nodeColumn[(i - 1) * L + t]!;
+        outRow[t] = from >= 0 ? builder.row(0, 0) : -1;
+        if (from >= 0) builder.entry(outRow[t]!, from, -1);
+      }
+      for (let a = 0; a < L; a++) {
+        if (nodeColumn[(i - 1) * L + a]! < 0) continue;
+        const prefix = alpha[(i - 1) * L + a]!;
+        for (let b = 0; b < L; b++) {
+          if (nodeColumn[i * L + b]! < 0) continue;
+          if (allowed !== undefined && allowed[a * L + b] === 0) continue;
+          const trans = transition[offset + a * L + b]!;
+          const marginal = prefix + trans + unary[i * L + b]! + beta[i * L + b]!;
+          if (marginal < cut) continue;
+          const edge = builder.column(objective.scoreWeight * trans, 0, 1, false);
+          builder.entry(outRow[a]!, edge, 1);
+          builder.entry(inRow[b]!, edge, 1);
+          if (scoreRow >= 0) builder.entry(scoreRow, edge, trans);
+          keptItems++;
+        }
+      }
+    }
+
+    const penaltyRow =
+      objective.maxPenalty < Number.POSITIVE_INFINITY
+        ? builder.row(-Infinity, objective.maxPenalty)
+        : -1;
+    for (let k = 0; k < constraints.length; k++) {
+      const c = constraints[k]!;
+      let most = 0;
+      for (let j = 0; j < c.indices.length; j++) {
+        if (nodeColumn[c.indices[j]!]! >= 0) most += Math.max(0, c.coefficients[j]!);
+      }
+      // Never violated by anything left in the model: no row needed.
+      if (most <= c.rhs + 1e-12 * Math.max(1, Math.abs(c.rhs))) continue;
+      const row = builder.row(-Infinity, c.rhs);
+      for (let j = 0; j < c.indices.length; j++) {
+        const column = nodeColumn[c.indices[j]!]!;
+        if (column >= 0) builder.entry(row, column, c.coefficients[j]!);
+      }
+      if (c.penalty === undefined) continue;
+      const excess = most - c.rhs;
+      const weight = objective.penaltyWeight * c.penalty;
+      const violation =
+        form === "hinge"
+          ? builder.column(weight, 0, excess, false)
+          : builder.column(weight, 0, 1, true);
+      builder.entry(row, violation, form === "hinge" ? -1 : -excess);
+      if (penaltyRow >= 0)
+        builder.entry(penaltyRow, violation, form === "hinge" ? c.penalty : c.penalty);
+    }
+
+    const model = this.#highs();
+    const runtime = highsRuntime();
+    model.passModel(builder.modelData(runtime));
+    model.options.set({
+      // HiGHS refuses an infinite option value: "no limit" is a century.
+      time_limit: options.timeLimitMs === undefined ? 3.2e9 : options.timeLimitMs / 1000,
+      mip_rel_gap: options.mipGap ?? 1e-9,
+      mip_abs_gap: 1e-7,
+    });
+    model.run();
+    const status = model.getModelStatus();
+    const codes = runtime.constants.modelStatus;
+    const solveMs = performance.now() - started;
+    const size = { columns: builder.columns, rows: builder.rows, kept: keptItems / totalItems };
+    if (status === codes.infeasible) return { ...infeasibleResult(solveMs), ...size };
+    const hasSolution = Number(model.info.get("primal_solution_status")) === 2;
+    let labels: Int32Array | null = null;
+    if (hasSolution) {
+      const values = model.getSolution().colValue;
+      labels = new Int32Array(n).fill(-1);
+      for (let i = 0; i < n; i++) {
+        for (let t = 0; t < L; t++) {
+          const column = nodeColumn[i * L + t]!;
+          if (column >= 0 && values[column]! > 0.5) labels[i] = t;
+        }
+      }
+      if (labels.some((y) => y < 0)) {
+        throw new Error("HiGHS returned a solution with no label at some position");
+      }
+    }
+    const objectiveOf = (y: Int32Array) =>
+      objective.scoreWeight * scoreLabelling(scores, y) +
+      objective.penaltyWeight * softPenalty(constraints, y, L, form);
+    if (status === codes.optimal) {
+      const value = labels === null ? NEG_INF : objectiveOf(labels);
+      return { status: "optimal", labels, objective: value, bound: value, solveMs, ...size };
+    }
+    if (
+      status === codes.timeLimit ||
+      status === codes.interrupted ||
+      status === codes.solutionLimit
+    ) {
+      const bound = Number(model.info.get("mip_dual_bound"));
+      // HiGHS minimises internally; its dual bound is reported in the objective's sense.
+      return {
+        status: "time-limit",
+        labels,
+        objective: labels === null ? NEG_INF : objectiveOf(labels),
+        bound: Number.isFinite(bound) ? bound : Number.POSITIVE_INFINITY,
+        solveMs,
+        ...size,
+      };
+    }
+    throw new Error(`HiGHS ended with model status ${status}`);
+  }
+}
+
+function infeasibleResult(solveMs: number): ChainIlpResult {
+  return {
+    status: "infeasible",
+    labels: null,
+    objective: NEG_INF,
+    bound: NEG_INF,
+    columns: 0,
+    rows: 0,
+    kept: 0,
+    solveMs,
+  };
+}
+
+/** Σ over soft constraints of the penalty `form` charges; +∞ when a hard constraint is broken. */
+export function softPenalty(
+  constraints: readonly LinearConstraint[],
+  labels: ArrayLike<number>,
+  L: number,
+  form: SoftPenaltyForm,
+): number {
+  let total = 0;
+  for (const c of constraints) {
+    const over = constraintActivity(c, labels, L) - c.rhs;
+    if (over <= 1e-9 * Math.max(1, Math.abs(c.rhs))) continue;
+    if (c.penalty === undefined) return Number.POSITIVE_INFINITY;
+    total += form === "hinge" ? c.penalty * over : c.penalty;
+  }
+  return total;
+}
+
+/** Throws a ProblemValidationError when the scores or a constraint do not fit (n, L). */
+export function validateIlpProblem(
+  scores: ChainScores,
+  constraints: readonly LinearConstraint[],
+): void {
+  validateChainScores(scores);
+  constraints.forEach((c, k) => {
+    validateConstraint(c, scores.n, scores.L, `problem.constraints[${k}]`);
+  });
+  if (scores.n < 1) throw new ProblemValidationError("problem.scores.n", "expected n ≥ 1");
+}
+
+const finalizer = new FinalizationRegistry<Model>((model) => {
+  if (!model.disposed) model.dispose();
+});

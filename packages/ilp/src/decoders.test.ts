@@ -1,0 +1,290 @@
+import {
+  type ChainScores,
+  chainArgmax,
+  constraintViolation,
+  type LinearConstraint,
+  linearConstraint,
+  scoreLabelling,
+} from "@lagrange/core";
+import {
+  bruteForceBest,
+  forEachLabelling,
+  randomChainScores,
+  randomConstraints,
+} from "@lagrange/core/testing";
+import { softDD } from "@lagrange/soft-dd";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ChainIlp, softPenalty } from "./chain-ilp.ts";
+import { exactIlpDecoder, twoPhaseIlpDecoder } from "./decoders.ts";
+import { prepareIlp } from "./highs-runtime.ts";
+
+beforeAll(prepareIlp);
+
+const NEG_INF = Number.NEGATIVE_INFINITY;
+const close = (a: number, b: number) =>
+  a === b || Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
+
+function instance(seed: number, options: { hardFraction?: number; count?: number } = {}) {
+  const n = 1 + (seed % 5);
+  const L = 2 + ((seed >>> 3) % 3);
+  const scores = randomChainScores(seed, {
+    n,
+    L,
+    startEnd: true,
+    forbiddenFraction: 0.1,
+    positionSpecific: seed % 7 === 0,
+    integer: seed % 5 === 0,
+  });
+  const constraints = randomConstraints(seed + 1, n, L, {
+    count: options.count ?? 1 + ((seed >>> 5) % 4),
+    hardFraction: options.hardFraction ?? 0.5,
+  });
+  return { n, L, scores, constraints };
+}
+
+const seeds = fc.integer({ min: 0, max: 2 ** 30 });
+
+describe("the chain ILP is the shortest-path ILP: it equals Viterbi", () => {
+  it("without constraints, pruned or not, on random chains (masks, position-specific, ties)", () => {
+    const ilp = new ChainIlp();
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        const { scores } = instance(seed);
+        const viterbi = chainArgmax(scores);
+        for (const prune of [false, true]) {
+          const result = ilp.solve(
+            scores,
+            [],
+            {
+              scoreWeight: 1,
+              penaltyWeight: -1,
+              minScore: NEG_INF,
+              maxPenalty: Infinity,
+              pruneBelow: viterbi.score,
+            },
+            { prune },
+          );
+          if (viterbi.labels === null) {
+            expect(result.status).toBe("infeasible");
+            continue;
+          }
+          expect(result.status).toBe("optimal");
+          expect(close(result.objective, viterbi.score)).toBe(true);
+          expect(close(scoreLabelling(scores, result.labels!), viterbi.score)).toBe(true);
+        }
+      }),
+      { numRuns: 150, seed: 20261124 },
+    );
+  });
+});
+
+describe("exact: the optimum of score − soft penalties under hard constraints", () => {
+  it("equals brute-force enumeration on small random instances", () => {
+    const decoder = exactIlpDecoder();
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        const { scores, constraints, L } = instance(seed);
+        const truth = bruteForceBest(scores, { constraints });
+        const d = decoder.decode({ scores, constraints });
+        if (truth.score === NEG_INF) {
+          expect(d.status).toBe("infeasible");
+          expect([...d.labels].every((y) => y === -1)).toBe(true);
+          return;
+        }
+        expect(d.status).toBe("optimal");
+        expect(d.certified).toBe(true);
+        expect(d.hardViolated).toBe(0);
+        expect(close(d.primal, truth.score)).toBe(true);
+        const objective =
+          scoreLabelling(scores, d.labels) - softPenalty(constraints, d.labels, L, "hinge");
+        expect(close(objective, truth.score)).toBe(true);
+      }),
+      { numRuns: 300, seed: 20261124 },
+    );
+  });
+
+  it("names a minimal set of jointly infeasible hard constraints, and returns no labelling", () => {
+    const decoder = exactIlpDecoder();
+    let found = 0;
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        const { scores, constraints, L } = instance(seed, { hardFraction: 1, count: 5 });
+        if (chainArgmax(scores).labels === null) return;
+        if (bruteForceBest(scores, { constraints }).score > NEG_INF) return;
+        found++;
+        const d = decoder.decode({ scores, constraints });
+        expect(d.status).toBe("infeasible");
+        expect(d.labels.every((y) => y === -1)).toBe(true);
+        const named = new Set(d.conflict);
+        const subset = constraints.filter((c) => named.has(c.name!));
+        expect(subset.length).toBeGreaterThan(0);
+        // The named constraints alone are infeasible; without any one of them, feasible.
+        expect(bruteForceBest(scores, { constraints: subset }).score).toBe(NEG_INF);
+        if (new Set(constraints.map((c) => c.name)).size === constraints.length) {
+          for (const drop of subset) {
+            const rest = subset.filter((c) => c !== drop);
+            expect(bruteForceBest(scores, { constraints: rest }).score).toBeGreaterThan(NEG_INF);
+          }
+        }
+        void L;
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+    expect(found).toBeGreaterThan(5);
+  });
+
+  it("on named, distinct constraints the conflict is exactly the contradicting pair", () => {
+    const scores = randomChainScores(3, { n: 4, L: 3 });
+    const count = (label: number, coefficient: number) =>
+      Array.from({ length: 4 }, (_, i) => [i * 3 + label, coefficient] as const);
+    const constraints: LinearConstraint[] = [
+      linearConstraint({ terms: count(0, 1), rhs: 4, name: "label 0 at most 4×" }),
+      linearConstraint({ terms: count(1, -1), rhs: -3, name: "label 1 at least 3×" }),
+      linearConstraint({ terms: count(2, -1), rhs: -2, name: "label 2 at least 2×" }),
+      linearConstraint({ terms: count(2, 1), rhs: 3, penalty: 1, name: "soft" }),
+    ];
+    const d = exactIlpDecoder().decode({ scores, constraints });
+    expect(d.status).toBe("infeasible");
+    expect(d.conflict).toEqual(["label 1 at least 3×", "label 2 at least 2×"]);
+  });
+
+  it("answers without HiGHS when the Viterbi labelling meets every constraint", () => {
+    const scores = randomChainScores(11, { n: 6, L: 4 });
+    const viterbi = chainArgmax(scores);
+    const loose = linearConstraint({ terms: [[0, 1]], rhs: 1, penalty: 5 });
+    const d = exactIlpDecoder().decode({ scores, constraints: [loose] });
+    expect(d.solves).toBe(0);
+    expect([...d.labels]).toEqual([...viterbi.labels!]);
+    expect(d.primal).toBe(viterbi.score);
+  });
+
+  it("the max-marginal pruning changes nothing: pruned and full ILPs agree", () => {
+    const ilp = new ChainIlp();
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        const n = 3 + (seed % 6);
+        const L = 3 + ((seed >>> 4) % 4);
+        const scores = randomChainScores(seed, { n, L, startEnd: true });
+        const constraints = randomConstraints(seed + 2, n, L, { count: 4, hardFraction: 0 });
+        const viterbi = chainArgmax(scores);
+        const bound = viterbi.score - softPenalty(constraints, viterbi.labels!, L, "hinge");
+        const objective = {
+          scoreWeight: 1,
+          penaltyWeight: -1,
+          minScore: NEG_INF,
+          maxPenalty: Infinity,
+          pruneBelow: bound,
+        };
+        const pruned = ilp.solve(scores, constraints, objective);
+        const full = ilp.solve(scores, constraints, objective, { prune: false });
+        expect(close(pruned.objective, full.objective)).toBe(true);
+        expect(pruned.columns).toBeLessThanOrEqual(full.columns);
+      }),
+      { numRuns: 100, seed: 5 },
+    );
+  });
+});
+
+/** The two-phase optimum by enumeration: least indicator cost within the bound, then best score. */
+function twoPhaseByEnumeration(
+  scores: ChainScores,
+  constraints: readonly LinearConstraint[],
+  tau: number,
+) {
+  const best = chainArgmax(scores).score;
+  const minScore = best + Math.log(tau);
+  let cost = Infinity;
+  let score = NEG_INF;
+  forEachLabelling(new Int32Array(scores.n).fill(scores.L), (y) => {
+    const s = scoreLabelling(scores, y);
+    if (s === NEG_INF || s < minScore - 1e-9) return;
+    const c = softPenalty(constraints, y, scores.L, "indicator");
+    if (c === Infinity) return;
+    if (c < cost - 1e-9 || (Math.abs(c - cost) <= 1e-9 && s > score)) {
+      cost = c;
+      score = s;
+    }
+  });
+  return { cost, score };
+}
+
+describe("two-phase: least rule-violation cost within a factor τ of the best, then best score", () => {
+  it("equals enumeration on small random instances, for several τ", () => {
+    const decoder = twoPhaseIlpDecoder();
+    fc.assert(
+      fc.property(seeds, fc.constantFrom(1, 0.5, 0.1, 0.001), (seed, tau) => {
+        const { scores, constraints } = instance(seed, { hardFraction: 0.2 });
+        if (chainArgmax(scores).labels === null) return;
+        const truth = twoPhaseByEnumeration(scores, constraints, tau);
+        const d = decoder.decode({ scores, constraints }, { tau });
+        if (truth.cost === Infinity) {
+          expect(d.status).toBe("infeasible");
+          expect(d.conflict).toContain("the score bound s(y) ≥ Z* + log τ");
+          return;
+        }
+        expect(d.status).toBe("optimal");
+        expect(close(d.violationCost, truth.cost)).toBe(true);
+        expect(close(d.primal, truth.score)).toBe(true);
+        expect(close(scoreLabelling(scores, d.labels), truth.score)).toBe(true);
+      }),
+      { numRuns: 300, seed: 20261124 },
+    );
+  });
+
+  it("τ = 1 keeps the Viterbi labelling; a small τ repairs a rule the Viterbi labelling breaks", () => {
+    // Two labels; Viterbi says 0 0 0, a rule (cost 1) wants label 1 somewhere.
+    const scores: ChainScores = {
+      n: 3,
+      L: 2,
+      unary: Float64Array.from([1, 0, 1, 0.5, 1, 0]),
+      transition: new Float64Array(4),
+    };
+    const rule = linearConstraint({
+      terms: [
+        [1, -1],
+        [3, -1],
+        [5, -1],
+      ],
+      rhs: -1,
+      penalty: 1,
+      name: "some label 1",
+    });
+    const strict = twoPhaseIlpDecoder().decode({ scores, constraints: [rule] }, { tau: 1 });
+    expect([...strict.labels]).toEqual([0, 0, 0]);
+    const loose = twoPhaseIlpDecoder().decode({ scores, constraints: [rule] }, { tau: 0.5 });
+    // Within log 0.5 ≈ −0.69 of the best: only position 1 can switch (it costs 0.5).
+    expect([...loose.labels]).toEqual([0, 1, 0]);
+    expect(constraintViolation(rule, loose.labels, 2)).toBe(0);
+  });
+
+  it("refuses τ outside (0, 1]", () => {
+    const scores = randomChainScores(1, { n: 2, L: 2 });
+    for (const tau of [0, -1, 2, Number.NaN]) {
+      expect(() => twoPhaseIlpDecoder().decode({ scores }, { tau })).toThrow(/expected 0 < τ ≤ 1/);
+    }
+  });
+});
+
+describe("every certified soft-DD solution is the ILP optimum of the same soft objective", () => {
+  it("on random instances (soft constraints only)", () => {
+    const exact = exactIlpDecoder();
+    const dd = softDD();
+    let certified = 0;
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        const n = 2 + (seed % 8);
+        const L = 2 + ((seed >>> 4) % 4);
+        const scores = randomChainScores(seed, { n, L, startEnd: true });
+        const constraints = randomConstraints(seed + 3, n, L, { count: 3, hardFraction: 0 });
+        const relaxed = dd.decode({ scores, constraints });
+        if (!relaxed.certified) return;
+        certified++;
+        const truth = exact.decode({ scores, constraints });
+        expect(close(relaxed.primal, truth.primal)).toBe(true);
+      }),
+      { numRuns: 300, seed: 42 },
+    );
+    expect(certified).toBeGreaterThan(100);
+  });
+});

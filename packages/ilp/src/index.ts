@@ -1,0 +1,46 @@
+export {
+  ChainIlp,
+  type ChainIlpResult,
+  type ChainObjective,
+  type IlpOptions,
+  type IlpStatus,
+  type SoftPenaltyForm,
+  softPenalty,
+} from "./chain-ilp.ts";
+export { type MaxMarginals, maxMarginals } from "./chain-tables.ts";
+export {
+  exactDefinition,
+  exactIlpDecoder,
+  type IlpDecodeOptions,
+  type IlpDecoder,
+  type IlpDecoding,
+  isIlpDecoding,
+  twoPhaseDefinition,
+  twoPhaseIlpDecoder,
+} from "./decoders.ts";
+export { FactorGraphIlp, type FactorGraphIlpResult } from "./factor-graph-ilp.ts";
+export { loadHighsRuntime, prepareIlp } from "./highs-runtime.ts";
+export {
+  DEFAULT_RULE_DELIMITERS,
+  type MinedRule,
+  type MinedRuleStats,
+  type MinedRulesFileOptions,
+  type MineRulesOptions,
+  minedRuleStats,
+  minedRulesFile,
+  mineRules,
+  PAPER_COST_FLOOR,
+  RULE_COST_POLICIES,
+  RULE_COUNTING_UNITS,
+  RULE_MINING_DEFAULTS,
+  type RuleCostOptions,
+  type RuleCostPolicy,
+  type RuleCounts,
+  type RuleFamily,
+  type RuleMining,
+  type RuleMiningProgress,
+  type RuleMiningSettings,
+  type RuleSentence,
+  ruleCost,
+  smoothedConfidence,
+} from "./rules/mining.ts";
