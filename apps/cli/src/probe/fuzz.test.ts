@@ -250,9 +250,14 @@ function argumentVectors(): fc.Arbitrary<string[]> {
     [option("--model", model), option("--data", data)],
     [
       option("--format", formats),
-      option("--decoder", fc.constantFrom("viterbi", "soft-dd", "hard-dd", "my-dd")),
+      option(
+        "--decoder",
+        fc.constantFrom("viterbi", "soft-dd", "hard-dd", "exact", "two-phase", "my-dd"),
+      ),
       option("--constraints", constraintsFile),
       option("--max-iterations", small),
+      option("--tau", mostly(fc.constantFrom("0.1", "1", "0.001"), fc.constantFrom("0", "2", "x"))),
+      option("--time-limit", mostly(fc.constantFrom("1", "0.5"), fc.constantFrom("0", "-1"))),
       option("--slave", fc.constantFrom("gazetteer", "nope")),
       flag("--unlabeled"),
       option("--out", out),
@@ -285,6 +290,25 @@ function argumentVectors(): fc.Arbitrary<string[]> {
       option("--format", formats),
     ],
   );
+  const mine = command(
+    ["rules", "mine"],
+    [option("--data", data), option("--out", out)],
+    [
+      option("--model", model),
+      option(
+        "--families",
+        mostly(fc.constantFrom("rules", "adjacency,precedence", "state-change"), fc.constant("x")),
+      ),
+      option("--min-support", small),
+      option("--min-confidence", mostly(fc.constantFrom("0.5", "0.9", "1"), number)),
+      option(
+        "--cost",
+        mostly(fc.constantFrom("paper", "violation-rate", "log-odds"), fc.constant("free")),
+      ),
+      option("--delimiters", fc.constantFrom(",;:", "auto", "")),
+      option("--format", formats),
+    ],
+  );
   const evaluate = command(
     ["eval"],
     [
@@ -313,6 +337,7 @@ function argumentVectors(): fc.Arbitrary<string[]> {
     { arbitrary: train, weight: 3 },
     { arbitrary: tag, weight: 4 },
     { arbitrary: learn, weight: 2 },
+    { arbitrary: mine, weight: 2 },
     { arbitrary: evaluate, weight: 2 },
     { arbitrary: info, weight: 1 },
     { arbitrary: demo, weight: 1 },
