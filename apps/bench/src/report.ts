@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { writeFileAtomic } from "@lagrange/core/node";
+import type { DecoderTiming } from "@lagrange/recipes";
 
 export type Cell = string | number;
 
@@ -24,4 +25,18 @@ export function markdownTable(
 export async function writeReport(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   await writeFileAtomic(path, text);
+}
+
+/** The timing harness's medians as a table: tagging and decoding time, each against Viterbi's. */
+export function timingTable(timing: readonly DecoderTiming[]): string {
+  return markdownTable(
+    ["decoder", "tagging ms", "× Viterbi", "decoding ms", "× Viterbi"],
+    timing.map((t) => [
+      t.decoder,
+      t.taggingMs,
+      `${t.taggingRatio.toFixed(2)}×`,
+      t.decodingMs,
+      `${t.decodingRatio.toFixed(2)}×`,
+    ]),
+  );
 }

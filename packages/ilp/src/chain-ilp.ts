@@ -8,10 +8,8 @@ import {
   validateChainScores,
   validateConstraint,
 } from "@lagrange/core";
-import type { Model } from "highs";
 import { maxMarginals } from "./chain-tables.ts";
-import { highsRuntime } from "./highs-runtime.ts";
-import { MipBuilder } from "./mip-builder.ts";
+import { MipBuilder, MipSolver } from "./mip-builder.ts";
 
 /**
  * How a soft constraint's penalty is paid. `hinge` (the meaning of {@link LinearConstraint}, and
@@ -81,22 +79,11 @@ const NEG_INF = Number.NEGATIVE_INFINITY;
  */
 export class ChainIlp {
   readonly #builder = new MipBuilder();
-  #model: Model | undefined;
-
-  /** The HiGHS model this solver reuses (one native instance per ChainIlp). */
-  #highs(): Model {
-    if (this.#model === undefined || this.#model.disposed) {
-      this.#model = highsRuntime().createModel();
-      this.#model.options.set({ output_flag: false });
-      finalizer.register(this, this.#model);
-    }
-    return this.#model;
-  }
+  readonly #solver = new MipSolver();
 
   /** Releases the native HiGHS instance now (it is released on garbage collection otherwise). */
   dispose(): void {
-    this.#model?.dispose();
-    this.#model = undefined;
+    this.#solver.dispose();
   }
 
   /**
@@ -215,25 +202,13 @@ export class ChainIlp {
         builder.entry(penaltyRow, violation, form === "hinge" ? c.penalty : c.penalty);
     }
 
-    const model = this.#highs();
-    const runtime = highsRuntime();
-    model.passModel(builder.modelData(runtime));
-    model.options.set({
-      // HiGHS refuses an infinite option value: "no limit" is a century.
-      time_limit: options.timeLimitMs === undefined ? 3.2e9 : options.timeLimitMs / 1000,
-      mip_rel_gap: options.mipGap ?? 1e-9,
-      mip_abs_gap: 1e-7,
-    });
-    model.run();
-    const status = model.getModelStatus();
-    const codes = runtime.constants.modelStatus;
+    const outcome = this.#solver.run(builder, options);
     const solveMs = performance.now() - started;
     const size = { columns: builder.columns, rows: builder.rows, kept: keptItems / totalItems };
-    if (status === codes.infeasible) return { ...infeasibleResult(solveMs), ...size };
-    const hasSolution = Number(model.info.get("primal_solution_status")) === 2;
+    if (outcome.status === "infeasible") return { ...infeasibleResult(solveMs), ...size };
     let labels: Int32Array | null = null;
-    if (hasSolution) {
-      const values = model.getSolution().colValue;
+    if (outcome.values !== null) {
+      const values = outcome.values;
       labels = new Int32Array(n).fill(-1);
       for (let i = 0; i < n; i++) {
         for (let t = 0; t < L; t++) {
@@ -245,30 +220,14 @@ export class ChainIlp {
         throw new Error("HiGHS returned a solution with no label at some position");
       }
     }
-    const objectiveOf = (y: Int32Array) =>
-      objective.scoreWeight * scoreLabelling(scores, y) +
-      objective.penaltyWeight * softPenalty(constraints, y, L, form);
-    if (status === codes.optimal) {
-      const value = labels === null ? NEG_INF : objectiveOf(labels);
-      return { status: "optimal", labels, objective: value, bound: value, solveMs, ...size };
-    }
-    if (
-      status === codes.timeLimit ||
-      status === codes.interrupted ||
-      status === codes.solutionLimit
-    ) {
-      const bound = Number(model.info.get("mip_dual_bound"));
-      // HiGHS minimises internally; its dual bound is reported in the objective's sense.
-      return {
-        status: "time-limit",
-        labels,
-        objective: labels === null ? NEG_INF : objectiveOf(labels),
-        bound: Number.isFinite(bound) ? bound : Number.POSITIVE_INFINITY,
-        solveMs,
-        ...size,
-      };
-    }
-    throw new Error(`HiGHS ended with model status ${status}`);
+    // The objective recomputed from the labels, not HiGHS's floating-point sum.
+    const value =
+      labels === null
+        ? NEG_INF
+        : objective.scoreWeight * scoreLabelling(scores, labels) +
+          objective.penaltyWeight * softPenalty(constraints, labels, L, form);
+    const bound = outcome.status === "optimal" ? value : outcome.bound;
+    return { status: outcome.status, labels, objective: value, bound, solveMs, ...size };
   }
 }
 
@@ -313,7 +272,3 @@ export function validateIlpProblem(
   });
   if (scores.n < 1) throw new ProblemValidationError("problem.scores.n", "expected n ≥ 1");
 }
-
-const finalizer = new FinalizationRegistry<Model>((model) => {
-  if (!model.disposed) model.dispose();
-});

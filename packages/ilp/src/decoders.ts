@@ -172,6 +172,25 @@ function noLabels(n: number): Int32Array {
   return new Int32Array(n).fill(-1);
 }
 
+/** The transition mask (or a −∞ start/end score) forbids every labelling: no ILP can help. */
+function maskForbidsAll(n: number, L: number, started: number): IlpDecoding {
+  return decoding(
+    {
+      status: "infeasible",
+      labels: noLabels(n),
+      primal: NEG_INF,
+      dual: NEG_INF,
+      solves: 0,
+      solveMs: performance.now() - started,
+      columns: 0,
+      kept: 0,
+    },
+    noLabels(n),
+    [],
+    L,
+  );
+}
+
 function limits(options: IlpDecodeOptions | undefined, form: SoftPenaltyForm): IlpOptions {
   return {
     ...(options?.timeLimitMs === undefined ? {} : { timeLimitMs: options.timeLimitMs }),
@@ -209,20 +228,7 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
       const form = options?.softForm ?? "hinge";
       const started = performance.now();
       const tables = maxMarginals(scores);
-      if (tables.labels === null) {
-        const outcome = {
-          status: "infeasible" as const,
-          labels: noLabels(n),
-          primal: NEG_INF,
-          dual: NEG_INF,
-        };
-        return decoding(
-          { ...outcome, solves: 0, solveMs: performance.now() - started, columns: 0, kept: 0 },
-          noLabels(n),
-          [],
-          L,
-        );
-      }
+      if (tables.labels === null) return maskForbidsAll(n, L, started);
       const first = tables.labels;
       const firstPenalty = softPenalty(constraints, first, L, form);
       if (firstPenalty === 0) {
@@ -390,23 +396,7 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
       const form = options?.softForm ?? "indicator";
       const started = performance.now();
       const tables = maxMarginals(scores);
-      if (tables.labels === null) {
-        return decoding(
-          {
-            status: "infeasible",
-            labels: noLabels(n),
-            primal: NEG_INF,
-            dual: NEG_INF,
-            solves: 0,
-            solveMs: performance.now() - started,
-            columns: 0,
-            kept: 0,
-          },
-          noLabels(n),
-          [],
-          L,
-        );
-      }
+      if (tables.labels === null) return maskForbidsAll(n, L, started);
       const first = tables.labels;
       const firstCost = softPenalty(constraints, first, L, form);
       const best = tables.best;

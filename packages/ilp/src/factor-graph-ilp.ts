@@ -1,8 +1,6 @@
 import { type FactorGraph, scoreAssignment, validateFactorGraph } from "@lagrange/core";
-import type { Model } from "highs";
 import type { IlpOptions, IlpStatus } from "./chain-ilp.ts";
-import { highsRuntime } from "./highs-runtime.ts";
-import { MipBuilder } from "./mip-builder.ts";
+import { MipBuilder, MipSolver } from "./mip-builder.ts";
 
 /** The MAP assignment of a factor graph, solved exactly by HiGHS. */
 export interface FactorGraphIlpResult {
@@ -32,11 +30,11 @@ const NEG_INF = Number.NEGATIVE_INFINITY;
  */
 export class FactorGraphIlp {
   readonly #builder = new MipBuilder();
-  #model: Model | undefined;
+  readonly #solver = new MipSolver();
 
+  /** Releases the native HiGHS instance now (it is released on garbage collection otherwise). */
   dispose(): void {
-    this.#model?.dispose();
-    this.#model = undefined;
+    this.#solver.dispose();
   }
 
   solve(graph: FactorGraph, options: IlpOptions = {}): FactorGraphIlpResult {
@@ -112,24 +110,10 @@ export class FactorGraphIlp {
       }
     }
 
-    const runtime = highsRuntime();
-    if (this.#model === undefined || this.#model.disposed) {
-      this.#model = runtime.createModel();
-      this.#model.options.set({ output_flag: false });
-    }
-    const model = this.#model;
-    model.passModel(builder.modelData(runtime));
-    model.options.set({
-      time_limit: options.timeLimitMs === undefined ? 3.2e9 : options.timeLimitMs / 1000,
-      mip_rel_gap: options.mipGap ?? 1e-9,
-      mip_abs_gap: 1e-7,
-    });
-    model.run();
-    const status = model.getModelStatus();
-    const codes = runtime.constants.modelStatus;
+    const outcome = this.#solver.run(builder, options);
     const size = { columns: builder.columns, rows: builder.rows };
     const solveMs = performance.now() - started;
-    if (status === codes.infeasible) {
+    if (outcome.status === "infeasible") {
       return {
         status: "infeasible",
         assignment: null,
@@ -140,28 +124,16 @@ export class FactorGraphIlp {
       };
     }
     let assignment: Int32Array | null = null;
-    if (Number(model.info.get("primal_solution_status")) === 2) {
-      const values = model.getSolution().colValue;
+    if (outcome.values !== null) {
+      const values = outcome.values;
       assignment = new Int32Array(V);
       for (let v = 0; v < V; v++) {
         for (let s = 0; s < domainSizes[v]!; s++) if (values[x(v, s)]! > 0.5) assignment[v] = s;
       }
     }
     const value = assignment === null ? NEG_INF : scoreAssignment(graph, assignment);
-    if (status === codes.optimal) {
-      return { status: "optimal", assignment, value, bound: value, ...size, solveMs };
-    }
-    if (status === codes.timeLimit || status === codes.interrupted) {
-      const bound = Number(model.info.get("mip_dual_bound")) + offset;
-      return {
-        status: "time-limit",
-        assignment,
-        value,
-        bound: Number.isFinite(bound) ? bound : Number.POSITIVE_INFINITY,
-        ...size,
-        solveMs,
-      };
-    }
-    throw new Error(`HiGHS ended with model status ${status}`);
+    // The pattern defaults are a constant the ILP leaves out of its objective.
+    const bound = outcome.status === "optimal" ? value : outcome.bound + offset;
+    return { status: outcome.status, assignment, value, bound, ...size, solveMs };
   }
 }

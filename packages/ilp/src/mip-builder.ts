@@ -1,4 +1,5 @@
-import type { Highs, ModelData } from "highs";
+import type { Highs, Model, ModelData } from "highs";
+import { highsRuntime } from "./highs-runtime.ts";
 
 /**
  * A maximisation MIP assembled column by column and entry by entry, then handed to HiGHS as CSR.
@@ -103,3 +104,73 @@ function grow<T extends Float64Array | Int32Array>(array: T): T {
   bigger.set(array);
   return bigger;
 }
+
+/** What one HiGHS run ended with. */
+export interface MipOutcome {
+  readonly status: "optimal" | "time-limit" | "infeasible";
+  /** Column values of the best solution found; null when there is none. */
+  readonly values: Float64Array | null;
+  /** HiGHS's best proven bound on the (maximised) objective; +∞ when it has none. */
+  readonly bound: number;
+}
+
+/** The limits of one run. */
+export interface MipLimits {
+  readonly timeLimitMs?: number;
+  readonly mipGap?: number;
+}
+
+/**
+ * One native HiGHS instance, reused run after run (passModel replaces the model), released by
+ * `dispose` or, failing that, when its owner is garbage-collected.
+ */
+export class MipSolver {
+  #model: Model | undefined;
+
+  dispose(): void {
+    this.#model?.dispose();
+    this.#model = undefined;
+  }
+
+  run(builder: MipBuilder, limits: MipLimits): MipOutcome {
+    const runtime = highsRuntime();
+    if (this.#model === undefined || this.#model.disposed) {
+      this.#model = runtime.createModel();
+      this.#model.options.set({ output_flag: false });
+      finalizer.register(this, this.#model);
+    }
+    const model = this.#model;
+    model.passModel(builder.modelData(runtime));
+    model.options.set({
+      // HiGHS refuses an infinite option value: "no limit" is a century.
+      time_limit: limits.timeLimitMs === undefined ? 3.2e9 : limits.timeLimitMs / 1000,
+      mip_rel_gap: limits.mipGap ?? 1e-9,
+      mip_abs_gap: 1e-7,
+    });
+    model.run();
+    const status = model.getModelStatus();
+    const codes = runtime.constants.modelStatus;
+    if (status === codes.infeasible)
+      return { status: "infeasible", values: null, bound: -Infinity };
+    const values =
+      Number(model.info.get("primal_solution_status")) === 2
+        ? Float64Array.from(model.getSolution().colValue)
+        : null;
+    if (status === codes.optimal) {
+      return { status: "optimal", values, bound: Number(model.getObjectiveValue()) };
+    }
+    if (
+      status === codes.timeLimit ||
+      status === codes.interrupted ||
+      status === codes.solutionLimit
+    ) {
+      const bound = Number(model.info.get("mip_dual_bound"));
+      return { status: "time-limit", values, bound: Number.isFinite(bound) ? bound : Infinity };
+    }
+    throw new Error(`HiGHS ended with model status ${status}`);
+  }
+}
+
+const finalizer = new FinalizationRegistry<Model>((model) => {
+  if (!model.disposed) model.dispose();
+});

@@ -68,3 +68,51 @@ export {
   type TrainOnCorpusOptions,
   trainOnCorpus,
 } from "./training.ts";
+export { type CachedTrainingOptions, trainOrLoadModel } from "./training-cache.ts";
+export {
+  allRules,
+  FERSINI2014_REPORTED,
+  type PaperComparison,
+  type TwoPhaseBenchmark,
+  type TwoPhaseBenchmarkOptions,
+  type TwoPhaseTarget,
+  twoPhaseBenchmark,
+  viterbiOf,
+} from "./two-phase/benchmark.ts";
+export {
+  type FieldEvaluation,
+  splitsOf,
+  TWO_PHASE_DATASETS,
+  type TwoPhaseData,
+  type TwoPhaseDataOptions,
+  type TwoPhaseDatasetName,
+  type TwoPhaseSplitId,
+  twoPhaseData,
+} from "./two-phase/data.ts";
+export {
+  DEFAULT_PENALTY_SCALES,
+  DEFAULT_TAU_GRID,
+  type IlpFigures,
+  type ModelFigures,
+  type RuleRow,
+  type Selection,
+  type SystemResult,
+  type SystemSpec,
+  TWO_PHASE_DEFAULTS,
+  type TwoPhaseDatasetResult,
+  type TwoPhaseExperimentOptions,
+  twoPhaseExperiment,
+  twoPhaseSystems,
+} from "./two-phase/experiment.ts";
+export {
+  type FieldPrf,
+  labelType,
+  type Prf,
+  quantile,
+  type Significance,
+  type TimeDistribution,
+  type TokenScores,
+  type TypeScores,
+  timeDistribution,
+  tokenScores,
+} from "./two-phase/metrics.ts";

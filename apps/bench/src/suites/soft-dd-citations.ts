@@ -8,7 +8,7 @@ import {
   type DecoderRow,
   prepareCitationExperiment,
 } from "@lagrange/recipes";
-import { markdownTable } from "../report.ts";
+import { markdownTable, timingTable } from "../report.ts";
 
 export interface SoftDdCitationsOptions
   extends Omit<CitationExperimentOptions, "cacheDir">,
@@ -144,16 +144,7 @@ export function softDdCitationsMarkdown(r: SoftDdCitationsResult): string {
     "",
     "**Decode time** (the timing harness of @lagrange/recipes: both decoders tag the same citations through the Tagger path `lagrange tag` runs, warm, alternating runs, medians; tagging = token rows → features → scores → labels, decoding = scores → labels)",
     "",
-    markdownTable(
-      ["decoder", "tagging ms", "× Viterbi", "decoding ms", "× Viterbi"],
-      r.timing.map((t) => [
-        t.decoder,
-        t.taggingMs,
-        `${t.taggingRatio.toFixed(2)}×`,
-        t.decodingMs,
-        `${t.decodingRatio.toFixed(2)}×`,
-      ]),
-    ),
+    timingTable(r.timing),
     `First Soft-DD pass with cold constraint caches: ${r.coldTaggingRatio.toFixed(2)}× Viterbi's tagging time.`,
     "",
     `Significance of the all-families gain: Wilcoxon signed-rank over per-citation field F1 p = ${p(sig.wilcoxonPerCitationF1.pValue)} (${sig.wilcoxonPerCitationF1.n} citations differ), over per-citation correct segments p = ${p(sig.wilcoxonCorrectSegments.pValue)} (${sig.wilcoxonCorrectSegments.n} differ); paired bootstrap (${sig.bootstrap.samples} samples) ΔF1 = ${sig.bootstrap.delta.toFixed(2)}, 95 % interval [${sig.bootstrap.interval[0].toFixed(2)}, ${sig.bootstrap.interval[1].toFixed(2)}], p = ${p(sig.bootstrap.pValue)}.`,

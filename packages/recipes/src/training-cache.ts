@@ -1,0 +1,87 @@
+import { getPreset, type TrainingProgress } from "@lagrange/chain-crf";
+import type { Corpus, LabelScheme } from "@lagrange/datasets";
+import type { BaseModel } from "./citations/experiment.ts";
+import { cachedModel, cacheModel, modelCacheKey } from "./citations/model-cache.ts";
+import { sentenceAttributes } from "./model-input.ts";
+import { trainOnCorpus } from "./training.ts";
+
+export interface CachedTrainingOptions {
+  /** Cache file prefix (`<name>-<key>.model`), e.g. `citation-crf`. */
+  readonly name: string;
+  /** Feature preset name (citation, ner, chunking, pos). */
+  readonly preset: string;
+  /** Default: the corpus's own scheme. */
+  readonly scheme?: LabelScheme;
+  /** L-BFGS iterations. */
+  readonly iterations: number;
+  /** L2 regularisation (default 1, CRFsuite's). */
+  readonly c2?: number;
+  /** Threads for the objective (default 2); they do not change the model, so not its key. */
+  readonly threads?: number;
+  /** Where trained models are cached; absent: always train. */
+  readonly cacheDir?: string;
+  readonly onStatus?: (message: string) => void;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a progress callback returns nothing
+  readonly onTrainingProgress?: (progress: TrainingProgress) => void | boolean;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A chain CRF trained with L-BFGS on a corpus (through {@link trainOnCorpus}), or the one the cache
+ * holds for the same attributes, labels and settings. The key is the one `prepareCitationExperiment`
+ * computes (settings `preset`, `c2`, `iterations`, `scheme`, in that order), so that a suite training
+ * the citation CRF on the same data finds the model another suite cached.
+ */
+export async function trainOrLoadModel(
+  corpus: Corpus,
+  options: CachedTrainingOptions,
+): Promise<BaseModel> {
+  const status = options.onStatus ?? (() => {});
+  const preset = getPreset(options.preset);
+  const scheme = options.scheme ?? corpus.scheme;
+  const c2 = options.c2 ?? 1;
+  const attributes = corpus.sentences.map((s) => sentenceAttributes(preset, s));
+  let key: string | undefined;
+  if (options.cacheDir !== undefined) {
+    key = modelCacheKey(
+      attributes.map((a, i) => ({ attributes: a, labels: corpus.sentences[i]!.labels ?? [] })),
+      { preset: options.preset, c2, iterations: options.iterations, scheme },
+    );
+    const model = await cachedModel(options.cacheDir, options.name, key);
+    if (model !== undefined) {
+      status(`${options.name}: from the cache (${key})`);
+      return {
+        model,
+        cached: true,
+        seconds: 0,
+        iterations: null,
+        features: model.layout.numWeights,
+      };
+    }
+  }
+  status(
+    `${options.name}: training on ${corpus.sentences.length} sequences (${options.iterations} L-BFGS iterations, ${options.threads ?? 2} threads)…`,
+  );
+  const trained = await trainOnCorpus(corpus, {
+    preset: options.preset,
+    scheme,
+    attributes,
+    algorithm: "lbfgs",
+    maxIterations: options.iterations,
+    c2,
+    threads: options.threads ?? 2,
+    ...(options.onTrainingProgress === undefined ? {} : { onProgress: options.onTrainingProgress }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  if (options.cacheDir !== undefined && key !== undefined) {
+    const file = await cacheModel(options.cacheDir, options.name, key, trained.model);
+    status(`${options.name}: trained in ${trained.seconds.toFixed(1)} s; cached as ${file}`);
+  }
+  return {
+    model: trained.model,
+    cached: false,
+    seconds: trained.seconds,
+    iterations: trained.iterations,
+    features: trained.numFeatures,
+  };
+}
