@@ -202,7 +202,16 @@ export class ChainIlp {
         builder.entry(penaltyRow, violation, form === "hinge" ? c.penalty : c.penalty);
     }
 
-    const outcome = this.#solver.run(builder, options);
+    // The limit covers the whole call: building the model counts too.
+    const outcome = this.#solver.run(
+      builder,
+      options.timeLimitMs === undefined
+        ? options
+        : {
+            ...options,
+            timeLimitMs: Math.max(1, options.timeLimitMs - (performance.now() - started)),
+          },
+    );
     const solveMs = performance.now() - started;
     const size = { columns: builder.columns, rows: builder.rows, kept: keptItems / totalItems };
     if (outcome.status === "infeasible") return { ...infeasibleResult(solveMs), ...size };

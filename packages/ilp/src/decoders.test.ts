@@ -258,6 +258,29 @@ describe("two-phase: least rule-violation cost within a factor τ of the best, t
     expect(constraintViolation(rule, loose.labels, 2)).toBe(0);
   });
 
+  it("under a time limit it reports the labelling it returns: its score and its own violation cost", () => {
+    const decoder = twoPhaseIlpDecoder();
+    const statuses = new Set<string>();
+    for (let seed = 0; seed < 6; seed++) {
+      const n = 40;
+      const L = 8;
+      const scores = randomChainScores(seed, { n, L, startEnd: true });
+      const constraints = randomConstraints(seed + 9, n, L, { count: 60, hardFraction: 0 });
+      const started = performance.now();
+      const d = decoder.decode({ scores, constraints }, { tau: 1e-4, timeLimitMs: 1 });
+      const elapsed = performance.now() - started;
+      statuses.add(d.status);
+      expect(["optimal", "time-limit"]).toContain(d.status);
+      expect(d.violationCost).toBeCloseTo(softPenalty(constraints, d.labels, L, "indicator"), 9);
+      expect(d.primal).toBeCloseTo(scoreLabelling(scores, d.labels), 9);
+      expect(d.certified).toBe(d.status === "optimal");
+      // Two phases, each bounded by what is left of the limit (plus HiGHS's own check interval).
+      if (d.status === "time-limit") expect(elapsed).toBeLessThan(2000);
+    }
+    // 60 rules over 40 tokens do not solve in 1 ms: the limit path is what this test exercises.
+    expect(statuses.has("time-limit")).toBe(true);
+  });
+
   it("refuses τ outside (0, 1]", () => {
     const scores = randomChainScores(1, { n: 2, L: 2 });
     for (const tau of [0, -1, 2, Number.NaN]) {

@@ -431,7 +431,7 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
         },
         ilpOptions,
       );
-      if (phase2.status !== "optimal" || phase2.labels === null) {
+      if (phase2.status === "infeasible") {
         return finish(
           phase2,
           1,
@@ -443,6 +443,28 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
           { minScore },
           options,
           form,
+        );
+      }
+      if (phase2.status !== "optimal" || phase2.labels === null) {
+        // Stopped at the time limit: the best labelling so far (or Viterbi's when there is none),
+        // reported like an optimal one — its score and its own violation cost — but uncertified.
+        const labels = phase2.labels ?? first.slice();
+        const score = scoreLabelling(scores, labels);
+        return decoding(
+          {
+            status: "time-limit",
+            labels,
+            primal: score,
+            dual: Number.POSITIVE_INFINITY,
+            solves: 1,
+            solveMs: performance.now() - started,
+            columns: phase2.columns,
+            kept: phase2.kept,
+            violationCost: softPenalty(constraints, labels, L, form),
+          },
+          first,
+          constraints,
+          L,
         );
       }
       const leastCost = softPenalty(constraints, phase2.labels, L, form);

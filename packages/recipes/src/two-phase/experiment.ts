@@ -238,8 +238,13 @@ interface Split {
 interface Decoded {
   readonly labels: string[][];
   readonly decodings: (Decoding | null)[];
-  /** Per sentence, the two-phase cost of the unconstrained (Viterbi) labelling under its rules. */
+  /**
+   * Per sentence, the two-phase cost (Σ c_h over broken rule instances) of the unconstrained
+   * (Viterbi) labelling and of the output, recomputed here: the decoder's own `violationCost` is 0
+   * whenever phase 2 stops at the time limit, whatever labelling it returns.
+   */
   readonly firstCosts: number[];
+  readonly outputCosts: number[];
   readonly decodingMs: number;
 }
 
@@ -286,6 +291,7 @@ async function decodeSplit(tagger: Tagger, split: Split, context: Context): Prom
   const labels: string[][] = [];
   const decodings: (Decoding | null)[] = [];
   const firstCosts: number[] = [];
+  const outputCosts: number[] = [];
   const L = tagger.model.numLabels;
   let fallback: Tagger | undefined;
   for (let i = 0; i < split.corpus.sentences.length; i++) {
@@ -296,15 +302,23 @@ async function decodeSplit(tagger: Tagger, split: Split, context: Context): Prom
       labels.push(tagged.labels);
       decodings.push(tagged.decoding);
       firstCosts.push(softPenalty(tagged.constraints, tagged.decoding.firstLabels, L, "indicator"));
+      outputCosts.push(softPenalty(tagged.constraints, tagged.decoding.labels, L, "indicator"));
     } catch (error) {
       if (!(error instanceof InfeasibleSentenceError)) throw error;
       fallback ??= new Tagger({ model: tagger.model, registry: context.registry });
       labels.push(fallback.tagAttributes(split.attributes[i]!, tokens).labels);
       decodings.push(null);
       firstCosts.push(0);
+      outputCosts.push(0);
     }
   }
-  return { labels, decodings, firstCosts, decodingMs: tagger.time.decodingMs - before };
+  return {
+    labels,
+    decodings,
+    firstCosts,
+    outputCosts,
+    decodingMs: tagger.time.decodingMs - before,
+  };
 }
 
 function changedSentences(a: readonly string[][], b: readonly string[][]): number {
@@ -335,7 +349,7 @@ function ilpFigures(decoded: Decoded): IlpFigures {
     called.push(ilp.solveMs);
     columns += ilp.columns;
     before += decoded.firstCosts[s] ?? 0;
-    after += ilp.violationCost;
+    after += decoded.outputCosts[s] ?? 0;
   });
   return {
     called: called.length,
