@@ -1,9 +1,4 @@
-import {
-  type AttributeSequence,
-  type CrfModel,
-  getPreset,
-  type TrainingProgress,
-} from "@lagrange/chain-crf";
+import type { AttributeSequence, CrfModel, TrainingProgress } from "@lagrange/chain-crf";
 import type { WeightedTemplate } from "@lagrange/constraint-templates";
 import {
   checkpoints,
@@ -20,11 +15,10 @@ import {
 import { evaluateSegments, type Sentence } from "@lagrange/datasets";
 import { type ScoredSentence, scoreSentences } from "../constraint-learning.ts";
 import { standardDecoders } from "../decoders.ts";
-import { attributesOf, sentenceAttributes } from "../model-input.ts";
+import { attributesOf } from "../model-input.ts";
 import { type Tagged, Tagger, type TaggingTime } from "../tagger.ts";
-import { trainOnCorpus } from "../training.ts";
+import { trainOrLoadModel } from "../training-cache.ts";
 import { type CitationCorporaOptions, citationCorpora } from "./corpus.ts";
-import { cachedModel, cacheModel, modelCacheKey } from "./model-cache.ts";
 
 export interface CitationExperimentOptions extends CitationCorporaOptions {
   /** L-BFGS iterations of the base CRF (default 60; quick 15). */
@@ -93,64 +87,20 @@ export async function prepareCitationExperiment(
   status(
     `data: ${data.source}; ${data.train.sentences.length} train / ${data.dev.sentences.length} dev`,
   );
-  const preset = getPreset("citation");
-  const trainAttributes = data.train.sentences.map((s) => sentenceAttributes(preset, s));
-  const settings = {
+  const base = await trainOrLoadModel(data.train, {
+    name: "citation-crf",
     preset: "citation",
-    c2: 1,
-    iterations: crfIterations,
     scheme: "hierarchical-BIO",
-  };
-  let base: BaseModel | undefined;
-  let key: string | undefined;
-  if (options.cacheDir !== undefined) {
-    key = modelCacheKey(
-      trainAttributes.map((attributes, i) => ({
-        attributes,
-        labels: data.train.sentences[i]!.labels!,
-      })),
-      settings,
-    );
-    const model = await cachedModel(options.cacheDir, "citation-crf", key);
-    if (model !== undefined) {
-      status(`base CRF: from the cache (${key})`);
-      base = {
-        model,
-        cached: true,
-        seconds: 0,
-        iterations: null,
-        features: model.layout.numWeights,
-      };
-    }
-  }
-  if (base === undefined) {
-    status(
-      `training the base CRF (${crfIterations} L-BFGS iterations, ${options.threads ?? 2} threads)…`,
-    );
-    const trained = await trainOnCorpus(data.train, {
-      preset: "citation",
-      scheme: "hierarchical-BIO",
-      attributes: trainAttributes,
-      maxIterations: crfIterations,
-      threads: options.threads ?? 2,
-      c2: 1,
-      ...(options.onTrainingProgress === undefined
-        ? {}
-        : { onProgress: options.onTrainingProgress }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-    base = {
-      model: trained.model,
-      cached: false,
-      seconds: trained.seconds,
-      iterations: trained.iterations,
-      features: trained.numFeatures,
-    };
-    if (options.cacheDir !== undefined && key !== undefined) {
-      const file = await cacheModel(options.cacheDir, "citation-crf", key, trained.model);
-      status(`base CRF trained in ${trained.seconds.toFixed(1)} s; cached as ${file}`);
-    }
-  }
+    iterations: crfIterations,
+    c2: 1,
+    threads: options.threads ?? 2,
+    ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+    onStatus: status,
+    ...(options.onTrainingProgress === undefined
+      ? {}
+      : { onTrainingProgress: options.onTrainingProgress }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
   const [learnIds, testIds] = seededHalves(data.dev.sentences.length, seed);
   const learnSentences = learnIds.map((i) => data.dev.sentences[i]!);
   const testSentences = testIds.map((i) => data.dev.sentences[i]!);
