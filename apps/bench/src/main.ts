@@ -3,6 +3,7 @@ import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { writeReport } from "./report.ts";
 import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.ts";
+import { maxflowBench, maxflowMarkdown } from "./suites/maxflow.ts";
 import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.ts";
 import { twoPhaseIlp, twoPhaseIlpMarkdown } from "./suites/two-phase-ilp.ts";
 
@@ -189,6 +190,57 @@ program
         onStatus: status,
       });
       await emit(result, twoPhaseIlpMarkdown(result), opts.out);
+    },
+  );
+
+const instanceList = (value: string): string[] => {
+  const names = value
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
+  if (names.length === 0) throw new InvalidArgumentError("name at least one instance");
+  return [...new Set(names)];
+};
+
+program
+  .command("maxflow")
+  .description(
+    "Boykov–Kolmogorov max-flow of @lagrange/mincut vs Kolmogorov's C++ MAXFLOW (libmaxflow-dev, built and run in the same invocation when g++ is there) on shared/fixtures/maxflow: build, maxflow(), total, update rounds with and without search-tree reuse; every solve checked; JSON + Markdown",
+  )
+  .option(
+    "--out <file.json>",
+    "write the JSON result here (the Markdown tables go beside it as .md)",
+  )
+  .option("--quick", "a smoke run on a few small instances (seconds)")
+  .option("--instances <list>", "comma-separated instance names (default all)", instanceList)
+  .option(
+    "--samples <n>",
+    "samples per measurement, medians reported (default 5; quick 3)",
+    integer,
+  )
+  .option("--min-ms <n>", "each sample lasts at least this long (default 50; quick 10)", integer)
+  .option("--fixtures <dir>", "the fixture folder (default ../shared/fixtures/maxflow)")
+  .option("--no-native", "do not build the C++ driver: compare with the recorded timings.json")
+  .action(
+    async (opts: {
+      out?: string;
+      quick?: boolean;
+      instances?: string[];
+      samples?: number;
+      minMs?: number;
+      fixtures?: string;
+      native: boolean;
+    }) => {
+      const result = await maxflowBench({
+        quick: opts.quick === true,
+        native: opts.native ? "auto" : "off",
+        ...(opts.instances === undefined ? {} : { instances: opts.instances }),
+        ...(opts.samples === undefined ? {} : { samples: opts.samples }),
+        ...(opts.minMs === undefined ? {} : { minSampleMs: opts.minMs }),
+        ...(opts.fixtures === undefined ? {} : { fixtureDir: opts.fixtures }),
+        onStatus: status,
+      });
+      await emit(result, maxflowMarkdown(result), opts.out);
     },
   );
 
