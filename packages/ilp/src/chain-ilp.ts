@@ -8,7 +8,7 @@ import {
   validateChainScores,
   validateConstraint,
 } from "@lagrange/core";
-import { maxMarginals } from "./chain-tables.ts";
+import { type MaxMarginals, maxMarginals } from "./chain-tables.ts";
 import { MipBuilder, MipSolver } from "./mip-builder.ts";
 
 /**
@@ -95,11 +95,12 @@ export class ChainIlp {
     constraints: readonly LinearConstraint[],
     objective: ChainObjective,
     options: IlpOptions = {},
+    /** The scores' max-marginals, when the caller has them (they depend on the scores alone). */
+    tables: MaxMarginals = maxMarginals(scores),
   ): ChainIlpResult {
     const started = performance.now();
     const { n, L } = scores;
     const form = options.softForm ?? "hinge";
-    const tables = maxMarginals(scores);
     const { alpha, beta } = tables;
     const threshold = options.prune === false ? NEG_INF : objective.pruneBelow;
     const slack = 1e-9 * Math.max(1, Math.abs(threshold));

@@ -20,7 +20,7 @@ import {
   softPenalty,
   validateIlpProblem,
 } from "./chain-ilp.ts";
-import { maxMarginals } from "./chain-tables.ts";
+import { type MaxMarginals, maxMarginals } from "./chain-tables.ts";
 import { prepareIlp } from "./highs-runtime.ts";
 
 /** Per-call options of the ILP decoders (they also read `signal` from {@link DecodeOptions}). */
@@ -136,34 +136,77 @@ function constraintName(constraints: readonly LinearConstraint[], k: number): st
   return constraints[k]!.name ?? `constraint #${k}`;
 }
 
+/** One decode call: the problem, its max-marginals and Viterbi labelling, and the options. */
+interface Call {
+  readonly ilp: ChainIlp;
+  readonly scores: ChainScores;
+  readonly constraints: readonly LinearConstraint[];
+  readonly n: number;
+  readonly L: number;
+  readonly tables: MaxMarginals;
+  /** The Viterbi labelling (the unconstrained first iterate). */
+  readonly first: Int32Array;
+  readonly form: SoftPenaltyForm;
+  readonly options: IlpDecodeOptions | undefined;
+  readonly started: number;
+}
+
 /**
- * A minimal set of hard constraints that cannot all hold (with `extra` objective bounds kept on):
- * drop one constraint at a time and keep it out while the rest stays infeasible.
+ * Checks the options and the problem and computes the max-marginals once for every ILP of the
+ * call; when the mask forbids every labelling, the (infeasible) decoding itself.
  */
-function minimalConflict(
+function begin(
   ilp: ChainIlp,
-  scores: ChainScores,
-  constraints: readonly LinearConstraint[],
-  bounds: Pick<ChainObjective, "minScore">,
+  problem: DecodeProblem,
+  options: IlpDecodeOptions | undefined,
+  defaultForm: SoftPenaltyForm,
+): Call | IlpDecoding {
+  throwIfAborted(options?.signal);
+  checkTimeLimit(options);
+  const { scores } = problem;
+  const constraints = problem.constraints ?? [];
+  validateIlpProblem(scores, constraints);
+  const { n, L } = scores;
+  const started = performance.now();
+  const tables = maxMarginals(scores);
+  if (tables.labels === null) return maskForbidsAll(n, L, started);
+  const form = options?.softForm ?? defaultForm;
+  return { ilp, scores, constraints, n, L, tables, first: tables.labels, form, options, started };
+}
+
+function solveIn(
+  call: Call,
+  objective: ChainObjective,
   options: IlpOptions,
-): number[] {
+  constraints: readonly LinearConstraint[] = call.constraints,
+): ChainIlpResult {
+  return call.ilp.solve(call.scores, constraints, objective, options, call.tables);
+}
+
+/** The decoding of an outcome, with the statistics against the call's first labelling. */
+function report(call: Call, outcome: Outcome): IlpDecoding {
+  return decoding(outcome, call.first, call.constraints, call.L);
+}
+
+/**
+ * A minimal set of hard constraints that cannot all hold (with the score bound kept on): drop one
+ * constraint at a time and keep it out while the rest stays infeasible.
+ */
+function minimalConflict(call: Call, minScore: number): number[] {
+  const { constraints } = call;
   let kept = constraints.flatMap((c, k) => (c.penalty === undefined ? [k] : []));
   const feasibility: ChainObjective = {
     scoreWeight: 0,
     penaltyWeight: 0,
-    minScore: bounds.minScore,
+    minScore,
     maxPenalty: Number.POSITIVE_INFINITY,
-    pruneBelow: bounds.minScore,
+    pruneBelow: minScore,
   };
+  const options = limits(call.options, call.form);
   for (const k of [...kept]) {
     const without = kept.filter((j) => j !== k);
-    const result = ilp.solve(
-      scores,
-      without.map((j) => constraints[j]!),
-      feasibility,
-      options,
-    );
-    if (result.status === "infeasible") kept = without;
+    const subset = without.map((j) => constraints[j]!);
+    if (solveIn(call, feasibility, options, subset).status === "infeasible") kept = without;
   }
   return kept;
 }
@@ -219,35 +262,21 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
     name,
     dispose: () => ilp.dispose(),
     decode(problem: DecodeProblem, options?: IlpDecodeOptions): IlpDecoding {
-      throwIfAborted(options?.signal);
-      checkTimeLimit(options);
-      const { scores } = problem;
-      const constraints = problem.constraints ?? [];
-      validateIlpProblem(scores, constraints);
-      const { n, L } = scores;
-      const form = options?.softForm ?? "hinge";
-      const started = performance.now();
-      const tables = maxMarginals(scores);
-      if (tables.labels === null) return maskForbidsAll(n, L, started);
-      const first = tables.labels;
+      const call = begin(ilp, problem, options, "hinge");
+      if (!("tables" in call)) return call;
+      const { constraints, L, tables, first, form, started } = call;
       const firstPenalty = softPenalty(constraints, first, L, form);
       if (firstPenalty === 0) {
-        const value = tables.best;
-        return decoding(
-          {
-            status: "optimal",
-            labels: first.slice(),
-            primal: value,
-            dual: value,
-            solves: 0,
-            solveMs: performance.now() - started,
-            columns: 0,
-            kept: 1,
-          },
-          first,
-          constraints,
-          L,
-        );
+        return report(call, {
+          status: "optimal",
+          labels: first.slice(),
+          primal: tables.best,
+          dual: tables.best,
+          solves: 0,
+          solveMs: performance.now() - started,
+          columns: 0,
+          kept: 1,
+        });
       }
       // Widening: solve first over the labellings that score within δ of Viterbi. Its optimum O is
       // feasible, so it bounds the optimum from below; every labelling beating O scores above O,
@@ -259,15 +288,14 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
       let result: ChainIlpResult;
       const deadline =
         options?.timeLimitMs === undefined ? undefined : started + options.timeLimitMs;
+      const base = limits(options, form);
       for (;;) {
         // After a few widenings (or with no feasible labelling known), solve the whole problem.
         const threshold = solves >= 4 ? lowerBound : Math.max(lowerBound, tables.best - delta);
         const remaining =
           deadline === undefined ? undefined : Math.max(1, deadline - performance.now());
-        const base = limits(options, form);
-        result = ilp.solve(
-          scores,
-          constraints,
+        result = solveIn(
+          call,
           {
             scoreWeight: 1,
             penaltyWeight: -1,
@@ -289,58 +317,28 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
         }
         delta *= 4;
       }
-      return finish(
-        result,
-        solves,
-        started,
-        first,
-        scores,
-        constraints,
-        ilp,
-        { minScore: NEG_INF },
-        options,
-        form,
-      );
+      return finish(call, result, solves, NEG_INF);
     },
   };
 }
 
-function finish(
-  result: ChainIlpResult,
-  solves: number,
-  started: number,
-  first: Int32Array,
-  scores: ChainScores,
-  constraints: readonly LinearConstraint[],
-  ilp: ChainIlp,
-  bounds: Pick<ChainObjective, "minScore">,
-  options: IlpDecodeOptions | undefined,
-  form: SoftPenaltyForm,
-  extra: Partial<Outcome> = {},
-): IlpDecoding {
-  const { n, L } = scores;
+/** The decoding of an ILP's result (a conflict search first when it proved infeasibility). */
+function finish(call: Call, result: ChainIlpResult, solves: number, minScore: number): IlpDecoding {
+  const { scores, constraints, n, L, first, form, started } = call;
   const size = { columns: result.columns, kept: result.kept };
   if (result.status === "infeasible") {
-    const conflict = minimalConflict(ilp, scores, constraints, bounds, limits(options, form)).map(
-      (k) => constraintName(constraints, k),
-    );
-    if (bounds.minScore > NEG_INF) conflict.push("the score bound s(y) ≥ Z* + log τ");
-    return decoding(
-      {
-        status: "infeasible",
-        labels: noLabels(n),
-        primal: NEG_INF,
-        dual: NEG_INF,
-        solves: solves + conflict.length,
-        solveMs: performance.now() - started,
-        ...size,
-        conflict,
-        ...extra,
-      },
-      first,
-      constraints,
-      L,
-    );
+    const conflict = minimalConflict(call, minScore).map((k) => constraintName(constraints, k));
+    if (minScore > NEG_INF) conflict.push("the score bound s(y) ≥ Z* + log τ");
+    return report(call, {
+      status: "infeasible",
+      labels: noLabels(n),
+      primal: NEG_INF,
+      dual: NEG_INF,
+      solves: solves + conflict.length,
+      solveMs: performance.now() - started,
+      ...size,
+      conflict,
+    });
   }
   // Time limit before any labelling: keep the unconstrained one (hardViolated says what it breaks).
   const labels = result.labels ?? first.slice();
@@ -348,21 +346,15 @@ function finish(
     result.labels === null
       ? scoreLabelling(scores, labels) - softPenalty(constraints, labels, L, form)
       : result.objective;
-  return decoding(
-    {
-      status: result.status,
-      labels,
-      primal: Number.isFinite(primal) ? primal : NEG_INF,
-      dual: result.status === "optimal" ? primal : result.bound,
-      solves,
-      solveMs: performance.now() - started,
-      ...size,
-      ...extra,
-    },
-    first,
-    constraints,
-    L,
-  );
+  return report(call, {
+    status: result.status,
+    labels,
+    primal: Number.isFinite(primal) ? primal : NEG_INF,
+    dual: result.status === "optimal" ? primal : result.bound,
+    solves,
+    solveMs: performance.now() - started,
+    ...size,
+  });
 }
 
 /**
@@ -383,45 +375,31 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
     name,
     dispose: () => ilp.dispose(),
     decode(problem: DecodeProblem, options?: IlpDecodeOptions): IlpDecoding {
-      throwIfAborted(options?.signal);
-      checkTimeLimit(options);
       const tau = options?.tau ?? 0.1;
       if (!(tau > 0 && tau <= 1)) {
         throw new ProblemValidationError("options.tau", `expected 0 < τ ≤ 1, got ${tau}`);
       }
-      const { scores } = problem;
-      const constraints = problem.constraints ?? [];
-      validateIlpProblem(scores, constraints);
-      const { n, L } = scores;
-      const form = options?.softForm ?? "indicator";
-      const started = performance.now();
-      const tables = maxMarginals(scores);
-      if (tables.labels === null) return maskForbidsAll(n, L, started);
-      const first = tables.labels;
+      const call = begin(ilp, problem, options, "indicator");
+      if (!("tables" in call)) return call;
+      const { scores, constraints, L, tables, first, form, started } = call;
       const firstCost = softPenalty(constraints, first, L, form);
       const best = tables.best;
       const minScore = best + Math.log(tau);
       const viterbi = (solves: number, size: { columns: number; kept: number }) =>
-        decoding(
-          {
-            status: "optimal",
-            labels: first.slice(),
-            primal: best,
-            dual: best,
-            solves,
-            solveMs: performance.now() - started,
-            ...size,
-            violationCost: firstCost,
-          },
-          first,
-          constraints,
-          L,
-        );
+        report(call, {
+          status: "optimal",
+          labels: first.slice(),
+          primal: best,
+          dual: best,
+          solves,
+          solveMs: performance.now() - started,
+          ...size,
+          violationCost: firstCost,
+        });
       if (firstCost === 0) return viterbi(0, { columns: 0, kept: 1 });
       const ilpOptions = limits(options, form);
-      const phase2 = ilp.solve(
-        scores,
-        constraints,
+      const phase2 = solveIn(
+        call,
         {
           scoreWeight: 0,
           penaltyWeight: -1,
@@ -431,41 +409,23 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
         },
         ilpOptions,
       );
-      if (phase2.status === "infeasible") {
-        return finish(
-          phase2,
-          1,
-          started,
-          first,
-          scores,
-          constraints,
-          ilp,
-          { minScore },
-          options,
-          form,
-        );
-      }
+      if (phase2.status === "infeasible") return finish(call, phase2, 1, minScore);
       if (phase2.status !== "optimal" || phase2.labels === null) {
         // Stopped at the time limit: the best labelling so far (or Viterbi's when there is none),
         // reported like an optimal one — its score and its own violation cost — but uncertified.
         const labels = phase2.labels ?? first.slice();
         const score = scoreLabelling(scores, labels);
-        return decoding(
-          {
-            status: "time-limit",
-            labels,
-            primal: score,
-            dual: Number.POSITIVE_INFINITY,
-            solves: 1,
-            solveMs: performance.now() - started,
-            columns: phase2.columns,
-            kept: phase2.kept,
-            violationCost: softPenalty(constraints, labels, L, form),
-          },
-          first,
-          constraints,
-          L,
-        );
+        return report(call, {
+          status: "time-limit",
+          labels,
+          primal: score,
+          dual: Number.POSITIVE_INFINITY,
+          solves: 1,
+          solveMs: performance.now() - started,
+          columns: phase2.columns,
+          kept: phase2.kept,
+          violationCost: softPenalty(constraints, labels, L, form),
+        });
       }
       const leastCost = softPenalty(constraints, phase2.labels, L, form);
       // The Viterbi labelling costs no more than the least cost: it is also the best-scoring one.
@@ -476,9 +436,8 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
         options?.timeLimitMs === undefined
           ? ilpOptions
           : { ...ilpOptions, timeLimitMs: Math.max(1, options.timeLimitMs - phase2.solveMs) };
-      const tieBreak = ilp.solve(
-        scores,
-        constraints,
+      const tieBreak = solveIn(
+        call,
         {
           scoreWeight: 1,
           penaltyWeight: 0,
@@ -491,22 +450,17 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
       const chosen = tieBreak.labels ?? phase2.labels;
       const status = tieBreak.status === "infeasible" ? "optimal" : tieBreak.status;
       const score = scoreLabelling(scores, chosen);
-      return decoding(
-        {
-          status,
-          labels: chosen,
-          primal: score,
-          dual: status === "optimal" ? score : Math.max(score, tieBreak.bound),
-          solves: 2,
-          solveMs: performance.now() - started,
-          columns: Math.max(phase2.columns, tieBreak.columns),
-          kept: phase2.kept,
-          violationCost: softPenalty(constraints, chosen, L, form),
-        },
-        first,
-        constraints,
-        L,
-      );
+      return report(call, {
+        status,
+        labels: chosen,
+        primal: score,
+        dual: status === "optimal" ? score : Math.max(score, tieBreak.bound),
+        solves: 2,
+        solveMs: performance.now() - started,
+        columns: Math.max(phase2.columns, tieBreak.columns),
+        kept: phase2.kept,
+        violationCost: softPenalty(constraints, chosen, L, form),
+      });
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The three L×L products of forward-backward as a tiny WebAssembly module with 128-bit SIMD
- * (two f64 lanes, no bounds checks), written with the assembler of wasm-assembler.ts. Used when
+ * (two f64 lanes, no bounds checks), written with core's assembler (`@lagrange/core/wasm`). Used when
  * the runtime supports WebAssembly SIMD (Node ≥ 16, every current browser); the JavaScript
  * kernels remain the fallback and the reference the tests compare against.
  *
@@ -36,7 +36,7 @@ import {
   splatI64,
   V128,
   zeroBytes,
-} from "./wasm-assembler.ts";
+} from "@lagrange/core/wasm";
 
 /**
  * dst[c .. c+pairs) += s · src[c ..], pairwise over a row of `rowBytes` bytes, then the odd last

@@ -1,3 +1,4 @@
+import { assembleModule, F64, I32, sleb, uleb } from "@lagrange/core/wasm";
 import { H, INFINITE_D, N, NONE, ORPHAN, R, SISTER, TERMINAL, TIME_LIMIT } from "./layout.ts";
 
 /**
@@ -14,7 +15,7 @@ import { H, INFINITE_D, N, NONE, ORPHAN, R, SISTER, TERMINAL, TIME_LIMIT } from 
  * as `MaxflowGraph.addEdges` / `addTerminalWeightsMany` do in TypeScript.
  */
 
-// ---- a small assembler: instructions as byte arrays, structured control flow with named labels
+// ---- on core's assembler: instructions as byte arrays, structured control flow with named labels
 
 type Marker =
   | { readonly open: 0x02 | 0x03 | 0x04; readonly label: string | null }
@@ -23,30 +24,6 @@ type Marker =
   | { readonly branch: 0x0c | 0x0d; readonly label: string };
 type Item = number | Marker;
 type Code = Item[];
-
-function uleb(value: number): number[] {
-  const out: number[] = [];
-  let v = value >>> 0;
-  do {
-    let byte = v & 0x7f;
-    v >>>= 7;
-    if (v !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (v !== 0);
-  return out;
-}
-
-function sleb(value: number): number[] {
-  const out: number[] = [];
-  let v = value | 0;
-  for (;;) {
-    const byte = v & 0x7f;
-    v >>= 7;
-    const done = (v === 0 && (byte & 0x40) === 0) || (v === -1 && (byte & 0x40) !== 0);
-    out.push(done ? byte : byte | 0x80);
-    if (done) return out;
-  }
-}
 
 const seq = (...parts: Code[]): Code => parts.flat();
 
@@ -753,36 +730,18 @@ const addTerminalsBody = seq(
   fst(c(0), H.FLOW, get("flow")),
 );
 
-function section(id: number, payload: number[]): number[] {
-  return [id, ...uleb(payload.length), ...payload];
-}
-
-function name(text: string): number[] {
-  const bytes = Array.from(new TextEncoder().encode(text));
-  return [...uleb(bytes.length), ...bytes];
-}
-
 /** The module's bytes: `env.memory` imported; `maxflow`, `addEdges`, `addTerminals` exported. */
 export function maxflowKernelBytes(): Uint8Array<ArrayBuffer> {
-  const functions: [string, Code][] = [
-    ["maxflow", seq(prologue, if_(get("reuse"), reuseInit, freshInit), mainLoop, epilogue)],
-    ["addEdges", addEdgesBody],
-    ["addTerminals", addTerminalsBody],
-  ];
-  const locals = [...uleb(2), ...uleb(I32_LOCALS.length), 0x7f, ...uleb(F64_LOCALS.length), 0x7c];
-  const bodies = functions.map(([, code]) => {
-    const body = [...locals, ...assemble(code), 0x0b];
-    return [...uleb(body.length), ...body];
-  });
-  const count = uleb(functions.length);
-  return Uint8Array.from([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [1, 0x60, 0, 0]), // one type: [] → []
-    ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, 0x01]),
-    ...section(3, [...count, ...functions.map(() => 0)]),
-    ...section(7, [...count, ...functions.flatMap(([n], index) => [...name(n), 0x00, index])]),
-    ...section(10, [...count, ...bodies.flat()]),
-  ]);
+  const locals = [[I32_LOCALS.length, I32] as const, [F64_LOCALS.length, F64] as const];
+  return assembleModule(
+    (
+      [
+        ["maxflow", seq(prologue, if_(get("reuse"), reuseInit, freshInit), mainLoop, epilogue)],
+        ["addEdges", addEdgesBody],
+        ["addTerminals", addTerminalsBody],
+      ] as const
+    ).map(([name, code]) => ({ name, params: [], locals, code: assemble(code) })),
+  );
 }
 
 let compiled: WebAssembly.Module | null | undefined;

@@ -10,7 +10,8 @@ export const I32 = 0x7f;
 export const V128 = 0x7b;
 export const F64 = 0x7c;
 
-function uleb(value: number): number[] {
+/** Unsigned LEB128: how the binary format writes counts, sizes and indices. */
+export function uleb(value: number): number[] {
   const out: number[] = [];
   let v = value >>> 0;
   do {
@@ -22,7 +23,8 @@ function uleb(value: number): number[] {
   return out;
 }
 
-function sleb(value: number): number[] {
+/** Signed LEB128: how the binary format writes integer constants. */
+export function sleb(value: number): number[] {
   const out: number[] = [];
   let v = value | 0;
   for (;;) {
