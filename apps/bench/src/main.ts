@@ -6,6 +6,11 @@ import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.t
 import { maxflowBench, maxflowMarkdown } from "./suites/maxflow.ts";
 import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.ts";
 import { twoPhaseIlp, twoPhaseIlpMarkdown } from "./suites/two-phase-ilp.ts";
+import {
+  twoSlaveNer,
+  twoSlaveNerMarkdown,
+  writeTwoSlaveNerFigures,
+} from "./suites/two-slave-ner.ts";
 
 const integer = (value: string) => {
   const x = Number(value);
@@ -241,6 +246,57 @@ program
         onStatus: status,
       });
       await emit(result, maxflowMarkdown(result), opts.out);
+    },
+  );
+
+program
+  .command("two-slave-ner")
+  .description(
+    "qian-liu2014 on Twitter NER (WNUT-16, WNUT-17, Ritter 2011): linear-chain CRF vs general CRF by 2-slave DD, naive DD and exact ILP (Table 2), DD curves vs decoding time (Figure 2, SVG); JSON + Markdown",
+  )
+  .option("--out <file.json>", "write the JSON result here (Markdown and the SVG curves beside it)")
+  .option("--datasets <names...>", "registry names (default wnut16 wnut17 twitter-ritter2011)")
+  .option(
+    "--quick",
+    "a smoke run: wnut16 only, 400 training tweets, 20 CRF iterations, 2 folds, 2 epochs",
+  )
+  .option("--crf-iterations <n>", "L-BFGS iterations of every chain CRF (default 100)", integer)
+  .option(
+    "--folds <n>",
+    "jackknife folds for the perceptron's training scores (default 4)",
+    integer,
+  )
+  .option("--epochs <n>", "perceptron epochs (default 10)", integer)
+  .option("--threads <n>", "threads for CRF training", integer, 2)
+  .option("--exact-limit <ms>", "time limit of the exact ILP per group (default 10000)", integer)
+  .action(
+    async (opts: {
+      out?: string;
+      datasets?: string[];
+      quick?: boolean;
+      crfIterations?: number;
+      folds?: number;
+      epochs?: number;
+      threads: number;
+      exactLimit?: number;
+    }) => {
+      const quick = opts.quick === true;
+      const result = await twoSlaveNer({
+        threads: opts.threads,
+        ...(quick
+          ? { datasets: ["wnut16"], maxTrainSentences: 400, crfIterations: 20, folds: 2, epochs: 2 }
+          : {}),
+        ...(opts.datasets === undefined ? {} : { datasets: opts.datasets }),
+        ...(opts.crfIterations === undefined ? {} : { crfIterations: opts.crfIterations }),
+        ...(opts.folds === undefined ? {} : { folds: opts.folds }),
+        ...(opts.epochs === undefined ? {} : { epochs: opts.epochs }),
+        ...(opts.exactLimit === undefined ? {} : { exactTimeLimitMs: opts.exactLimit }),
+        onStatus: status,
+      });
+      await emit(result, twoSlaveNerMarkdown(result), opts.out);
+      if (opts.out !== undefined) {
+        for (const file of await writeTwoSlaveNerFigures(result, opts.out)) status(`wrote ${file}`);
+      }
     },
   );
 

@@ -283,6 +283,23 @@ export class CrfModel {
   }
 
   /**
+   * The same model (weights shared, not copied) with `extra` merged into its settings: how a
+   * model carries what was learned on top of it (a general CRF's consistency weights) in one file.
+   */
+  withSettings(extra: { readonly [key: string]: JsonValue }): CrfModel {
+    return new CrfModel({
+      labels: this.labels,
+      attributes: this.attributes,
+      transitionAttributes: this.transitionAttributes,
+      layout: this.layout,
+      weights: this.weights,
+      preset: this.preset,
+      settings: { ...this.settings, ...extra },
+      constraints: this.constraints,
+    });
+  }
+
+  /**
    * The same model without the zero-weight state and conditioned-bigram features (many after L1
    * training) and without the attributes left with none: every score, hence every decoding, is
    * unchanged; the model file shrinks.

@@ -5,6 +5,7 @@ import { type Decoding, exactDecoding } from "./decoding.ts";
 import type { SlaveBinding } from "./dual-decomposition/bindings.ts";
 import { DualDecomposition, type DualDecompositionOptions } from "./dual-decomposition/master.ts";
 import { LagrangeError, ProblemValidationError } from "./errors.ts";
+import type { PatternFactor } from "./factor-graph.ts";
 import type { Slave, SolveOptions } from "./solver.ts";
 
 /** One problem for every decoder: a model's chain scores plus whatever global structure applies. */
@@ -15,6 +16,12 @@ export interface DecodeProblem {
   readonly constraints?: readonly LinearConstraint[];
   /** Extra slaves beside the chain: a min-cut, a user's own oracle, … */
   readonly slaves?: readonly SlaveBinding[];
+  /**
+   * Higher-order pattern factors scored on top of the chain (qian-liu2014's sparse form): their
+   * variables are positions 0..n−1, each with the problem's L labels — a general CRF's skip-chain
+   * and phrase-consistency potentials. The objective is chain score + Σ factor scores.
+   */
+  readonly patterns?: readonly PatternFactor[];
 }
 
 export interface DecodeOptions extends SolveOptions {
@@ -48,8 +55,15 @@ export interface DecoderDefinition {
   readonly name: string;
   /** One line for `--help` and listings. */
   readonly description: string;
-  /** Whether problems may carry constraints / extra slaves (else decoding them is an error). */
-  readonly accepts: { readonly constraints: boolean; readonly slaves: boolean };
+  /**
+   * Whether problems may carry constraints / extra slaves / higher-order patterns (else decoding
+   * them is an error; `patterns` absent = false).
+   */
+  readonly accepts: {
+    readonly constraints: boolean;
+    readonly slaves: boolean;
+    readonly patterns?: boolean;
+  };
   /**
    * Registered slaves (by name) this decoder always decodes with: apps add them to every
    * problem, so `--decoder my-dd` alone brings its plug-in's slave along.
@@ -165,7 +179,8 @@ function lookup<T>(kind: string, name: string, known: ReadonlyMap<string, T>): T
 /** Wraps a decoder so that a problem with what its definition does not accept is a clear error. */
 function acceptingOnly(definition: DecoderDefinition, decoder: Decoder): Decoder {
   const { constraints, slaves } = definition.accepts;
-  if (constraints && slaves) return decoder;
+  const patterns = definition.accepts.patterns ?? false;
+  if (constraints && slaves && patterns) return decoder;
   return {
     name: decoder.name,
     decode(problem, options) {
@@ -179,6 +194,12 @@ function acceptingOnly(definition: DecoderDefinition, decoder: Decoder): Decoder
         throw new ProblemValidationError(
           "problem.slaves",
           `decoder "${definition.name}" does not take extra slaves; choose a dual-decomposition decoder`,
+        );
+      }
+      if (!patterns && (problem.patterns?.length ?? 0) > 0) {
+        throw new ProblemValidationError(
+          "problem.patterns",
+          `decoder "${definition.name}" does not take higher-order patterns; choose one that does (two-slave, naive-dd or exact)`,
         );
       }
       return decoder.decode(problem, options);

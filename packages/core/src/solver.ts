@@ -61,9 +61,22 @@ export interface SolveOptions {
  * valid until the next `maximize` call, so a caller that keeps them must copy them.
  */
 export interface SlaveResult {
+  /** One label per local position; a relaxed slave gives a labelling decoded from its indicators. */
   readonly labels: Int32Array;
-  /** The slave's own score of `labels` plus adjustment·y; −∞ when the slave has no feasible labelling. */
+  /**
+   * The slave's maximum: its own score plus adjustment·y of its maximiser; −∞ when the slave has
+   * no feasible labelling.
+   */
   readonly value: number;
+  /**
+   * Only for a **relaxed** slave, whose maximiser is a 0/1 vector z over the indicators (j*L + t)
+   * that need not be one-hot (qian-liu2014's min-cut slave may switch several labels of a token
+   * on, or none): z itself, length n·L. The master then takes z, not the one-hot vector of
+   * `labels`, as the slave's indicators in the subgradient and the agreement test, so agreement
+   * means z equals the other slaves' one-hot vectors, and `value` is the slave's score of z plus
+   * adjustment·z. `score(labels)` stays the slave's score of a one-hot labelling.
+   */
+  readonly indicators?: Uint8Array;
 }
 
 /**

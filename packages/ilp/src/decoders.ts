@@ -21,7 +21,9 @@ import {
   validateIlpProblem,
 } from "./chain-ilp.ts";
 import { type MaxMarginals, maxMarginals } from "./chain-tables.ts";
+import { FactorGraphIlp } from "./factor-graph-ilp.ts";
 import { prepareIlp } from "./highs-runtime.ts";
+import { decodeWithPatterns } from "./pattern-decoder.ts";
 
 /** Per-call options of the ILP decoders (they also read `signal` from {@link DecodeOptions}). */
 export interface IlpDecodeOptions extends DecodeOptions {
@@ -258,10 +260,19 @@ function checkTimeLimit(options: IlpDecodeOptions | undefined): void {
  */
 export function exactIlpDecoder(name = "exact"): IlpDecoder {
   const ilp = new ChainIlp();
+  let patternIlp: FactorGraphIlp | null = null;
   return {
     name,
-    dispose: () => ilp.dispose(),
+    dispose: () => {
+      ilp.dispose();
+      patternIlp?.dispose();
+    },
     decode(problem: DecodeProblem, options?: IlpDecodeOptions): IlpDecoding {
+      if ((problem.patterns?.length ?? 0) > 0) {
+        checkTimeLimit(options);
+        patternIlp ??= new FactorGraphIlp();
+        return decodeWithPatterns(patternIlp, problem, options);
+      }
       const call = begin(ilp, problem, options, "hinge");
       if (!("tables" in call)) return call;
       const { constraints, L, tables, first, form, started } = call;
@@ -469,8 +480,8 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
 export const exactDefinition: DecoderDefinition = {
   name: "exact",
   description:
-    "exact MAP under hard and soft constraints by integer programming (HiGHS): the referee",
-  accepts: { constraints: true, slaves: false },
+    "exact MAP under hard and soft constraints, or with higher-order patterns, by integer programming (HiGHS): the referee",
+  accepts: { constraints: true, slaves: false, patterns: true },
   prepare: prepareIlp,
   create: () => exactIlpDecoder("exact"),
 };

@@ -79,8 +79,9 @@ export class FactorGraphIlp {
         for (let a = 0; a < du; a++) {
           for (let b = 0; b < dw; b++) {
             const score = f.scores[a * dw + b]!;
-            const forbidden = score === NEG_INF;
-            const z = builder.column(forbidden ? 0 : score, 0, forbidden ? 0 : 1, false);
+            // A forbidden pair is simply absent: its rows then keep the pair's values apart.
+            if (score === NEG_INF) continue;
+            const z = builder.column(score, 0, 1, false);
             builder.entry(rowOfU[a]!, z, 1);
             builder.entry(rowOfW[b]!, z, 1);
           }

@@ -1,4 +1,42 @@
 export {
+  HIGHER_ORDER_DD_DEFAULTS,
+  type HigherOrderDecoding,
+  naiveDDDecoder,
+  naiveDDDefinition,
+  twoSlaveDecoder,
+  twoSlaveDefinition,
+} from "./decoders/decoders.ts";
+export { splitTreeCut, type TreeCutSplit } from "./decoders/tree-cut.ts";
+export {
+  type ConsistencyModel,
+  type ConsistencyTrainingOptions,
+  type ConsistencyTrainingProgress,
+  type ConsistencyTrainingResult,
+  type GroupInstance,
+  groupInstance,
+  groupProblem,
+  sentenceLabels,
+  trainConsistencyWeights,
+} from "./general-crf/general-crf.ts";
+export { concatenateChains } from "./general-crf/group-chain.ts";
+export {
+  documentGroups,
+  TWEET_STOPWORDS,
+  type TweetGroupOptions,
+  tweetGroups,
+} from "./general-crf/groups.ts";
+export {
+  CONSISTENCY_FEATURES,
+  type ConsistencyFactor,
+  type ConsistencyFactorOptions,
+  consistencyFeature,
+  consistencyFeatureCounts,
+  consistencyFeatureNames,
+  consistencyPatterns,
+  findConsistencyFactors,
+  labelSubsequences,
+} from "./general-crf/patterns.ts";
+export {
   buildMaxflowGraph,
   type CutSide,
   cutCapacity,
@@ -39,3 +77,16 @@ export {
   reduceToQuadratic,
   type TermKind,
 } from "./pseudo-boolean/index.ts";
+export {
+  type MinCutSlave,
+  type MinCutSlaveBinding,
+  type MinCutSlaveOptions,
+  type MinCutSlaveStats,
+  minCutSlave,
+} from "./slaves/cut-slave.ts";
+export {
+  greedySpanningForests,
+  naiveDecomposition,
+  phrasePairSlave,
+  treeSlave,
+} from "./slaves/naive-dd.ts";

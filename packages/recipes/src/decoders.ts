@@ -9,13 +9,15 @@ import {
   viterbiDefinition,
 } from "@lagrange/core";
 import { exactDefinition, twoPhaseDefinition } from "@lagrange/ilp";
+import { naiveDDDefinition, twoSlaveDefinition } from "@lagrange/mincut";
 import { hardDDDefinition, softDDDefinition } from "@lagrange/soft-dd";
 
 /**
  * The registry every app decodes through: `viterbi`, `soft-dd` and `hard-dd` over chain-crf's fast
  * chain oracle, and ilp's `exact` and `two-phase` (await `registry.prepare(name)` before creating
- * them: HiGHS loads asynchronously). The next packages (mincut, bcrf, l2s) add their definitions
- * here; a user's plug-ins add theirs with {@link loadPlugin}.
+ * them: HiGHS loads asynchronously), and mincut's `two-slave` and `naive-dd` for general CRFs
+ * (higher-order patterns). The next packages (bcrf, l2s) add their definitions here; a user's
+ * plug-ins add theirs with {@link loadPlugin}.
  */
 export function standardDecoders(): DecoderRegistry {
   return new DecoderRegistry({ chainSlaves: crfChainSlaves })
@@ -23,7 +25,9 @@ export function standardDecoders(): DecoderRegistry {
     .addDecoder(softDDDefinition)
     .addDecoder(hardDDDefinition)
     .addDecoder(exactDefinition)
-    .addDecoder(twoPhaseDefinition);
+    .addDecoder(twoPhaseDefinition)
+    .addDecoder(twoSlaveDefinition)
+    .addDecoder(naiveDDDefinition);
 }
 
 /**

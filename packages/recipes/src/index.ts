@@ -40,6 +40,27 @@ export {
 } from "./constraint-learning.ts";
 export { loadPlugin, standardDecoders } from "./decoders.ts";
 export {
+  ChainScoring,
+  corpusGroups,
+  type DecodedGroup,
+  type GeneralCrf,
+  type GeneralCrfSettings,
+  type GeneralCrfTrainingOptions,
+  type GeneralCrfTrainingProgress,
+  type GeneralTagging,
+  GROUPING_KINDS,
+  type GroupingKind,
+  generalCrfOf,
+  groupInstances,
+  learnConsistency,
+  type PreparedGeneralCrf,
+  prepareGeneralCrf,
+  type TrainedGeneralCrf,
+  tagGeneral,
+  trainGeneralCrf,
+  withGeneralCrf,
+} from "./general-crf.ts";
+export {
   attributesOf,
   type GoldLabels,
   inputForModel,
@@ -116,3 +137,13 @@ export {
   timeDistribution,
   tokenScores,
 } from "./two-phase/metrics.ts";
+export {
+  type CurvePoint,
+  type NerScores,
+  type Table2Row,
+  TWO_SLAVE_NER_DATASETS,
+  type TwoSlaveNerBenchmark,
+  type TwoSlaveNerDataset,
+  type TwoSlaveNerOptions,
+  twoSlaveNerBenchmark,
+} from "./two-slave-ner/benchmark.ts";

@@ -16,6 +16,8 @@ export interface CachedTrainingOptions {
   readonly iterations: number;
   /** L2 regularisation (default 1, CRFsuite's). */
   readonly c2?: number;
+  /** Labels in a fixed order (label ids shared with another model); part of the cache key. */
+  readonly labels?: readonly string[];
   /** Threads for the objective (default 2); they do not change the model, so not its key. */
   readonly threads?: number;
   /** Where trained models are cached; absent: always train. */
@@ -45,7 +47,13 @@ export async function trainOrLoadModel(
   if (options.cacheDir !== undefined) {
     key = modelCacheKey(
       attributes.map((a, i) => ({ attributes: a, labels: corpus.sentences[i]!.labels ?? [] })),
-      { preset: options.preset, c2, iterations: options.iterations, scheme },
+      {
+        preset: options.preset,
+        c2,
+        iterations: options.iterations,
+        scheme,
+        ...(options.labels === undefined ? {} : { labels: [...options.labels] }),
+      },
     );
     const model = await cachedModel(options.cacheDir, options.name, key);
     if (model !== undefined) {
@@ -69,6 +77,7 @@ export async function trainOrLoadModel(
     algorithm: "lbfgs",
     maxIterations: options.iterations,
     c2,
+    ...(options.labels === undefined ? {} : { labels: options.labels }),
     threads: options.threads ?? 2,
     ...(options.onTrainingProgress === undefined ? {} : { onProgress: options.onTrainingProgress }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),

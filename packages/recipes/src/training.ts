@@ -22,8 +22,8 @@ import {
 import { sentenceAttributes } from "./model-input.ts";
 
 export interface TrainOnCorpusOptions
-  extends Omit<TrainCrfOptions, "constraintsFor" | "heldOut" | "preset" | "labels"> {
-  /** Feature preset name (chunking, ner, citation, pos). */
+  extends Omit<TrainCrfOptions, "constraintsFor" | "heldOut" | "preset"> {
+  /** Feature preset name (chunking, ner, ner-words, citation, pos). */
   readonly preset: string;
   /** Default: the corpus's own scheme (catalogue, format, or read off its labels). */
   readonly scheme?: LabelScheme;

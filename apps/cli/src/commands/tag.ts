@@ -1,31 +1,43 @@
 import { readFile } from "node:fs/promises";
+import type { CrfModel } from "@lagrange/chain-crf";
 import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/constraint-templates";
-import { checkpoints, type DecoderRegistry, DecodingTally } from "@lagrange/core";
+import {
+  checkpoints,
+  type DecoderRegistry,
+  DecodingTally,
+  LagrangeError,
+  lagrangeErrorCode,
+} from "@lagrange/core";
 import { tokenPlace } from "@lagrange/datasets";
 import type { IlpDecodeOptions } from "@lagrange/ilp";
 import {
   checkDecoderUse,
+  type GeneralCrf,
+  type GeneralTagging,
+  generalCrfOf,
   InfeasibleSentenceError,
   inputForModel,
   loadPlugin,
   standardDecoders,
   type Tagged,
   Tagger,
+  tagGeneral,
 } from "@lagrange/recipes";
 import { type Command, InvalidArgumentError } from "commander";
-import { badInputError } from "../exit-codes.ts";
+import { badInputError, usageError } from "../exit-codes.ts";
 import { openData, readModel, requireFile } from "../inputs.ts";
 import { interruptible } from "../interruption.ts";
 import { collect, malformedOption, parseInteger, parsePositive } from "../options.ts";
 import { conllLines, type Output, writeOutput } from "../output.ts";
-import { note, progressBar, warn } from "../progress.ts";
+import { note, type Progress, progressBar, warn } from "../progress.ts";
 import { taggingReport } from "../render.ts";
 
 export interface TagOptions {
   readonly model: string;
   readonly data: string;
   readonly format?: string;
-  readonly decoder: string;
+  /** Default: viterbi for a linear-chain model, two-slave for a general one. */
+  readonly decoder?: string;
   /** Learned constraints (`lagrange constraints learn`). */
   readonly constraints?: string;
   /** Plug-in modules that add decoders and slaves. */
@@ -58,45 +70,75 @@ export async function readConstraintsFile(
   return parseConstraintsFile(text, { source: path, expectedLabels: labelNames }).entries;
 }
 
-/** `lagrange tag`: writes the labelled data; returns the report line (stderr). */
+/**
+ * `lagrange tag`: writes the labelled data; returns the report line (stderr). The model is read
+ * first: a general CRF (`lagrange train --model general`) decodes whole groups of sentences.
+ */
 export async function tagCommand(options: TagOptions, signal?: AbortSignal): Promise<string> {
+  const model = await readModel(options.model);
+  const general = generalCrfOf(model);
+  if (general !== null) return tagGeneralCommand(options, general, signal);
   const registry = standardDecoders();
   for (const plugin of options.plugin ?? []) {
     requireFile("--plugin", plugin);
     await loadPlugin(registry, plugin);
   }
-  checkDecoderUse(registry, options.decoder, {
-    constraints: options.constraints !== undefined,
-    slaves: options.slave ?? [],
-  });
-  const constrained = registry.decoder(options.decoder).accepts.constraints;
-  const ilp = ILP_DECODERS.has(options.decoder);
+  const decoder = options.decoder ?? "viterbi";
+  checkChainDecoderUse(registry, decoder, options);
+  const constrained = registry.decoder(decoder).accepts.constraints;
+  const ilp = ILP_DECODERS.has(decoder);
   if (options.maxIterations !== undefined && (!constrained || ilp)) {
     warn(
-      `--max-iterations bounds dual decomposition; ${options.decoder} does not iterate, so it is ignored`,
+      `--max-iterations bounds dual decomposition; ${decoder} does not iterate, so it is ignored`,
     );
   }
-  if (options.tau !== undefined && options.decoder !== "two-phase") {
-    warn(`--tau sets the two-phase ILP's score bound; ${options.decoder} ignores it`);
+  if (options.tau !== undefined && decoder !== "two-phase") {
+    warn(`--tau sets the two-phase ILP's score bound; ${decoder} ignores it`);
   }
   if (options.timeLimit !== undefined && !ilp) {
-    warn(`--time-limit bounds the ILP decoders (exact, two-phase); ${options.decoder} ignores it`);
+    warn(`--time-limit bounds the ILP decoders (exact, two-phase); ${decoder} ignores it`);
   }
-  await registry.prepare(options.decoder);
+  await registry.prepare(decoder);
   const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
   return writeOutput(options.out, { option: "--out", inputs }, (output) =>
-    tagInto(output, options, registry, constrained, signal),
+    tagInto(output, options, model, registry, decoder, constrained, signal),
   );
+}
+
+/**
+ * `checkDecoderUse` for a linear-chain model: a decoder of higher-order patterns (two-slave,
+ * naive-dd) given nothing to decode besides the chain is told that it needs a general model.
+ */
+function checkChainDecoderUse(registry: DecoderRegistry, decoder: string, options: TagOptions) {
+  try {
+    checkDecoderUse(registry, decoder, {
+      constraints: options.constraints !== undefined,
+      slaves: options.slave ?? [],
+    });
+  } catch (error) {
+    const definition = registry.decoder(decoder);
+    const patterns = definition.accepts.patterns === true && !ILP_DECODERS.has(decoder);
+    const alone = options.constraints === undefined && (options.slave ?? []).length === 0;
+    if (patterns && alone && lagrangeErrorCode(error) === "usage") {
+      throw new LagrangeError(
+        "usage",
+        `decoder ${decoder} decodes a general CRF's higher-order patterns: it needs a general model (lagrange train --model general --groups tweets|documents); ${options.model} is a linear-chain CRF (tag it with viterbi, or give ${decoder} learned constraints)`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }
 
 async function tagInto(
   output: Output,
   options: TagOptions,
+  model: CrfModel,
   registry: DecoderRegistry,
+  decoderName: string,
   constrained: boolean,
   signal: AbortSignal | undefined,
 ): Promise<string> {
-  const model = await readModel(options.model);
   const constraints =
     options.constraints === undefined
       ? undefined
@@ -110,7 +152,7 @@ async function tagInto(
   const tagger = new Tagger({
     model,
     registry,
-    decoder: options.decoder,
+    decoder: decoderName,
     ...(constraints === undefined ? {} : { constraints }),
     slaves: options.slave ?? [],
     decodeOptions,
@@ -166,6 +208,122 @@ async function tagInto(
   return `${taggingReport(tagger.time, seconds, summary)}${unlabeled ? " (unlabeled input: no gold column)" : ""}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
 }
 
+/** The decoder a general CRF is tagged with when `--decoder` is not given. */
+const GENERAL_DEFAULT_DECODER = "two-slave";
+
+/**
+ * `lagrange tag` with a general CRF: the whole input is read first (its groups — tweet clusters or
+ * documents — need every sentence), each group is decoded with its consistency factors, and the
+ * labels are written in input order. `--decoder viterbi` decodes the chain alone.
+ */
+async function tagGeneralCommand(
+  options: TagOptions,
+  crf: GeneralCrf,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const given = [
+    options.constraints === undefined ? "" : "--constraints",
+    (options.slave ?? []).length > 0 ? "--slave" : "",
+    (options.plugin ?? []).length > 0 ? "--plugin" : "",
+  ].filter((x) => x !== "");
+  if (given.length > 0) {
+    throw usageError(
+      `${given.join(", ")}: ${options.model} is a general CRF (lagrange train --model general), decoded with its own consistency factors; learned constraints, slaves and plug-ins are for linear-chain models`,
+    );
+  }
+  const registry = standardDecoders();
+  const decoder = options.decoder ?? GENERAL_DEFAULT_DECODER;
+  const definition = registry.decoder(decoder); // an unknown name: a usage error listing the known
+  const chainOnly = decoder === "viterbi";
+  if (!chainOnly && definition.accepts.patterns !== true) {
+    const fit = registry
+      .decoders()
+      .filter((d) => d.accepts.patterns === true)
+      .map((d) => d.name);
+    throw usageError(
+      `decoder ${decoder} does not decode a general CRF's higher-order patterns; ${options.model} is a general CRF: choose ${fit.join(", ")} (default ${GENERAL_DEFAULT_DECODER}), or viterbi for the chain alone`,
+    );
+  }
+  const ilp = ILP_DECODERS.has(decoder);
+  if (options.maxIterations !== undefined && (chainOnly || ilp)) {
+    warn(
+      `--max-iterations bounds dual decomposition; ${decoder} does not iterate, so it is ignored`,
+    );
+  }
+  if (options.tau !== undefined) {
+    warn(`--tau sets the two-phase ILP's score bound; ${decoder} ignores it`);
+  }
+  if (options.timeLimit !== undefined && !ilp) {
+    warn(`--time-limit bounds the ILP decoders (exact); ${decoder} ignores it`);
+  }
+  await registry.prepare(decoder);
+  const inputs = [options.model, options.data];
+  return writeOutput(options.out, { option: "--out", inputs }, async (output) => {
+    const read = await openData("--data", options.data, {
+      ...(options.format === undefined ? {} : { format: options.format }),
+      malformed: options.malformed ?? "skip",
+      defaultSplit: "dev",
+      ...(signal === undefined ? {} : { signal }),
+    });
+    const data = inputForModel(read, crf.model, options.unlabeled === true ? "none" : "auto");
+    const { sentences } = data;
+    const show = options.out !== undefined && process.stderr.isTTY;
+    let bar: Progress | undefined;
+    const started = performance.now();
+    // exact reads the time limit; the others ignore what they do not know.
+    const decodeOptions: IlpDecodeOptions = {
+      ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+      timeLimitMs: 1000 * (options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS),
+    };
+    let tagging: GeneralTagging;
+    try {
+      tagging = await tagGeneral(crf, sentences, registry.create(decoder), {
+        decodeOptions,
+        ...(chainOnly ? { chainOnly: true } : {}),
+        ...(signal === undefined ? {} : { signal }),
+        onGroup: (done, total) => {
+          bar ??= progressBar("tag", total, show);
+          bar.update(done, `${done}/${total} groups`);
+        },
+      });
+    } finally {
+      bar?.stop();
+    }
+    const checkpoint = checkpoints(signal);
+    let tokens = 0;
+    for (let i = 0; i < sentences.length; i++) {
+      await checkpoint();
+      const sentence = sentences[i]!;
+      tokens += sentence.tokens.length;
+      await output.write(conllLines(sentence, tagging.labels[i]!));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const timedOut = tagging.groups
+      .filter((g) => g.decoding.status === "time-limit")
+      .map((g) => tokenPlace(sentences[g.members[0]!]!, 0));
+    if (timedOut.length > 0) {
+      const limit = options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS;
+      warn(
+        `${timedOut.length} group(s) hit the ${limit} s time limit; their labels are the best found, not proven optimal (groups starting at ${timedOut.slice(0, 20).join(", ")}${timedOut.length > 20 ? ", …" : ""})`,
+      );
+    }
+    const unlabeled = sentences.every((s) => s.labels === undefined);
+    return `tagged ${sentences.length} sequences, ${tokens} tokens in ${seconds.toFixed(2)} s with the general CRF (${crf.settings.groups}), decoder ${decoder}${chainOnly ? " (the chain alone: consistency factors ignored)" : ""}; ${generalDecodingReport(tagging)}${unlabeled ? " (unlabeled input: no gold column)" : ""}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
+  });
+}
+
+/** Groups, groups with consistency factors, % of those certified, decoding time. */
+function generalDecodingReport(tagging: GeneralTagging): string {
+  const linked = tagging.groups.filter((g) => g.factors > 0);
+  const certified = linked.filter((g) => g.decoding.certified).length;
+  const iterations = linked.reduce((sum, g) => sum + g.decoding.iterations, 0);
+  const share =
+    linked.length === 0
+      ? "none to certify"
+      : `${((100 * certified) / linked.length).toFixed(1)}% of those certified, ${(iterations / linked.length).toFixed(2)} mean iterations`;
+  return `${tagging.groups.length} groups, ${linked.length} with consistency factors (${share}); decoding ${(tagging.decodingMs / 1000).toFixed(2)} s`;
+}
+
 function parseTau(value: string): number {
   const tau = Number(value);
   if (!(tau > 0 && tau <= 1)) {
@@ -182,7 +340,7 @@ export function registerTag(program: Command): void {
   program
     .command("tag")
     .description(
-      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr",
+      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, exact, two-phase, two-slave, naive-dd, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with two-slave, naive-dd, exact, or viterbi for the chain alone",
     )
     .requiredOption("--model <file>", "model file")
     .requiredOption(
@@ -192,8 +350,7 @@ export function registerTag(program: Command): void {
     .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
     .option(
       "--decoder <name>",
-      "viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), or a plug-in's",
-      "viterbi",
+      "viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), two-slave or naive-dd (a general CRF's higher-order patterns, qian-liu2014), or a plug-in's (default viterbi; two-slave for a general model)",
     )
     .option(
       "--constraints <file>",

@@ -1,18 +1,34 @@
 import {
+  type CrfModel,
   getPreset,
+  type JsonValue,
   modelToBytes,
   TRAINING_ALGORITHMS,
   type TrainingAlgorithm,
+  type TrainingProgress,
 } from "@lagrange/chain-crf";
-import { corpusLocator, parseLabelScheme } from "@lagrange/datasets";
-import { type TrainedOnCorpus, trainOnCorpus } from "@lagrange/recipes";
+import type { DecoderRegistry } from "@lagrange/core";
+import { type Corpus, corpusLocator, type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
+import {
+  GROUPING_KINDS,
+  type GroupingKind,
+  standardDecoders,
+  type TrainedGeneralCrf,
+  type TrainOnCorpusOptions,
+  trainGeneralCrf,
+  trainOnCorpus,
+} from "@lagrange/recipes";
 import { type Command, Option } from "commander";
 import { usageError } from "../exit-codes.ts";
 import { openData } from "../inputs.ts";
 import { interruptible } from "../interruption.ts";
 import { malformedOption, parseInteger, parseNonNegative, threadCount } from "../options.ts";
 import { writeOutput } from "../output.ts";
-import { note, progressBar, warn } from "../progress.ts";
+import { note, type Progress, progressBar, warn } from "../progress.ts";
+
+/** `--model`: a linear-chain CRF, or qian-liu2014's general CRF (chain + consistency factors). */
+export const MODEL_KINDS = ["chain", "general"] as const;
+export type ModelKind = (typeof MODEL_KINDS)[number];
 
 export interface TrainOptions {
   readonly data: string;
@@ -31,28 +47,73 @@ export interface TrainOptions {
   readonly malformed?: "error" | "repair" | "skip";
   /** Write the model even when training made no progress (0 iterations, a diverged loss). */
   readonly allowNoProgress?: boolean;
+  /** `chain` (default) or `general` (qian-liu2014: chain CRF + consistency weights over groups). */
+  readonly model?: ModelKind;
+  /** General CRF: how sentences are grouped (tweet clusters or documents). */
+  readonly groups?: string;
+  /** General CRF: jackknife folds of the chain scores the perceptron learns from (default 4). */
+  readonly folds?: number;
+  /** General CRF: perceptron epochs (default 10). */
+  readonly epochs?: number;
+  /** General CRF: the decoder the perceptron decodes with (default two-slave). */
+  readonly trainDecoder?: string;
+  /** General CRF, tweet groups: the largest group (default 50). */
+  readonly maxGroup?: number;
+  /** General CRF, tweet groups: shared word types that link two tweets (default 5). */
+  readonly minOverlap?: number;
   readonly out: string;
 }
+
+/** The general CRF's defaults, shown by `--help` and in messages. */
+const GENERAL_DEFAULTS = {
+  folds: 4,
+  epochs: 10,
+  trainDecoder: "two-slave",
+  maxGroup: 50,
+  minOverlap: 5,
+} as const;
 
 /** `lagrange train`: returns the summary line; the model is written atomically. */
 export async function trainCommand(options: TrainOptions, signal?: AbortSignal): Promise<string> {
   checkTrainOptions(options);
   const threads = options.threads === undefined ? undefined : threadCount(options.threads);
+  // The perceptron's decoder before anything is read: an unknown one is a usage error now, and
+  // HiGHS (exact) loads asynchronously.
+  const registry = options.model === "general" ? await perceptronDecoder(options) : undefined;
   // The output first: an unwritable path, or one that is the training data, fails now, not after
   // the training.
   const inputs = [options.data, options.dev];
   return writeOutput(options.out, { option: "--out", inputs }, async (output) => {
-    const trained = await train(options, threads, signal);
-    await output.write(modelToBytes(trained.result.model));
+    const trained = await train(options, threads, registry, signal);
+    await output.write(modelToBytes(trained.model));
     return trained.summary;
   });
+}
+
+/** `--train-decoder`: a registered decoder that takes higher-order patterns, prepared. */
+async function perceptronDecoder(options: TrainOptions): Promise<DecoderRegistry> {
+  const registry = standardDecoders();
+  const name = options.trainDecoder ?? GENERAL_DEFAULTS.trainDecoder;
+  const definition = registry.decoder(name); // an unknown name is a usage error listing the known
+  if (definition.accepts.patterns !== true) {
+    const fit = registry
+      .decoders()
+      .filter((d) => d.accepts.patterns === true)
+      .map((d) => d.name);
+    throw usageError(
+      `--train-decoder ${name} does not decode a general CRF's higher-order patterns; choose one of ${fit.join(", ")}`,
+    );
+  }
+  await registry.prepare(name);
+  return registry;
 }
 
 async function train(
   options: TrainOptions,
   threads: number | undefined,
+  registry: DecoderRegistry | undefined,
   signal: AbortSignal | undefined,
-): Promise<{ result: TrainedOnCorpus; summary: string }> {
+): Promise<{ model: CrfModel; summary: string }> {
   const read = {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",
@@ -76,31 +137,32 @@ async function train(
   note(
     `training ${options.algorithm} on ${train.sentences.length} sequences (${train.label}), preset ${options.preset}, scheme ${scheme}${options.scheme === undefined ? " (from the data)" : ""}`,
   );
+  const crf = (onProgress: TrainOnCorpusOptions["onProgress"]): TrainOnCorpusOptions => ({
+    preset: options.preset,
+    scheme,
+    algorithm: options.algorithm as TrainingAlgorithm,
+    ...(options.c1 === undefined ? {} : { c1: options.c1 }),
+    ...(options.c2 === undefined ? {} : { c2: options.c2 }),
+    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+    ...(threads === undefined ? {} : { threads }),
+    ...(options.minFreq === undefined ? {} : { minAttributeFrequency: options.minFreq }),
+    ...(dev === undefined ? {} : { dev }),
+    ...(options.patience === undefined ? {} : { patience: options.patience }),
+    ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
+    ...(options.allowNoProgress === true ? { allowNoProgress: true } : {}),
+    ...(onProgress === undefined ? {} : { onProgress }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+  if (options.model === "general") {
+    return trainGeneral(options, train, scheme, limit, crf, registry ?? standardDecoders(), signal);
+  }
   const bar = progressBar("train", limit);
-  let result: TrainedOnCorpus;
+  let result: Awaited<ReturnType<typeof trainOnCorpus>>;
   try {
-    result = await trainOnCorpus(train, {
-      preset: options.preset,
-      scheme,
-      algorithm: options.algorithm as TrainingAlgorithm,
-      ...(options.c1 === undefined ? {} : { c1: options.c1 }),
-      ...(options.c2 === undefined ? {} : { c2: options.c2 }),
-      ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
-      ...(threads === undefined ? {} : { threads }),
-      ...(options.minFreq === undefined ? {} : { minAttributeFrequency: options.minFreq }),
-      ...(dev === undefined ? {} : { dev }),
-      ...(options.patience === undefined ? {} : { patience: options.patience }),
-      ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
-      ...(options.allowNoProgress === true ? { allowNoProgress: true } : {}),
-      onProgress: (p) => {
-        const held =
-          p.heldOut === undefined
-            ? ""
-            : ` dev acc ${(100 * p.heldOut.tokenAccuracy).toFixed(2)}${p.heldOut.f1 === undefined ? "" : ` F1 ${(100 * p.heldOut.f1).toFixed(2)}`}`;
-        bar.update(Math.min(p.iteration, limit), `loss ${p.loss.toFixed(2)}${held}`);
-      },
-      ...(signal === undefined ? {} : { signal }),
-    });
+    result = await trainOnCorpus(
+      train,
+      crf((p) => bar.update(Math.min(p.iteration, limit), iterationDetail(p))),
+    );
   } finally {
     bar.stop();
   }
@@ -116,9 +178,128 @@ async function train(
       ? ""
       : `; best dev: acc ${(100 * best.tokenAccuracy).toFixed(2)}%${best.f1 === undefined ? "" : `, F1 ${(100 * best.f1).toFixed(2)}`} at iteration ${best.iteration}`;
   return {
-    result,
+    model: result.model,
     summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${result.stopReason}), ${result.seconds.toFixed(1)} s${bestText}; wrote ${options.out}\n`,
   };
+}
+
+/** The progress bar's detail of one CRF iteration: its loss, and the dev scores when evaluated. */
+function iterationDetail(p: TrainingProgress): string {
+  const held =
+    p.heldOut === undefined
+      ? ""
+      : ` dev acc ${(100 * p.heldOut.tokenAccuracy).toFixed(2)}${p.heldOut.f1 === undefined ? "" : ` F1 ${(100 * p.heldOut.f1).toFixed(2)}`}`;
+  return `loss ${p.loss.toFixed(2)}${held}`;
+}
+
+/**
+ * `--model general`: the chain CRF on all the data and on each jackknife fold ("crf fold k/K"),
+ * then the consistency weights by averaged perceptron through `--train-decoder` (qian-liu2014).
+ */
+async function trainGeneral(
+  options: TrainOptions,
+  train: Corpus,
+  scheme: LabelScheme,
+  limit: number,
+  crf: (onProgress: TrainOnCorpusOptions["onProgress"]) => TrainOnCorpusOptions,
+  registry: DecoderRegistry,
+  signal: AbortSignal | undefined,
+): Promise<{ model: CrfModel; summary: string }> {
+  const groups = options.groups as GroupingKind;
+  const folds = options.folds ?? GENERAL_DEFAULTS.folds;
+  const epochs = options.epochs ?? GENERAL_DEFAULTS.epochs;
+  const decoder = options.trainDecoder ?? GENERAL_DEFAULTS.trainDecoder;
+  const grouping = {
+    minOverlap: options.minOverlap ?? GENERAL_DEFAULTS.minOverlap,
+    maxGroupSize: options.maxGroup ?? GENERAL_DEFAULTS.maxGroup,
+  };
+  note(
+    `general CRF: ${groups} groups${groups === "tweets" ? ` (min overlap ${grouping.minOverlap}, at most ${grouping.maxGroupSize} tweets)` : ""}, ${folds === 1 ? "chain scores from the full CRF" : `${folds} jackknife folds`}, ${epochs} perceptron epochs decoded by ${decoder}`,
+  );
+  // One CRF on all the data, then one per fold (none when folds = 1: the full CRF scores).
+  const trainings = folds === 1 ? 1 : folds + 1;
+  let trained = 0;
+  const crfStep = () => (trained === 0 ? "crf on all data" : `crf fold ${trained}/${folds}`);
+  let crfBar: Progress | undefined = progressBar("crf", trainings * limit);
+  let perceptronBar: Progress | undefined;
+  const stopBars = () => {
+    crfBar?.stop();
+    crfBar = undefined;
+    perceptronBar?.stop();
+    perceptronBar = undefined;
+  };
+  let result: TrainedGeneralCrf;
+  try {
+    result = await trainGeneralCrf(train, {
+      crf: crf((p) =>
+        crfBar?.update(
+          trained * limit + Math.min(p.iteration, limit),
+          `${crfStep()}: ${iterationDetail(p)}`,
+        ),
+      ),
+      settings: {
+        groups,
+        ...(groups === "tweets" ? { grouping } : {}),
+      },
+      folds,
+      decoder,
+      registry,
+      epochs,
+      onProgress: (p) => {
+        if (p.stage === "crf") {
+          trained = Math.min(p.fold + 1, trainings);
+          crfBar?.update(trained * limit, trained < trainings ? `${crfStep()}` : "done");
+          return;
+        }
+        if (crfBar !== undefined) {
+          crfBar.stop();
+          crfBar = undefined;
+        }
+        perceptronBar ??= progressBar("perceptron", p.epochs * p.groups);
+        perceptronBar.update(
+          (p.epoch - 1) * p.groups + p.done,
+          `epoch ${p.epoch}/${p.epochs}, ${p.mistakes} mistaken positions`,
+        );
+      },
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } finally {
+    stopBars();
+  }
+  const { groupStats, training } = result;
+  note(
+    `groups: ${groupStats.groups} (${groupStats.linked} of two or more sentences, ${groupStats.withFactors} with consistency factors)`,
+  );
+  if (groupStats.withFactors === 0) {
+    warn(
+      `no ${groups === "tweets" ? "tweet cluster" : "document"} has a repeated phrase to link: the consistency weights stay 0 and the general CRF decodes as the chain CRF${groups === "tweets" ? " (a smaller --min-overlap links more tweets)" : ""}`,
+    );
+  }
+  const names = featureNames(result.model, result.consistency.weights.length);
+  note(
+    `consistency weights: ${Array.from(result.consistency.weights, (w, f) => `${names[f]} ${w.toFixed(3)}`).join(", ")}`,
+  );
+  const rate = training.decodings === 0 ? 1 : training.certified / training.decodings;
+  note(
+    `perceptron (${decoder}): mistaken positions per epoch ${training.mistakes.join(", ") || "none"}; ${training.certified} of ${training.decodings} decodings certified (${(100 * rate).toFixed(1)}%)`,
+  );
+  return {
+    model: result.model,
+    summary: `trained a general CRF: ${result.model.summary().weights} chain weights, ${result.model.numLabels} labels, ${result.consistency.weights.length} consistency weights; chain CRFs ${(result.crfMs / 1000).toFixed(1)} s, perceptron ${(result.perceptronMs / 1000).toFixed(1)} s; scheme ${scheme}; wrote ${options.out}\n`,
+  };
+}
+
+/**
+ * The names of the consistency features, as the model file records them (the mincut package's
+ * `consistencyFeatureNames()`, written by `withGeneralCrf`); `w<k>` where a file lacks them.
+ */
+function featureNames(model: CrfModel, count: number): string[] {
+  const stored = model.settings.generalCrf as { readonly featureNames?: JsonValue } | undefined;
+  const names = typeof stored === "object" && stored !== null ? stored.featureNames : undefined;
+  return Array.from({ length: count }, (_, f) => {
+    const name = Array.isArray(names) ? names[f] : undefined;
+    return typeof name === "string" ? name : `w${f}`;
+  });
 }
 
 /** Options that would be ignored are said so (the run goes on); impossible ones stop it. */
@@ -146,12 +327,52 @@ function checkTrainOptions(options: TrainOptions): void {
   if (options.patience !== undefined && options.dev === undefined) {
     warn("--patience needs --dev (early stopping watches held-out data); ignored");
   }
+  checkGeneralOptions(options);
+}
+
+/** `--model general` needs `--groups`; its options mean nothing to a chain CRF. */
+function checkGeneralOptions(options: TrainOptions): void {
+  const general: [string, unknown][] = [
+    ["--folds", options.folds],
+    ["--epochs", options.epochs],
+    ["--train-decoder", options.trainDecoder],
+    ["--max-group", options.maxGroup],
+    ["--min-overlap", options.minOverlap],
+  ];
+  if (options.model !== "general") {
+    if (options.groups !== undefined) {
+      throw usageError(
+        `--groups ${options.groups} groups sentences for a general CRF: add --model general (a chain CRF has no groups)`,
+      );
+    }
+    const given = general.filter(([, value]) => value !== undefined).map(([name]) => name);
+    if (given.length > 0) {
+      warn(`${given.join(", ")}: for --model general only; ignored with a chain CRF`);
+    }
+    return;
+  }
+  if (options.groups === undefined) {
+    throw usageError(
+      `--model general needs --groups ${GROUPING_KINDS.join(" or ")}: the sentences the consistency factors link (tweet clusters, or the data's documents)`,
+    );
+  }
+  if (options.groups === "documents") {
+    const given = general
+      .slice(3)
+      .filter(([, value]) => value !== undefined)
+      .map(([name]) => name);
+    if (given.length > 0) {
+      warn(`${given.join(", ")}: tweet clustering only; ignored with --groups documents`);
+    }
+  }
 }
 
 export function registerTrain(program: Command): void {
   program
     .command("train")
-    .description("Train a linear-chain CRF and write a model file")
+    .description(
+      "Train a linear-chain CRF (or, with --model general, qian-liu2014's general CRF: the chain plus consistency factors over groups of sentences) and write a model file",
+    )
     .requiredOption(
       "--data <spec>",
       "training data: a registry name[:split] (default split train) or a file path",
@@ -160,7 +381,7 @@ export function registerTrain(program: Command): void {
       "--format <format>",
       "file format for a path: conll, conllu, umass, inline (default from the extension)",
     )
-    .requiredOption("--preset <name>", "feature preset: chunking, ner, citation, pos")
+    .requiredOption("--preset <name>", "feature preset: chunking, ner, ner-words, citation, pos")
     .addOption(
       new Option("--algorithm <name>", "trainer")
         .choices([...TRAINING_ALGORITHMS])
@@ -193,6 +414,44 @@ export function registerTrain(program: Command): void {
       "label scheme for decoding and evaluation: IOB2, IOB1, IOE1, IOE2, BIOES, BILOU, hierarchical-BIO, none (default: the data's — the registry's, UMass ⇒ hierarchical-BIO, or read off the labels)",
     )
     .addOption(malformedOption())
+    .addOption(
+      new Option(
+        "--model <kind>",
+        "chain: a linear-chain CRF; general: the chain CRF plus consistency weights linking repeated phrases across a group of sentences (qian-liu2014; tag it with --decoder two-slave, naive-dd or exact)",
+      )
+        .choices([...MODEL_KINDS])
+        .default("chain"),
+    )
+    .addOption(
+      new Option(
+        "--groups <kind>",
+        "--model general (required there): tweets (clusters of tweets sharing words) or documents (the data's documents)",
+      ).choices([...GROUPING_KINDS]),
+    )
+    .option(
+      "--folds <n>",
+      `--model general: jackknife folds; the perceptron learns from chain scores of CRFs that did not see the group (1 = the full CRF's; default ${GENERAL_DEFAULTS.folds})`,
+      parseInteger,
+    )
+    .option(
+      "--epochs <n>",
+      `--model general: perceptron epochs over the groups (default ${GENERAL_DEFAULTS.epochs})`,
+      parseInteger,
+    )
+    .option(
+      "--train-decoder <name>",
+      `--model general: the decoder the perceptron decodes groups with: two-slave, naive-dd or exact (default ${GENERAL_DEFAULTS.trainDecoder})`,
+    )
+    .option(
+      "--max-group <n>",
+      `--groups tweets: the largest tweet cluster (default ${GENERAL_DEFAULTS.maxGroup})`,
+      parseInteger,
+    )
+    .option(
+      "--min-overlap <n>",
+      `--groups tweets: word types two tweets share to be linked (default ${GENERAL_DEFAULTS.minOverlap})`,
+      parseInteger,
+    )
     .option(
       "--allow-no-progress",
       "write the model even when training made no progress (0 iterations or a diverged loss); by default that is an error (exit 1)",

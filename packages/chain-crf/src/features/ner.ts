@@ -60,12 +60,18 @@ export const NER_UNIGRAM_FIELDS = [
 /** ner.py's bigram fields (pairs at offsets (i, i+1), i = −2…1). */
 export const NER_BIGRAM_FIELDS = ["w", "pos", "chk", "shaped", "type"] as const;
 
-function nerTemplates(): FieldTemplate[] {
+/** The fields that come from the POS and chunk columns (absent in the words-only variant). */
+const COLUMN_FIELDS: ReadonlySet<string> = new Set(["pos", "chk"]);
+
+function nerTemplates(wordsOnly = false): FieldTemplate[] {
   const templates: FieldTemplate[] = [];
+  const keep = (field: string) => !(wordsOnly && COLUMN_FIELDS.has(field));
   for (const field of NER_UNIGRAM_FIELDS) {
+    if (!keep(field)) continue;
     for (let i = -2; i <= 2; i++) templates.push([[field, i]]);
   }
   for (const field of NER_BIGRAM_FIELDS) {
+    if (!keep(field)) continue;
     for (let i = -2; i <= 1; i++) {
       templates.push([
         [field, i],
@@ -133,6 +139,19 @@ function observe(word: string, out: string[][], t: number): void {
 
 const COLUMNS = ["word", "pos", "chunk"] as const;
 
+/** ner.py's per-token attributes: the field templates, then the disjunctive word windows. */
+function nerToken(templates: FieldTemplateSet) {
+  return (rows: Rows, values: string[][], t: number, sink: AttributeSink): void => {
+    const n = rows.length;
+    const words = values[0]!;
+    templates.apply(values, n, t, sink);
+    for (let p = Math.max(0, t - 4); p <= t - 1; p++) sink.state(t, `w[-4..-1]=${words[p]}`, 1);
+    for (let p = t + 1; p <= Math.min(n - 1, t + 4); p++) {
+      sink.state(t, `w[1..4]=${words[p]}`, 1);
+    }
+  };
+}
+
 /**
  * The attributes of CRFsuite's `example/ner.py` for CoNLL-2003 rows `[word, POS, chunk]`: 33
  * token observations (word, lower-cased word, shape, degenerated shape, type, prefixes and
@@ -161,14 +180,27 @@ export function nerPreset(): Preset {
       }
       return values;
     },
-    token(rows: Rows, values: string[][], t: number, sink: AttributeSink): void {
+    token: nerToken(templates),
+  });
+}
+
+/**
+ * `ner` for corpora that have words only (tweets: WNUT-16/17, Ritter 2011): the same observations,
+ * bigrams and disjunctive windows, without the POS and chunk fields (no tagger output is assumed).
+ */
+export function nerWordsPreset(): Preset {
+  const templates = new FieldTemplateSet(nerTemplates(true), NER_UNIGRAM_FIELDS);
+  return definePreset({
+    name: "ner-words",
+    description:
+      "the ner preset on words alone (no POS or chunk columns, e.g. tweets): word, lower-case, shape, type, affixes, digit/case flags in a ±2 window, bigrams, disjunctive word windows",
+    columns: ["word"] as const,
+    prepare(rows: Rows): string[][] {
       const n = rows.length;
-      const words = values[0]!;
-      templates.apply(values, n, t, sink);
-      for (let p = Math.max(0, t - 4); p <= t - 1; p++) sink.state(t, `w[-4..-1]=${words[p]}`, 1);
-      for (let p = t + 1; p <= Math.min(n - 1, t + 4); p++) {
-        sink.state(t, `w[1..4]=${words[p]}`, 1);
-      }
+      const values = NER_UNIGRAM_FIELDS.map(() => new Array<string>(n));
+      for (let t = 0; t < n; t++) observe(rows[t]![0]!, values, t);
+      return values;
     },
+    token: nerToken(templates),
   });
 }

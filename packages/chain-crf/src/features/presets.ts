@@ -1,14 +1,17 @@
 import { LagrangeError } from "@lagrange/core";
 import { chunkingPreset } from "./chunking.ts";
 import { citationPreset } from "./citation.ts";
-import { nerPreset } from "./ner.ts";
+import { nerPreset, nerWordsPreset } from "./ner.ts";
 import { posPreset } from "./pos.ts";
 import type { Preset } from "./types.ts";
 
 /** The named presets with default options; model files record a preset by these names. */
-export const presets: Readonly<Record<"chunking" | "ner" | "citation" | "pos", Preset>> = {
+export const presets: Readonly<
+  Record<"chunking" | "ner" | "ner-words" | "citation" | "pos", Preset>
+> = {
   chunking: chunkingPreset(),
   ner: nerPreset(),
+  "ner-words": nerWordsPreset(),
   citation: citationPreset(),
   pos: posPreset(),
 };

@@ -228,7 +228,7 @@ function runMaster(
   let local = 0;
   for (let s = 0; s < S; s++) local += slaves[s]!.n;
   const localSize = single ? 0 : local * L;
-  scratch.grow(2 * m + 2 * size + n + 3 * localSize, 3 * n + 2 * local);
+  scratch.grow(2 * m + 2 * size + n + 3 * localSize, 3 * n + 2 * local + localSize + S);
   const f64 = scratch.take(scratch.f64);
   const i32 = scratch.take(scratch.i32);
   const lambda = f64(m).fill(0);
@@ -244,6 +244,9 @@ function runMaster(
   const firstLabel = i32(n);
   const slaveLabels = i32(local);
   const scoring = i32(local); // labels being scored
+  // A relaxed slave's indicators z (0/1, not one-hot), and which slaves gave them this iteration.
+  const slaveIndicators = i32(localSize);
+  const relaxed = i32(S);
   const firstLabels = new Int32Array(n);
 
   const localOffset = new Int32Array(S + 1);
@@ -252,7 +255,7 @@ function runMaster(
     ? [constraintAdjustment]
     : slaves.map((_, s) => adjustment.subarray(localOffset[s]! * L, localOffset[s + 1]! * L));
   const scoringViews = single
-    ? []
+    ? [scoring]
     : slaves.map((_, s) => scoring.subarray(localOffset[s]!, localOffset[s + 1]!));
   for (let i = 0; i < n; i++) inverseCover[i] = 1 / cover.cover[i]!;
 
@@ -372,6 +375,7 @@ function runMaster(
     // Every slave maximises its score plus its adjustment.
     let dual = lambdaDotB;
     let singleValue = 0;
+    let relaxedPrimal = false;
     if (!single) {
       votes.fill(0);
       firstLabel.fill(-1);
@@ -405,6 +409,14 @@ function runMaster(
         );
       }
       const out = localOffset[s]!;
+      const indicators = result.indicators;
+      if (indicators !== undefined && indicators.length !== map.length * L) {
+        throw new Error(
+          `slave "${slave.name}" returned ${indicators.length} indicators, expected n·L = ${map.length * L}`,
+        );
+      }
+      relaxedPrimal ||= single && indicators !== undefined;
+      relaxed[s] = single || indicators === undefined ? 0 : 1;
       for (let j = 0; j < map.length; j++) {
         const y = labels[j]!;
         if (!(y >= 0 && y < L)) {
@@ -413,8 +425,17 @@ function runMaster(
         slaveLabels[out + j] = y;
         if (single) continue;
         const i = map[j]!;
-        votes[i * L + y]! += 1;
         if (firstLabel[i] === -1) firstLabel[i] = y;
+        if (indicators === undefined) {
+          votes[i * L + y]! += 1;
+          continue;
+        }
+        const at = (out + j) * L;
+        for (let t2 = 0; t2 < L; t2++) {
+          const z = indicators[j * L + t2] === 0 ? 0 : 1;
+          slaveIndicators[at + t2] = z;
+          votes[i * L + t2]! += z;
+        }
       }
     }
     if (dual < bestDual - significant) lastProgress = t;
@@ -437,10 +458,17 @@ function runMaster(
           const out = localOffset[s]!;
           for (let j = 0; j < map.length; j++) {
             const i = map[j]!;
-            const g = i * L + slaveLabels[out + j]!;
             const share = inverseCover[i]!;
-            for (let e = A.colStart[g]!; e < A.colStart[g + 1]!; e++) {
-              activity[A.colRow[e]!]! += A.colCoefficient[e]! * share;
+            for (let t2 = 0; t2 < L; t2++) {
+              const on =
+                relaxed[s] === 1
+                  ? slaveIndicators[(out + j) * L + t2] === 1
+                  : slaveLabels[out + j] === t2;
+              if (!on) continue;
+              const g = i * L + t2;
+              for (let e = A.colStart[g]!; e < A.colStart[g + 1]!; e++) {
+                activity[A.colRow[e]!]! += A.colCoefficient[e]! * share;
+              }
             }
           }
         }
@@ -465,7 +493,11 @@ function runMaster(
     // (ties: the first slave) and every slave that labels all positions.
     let disagreements = 0;
     const primalBefore = bestPrimal;
-    if (single) {
+    if (single && relaxedPrimal) {
+      // A lone relaxed slave's value is not the score of its labelling: score that instead.
+      consider(slaveLabels, evaluate(slaveLabels), candidateHardViolation);
+      if (t === 1) firstLabels.set(slaveLabels);
+    } else if (single) {
       let adjustmentOfY = 0;
       for (let i = 0; i < n; i++) adjustmentOfY += constraintAdjustment[i * L + slaveLabels[i]!]!;
       const primal = hardViolation > 0 ? NEG_INF : singleValue - adjustmentOfY - penalty;
@@ -511,15 +543,14 @@ function runMaster(
         for (let s = 0; s < S; s++) {
           const map = positions[s]!;
           const out = localOffset[s]!;
+          const isRelaxed = relaxed[s] === 1;
           for (let j = 0; j < map.length; j++) {
             const i = map[j]!;
             const y = slaveLabels[out + j]!;
             const at = (out + j) * L;
             for (let t2 = 0; t2 < L; t2++) {
-              const d =
-                cover.cover[i] === 1
-                  ? 0
-                  : (y === t2 ? 1 : 0) - votes[i * L + t2]! * inverseCover[i]!;
+              const own = isRelaxed ? slaveIndicators[at + t2]! : y === t2 ? 1 : 0;
+              const d = cover.cover[i] === 1 ? 0 : own - votes[i * L + t2]! * inverseCover[i]!;
               gradient[at + t2] = d;
               normSquared += d * d;
             }

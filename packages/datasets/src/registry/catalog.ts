@@ -474,6 +474,12 @@ export const DATASETS: readonly DatasetInfo[] = [
         sources: [gh(...TWITTER_NLP, "data/annotated/ner.txt")],
       },
     ],
+    // One fold of Ritter et al.'s 4-fold cross-validation, in file order: the first three
+    // quarters train, the last quarter is held out (the paper publishes no fixed split).
+    customSplits: [
+      { split: "train", start: 0, count: 1796 },
+      { split: "dev", start: 1796, count: 598 },
+    ],
     licence: "GPL-3.0 (repository licence)",
     redistributable: true,
     citation: "Ritter et al. (2011), Named Entity Recognition in Tweets",

@@ -1,0 +1,443 @@
+import type { ChainScorer, CrfModel, JsonValue, Preset } from "@lagrange/chain-crf";
+import {
+  type ChainScores,
+  type DecodeOptions,
+  type Decoder,
+  type DecoderRegistry,
+  type Decoding,
+  LagrangeError,
+  throwIfAborted,
+  yieldToEventLoop,
+} from "@lagrange/core";
+import type { Corpus, Sentence } from "@lagrange/datasets";
+import {
+  type ConsistencyFactorOptions,
+  type ConsistencyModel,
+  type ConsistencyTrainingProgress,
+  type ConsistencyTrainingResult,
+  consistencyFeatureNames,
+  documentGroups,
+  type GroupInstance,
+  groupInstance,
+  groupProblem,
+  labelSubsequences,
+  sentenceLabels,
+  type TweetGroupOptions,
+  trainConsistencyWeights,
+  tweetGroups,
+} from "@lagrange/mincut";
+import { standardDecoders } from "./decoders.ts";
+import { modelPreset, sentenceAttributes } from "./model-input.ts";
+import { modelDecodingConstraints } from "./model-scheme.ts";
+import { type TrainOnCorpusOptions, trainOnCorpus } from "./training.ts";
+
+/** How sentences form the groups a general CRF links: tweet clusters or documents. */
+export type GroupingKind = "tweets" | "documents";
+export const GROUPING_KINDS: readonly GroupingKind[] = ["tweets", "documents"];
+
+/** What a general CRF records besides its chain model (stored in the model file's settings). */
+export interface GeneralCrfSettings {
+  readonly groups: GroupingKind;
+  readonly grouping?: TweetGroupOptions;
+  readonly factors?: ConsistencyFactorOptions;
+}
+
+/** A general CRF: a chain CRF plus consistency potentials over groups (qian-liu2014). */
+export interface GeneralCrf {
+  readonly model: CrfModel;
+  readonly consistency: ConsistencyModel;
+  readonly settings: GeneralCrfSettings;
+}
+
+const SETTINGS_KEY = "generalCrf";
+
+/** The general CRF a model file carries, or null for a plain chain CRF. */
+export function generalCrfOf(model: CrfModel): GeneralCrf | null {
+  const stored = model.settings[SETTINGS_KEY];
+  if (stored === undefined) return null;
+  const bad = (what: string): never => {
+    throw new LagrangeError(
+      "bad-input",
+      `the model's general-CRF settings are malformed: ${what} (retrain with lagrange train --model general)`,
+    );
+  };
+  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) bad("not an object");
+  const s = stored as { readonly [key: string]: JsonValue };
+  const groups = s.groups;
+  if (groups !== "tweets" && groups !== "documents") bad(`groups ${JSON.stringify(groups)}`);
+  const weights = s.weights;
+  const subsequences = s.subsequences;
+  if (!Array.isArray(weights) || weights.some((w) => typeof w !== "number")) bad("weights");
+  if (!Array.isArray(subsequences) || subsequences.some((q) => !Array.isArray(q))) {
+    bad("subsequences");
+  }
+  const outsideLabel = s.outsideLabel;
+  if (typeof outsideLabel !== "number") bad("outsideLabel");
+  const consistency: ConsistencyModel = {
+    L: model.numLabels,
+    outsideLabel: outsideLabel as number,
+    weights: Float64Array.from(weights as number[]),
+    subsequences: (subsequences as number[][]).map((q) => Int32Array.from(q)),
+    factorOptions: (s.factors ?? {}) as ConsistencyFactorOptions,
+  };
+  const settings: GeneralCrfSettings = {
+    groups: groups as GroupingKind,
+    ...(s.grouping === undefined ? {} : { grouping: s.grouping as TweetGroupOptions }),
+    ...(s.factors === undefined ? {} : { factors: s.factors as ConsistencyFactorOptions }),
+  };
+  return { model, consistency, settings };
+}
+
+/** The model with a general CRF's consistency part recorded in its settings (one model file). */
+export function withGeneralCrf(
+  model: CrfModel,
+  consistency: ConsistencyModel,
+  settings: GeneralCrfSettings,
+): CrfModel {
+  const record: { [key: string]: JsonValue } = {
+    groups: settings.groups,
+    outsideLabel: consistency.outsideLabel,
+    weights: Array.from(consistency.weights),
+    featureNames: consistencyFeatureNames(),
+    subsequences: consistency.subsequences.map((q) => Array.from(q)),
+  };
+  if (settings.grouping !== undefined) record.grouping = { ...settings.grouping };
+  if (settings.factors !== undefined) {
+    const { stopwords: _custom, ...plain } = settings.factors;
+    record.factors = { ...plain };
+  }
+  return model.withSettings({ [SETTINGS_KEY]: record });
+}
+
+/** The groups of a corpus: size-bounded single-linkage tweet clusters, or its documents. */
+export function corpusGroups(
+  sentences: readonly Sentence[],
+  kind: GroupingKind,
+  grouping: TweetGroupOptions = {},
+): Int32Array[] {
+  if (kind === "tweets")
+    return tweetGroups(
+      sentences.map((s) => s.tokens),
+      grouping,
+    );
+  let unique = -1;
+  return documentGroups(sentences.map((s) => s.document?.index ?? unique--));
+}
+
+/** The model's chain scores of sentences (copied: the scorer reuses its buffers). */
+export class ChainScoring {
+  readonly #preset: Preset;
+  readonly #scorer: ChainScorer;
+  constructor(model: CrfModel) {
+    this.#preset = modelPreset(model);
+    this.#scorer = model.scorer(modelDecodingConstraints(model));
+  }
+  score(sentence: Sentence): ChainScores {
+    const scores = this.#scorer.score(sentenceAttributes(this.#preset, sentence));
+    return {
+      ...scores,
+      unary: scores.unary.slice(),
+      transition:
+        scores.transition.length === scores.L * scores.L
+          ? scores.transition
+          : scores.transition.slice(),
+    };
+  }
+}
+
+/** Builds the group instances of a corpus: its groups' chains (by `scoreOf`) and factors. */
+export function groupInstances(
+  sentences: readonly Sentence[],
+  groups: readonly Int32Array[],
+  scoreOf: (index: number) => ChainScores,
+  factors: ConsistencyFactorOptions = {},
+  gold?: (index: number) => ArrayLike<number>,
+): GroupInstance[] {
+  return groups.map((members) => {
+    const indices = Array.from(members);
+    return groupInstance(
+      indices.map(scoreOf),
+      indices.map((k) => sentences[k]!.tokens),
+      factors,
+      gold === undefined ? undefined : indices.map(gold),
+    );
+  });
+}
+
+export type GeneralCrfTrainingProgress =
+  | { readonly stage: "crf"; readonly fold: number; readonly folds: number }
+  | ({ readonly stage: "perceptron" } & ConsistencyTrainingProgress);
+
+export interface GeneralCrfTrainingOptions {
+  /** Settings of the chain CRF (preset, iterations, threads, c2, …). */
+  readonly crf: TrainOnCorpusOptions;
+  readonly settings: GeneralCrfSettings;
+  /** The chain CRF trained on all of `train` already (e.g. from a cache): not trained again. */
+  readonly baseModel?: CrfModel;
+  /**
+   * Trains a chain CRF on part of the corpus with the given label order (default: trainOnCorpus
+   * with `crf`); the bench passes a cached trainer.
+   */
+  readonly trainModel?: (
+    corpus: Corpus,
+    labels: readonly string[],
+    fold: number,
+  ) => Promise<CrfModel>;
+  /**
+   * Jackknifed chain scores for the perceptron (default 4): the training groups are scored by CRFs
+   * trained on the other folds, so the consistency weights learn from the errors the CRF makes on
+   * unseen text; on its own training data it makes almost none. 1 = score with the full CRF.
+   */
+  readonly folds?: number;
+  /** Decoder (registry name or instance) the perceptron decodes with: default `two-slave`. */
+  readonly decoder?: string | Decoder;
+  readonly registry?: DecoderRegistry;
+  /** Perceptron epochs (default 10, as the paper). */
+  readonly epochs?: number;
+  /** Keep the consistency weights ≥ 0 (default true; see trainConsistencyWeights). */
+  readonly nonNegative?: boolean;
+  /** Perceptron step (default 0.1; see trainConsistencyWeights). */
+  readonly learningRate?: number;
+  readonly decodeOptions?: DecodeOptions;
+  readonly onProgress?: (progress: GeneralCrfTrainingProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** The chain CRF and the jackknifed training groups: what every perceptron run starts from. */
+export interface PreparedGeneralCrf {
+  readonly base: CrfModel;
+  readonly settings: GeneralCrfSettings;
+  readonly instances: readonly GroupInstance[];
+  readonly consistencyBase: Omit<ConsistencyModel, "weights">;
+  readonly crfMs: number;
+  /** Groups with at least two sentences, and groups with consistency factors. */
+  readonly groupStats: {
+    readonly groups: number;
+    readonly linked: number;
+    readonly withFactors: number;
+  };
+}
+
+export interface TrainedGeneralCrf extends GeneralCrf {
+  readonly training: ConsistencyTrainingResult;
+  readonly crfMs: number;
+  readonly perceptronMs: number;
+  readonly groupStats: PreparedGeneralCrf["groupStats"];
+}
+
+/**
+ * Trains a general CRF on a corpus: the chain CRF (the usual path, `trainOnCorpus`), jackknifed
+ * chain scores of the training groups, then the consistency weights by averaged perceptron through
+ * the chosen decoder. The path behind `lagrange train --model general` and the two-slave-ner bench.
+ */
+export async function trainGeneralCrf(
+  train: Corpus,
+  options: GeneralCrfTrainingOptions,
+): Promise<TrainedGeneralCrf> {
+  return learnConsistency(await prepareGeneralCrf(train, options), options);
+}
+
+/** The first half of {@link trainGeneralCrf}: the chain CRFs and the scored training groups. */
+export async function prepareGeneralCrf(
+  train: Corpus,
+  options: GeneralCrfTrainingOptions,
+): Promise<PreparedGeneralCrf> {
+  const { settings, signal } = options;
+  const folds = options.folds ?? 4;
+  if (!Number.isInteger(folds) || folds < 1) {
+    throw new LagrangeError("usage", `folds: expected an integer ≥ 1, got ${folds}`);
+  }
+  const started = performance.now();
+  const trainModel =
+    options.trainModel ??
+    (async (corpus: Corpus, labels: readonly string[]) =>
+      (
+        await trainOnCorpus(corpus, {
+          ...options.crf,
+          ...(labels.length === 0 ? {} : { labels }),
+          ...(signal === undefined ? {} : { signal }),
+        })
+      ).model);
+  const base = options.baseModel ?? (await trainModel(train, [], 0));
+  options.onProgress?.({ stage: "crf", fold: 0, folds });
+  const labels = base.labels.names();
+  const outside = labels.indexOf("O");
+  if (outside < 0) {
+    throw new LagrangeError(
+      "bad-input",
+      `a general CRF needs an outside label "O"; the model's labels are ${labels.join(", ")}`,
+    );
+  }
+  const sentences = train.sentences;
+  const gold = sentences.map((s, k) => {
+    if (s.labels === undefined) {
+      throw new LagrangeError("bad-input", `${train.label}: sentence ${k + 1} has no gold labels`);
+    }
+    return base.labels.encode(s.labels);
+  });
+  const groups = corpusGroups(sentences, settings.groups, settings.grouping);
+
+  // Jackknife: group g's sentences are scored by the CRF that did not see fold g mod folds.
+  const foldOf = new Int32Array(sentences.length);
+  groups.forEach((members, g) => {
+    for (const k of members) foldOf[k] = g % folds;
+  });
+  const scores: ChainScores[] = new Array(sentences.length);
+  for (let f = 0; f < folds; f++) {
+    throwIfAborted(signal);
+    const model =
+      folds === 1
+        ? base
+        : await trainModel(
+            { ...train, sentences: sentences.filter((_, k) => foldOf[k] !== f) },
+            labels,
+            f + 1,
+          );
+    if (folds > 1) options.onProgress?.({ stage: "crf", fold: f + 1, folds });
+    const scoring = new ChainScoring(model);
+    sentences.forEach((s, k) => {
+      if (foldOf[k] === f) scores[k] = scoring.score(s);
+    });
+  }
+  const factorOptions = settings.factors ?? {};
+  const instances = groupInstances(
+    sentences,
+    groups,
+    (k) => scores[k]!,
+    factorOptions,
+    (k) => gold[k]!,
+  );
+  return {
+    base,
+    settings,
+    instances,
+    consistencyBase: {
+      L: base.numLabels,
+      outsideLabel: outside,
+      subsequences: labelSubsequences(gold, factorOptions.maxLength ?? 3, base.numLabels),
+      factorOptions,
+    },
+    crfMs: performance.now() - started,
+    groupStats: {
+      groups: groups.length,
+      linked: groups.filter((g) => g.length > 1).length,
+      withFactors: instances.filter((x) => x.factors.length > 0).length,
+    },
+  };
+}
+
+/** The second half of {@link trainGeneralCrf}: the consistency weights through a decoder. */
+export async function learnConsistency(
+  prepared: PreparedGeneralCrf,
+  options: Omit<
+    GeneralCrfTrainingOptions,
+    "crf" | "settings" | "baseModel" | "trainModel" | "folds"
+  >,
+): Promise<TrainedGeneralCrf> {
+  const { signal } = options;
+  const decoder = resolveDecoder(options.decoder ?? "two-slave", options.registry);
+  const started = performance.now();
+  const training = await trainConsistencyWeights(
+    prepared.instances,
+    prepared.consistencyBase,
+    decoder,
+    {
+      ...(options.epochs === undefined ? {} : { epochs: options.epochs }),
+      ...(options.nonNegative === undefined ? {} : { nonNegative: options.nonNegative }),
+      ...(options.learningRate === undefined ? {} : { learningRate: options.learningRate }),
+      ...(options.decodeOptions === undefined ? {} : { decodeOptions: options.decodeOptions }),
+      ...(signal === undefined ? {} : { signal }),
+      onProgress: (p) => options.onProgress?.({ stage: "perceptron", ...p }),
+    },
+  );
+  const consistency: ConsistencyModel = { ...prepared.consistencyBase, weights: training.weights };
+  return {
+    model: withGeneralCrf(prepared.base, consistency, prepared.settings),
+    consistency,
+    settings: prepared.settings,
+    training,
+    crfMs: prepared.crfMs,
+    perceptronMs: performance.now() - started,
+    groupStats: prepared.groupStats,
+  };
+}
+
+function resolveDecoder(decoder: string | Decoder, registry?: DecoderRegistry): Decoder {
+  return typeof decoder === "string" ? (registry ?? standardDecoders()).create(decoder) : decoder;
+}
+
+/** One decoded group. */
+export interface DecodedGroup {
+  /** Sentence indices of the group, in order. */
+  readonly members: Int32Array;
+  readonly decoding: Decoding;
+  readonly positions: number;
+  readonly factors: number;
+}
+
+export interface GeneralTagging {
+  /** Predicted label names per sentence, in corpus order. */
+  readonly labels: string[][];
+  readonly groups: readonly DecodedGroup[];
+  readonly decodingMs: number;
+}
+
+/**
+ * Tags sentences with a general CRF: groups them as the model says, scores each group's chain and
+ * factors, and decodes each group with the decoder (two-slave, naive-dd, exact — or viterbi, which
+ * then ignores the consistency part). `chainOnly` decodes the groups without their patterns (the
+ * linear-chain baseline on the same model).
+ */
+export async function tagGeneral(
+  crf: GeneralCrf,
+  sentences: readonly Sentence[],
+  decoder: Decoder,
+  options: {
+    readonly decodeOptions?: DecodeOptions;
+    readonly chainOnly?: boolean;
+    readonly signal?: AbortSignal;
+    readonly onGroup?: (done: number, total: number) => void;
+  } = {},
+): Promise<GeneralTagging> {
+  const scoring = new ChainScoring(crf.model);
+  const groups = corpusGroups(sentences, crf.settings.groups, crf.settings.grouping);
+  const instances = groupInstances(
+    sentences,
+    groups,
+    (k) => scoring.score(sentences[k]!),
+    crf.settings.factors ?? {},
+  );
+  const labels: string[][] = new Array(sentences.length);
+  const decoded: DecodedGroup[] = [];
+  let decodingMs = 0;
+  for (const [g, instance] of instances.entries()) {
+    // Yield between groups so that Ctrl-C (an AbortSignal fired from the event loop) is seen.
+    if (g % 8 === 7) await yieldToEventLoop();
+    throwIfAborted(options.signal);
+    const problem =
+      options.chainOnly === true
+        ? { scores: instance.chain }
+        : groupProblem(instance, crf.consistency);
+    const t0 = performance.now();
+    const decoding = decoder.decode(problem, {
+      ...options.decodeOptions,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    decodingMs += performance.now() - t0;
+    if (decoding.status === "infeasible") {
+      throw new LagrangeError("bad-input", "no labelling of a group meets the label scheme");
+    }
+    const parts = sentenceLabels(instance, decoding.labels);
+    groups[g]!.forEach((k, p) => {
+      labels[k] = crf.model.labels.decode(parts[p]!);
+    });
+    decoded.push({
+      members: groups[g]!,
+      decoding,
+      positions: instance.chain.n,
+      factors: instance.factors.length,
+    });
+    options.onGroup?.(g + 1, instances.length);
+  }
+  return { labels, groups: decoded, decodingMs };
+}
