@@ -267,6 +267,7 @@ program
     integer,
   )
   .option("--epochs <n>", "perceptron epochs (default 10)", integer)
+  .option("--learning-rate <x>", "perceptron step (default 0.01)", number)
   .option("--threads <n>", "threads for CRF training", integer, 2)
   .option("--exact-limit <ms>", "time limit of the exact ILP per group (default 10000)", integer)
   .action(
@@ -277,6 +278,7 @@ program
       crfIterations?: number;
       folds?: number;
       epochs?: number;
+      learningRate?: number;
       threads: number;
       exactLimit?: number;
     }) => {
@@ -290,6 +292,7 @@ program
         ...(opts.crfIterations === undefined ? {} : { crfIterations: opts.crfIterations }),
         ...(opts.folds === undefined ? {} : { folds: opts.folds }),
         ...(opts.epochs === undefined ? {} : { epochs: opts.epochs }),
+        ...(opts.learningRate === undefined ? {} : { learningRate: opts.learningRate }),
         ...(opts.exactLimit === undefined ? {} : { exactTimeLimitMs: opts.exactLimit }),
         onStatus: status,
       });

@@ -196,7 +196,7 @@ export interface GeneralCrfTrainingOptions {
   readonly epochs?: number;
   /** Keep the consistency weights ≥ 0 (default true; see trainConsistencyWeights). */
   readonly nonNegative?: boolean;
-  /** Perceptron step (default 0.1; see trainConsistencyWeights). */
+  /** Perceptron step (default 0.01; see trainConsistencyWeights). */
   readonly learningRate?: number;
   readonly decodeOptions?: DecodeOptions;
   readonly onProgress?: (progress: GeneralCrfTrainingProgress) => void;

@@ -124,7 +124,7 @@ export interface ConsistencyTrainingOptions {
    */
   readonly nonNegative?: boolean;
   /**
-   * Step of each update, w += rate·(φ(gold) − φ(predicted)) (default 0.1). The chain part keeps
+   * Step of each update, w += rate·(φ(gold) − φ(predicted)) (default 0.01). The chain part keeps
    * its trained scale (weight 1 on the CRF score), so unlike a perceptron that learns every
    * weight, the scale of the steps matters: a group with many factors changes its counts by tens,
    * and unit steps would let consistency outweigh the CRF after one mistake.
@@ -164,7 +164,7 @@ export async function trainConsistencyWeights(
     throw new ProblemValidationError("options.epochs", `expected an integer ≥ 1, got ${epochs}`);
   }
   const nonNegative = options.nonNegative ?? true;
-  const rate = options.learningRate ?? 0.1;
+  const rate = options.learningRate ?? 0.01;
   if (!(rate > 0 && Number.isFinite(rate))) {
     throw new ProblemValidationError("options.learningRate", `expected a number > 0, got ${rate}`);
   }

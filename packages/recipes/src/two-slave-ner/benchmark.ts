@@ -158,7 +158,7 @@ export async function twoSlaveNerBenchmark(
   const crfIterations = options.crfIterations ?? 100;
   const folds = options.folds ?? 4;
   const epochs = options.epochs ?? 10;
-  const learningRate = options.learningRate ?? 0.1;
+  const learningRate = options.learningRate ?? 0.01;
   const exactTimeLimitMs = options.exactTimeLimitMs ?? 10_000;
   const caps = options.curveIterations ?? [1, 2, 3, 5, 10, 20, 50, 100, 200];
   const registry = standardDecoders();
