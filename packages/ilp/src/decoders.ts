@@ -89,7 +89,8 @@ function countViolations(
   return { violated, hardViolated };
 }
 
-interface Outcome {
+/** What an ILP decoding found, before the statistics against its first labelling. */
+export interface Outcome {
   readonly status: Decoding["status"];
   readonly labels: Int32Array;
   readonly primal: number;
@@ -102,7 +103,7 @@ interface Outcome {
   readonly violationCost?: number;
 }
 
-function decoding(
+export function decoding(
   outcome: Outcome,
   first: Int32Array,
   constraints: readonly LinearConstraint[],

@@ -8,7 +8,7 @@ import {
   throwIfAborted,
 } from "@lagrange/core";
 import { maxMarginals } from "./chain-tables.ts";
-import type { IlpDecodeOptions, IlpDecoding } from "./decoders.ts";
+import { decoding, type IlpDecodeOptions, type IlpDecoding } from "./decoders.ts";
 import type { FactorGraphIlp } from "./factor-graph-ilp.ts";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
@@ -115,25 +115,9 @@ export function decodeWithPatterns(
     columns = 0,
     keptNodes = n * L,
   ): IlpDecoding {
-    return {
-      labels,
-      primal,
-      dual,
-      status,
-      iterations: Math.max(1, solves),
-      certified: status === "optimal",
-      gap: primal > NEG_INF ? Math.max(0, dual - primal) : Number.POSITIVE_INFINITY,
-      multipliers: new Float64Array(0),
-      firstLabels: viterbi === null ? new Int32Array(n).fill(-1) : viterbi.slice(),
-      firstViolated: 0,
-      violated: 0,
-      hardViolated: 0,
-      solves,
-      solveMs: performance.now() - started,
-      columns,
-      kept: keptNodes / (n * L),
-      conflict: [],
-      violationCost: 0,
-    };
+    const first = viterbi === null ? new Int32Array(n).fill(-1) : viterbi.slice();
+    const solveMs = performance.now() - started;
+    const kept = keptNodes / (n * L);
+    return decoding({ status, labels, primal, dual, solves, solveMs, columns, kept }, first, [], L);
   }
 }

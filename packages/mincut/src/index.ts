@@ -21,6 +21,7 @@ export {
 export { concatenateChains } from "./general-crf/group-chain.ts";
 export {
   documentGroups,
+  TWEET_GROUP_DEFAULTS,
   TWEET_STOPWORDS,
   type TweetGroupOptions,
   tweetGroups,

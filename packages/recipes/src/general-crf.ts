@@ -22,6 +22,7 @@ import {
   groupProblem,
   labelSubsequences,
   sentenceLabels,
+  TWEET_GROUP_DEFAULTS,
   type TweetGroupOptions,
   trainConsistencyWeights,
   tweetGroups,
@@ -50,6 +51,12 @@ export interface GeneralCrf {
 }
 
 const SETTINGS_KEY = "generalCrf";
+
+/** The tweet grouping's defaults (mincut's), for apps that show them. */
+export { TWEET_GROUP_DEFAULTS };
+
+/** Defaults of general-CRF training that apps show: jackknife folds, epochs (the paper's 10), decoder. */
+export const GENERAL_CRF_DEFAULTS = { folds: 4, epochs: 10, decoder: "two-slave" } as const;
 
 /** The general CRF a model file carries, or null for a plain chain CRF. */
 export function generalCrfOf(model: CrfModel): GeneralCrf | null {
@@ -243,7 +250,7 @@ export async function prepareGeneralCrf(
   options: GeneralCrfTrainingOptions,
 ): Promise<PreparedGeneralCrf> {
   const { settings, signal } = options;
-  const folds = options.folds ?? 4;
+  const folds = options.folds ?? GENERAL_CRF_DEFAULTS.folds;
   if (!Number.isInteger(folds) || folds < 1) {
     throw new LagrangeError("usage", `folds: expected an integer ≥ 1, got ${folds}`);
   }
@@ -335,14 +342,14 @@ export async function learnConsistency(
   >,
 ): Promise<TrainedGeneralCrf> {
   const { signal } = options;
-  const decoder = resolveDecoder(options.decoder ?? "two-slave", options.registry);
+  const decoder = resolveDecoder(options.decoder ?? GENERAL_CRF_DEFAULTS.decoder, options.registry);
   const started = performance.now();
   const training = await trainConsistencyWeights(
     prepared.instances,
     prepared.consistencyBase,
     decoder,
     {
-      ...(options.epochs === undefined ? {} : { epochs: options.epochs }),
+      epochs: options.epochs ?? GENERAL_CRF_DEFAULTS.epochs,
       ...(options.nonNegative === undefined ? {} : { nonNegative: options.nonNegative }),
       ...(options.learningRate === undefined ? {} : { learningRate: options.learningRate }),
       ...(options.decodeOptions === undefined ? {} : { decodeOptions: options.decodeOptions }),
@@ -409,6 +416,10 @@ export async function tagGeneral(
   );
   const labels: string[][] = new Array(sentences.length);
   const decoded: DecodedGroup[] = [];
+  const decodeOptions: DecodeOptions = {
+    ...options.decodeOptions,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
   let decodingMs = 0;
   for (const [g, instance] of instances.entries()) {
     // Yield between groups so that Ctrl-C (an AbortSignal fired from the event loop) is seen.
@@ -419,10 +430,7 @@ export async function tagGeneral(
         ? { scores: instance.chain }
         : groupProblem(instance, crf.consistency);
     const t0 = performance.now();
-    const decoding = decoder.decode(problem, {
-      ...options.decodeOptions,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    const decoding = decoder.decode(problem, decodeOptions);
     decodingMs += performance.now() - t0;
     if (decoding.status === "infeasible") {
       throw new LagrangeError("bad-input", "no labelling of a group meets the label scheme");

@@ -12,6 +12,7 @@ import { tokenPlace } from "@lagrange/datasets";
 import type { IlpDecodeOptions } from "@lagrange/ilp";
 import {
   checkDecoderUse,
+  GENERAL_CRF_DEFAULTS,
   type GeneralCrf,
   type GeneralTagging,
   generalCrfOf,
@@ -209,7 +210,7 @@ async function tagInto(
 }
 
 /** The decoder a general CRF is tagged with when `--decoder` is not given. */
-const GENERAL_DEFAULT_DECODER = "two-slave";
+const GENERAL_DEFAULT_DECODER = GENERAL_CRF_DEFAULTS.decoder;
 
 /**
  * `lagrange tag` with a general CRF: the whole input is read first (its groups — tweet clusters or

@@ -10,11 +10,13 @@ import {
 import type { DecoderRegistry } from "@lagrange/core";
 import { type Corpus, corpusLocator, type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
 import {
+  GENERAL_CRF_DEFAULTS,
   GROUPING_KINDS,
   type GroupingKind,
   standardDecoders,
   type TrainedGeneralCrf,
   type TrainOnCorpusOptions,
+  TWEET_GROUP_DEFAULTS,
   trainGeneralCrf,
   trainOnCorpus,
 } from "@lagrange/recipes";
@@ -64,13 +66,13 @@ export interface TrainOptions {
   readonly out: string;
 }
 
-/** The general CRF's defaults, shown by `--help` and in messages. */
+/** The general CRF's defaults (the recipes' own), shown by `--help` and in messages. */
 const GENERAL_DEFAULTS = {
-  folds: 4,
-  epochs: 10,
-  trainDecoder: "two-slave",
-  maxGroup: 50,
-  minOverlap: 5,
+  folds: GENERAL_CRF_DEFAULTS.folds,
+  epochs: GENERAL_CRF_DEFAULTS.epochs,
+  trainDecoder: GENERAL_CRF_DEFAULTS.decoder,
+  maxGroup: TWEET_GROUP_DEFAULTS.maxGroupSize,
+  minOverlap: TWEET_GROUP_DEFAULTS.minOverlap,
 } as const;
 
 /** `lagrange train`: returns the summary line; the model is written atomically. */

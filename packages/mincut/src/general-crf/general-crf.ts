@@ -185,6 +185,10 @@ export async function trainConsistencyWeights(
   const mistakesPerEpoch: number[] = [];
   let certified = 0;
   let decodings = 0;
+  const decodeOptions: DecodeOptions = {
+    ...options.decodeOptions,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
   let c = 1;
   for (let epoch = 1; epoch <= epochs; epoch++) {
     shuffleInPlace(order, random);
@@ -193,10 +197,7 @@ export async function trainConsistencyWeights(
       if (options.signal?.aborted) throw new AbortError();
       const x = useful[order[k]!]!;
       const gold = x.gold!;
-      const decoding: Decoding = decoder.decode(groupProblem(x, current), {
-        ...options.decodeOptions,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
+      const decoding: Decoding = decoder.decode(groupProblem(x, current), decodeOptions);
       decodings++;
       if (decoding.certified) certified++;
       let wrong = 0;

@@ -257,6 +257,9 @@ export function hasLetterOrDigit(token: string): boolean {
   return HAS_ALNUM.test(token);
 }
 
+/** The paper's link ("more than 4 shared words") and the group size bound. */
+export const TWEET_GROUP_DEFAULTS = { minOverlap: 5, maxGroupSize: 50 } as const;
+
 export interface TweetGroupOptions {
   /** Two tweets are linked when they share at least this many word types; 5 is the paper's "> 4". */
   readonly minOverlap?: number;
@@ -288,8 +291,8 @@ export function tweetGroups(
   sentences: readonly (readonly string[])[],
   options: TweetGroupOptions = {},
 ): Int32Array[] {
-  const minOverlap = options.minOverlap ?? 5;
-  const maxGroupSize = options.maxGroupSize ?? 50;
+  const minOverlap = options.minOverlap ?? TWEET_GROUP_DEFAULTS.minOverlap;
+  const maxGroupSize = options.maxGroupSize ?? TWEET_GROUP_DEFAULTS.maxGroupSize;
   const view = options.words ?? "all";
   if (!Number.isInteger(minOverlap) || minOverlap < 1) {
     throw new ProblemValidationError(

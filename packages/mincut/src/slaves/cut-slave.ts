@@ -8,6 +8,7 @@ import {
 import { MaxflowGraph, type MaxflowKernel } from "../maxflow/graph.ts";
 import { PseudoBooleanFunction } from "../pseudo-boolean/function.ts";
 import { labelGroups, reduceToQuadratic } from "../pseudo-boolean/reduce.ts";
+import { checkLabelCount, checkPatternFactor } from "./pattern-checks.ts";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 
@@ -75,9 +76,7 @@ export function minCutSlave(
   options: MinCutSlaveOptions = {},
 ): MinCutSlaveBinding {
   const name = options.name ?? "min-cut";
-  if (!Number.isInteger(L) || L < 1) {
-    throw new ProblemValidationError(`${name}.L`, `expected an integer ≥ 1, got ${L}`);
-  }
+  checkLabelCount(L, name);
   if (factors.length === 0) {
     throw new ProblemValidationError(`${name}.factors`, "expected at least one pattern factor");
   }
@@ -226,33 +225,8 @@ function collectPositions(factors: readonly PatternFactor[], L: number, name: st
   const seen = new Set<number>();
   factors.forEach((factor, f) => {
     const at = `${name}.factors[${f}]`;
-    if (factor.kind !== "pattern") {
-      throw new ProblemValidationError(`${at}.kind`, `expected "pattern", got ${factor.kind}`);
-    }
-    const arity = factor.variables.length;
-    if (arity < 1 || factor.patterns.length !== arity * factor.scores.length) {
-      throw new ProblemValidationError(
-        `${at}.patterns`,
-        `expected ${factor.scores.length} patterns × ${arity} values, got ${factor.patterns.length}`,
-      );
-    }
-    if (!Number.isFinite(factor.defaultScore)) {
-      throw new ProblemValidationError(
-        `${at}.defaultScore`,
-        `expected a finite score (a min-cut slave has no −∞), got ${factor.defaultScore}`,
-      );
-    }
-    const local = new Set<number>();
-    for (const v of factor.variables) {
-      if (!(Number.isInteger(v) && v >= 0)) {
-        throw new ProblemValidationError(`${at}.variables`, `expected positions ≥ 0, got ${v}`);
-      }
-      if (local.has(v)) {
-        throw new ProblemValidationError(`${at}.variables`, `position ${v} appears twice`);
-      }
-      local.add(v);
-      seen.add(v);
-    }
+    checkPatternFactor(factor, L, at);
+    // A cut has no infinite capacities: −∞, which the other slaves take, is refused here.
     for (let p = 0; p < factor.scores.length; p++) {
       if (!Number.isFinite(factor.scores[p]!)) {
         throw new ProblemValidationError(
@@ -260,16 +234,14 @@ function collectPositions(factors: readonly PatternFactor[], L: number, name: st
           `expected a finite score (a min-cut slave has no −∞), got ${factor.scores[p]}`,
         );
       }
-      for (let k = 0; k < arity; k++) {
-        const s = factor.patterns[p * arity + k]!;
-        if (!(Number.isInteger(s) && s >= 0 && s < L)) {
-          throw new ProblemValidationError(
-            `${at}.patterns[${p * arity + k}]`,
-            `expected a label in 0..${L - 1}, got ${s}`,
-          );
-        }
-      }
     }
+    if (!Number.isFinite(factor.defaultScore)) {
+      throw new ProblemValidationError(
+        `${at}.defaultScore`,
+        `expected a finite score (a min-cut slave has no −∞), got ${factor.defaultScore}`,
+      );
+    }
+    for (const v of factor.variables) seen.add(v);
   });
   return Int32Array.from([...seen].sort((a, b) => a - b));
 }

@@ -56,7 +56,7 @@ export function checkPatternFactor(factor: PatternFactor, L: number, at: string)
     const y = patterns[k]!;
     if (y < 0 || y >= L) {
       throw new ProblemValidationError(
-        `${at}.patterns[${Math.floor(k / arity)}][${k % arity}]`,
+        `${at}.patterns[${k}]`,
         `expected a label in 0..${L - 1}, got ${y}`,
       );
     }

@@ -4,6 +4,7 @@ import type { IlpDecodeOptions } from "@lagrange/ilp";
 import { consistencyFeatureNames } from "@lagrange/mincut";
 import { standardDecoders } from "../decoders.ts";
 import {
+  GENERAL_CRF_DEFAULTS,
   type GeneralCrf,
   type GeneralTagging,
   learnConsistency,
@@ -156,8 +157,8 @@ export async function twoSlaveNerBenchmark(
 ): Promise<TwoSlaveNerBenchmark> {
   const status = options.onStatus ?? (() => {});
   const crfIterations = options.crfIterations ?? 100;
-  const folds = options.folds ?? 4;
-  const epochs = options.epochs ?? 10;
+  const folds = options.folds ?? GENERAL_CRF_DEFAULTS.folds;
+  const epochs = options.epochs ?? GENERAL_CRF_DEFAULTS.epochs;
   const learningRate = options.learningRate ?? 0.01;
   const exactTimeLimitMs = options.exactTimeLimitMs ?? 10_000;
   const caps = options.curveIterations ?? [1, 2, 3, 5, 10, 20, 50, 100, 200];
@@ -372,7 +373,7 @@ async function runDataset(
       });
     }
   }
-  const exactForCurve = exactTagging as GeneralTagging | null;
+  const exactForCurve: GeneralTagging | null = exactTagging;
   const exactLinked = exactForCurve === null ? [] : withFactors(exactForCurve);
   const exactMeanOptimum =
     exactLinked.length === 0
