@@ -1,7 +1,13 @@
-import { TWO_PHASE_DATASETS, type TwoPhaseDatasetName } from "@lagrange/recipes";
+import {
+  BCRF_DATASETS,
+  type BcrfDatasetName,
+  TWO_PHASE_DATASETS,
+  type TwoPhaseDatasetName,
+} from "@lagrange/recipes";
 import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { writeReport } from "./report.ts";
+import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./suites/bcrf.ts";
 import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.ts";
 import { maxflowBench, maxflowMarkdown } from "./suites/maxflow.ts";
 import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.ts";
@@ -299,6 +305,62 @@ program
       await emit(result, twoSlaveNerMarkdown(result), opts.out);
       if (opts.out !== undefined) {
         for (const file of await writeTwoSlaveNerFigures(result, opts.out)) status(`wrote ${file}`);
+      }
+    },
+  );
+
+program
+  .command("bcrf")
+  .description(
+    "corro on UD English EWT (UPOS) and CoNLL-2003 (NER, supervised and partial): CRF / mean-field / Bcrf training × Viterbi / mean-field / Bcrf decoding (Table 1), training- and decoding-time ratios (Tables 2–3), IBP convergence (SVG); JSON + Markdown",
+  )
+  .option("--out <file.json>", "write the JSON result here (Markdown and the SVG curves beside it)")
+  .option("--datasets <names...>", `registry names (default ${BCRF_DATASETS.join(" ")})`)
+  .option("--quick", "a smoke run: 1,000 training and 300 evaluation sentences, 20 iterations")
+  .option("--train-iterations <n>", "L-BFGS iterations of every model (default 100)", integer)
+  .option("--max-train <n>", "train on the first n sentences only", integer)
+  .option("--max-dev <n>", "evaluate on the first n sentences only", integer)
+  .option("--no-partial", "skip the partially supervised CoNLL-2003 runs")
+  .option("--threads <n>", "threads for training and the threaded-Bcrf crossover", integer, 2)
+  .action(
+    async (opts: {
+      out?: string;
+      datasets?: string[];
+      quick?: boolean;
+      trainIterations?: number;
+      maxTrain?: number;
+      maxDev?: number;
+      partial: boolean;
+      threads: number;
+    }) => {
+      for (const name of opts.datasets ?? []) {
+        if (!(BCRF_DATASETS as readonly string[]).includes(name)) {
+          throw new InvalidArgumentError(
+            `unknown dataset "${name}"; expected ${BCRF_DATASETS.join(", ")}`,
+          );
+        }
+      }
+      const quick = opts.quick === true;
+      const result = await bcrfSuite({
+        threads: opts.threads,
+        partial: opts.partial,
+        ...(quick
+          ? {
+              maxTrainSentences: 1000,
+              maxDevSentences: 300,
+              trainIterations: 20,
+              crossoverLengths: [100, 10_000],
+            }
+          : {}),
+        ...(opts.datasets === undefined ? {} : { datasets: opts.datasets as BcrfDatasetName[] }),
+        ...(opts.trainIterations === undefined ? {} : { trainIterations: opts.trainIterations }),
+        ...(opts.maxTrain === undefined ? {} : { maxTrainSentences: opts.maxTrain }),
+        ...(opts.maxDev === undefined ? {} : { maxDevSentences: opts.maxDev }),
+        onStatus: status,
+      });
+      await emit(result, bcrfMarkdown(result), opts.out);
+      if (opts.out !== undefined) {
+        for (const file of await writeBcrfFigures(result, opts.out)) status(`wrote ${file}`);
       }
     },
   );

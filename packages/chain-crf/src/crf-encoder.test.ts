@@ -2,6 +2,7 @@ import { LabelSet, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CrfEncoder, restoreEncoder } from "./crf-encoder.ts";
+import type { AttributeSequence } from "./features/types.ts";
 import { compileDataset } from "./model/dataset.ts";
 import { buildAttributeDictionary } from "./model/dictionary.ts";
 import { buildFeatureLayout } from "./model/layout.ts";
@@ -411,5 +412,95 @@ describe("CrfEncoder, constrained training", () => {
       /sequence 1 starts with label #/,
     );
     expect(() => encoder.setConstraints({ allowed: new Uint8Array(3) })).toThrow(/length 3/);
+  });
+});
+
+describe("CrfEncoder, label sets (partial annotations that restrict a token)", () => {
+  function labelSetEncoder(seed: number) {
+    const rnd = seededRandom(seed);
+    const sequences = randomCorpus(seed, { sequences: 5, maxLength: 4, labels: 3 }).map((s) => ({
+      attributes: s.attributes,
+      labels: s.labels!.map((l) => {
+        const r = rnd();
+        if (r < 0.25) return null;
+        if (r < 0.55) return [l as string, `L${Math.floor(rnd() * 3)}`];
+        return l;
+      }),
+    }));
+    const attributes = buildAttributeDictionary(sequences.map((s) => s.attributes));
+    const labels = new LabelSet();
+    for (const name of ["L0", "L1", "L2"]) labels.intern(name);
+    const dataset = compileDataset(sequences, { attributes, labels, internLabels: true });
+    const layout = buildFeatureLayout(dataset, attributes.size, labels.size, 0, {
+      dense: seed % 2 === 0,
+    });
+    const encoder = new CrfEncoder(dataset, layout);
+    const weights = Float64Array.from({ length: layout.numWeights }, () => rnd() * 2 - 1);
+    return { encoder, weights, sequences };
+  }
+
+  it("the loss is log Z − log Z(labellings within every token's set), by enumeration", () => {
+    for (let seed = 1; seed < 40; seed++) {
+      const { encoder, weights, sequences } = labelSetEncoder(seed);
+      for (let i = 0; i < encoder.numInstances; i++) {
+        const n = encoder.instanceLength(i);
+        const cells = sequences[i]!.labels;
+        const all = allLabellings(n, 3);
+        const within = all.filter((y) =>
+          y.every((t, j) => {
+            const cell = cells[j];
+            if (cell === null || cell === undefined) return true;
+            return typeof cell === "string" ? cell === `L${t}` : cell.includes(`L${t}`);
+          }),
+        );
+        const expected =
+          lse(all.map((y) => pathScore(encoder, i, y, weights))) -
+          lse(within.map((y) => pathScore(encoder, i, y, weights)));
+        expect(encoder.instanceLoss(i, weights, null)).toBeCloseTo(expected, 9);
+      }
+    }
+  });
+
+  it("refuses a label set no labelling can honour under the training mask", () => {
+    const words: AttributeSequence = {
+      length: 3,
+      offsets: Int32Array.of(0, 1, 2, 3),
+      names: ["a", "b", "c"],
+      values: null,
+      transition: null,
+    };
+    const attributes = buildAttributeDictionary([words]);
+    const labels = new LabelSet();
+    for (const name of ["O", "B", "I"]) labels.intern(name);
+    const dataset = compileDataset(
+      [
+        {
+          attributes: words,
+          labels: ["O", ["I"], "O"],
+        },
+      ],
+      { attributes, labels, internLabels: true },
+    );
+    const layout = buildFeatureLayout(dataset, attributes.size, labels.size, 0, {});
+    const encoder = new CrfEncoder(dataset, layout);
+    // BIO: O → I forbidden. "I" alone is a known label (a one-label set), caught pair by pair.
+    const allowed = Uint8Array.of(1, 1, 0, 1, 1, 1, 1, 1, 1);
+    expect(() => encoder.setConstraints({ allowed })).toThrow(/forbidden by the constraints/);
+    const sets = compileDataset(
+      [
+        {
+          attributes: words,
+          labels: ["O", ["B", "I"], null],
+        },
+      ],
+      { attributes, labels, internLabels: true },
+    );
+    const other = new CrfEncoder(
+      sets,
+      buildFeatureLayout(sets, attributes.size, labels.size, 0, {}),
+    );
+    // Only O may follow O: the set {B, I} after it cannot be honoured.
+    const onlyO = Uint8Array.of(1, 0, 0, 1, 1, 1, 1, 1, 1);
+    expect(() => other.setConstraints({ allowed: onlyO })).toThrow(/within their label sets/);
   });
 });

@@ -7,6 +7,7 @@ import {
 } from "./encoder/constraints.ts";
 import { addLabellingCounts } from "./encoder/feature-counts.ts";
 import { InstanceLoss } from "./encoder/loss.ts";
+import type { SequenceObjective } from "./encoder/objective.ts";
 import {
   type CrfEncoderDescriptor,
   encoderDescriptor,
@@ -80,6 +81,20 @@ export class CrfEncoder implements Encoder {
             this.numInstances,
             labelNames,
           );
+  }
+
+  /**
+   * Trains another structured loss on the same features (corro's Bregman CRF, mean field):
+   * every loss and gradient then comes from `objective`. `null` restores the CRF's likelihood.
+   * Worker threads rebuild the objective from its `source`; without one, set threads to 1.
+   */
+  setObjective(objective: SequenceObjective | null): void {
+    this.#instances.objective = objective;
+  }
+
+  /** The plug-in objective in force, or null for the CRF's likelihood. */
+  get objective(): SequenceObjective | null {
+    return this.#instances.objective;
   }
 
   /** Whether {@link setConstraints} put a mask in force. */
@@ -206,7 +221,15 @@ export class CrfEncoder implements Encoder {
   descriptor(): CrfEncoderDescriptor {
     this.#shared ??= shareCorpus(this.dataset, this.layout);
     const end = this.#begin + this.numInstances;
-    return encoderDescriptor(this.#shared, this.#begin, end, this.#instances.masks);
+    const descriptor = encoderDescriptor(this.#shared, this.#begin, end, this.#instances.masks);
+    const objective = this.#instances.objective;
+    if (objective === null) return descriptor;
+    if (objective.source === undefined) {
+      throw new RangeError(
+        `the ${objective.name} objective has no source for worker threads: train it with threads = 1`,
+      );
+    }
+    return { ...descriptor, objective: objective.source };
   }
 }
 

@@ -414,6 +414,7 @@ export class CrfModel {
     v.allowedStart = c.allowedStart ?? null;
     v.allowedEnd = c.allowedEnd ?? null;
     v.fixed = null;
+    v.labelMask = null;
     const fixed = options.fixed;
     if (fixed === undefined) return;
     if (fixed.length !== v.n) {

@@ -23,6 +23,13 @@ export {
   type TrainingData,
   type TrainingDataOptions,
 } from "./crf-model.ts";
+export {
+  type ChainGradient,
+  type ChainInput,
+  emptyChainInput,
+  type ObjectiveSource,
+  type SequenceObjective,
+} from "./encoder/objective.ts";
 export type { Encoder, TrainingProgress } from "./encoder.ts";
 // Features: attribute extraction (CRF++ templates, CRFsuite attribute input, presets)
 export {
@@ -78,6 +85,7 @@ export {
   type CompileOptions,
   compileDataset,
   type LabelledSequence,
+  type LabelSets,
 } from "./model/dataset.ts";
 export { buildAttributeDictionary } from "./model/dictionary.ts";
 export { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.ts";

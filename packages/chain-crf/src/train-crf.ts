@@ -5,6 +5,7 @@ import {
   modelFromTraining,
   prepareTrainingData,
 } from "./crf-model.ts";
+import type { SequenceObjective } from "./encoder/objective.ts";
 import type { TrainingProgress } from "./encoder.ts";
 import type { LabelledSequence } from "./model/dataset.ts";
 import { trainAveragedPerceptron } from "./train/perceptron.ts";
@@ -46,6 +47,12 @@ export interface TrainCrfOptions {
    * Off by default so that the objective stays CRFsuite's (the benchmarks compare against it).
    */
   readonly constrainedTraining?: boolean;
+  /**
+   * The structured loss to minimise on the features (default: the CRF's negative
+   * log-likelihood): @lagrange/bcrf's Bregman CRF Fenchel–Young loss or mean field's. Its name is
+   * stored in the model file's settings (`objective`); the model decodes with any decoder.
+   */
+  readonly objective?: SequenceObjective;
   /** Held-out data evaluated during training; with `patience`, early stopping. */
   readonly heldOut?: {
     readonly sequences: readonly LabelledSequence[];
@@ -102,6 +109,7 @@ export async function trainCrf(
     }
     data.encoder.setConstraints(constraints, data.labels.names());
   }
+  if (options.objective !== undefined) data.encoder.setObjective(options.objective);
   const settings: { [key: string]: JsonValue } = {
     algorithm,
     ...(options.c1 === undefined ? {} : { c1: options.c1 }),
@@ -111,6 +119,7 @@ export async function trainCrf(
       ? {}
       : { minAttributeFrequency: options.minAttributeFrequency }),
     trainingSequences: sequences.length,
+    ...(options.objective === undefined ? {} : { objective: options.objective.name }),
     ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
     ...options.settings,
   };
@@ -123,7 +132,9 @@ export async function trainCrf(
   let heldOut: HeldOutOptions | undefined;
   const held = options.heldOut;
   if (held !== undefined) {
-    const gold = held.sequences.map((s) => (s.labels ?? []).map((l) => l ?? "O"));
+    const gold = held.sequences.map((s) =>
+      (s.labels ?? []).map((l) => (typeof l === "string" ? l : "O")),
+    );
     heldOut = {
       evaluate(weights: Float64Array) {
         const model = modelFromTraining(data, weights, extra);

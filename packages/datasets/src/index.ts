@@ -190,6 +190,13 @@ export {
 } from "./schemes/label-scheme.ts";
 export type { SchemeName, SchemeOptions } from "./schemes/labels.ts";
 export { LabelSchemeError, SCHEME_NAMES } from "./schemes/labels.ts";
+export {
+  isFullyLabelled,
+  isPartialLabelCell,
+  type PartialLabel,
+  parsePartialLabel,
+  UNKNOWN_LABEL_CELL,
+} from "./schemes/partial-labels.ts";
 export type { Span } from "./schemes/spans.ts";
 export {
   convertScheme,

@@ -48,6 +48,12 @@ export interface Sentence {
   labels?: string[];
   document?: DocumentInfo;
   source?: SourcePosition;
+  /**
+   * The columns a model reads (indices into `columns`), where not all but the label column: a
+   * CoNLL-U sentence's input is FORM alone, since its other fields (ID, LEMMA, XPOS, FEATS,
+   * HEAD, …) are either bookkeeping or gold annotation layers a tagger must not see.
+   */
+  inputColumns?: readonly number[];
 }
 
 /** A document and its sentences, for callers that want the grouping rather than the per-sentence link. */
@@ -78,10 +84,17 @@ function sameDocument(a: DocumentInfo | undefined, b: DocumentInfo | undefined):
 
 /**
  * The model-input view of a sentence: per token its fields from every column except the label
- * column (e.g. `[word, POS]` for CoNLL-2000), the rows feature extractors read.
+ * column (e.g. `[word, POS]` for CoNLL-2000), or from its `inputColumns` where the reader set
+ * them (CoNLL-U: FORM), the rows feature extractors read.
  */
 export function inputRows(sentence: Sentence): string[][] {
   const { columns, tokens, labels } = sentence;
+  const only = sentence.inputColumns;
+  if (only !== undefined) {
+    const rows: string[][] = new Array(tokens.length);
+    for (let t = 0; t < tokens.length; t++) rows[t] = only.map((c) => columns[c]![t]!);
+    return rows;
+  }
   const labelColumn = labels === undefined ? -1 : columns.indexOf(labels);
   const rows: string[][] = new Array(tokens.length);
   for (let t = 0; t < tokens.length; t++) {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { bcrfDefinition, meanFieldDefinition } from "@lagrange/bcrf";
 import { crfChainSlaves } from "@lagrange/chain-crf";
 import {
   DecoderRegistry,
@@ -16,8 +17,9 @@ import { hardDDDefinition, softDDDefinition } from "@lagrange/soft-dd";
  * The registry every app decodes through: `viterbi`, `soft-dd` and `hard-dd` over chain-crf's fast
  * chain oracle, and ilp's `exact` and `two-phase` (await `registry.prepare(name)` before creating
  * them: HiGHS loads asynchronously), and mincut's `two-slave` and `naive-dd` for general CRFs
- * (higher-order patterns). The next packages (bcrf, l2s) add their definitions here; a user's
- * plug-ins add theirs with {@link loadPlugin}.
+ * (higher-order patterns), and bcrf's `bcrf` and `mean-field` (corro's parallel approximate
+ * decoders). The next package (l2s) adds its definitions here; a user's plug-ins add theirs
+ * with {@link loadPlugin}.
  */
 export function standardDecoders(): DecoderRegistry {
   return new DecoderRegistry({ chainSlaves: crfChainSlaves })
@@ -27,7 +29,9 @@ export function standardDecoders(): DecoderRegistry {
     .addDecoder(exactDefinition)
     .addDecoder(twoPhaseDefinition)
     .addDecoder(twoSlaveDefinition)
-    .addDecoder(naiveDDDefinition);
+    .addDecoder(naiveDDDefinition)
+    .addDecoder(bcrfDefinition)
+    .addDecoder(meanFieldDefinition);
 }
 
 /**

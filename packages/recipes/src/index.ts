@@ -1,4 +1,22 @@
 export {
+  BCRF_DATASETS,
+  type BcrfBenchmarkOptions,
+  type BcrfBenchmarkResult,
+  type BcrfCell,
+  type BcrfDatasetName,
+  type BcrfDatasetResult,
+  bcrfBenchmark,
+  type ConvergencePoint,
+  type DecodingTiming,
+  type TrainingTiming,
+} from "./bcrf/benchmark.ts";
+export {
+  bcrfCrossover,
+  type CrossoverOptions,
+  type CrossoverPoint,
+  type CrossoverResult,
+} from "./bcrf/crossover.ts";
+export {
   type CitationBenchmark,
   type CitationBenchmarkOptions,
   citationBenchmark,

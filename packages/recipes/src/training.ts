@@ -14,9 +14,14 @@ import {
   evaluateSegments,
   evaluateTokens,
   inputRows,
+  isFullyLabelled,
+  isPartialLabelCell,
   type LabelScheme,
+  type PartialLabel,
+  parsePartialLabel,
   requireScheme,
   type SchemeCheck,
+  type Sentence,
   tokenPlace,
 } from "@lagrange/datasets";
 import { sentenceAttributes } from "./model-input.ts";
@@ -38,6 +43,14 @@ export interface TrainOnCorpusOptions
    * by default that is a {@link TrainingFailedError}, since the model would be the untrained one.
    */
   readonly allowNoProgress?: boolean;
+  /**
+   * Read the gold label column as partial annotations (datasets' `parsePartialLabel`): `?` an
+   * unknown label, `{B-PER,I-PER}` the labels a token is restricted to; training marginalises over
+   * the labellings they allow (the CRF likelihood and the bcrf objective can; mean field and the
+   * perceptron cannot, a `usage` error). Held-out sentences with partial labels are left out of the
+   * evaluation. Without it such a cell is a `bad-input` error at its file:line, never a label "?".
+   */
+  readonly partialLabels?: boolean;
 }
 
 /** Training ran but produced no usable model: it made no step, or its loss diverged. */
@@ -49,6 +62,10 @@ export interface TrainedOnCorpus extends TrainCrfResult {
   readonly scheme: LabelScheme;
   /** The gold sequences checked against the scheme (a few invalid ones are tolerated). */
   readonly schemeCheck: SchemeCheck;
+  /** Training sentences with an unknown label or a label set (0 without `partialLabels`). */
+  readonly partialSentences: number;
+  /** Held-out sentences with partial labels, left out of the held-out evaluation. */
+  readonly heldOutExcluded: number;
 }
 
 /** Precision/recall/F1 under a scheme, or token accuracy alone for plain tags. */
@@ -81,11 +98,22 @@ export async function trainOnCorpus(
     settings,
     attributes,
     allowNoProgress,
+    partialLabels,
     ...rest
   } = options;
   const preset = getPreset(presetName);
+  if (options.objective !== undefined && options.algorithm === "ap") {
+    // The perceptron never evaluates a loss: the model file would name an objective it never saw.
+    throw new LagrangeError(
+      "usage",
+      `the ${options.objective.name} objective is a loss to minimise; the averaged perceptron (ap) minimises none: use lbfgs, owlqn or sgd`,
+    );
+  }
   const scheme = given ?? corpus.scheme;
-  const gold = goldLabels(corpus, "to train on");
+  const partial = partialLabels === true;
+  const gold = goldLabels(corpus, "to train on", partial);
+  const partialSentences = gold.filter((labels) => !isFullyLabelled(labels)).length;
+  if (partialSentences > 0) requirePartialTraining(corpus, gold, options);
   requireSeveralLabels(corpus, gold);
   const schemeCheck = requireScheme(gold, scheme, corpus.label, corpusLocator(corpus));
   const sequences = corpus.sentences.map((s, i) => ({
@@ -93,17 +121,26 @@ export async function trainOnCorpus(
     labels: gold[i]!,
   }));
   let heldOut: TrainCrfOptions["heldOut"];
+  let heldOutExcluded = 0;
   if (dev !== undefined) {
-    const devGold = goldLabels(dev, "to evaluate against");
+    const devGold = goldLabels(dev, "to evaluate against", partial);
     requireScheme(devGold, scheme, dev.label, corpusLocator(dev));
-    heldOut = {
-      sequences: dev.sentences.map((s, i) => ({
-        attributes: sentenceAttributes(preset, s),
-        labels: devGold[i]!,
-      })),
-      score: schemeScorer(scheme),
-      ...(patience === undefined ? {} : { patience }),
-    };
+    // Scores against partial gold would count every unknown label as a mistake (or a hit).
+    const full = dev.sentences.flatMap((sentence, i) => {
+      const labels = devGold[i]!;
+      return isFullyLabelled(labels) ? [{ sentence, labels }] : [];
+    });
+    heldOutExcluded = dev.sentences.length - full.length;
+    if (full.length > 0) {
+      heldOut = {
+        sequences: full.map(({ sentence, labels }) => ({
+          attributes: sentenceAttributes(preset, sentence),
+          labels,
+        })),
+        score: schemeScorer(scheme),
+        ...(patience === undefined ? {} : { patience }),
+      };
+    }
   }
   const first = corpus.sentences[0];
   const inputColumns = first === undefined ? undefined : inputRows(first)[0]?.length;
@@ -124,10 +161,14 @@ export async function trainOnCorpus(
     },
   });
   if (allowNoProgress !== true) requireProgress(result);
-  return { ...result, scheme, schemeCheck };
+  return { ...result, scheme, schemeCheck, partialSentences, heldOutExcluded };
 }
 
-function goldLabels(corpus: Corpus, purpose: string): string[][] {
+/**
+ * The gold labels of every sentence. Partial-annotation cells (`?`, `{…}`) are read as such with
+ * `partial`, and refused without it: a model with a label named "?" would be silently wrong.
+ */
+function goldLabels(corpus: Corpus, purpose: string, partial: boolean): PartialLabel[][] {
   return corpus.sentences.map((s) => {
     if (s.labels === undefined) {
       throw new LagrangeError(
@@ -135,19 +176,56 @@ function goldLabels(corpus: Corpus, purpose: string): string[][] {
         `${tokenPlace(s, 0)}: no gold label column ${purpose} (${corpus.label} has ${s.columns.length} column(s); the gold label comes last)`,
       );
     }
-    return s.labels;
+    const at = s.labels.findIndex(isPartialLabelCell);
+    if (at < 0) return s.labels;
+    if (!partial) {
+      throw new LagrangeError(
+        "bad-input",
+        `${tokenPlace(s, at)}: gold label ${JSON.stringify(s.labels[at])} is a partial annotation (? an unknown label, {A,B,…} a set of allowed labels); train with --partial to read it so`,
+      );
+    }
+    return s.labels.map((cell, t) =>
+      isPartialLabelCell(cell) ? parsePartialLabel(cell, tokenPlace(s, t)) : cell,
+    );
   });
+}
+
+/** Partial labels need a trainer that marginalises over what they allow. */
+function requirePartialTraining(
+  corpus: Corpus,
+  gold: readonly (readonly PartialLabel[])[],
+  options: TrainOnCorpusOptions,
+): void {
+  const index = gold.findIndex((labels) => !isFullyLabelled(labels));
+  const sentence: Sentence = corpus.sentences[index]!;
+  const place = tokenPlace(
+    sentence,
+    gold[index]!.findIndex((l) => typeof l !== "string"),
+  );
+  if (options.algorithm === "ap") {
+    throw new LagrangeError(
+      "usage",
+      `${place}: partial labels need a trainer that marginalises over them; the averaged perceptron (ap) updates towards one full labelling: use lbfgs, owlqn or sgd`,
+    );
+  }
+  const objective = options.objective;
+  if (objective !== undefined && !objective.partialLabels) {
+    throw new LagrangeError(
+      "usage",
+      `${place}: the ${objective.name} objective cannot train on partial labels (unknown labels, label sets); use the CRF likelihood or bcrf`,
+    );
+  }
 }
 
 /**
  * A model over one label predicts it everywhere: the data was read in the wrong format (CoNLL
  * columns read as UMass citations give every token `O`) or holds no annotation.
  */
-function requireSeveralLabels(corpus: Corpus, gold: readonly (readonly string[])[]): void {
+function requireSeveralLabels(corpus: Corpus, gold: readonly (readonly PartialLabel[])[]): void {
   const seen = new Set<string>();
   for (const labels of gold) {
     for (const label of labels) {
-      seen.add(label);
+      for (const name of typeof label === "string" ? [label] : (label ?? [])) seen.add(name);
       if (seen.size > 1) return;
     }
   }

@@ -1,4 +1,9 @@
 import { readFile } from "node:fs/promises";
+import {
+  BCRF_DECODING_DEFAULTS,
+  type BcrfDecodeOptions,
+  MEAN_FIELD_DEFAULTS,
+} from "@lagrange/bcrf";
 import type { CrfModel } from "@lagrange/chain-crf";
 import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/constraint-templates";
 import {
@@ -46,6 +51,8 @@ export interface TagOptions {
   /** Plug-in slaves added to every sentence's problem. */
   readonly slave?: readonly string[];
   readonly maxIterations?: number;
+  /** bcrf: IBP half-steps; mean-field: parallel updates (decode option `iterations`). */
+  readonly bcrfIterations?: number;
   /** Two-phase ILP: probability within a factor τ of the best (0 < τ ≤ 1). */
   readonly tau?: number;
   /** ILP decoders: per-sentence time limit in seconds. */
@@ -89,10 +96,9 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
   const constrained = registry.decoder(decoder).accepts.constraints;
   const ilp = ILP_DECODERS.has(decoder);
   if (options.maxIterations !== undefined && (!constrained || ilp)) {
-    warn(
-      `--max-iterations bounds dual decomposition; ${decoder} does not iterate, so it is ignored`,
-    );
+    warn(maxIterationsIgnored(decoder));
   }
+  warnBcrfIterationsIgnored(options, decoder);
   if (options.tau !== undefined && decoder !== "two-phase") {
     warn(`--tau sets the two-phase ILP's score bound; ${decoder} ignores it`);
   }
@@ -144,10 +150,12 @@ async function tagInto(
     options.constraints === undefined
       ? undefined
       : await readConstraintsFile(options.constraints, model.labels.names());
-  // The ILP decoders read tau and the time limit; the others ignore what they do not know.
-  const decodeOptions: IlpDecodeOptions = {
+  // The ILP decoders read tau and the time limit, bcrf and mean-field the iterations; the others
+  // ignore what they do not know.
+  const decodeOptions: IlpDecodeOptions & BcrfDecodeOptions = {
     ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
     ...(options.tau === undefined ? {} : { tau: options.tau }),
+    ...(options.bcrfIterations === undefined ? {} : { iterations: options.bcrfIterations }),
     timeLimitMs: 1000 * (options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS),
   };
   const tagger = new Tagger({
@@ -247,10 +255,9 @@ async function tagGeneralCommand(
   }
   const ilp = ILP_DECODERS.has(decoder);
   if (options.maxIterations !== undefined && (chainOnly || ilp)) {
-    warn(
-      `--max-iterations bounds dual decomposition; ${decoder} does not iterate, so it is ignored`,
-    );
+    warn(maxIterationsIgnored(decoder));
   }
+  warnBcrfIterationsIgnored(options, decoder);
   if (options.tau !== undefined) {
     warn(`--tau sets the two-phase ILP's score bound; ${decoder} ignores it`);
   }
@@ -333,6 +340,26 @@ function parseTau(value: string): number {
   return tau;
 }
 
+/** The decoders whose iterations `--bcrf-iterations` sets, with their defaults. */
+const BCRF_DECODERS: ReadonlyMap<string, string> = new Map([
+  ["bcrf", `${BCRF_DECODING_DEFAULTS.iterations} Bregman-projection half-steps`],
+  ["mean-field", `${MEAN_FIELD_DEFAULTS.iterations} mean-field updates`],
+]);
+
+/** Why `--max-iterations` does nothing for a decoder that is not dual decomposition. */
+function maxIterationsIgnored(decoder: string): string {
+  const steps = BCRF_DECODERS.get(decoder);
+  return steps === undefined
+    ? `--max-iterations bounds dual decomposition; ${decoder} does not iterate, so it is ignored`
+    : `--max-iterations bounds dual decomposition; ${decoder} runs --bcrf-iterations steps instead (default ${steps}), so it is ignored`;
+}
+
+function warnBcrfIterationsIgnored(options: TagOptions, decoder: string): void {
+  if (options.bcrfIterations !== undefined && !BCRF_DECODERS.has(decoder)) {
+    warn(`--bcrf-iterations sets the bcrf and mean-field decoders' steps; ${decoder} ignores it`);
+  }
+}
+
 /** The decoders that solve an integer program and honour a time limit. */
 const ILP_DECODERS = new Set(["exact", "two-phase"]);
 const DEFAULT_TIME_LIMIT_SECONDS = 10;
@@ -341,7 +368,7 @@ export function registerTag(program: Command): void {
   program
     .command("tag")
     .description(
-      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, exact, two-phase, two-slave, naive-dd, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with two-slave, naive-dd, exact, or viterbi for the chain alone",
+      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, exact, two-phase, two-slave, naive-dd, bcrf, mean-field, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with two-slave, naive-dd, exact, or viterbi for the chain alone",
     )
     .requiredOption("--model <file>", "model file")
     .requiredOption(
@@ -351,7 +378,7 @@ export function registerTag(program: Command): void {
     .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
     .option(
       "--decoder <name>",
-      "viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), two-slave or naive-dd (a general CRF's higher-order patterns, qian-liu2014), or a plug-in's (default viterbi; two-slave for a general model)",
+      "viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), two-slave or naive-dd (a general CRF's higher-order patterns, qian-liu2014), bcrf (corro's Bregman CRF inference: parallel Bregman projections, then the best scheme-valid labelling of their marginals; approximate), mean-field (naive mean field, the paper's baseline: per-token argmax, may break the scheme), or a plug-in's (default viterbi; two-slave for a general model). Any chain model decodes with any of them, whatever its --objective",
     )
     .option(
       "--constraints <file>",
@@ -380,6 +407,11 @@ export function registerTag(program: Command): void {
     .option(
       "--max-iterations <n>",
       "dual-decomposition iterations per sentence (default 200; viterbi has one); the best labelling so far is kept",
+      parseInteger,
+    )
+    .option(
+      "--bcrf-iterations <k>",
+      `bcrf: Bregman-projection (IBP) half-steps per sentence (default ${BCRF_DECODING_DEFAULTS.iterations}); mean-field: parallel updates (default ${MEAN_FIELD_DEFAULTS.iterations})`,
       parseInteger,
     )
     .option(

@@ -1,4 +1,11 @@
 import {
+  BCRF_DEFAULT_ITERATIONS,
+  MEAN_FIELD_DEFAULTS,
+  TRAINING_OBJECTIVES,
+  type TrainingObjectiveName,
+  trainingObjective,
+} from "@lagrange/bcrf";
+import {
   type CrfModel,
   getPreset,
   type JsonValue,
@@ -47,6 +54,12 @@ export interface TrainOptions {
   readonly constrainedTraining?: boolean;
   readonly scheme?: string;
   readonly malformed?: "error" | "repair" | "skip";
+  /** `crf` (default: the CRF likelihood), `bcrf` (corro's Fenchel–Young loss) or `mean-field`. */
+  readonly objective?: string;
+  /** The label column holds partial annotations: `?` unknown, `{B-PER,I-PER}` a label set. */
+  readonly partial?: boolean;
+  /** bcrf: IBP half-steps per loss evaluation; mean-field: unrolled updates. */
+  readonly bcrfIterations?: number;
   /** Write the model even when training made no progress (0 iterations, a diverged loss). */
   readonly allowNoProgress?: boolean;
   /** `chain` (default) or `general` (qian-liu2014: chain CRF + consistency weights over groups). */
@@ -74,6 +87,12 @@ const GENERAL_DEFAULTS = {
   maxGroup: TWEET_GROUP_DEFAULTS.maxGroupSize,
   minOverlap: TWEET_GROUP_DEFAULTS.minOverlap,
 } as const;
+
+/** Inference steps per loss evaluation of the objectives that iterate (`--bcrf-iterations`). */
+const OBJECTIVE_ITERATIONS: Readonly<Record<Exclude<TrainingObjectiveName, "crf">, number>> = {
+  bcrf: BCRF_DEFAULT_ITERATIONS,
+  "mean-field": MEAN_FIELD_DEFAULTS.iterations,
+};
 
 /** `lagrange train`: returns the summary line; the model is written atomically. */
 export async function trainCommand(options: TrainOptions, signal?: AbortSignal): Promise<string> {
@@ -136,8 +155,13 @@ async function train(
   const limit =
     options.maxIterations ??
     (options.algorithm === "lbfgs" || options.algorithm === "owlqn" ? 200 : 10);
+  const objectiveName = (options.objective ?? "crf") as TrainingObjectiveName;
+  const objective = trainingObjective(
+    objectiveName,
+    options.bcrfIterations === undefined ? {} : { iterations: options.bcrfIterations },
+  );
   note(
-    `training ${options.algorithm} on ${train.sentences.length} sequences (${train.label}), preset ${options.preset}, scheme ${scheme}${options.scheme === undefined ? " (from the data)" : ""}`,
+    `training ${options.algorithm} on ${train.sentences.length} sequences (${train.label}), preset ${options.preset}, ${objectiveText(objectiveName, options.bcrfIterations)}, scheme ${scheme}${options.scheme === undefined ? " (from the data)" : ""}`,
   );
   const crf = (onProgress: TrainOnCorpusOptions["onProgress"]): TrainOnCorpusOptions => ({
     preset: options.preset,
@@ -152,6 +176,16 @@ async function train(
     ...(options.patience === undefined ? {} : { patience: options.patience }),
     ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
     ...(options.allowNoProgress === true ? { allowNoProgress: true } : {}),
+    ...(objective === undefined ? {} : { objective }),
+    ...(options.partial === true ? { partialLabels: true } : {}),
+    // Recorded for every objective, the likelihood included, so a model file says how it was trained.
+    settings: {
+      objective: objectiveName,
+      ...(objectiveName === "crf"
+        ? {}
+        : { objectiveIterations: options.bcrfIterations ?? OBJECTIVE_ITERATIONS[objectiveName] }),
+      ...(options.partial === true ? { partialLabels: true } : {}),
+    },
     ...(onProgress === undefined ? {} : { onProgress }),
     ...(signal === undefined ? {} : { signal }),
   });
@@ -174,15 +208,34 @@ async function train(
       `${train.label}: ${result.schemeCheck.invalid} gold sequences are invalid under ${scheme} (trained on as they are; the first, at ${corpusLocator(train)(first.index, first.position)}: ${first.message})`,
     );
   }
+  if (options.partial === true) {
+    note(
+      `${train.label}: ${result.partialSentences} of ${train.sentences.length} sequences partially annotated (unknown labels or label sets; training marginalises over the labellings they allow)`,
+    );
+  }
+  if (dev !== undefined && result.heldOutExcluded > 0) {
+    note(
+      `${dev.label}: ${result.heldOutExcluded} of ${dev.sentences.length} sequences partially annotated, left out of the dev evaluation${result.heldOutExcluded === dev.sentences.length ? " (none is left: no dev scores)" : ""}`,
+    );
+  }
   const best = result.bestHeldOut;
+  const excluded =
+    result.heldOutExcluded > 0 ? `, ${result.heldOutExcluded} partially annotated left out` : "";
   const bestText =
     best === undefined
       ? ""
-      : `; best dev: acc ${(100 * best.tokenAccuracy).toFixed(2)}%${best.f1 === undefined ? "" : `, F1 ${(100 * best.f1).toFixed(2)}`} at iteration ${best.iteration}`;
+      : `; best dev: acc ${(100 * best.tokenAccuracy).toFixed(2)}%${best.f1 === undefined ? "" : `, F1 ${(100 * best.f1).toFixed(2)}`} at iteration ${best.iteration}${excluded}`;
   return {
     model: result.model,
-    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${result.stopReason}), ${result.seconds.toFixed(1)} s${bestText}; wrote ${options.out}\n`,
+    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${result.stopReason}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${bestText}; wrote ${options.out}\n`,
   };
+}
+
+/** The objective as the training note names it: `objective bcrf (10 IBP half-steps)`. */
+function objectiveText(name: TrainingObjectiveName, iterations: number | undefined): string {
+  if (name === "crf") return "objective crf (likelihood)";
+  const k = iterations ?? OBJECTIVE_ITERATIONS[name];
+  return `objective ${name} (${k} ${name === "bcrf" ? "IBP half-steps" : "unrolled mean-field updates"})`;
 }
 
 /** The progress bar's detail of one CRF iteration: its loss, and the dev scores when evaluated. */
@@ -310,6 +363,7 @@ function checkTrainOptions(options: TrainOptions): void {
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
   const { algorithm } = options;
   const quasiNewton = algorithm === "lbfgs" || algorithm === "owlqn";
+  checkObjectiveOptions(options);
   if (options.c1 !== undefined && !quasiNewton) {
     warn(
       `--c1 is used by --algorithm lbfgs and owlqn (L1 by OWL-QN) only; ignored with ${algorithm}`,
@@ -330,6 +384,51 @@ function checkTrainOptions(options: TrainOptions): void {
     warn("--patience needs --dev (early stopping watches held-out data); ignored");
   }
   checkGeneralOptions(options);
+}
+
+/**
+ * `--objective`, `--partial`, `--bcrf-iterations`: the perceptron minimises no loss, mean field
+ * and the general CRF's perceptron need every label, and only bcrf and mean-field iterate.
+ */
+function checkObjectiveOptions(options: TrainOptions): void {
+  const objective = options.objective ?? "crf";
+  if (!(TRAINING_OBJECTIVES as readonly string[]).includes(objective)) {
+    throw usageError(
+      `--objective ${objective}: unknown training objective; expected one of ${TRAINING_OBJECTIVES.join(", ")}`,
+    );
+  }
+  if (objective !== "crf" && options.algorithm === "ap") {
+    throw usageError(
+      `--objective ${objective} is a loss to minimise; the averaged perceptron (--algorithm ap) minimises none: use lbfgs, owlqn or sgd`,
+    );
+  }
+  if (objective === "mean-field" && options.constrainedTraining === true) {
+    throw usageError(
+      "--constrained-training with --objective mean-field: mean field cannot represent the forbidden (−∞) transitions the mask puts in training; use --objective crf or bcrf, or drop --constrained-training",
+    );
+  }
+  if (options.partial === true) {
+    if (objective === "mean-field") {
+      throw usageError(
+        "--partial with --objective mean-field: mean field's unrolled cross-entropy needs every gold label, so it cannot train on partial labels; use --objective crf or bcrf",
+      );
+    }
+    if (options.algorithm === "ap") {
+      throw usageError(
+        "--partial with --algorithm ap: the averaged perceptron updates towards one full labelling, so it cannot train on partial labels; use lbfgs, owlqn or sgd",
+      );
+    }
+    if (options.model === "general") {
+      throw usageError(
+        "--partial with --model general: the consistency perceptron needs every gold label; partial labels train chain models only",
+      );
+    }
+  }
+  if (options.bcrfIterations !== undefined && objective === "crf") {
+    warn(
+      "--bcrf-iterations sets the inference steps of --objective bcrf and mean-field; the CRF likelihood is exact, so it is ignored",
+    );
+  }
 }
 
 /** `--model general` needs `--groups`; its options mean nothing to a chain CRF. */
@@ -373,7 +472,7 @@ export function registerTrain(program: Command): void {
   program
     .command("train")
     .description(
-      "Train a linear-chain CRF (or, with --model general, qian-liu2014's general CRF: the chain plus consistency factors over groups of sentences) and write a model file",
+      "Train a linear-chain CRF (or, with --model general, qian-liu2014's general CRF: the chain plus consistency factors over groups of sentences) and write a model file. --objective bcrf or mean-field trains the same features under corro's Bregman CRF loss or mean field's; --partial reads ? (unknown) and {B-PER,I-PER} (label set) cells in the gold column as partial annotations",
     )
     .requiredOption(
       "--data <spec>",
@@ -407,6 +506,23 @@ export function registerTrain(program: Command): void {
       "held-out data evaluated during training (registry name[:split] or path)",
     )
     .option("--patience <n>", "early stopping: evaluations without dev improvement", parseInteger)
+    .addOption(
+      new Option(
+        "--objective <name>",
+        "the loss minimised on the CRF's features: crf (the likelihood), bcrf (corro's Bregman CRF: the Fenchel–Young loss of parallel Bregman projections), mean-field (unrolled naive mean field, the paper's baseline); the model file records it, and any decoder tags with the model",
+      )
+        .choices([...TRAINING_OBJECTIVES])
+        .default("crf"),
+    )
+    .option(
+      "--bcrf-iterations <k>",
+      `--objective bcrf: IBP half-steps per loss evaluation (default ${BCRF_DEFAULT_ITERATIONS}); mean-field: unrolled updates (default ${MEAN_FIELD_DEFAULTS.iterations})`,
+      parseInteger,
+    )
+    .option(
+      "--partial",
+      "the gold label column holds partial annotations: ? an unknown label, {B-PER,I-PER} a set of allowed labels (labels a set names join the model's); training marginalises over the labellings they allow (objectives crf and bcrf; not mean-field, not --algorithm ap); partially annotated --dev sentences are left out of the dev scores. Without it such a cell is an error at its file:line",
+    )
     .option(
       "--constrained-training",
       "train under the scheme's transition mask (likelihood over valid labellings only)",

@@ -148,7 +148,10 @@ export function sweepRangeLoss(
     const n = to - from;
     let simple =
       ds.transition === null || ds.transition.offsets[from + 1]! >= ds.transition.offsets[to]!;
-    for (let j = from; simple && j < to; j++) if (gold[j]! < 0) simple = false;
+    const objective = instances.objective;
+    // A plug-in objective handles unknown labels itself; the CRF's partial path is per instance.
+    for (let j = from; simple && objective === null && j < to; j++)
+      if (gold[j]! < 0) simple = false;
     if (!simple) {
       loss += instances.loss(from, to, w, 1, acc, scale);
       continue;
@@ -165,6 +168,14 @@ export function sweepRangeLoss(
       L,
     );
     view.n = n;
+    if (objective !== null) {
+      loss += instances.objectiveLoss(view, from, to, acc, scale, objective, false);
+      const g = instances.scoreGradient;
+      ws.residual.set(g.rows.subarray(0, n * L));
+      sweepResidual(ws, from, to, scale);
+      addBigramAndBoundaryCounts(layout, n, g.rows, g.pairwise, acc, scale);
+      continue;
+    }
     const logZ = forwardBackwardKernel(ctx, view, true, null);
     loss += logZ - scoreView(view, gold, from);
     // The marginals live in the context's own memory; the sweep reads residuals from this one.
@@ -172,21 +183,26 @@ export function sweepRangeLoss(
     const marg = ctx.marginals;
     for (let q = 0; q < n * L; q++) residual[q] = marg[q]!;
     subtractGoldLabels(residual, gold, from, to, L);
-    k.gradientSweep(
-      ws.offsetsPtr,
-      ws.idsPtr,
-      ws.attrOffsetsPtr,
-      ws.labelsPtr,
-      ws.gradientPtr,
-      ws.residualPtr,
-      from - ws.firstToken,
-      to - ws.firstToken,
-      L,
-      scale,
-    );
+    sweepResidual(ws, from, to, scale);
     addBigramAndBoundaryCounts(layout, n, residual, ctx.pairwise, acc, scale);
     subtractGoldBigrams(layout, gold, from, to, acc, scale);
   }
   for (let q = 0; q < K; q++) gradient[q]! += acc[q]!;
   return loss;
+}
+
+/** Adds scale × the state-feature sweep of `ws.residual` (tokens [from, to)) to the gradient. */
+function sweepResidual(ws: SweepWorkspace, from: number, to: number, scale: number): void {
+  ws.kernels.gradientSweep(
+    ws.offsetsPtr,
+    ws.idsPtr,
+    ws.attrOffsetsPtr,
+    ws.labelsPtr,
+    ws.gradientPtr,
+    ws.residualPtr,
+    from - ws.firstToken,
+    to - ws.firstToken,
+    ws.layout.numLabels,
+    scale,
+  );
 }

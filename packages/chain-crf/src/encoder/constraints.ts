@@ -1,5 +1,5 @@
 import type { ChainView } from "../inference/view.ts";
-import type { CompiledDataset } from "../model/dataset.ts";
+import type { CompiledDataset, LabelSets } from "../model/dataset.ts";
 
 /**
  * A transition mask for constrained training (the shape of the model's decoding constraints):
@@ -108,9 +108,11 @@ export function checkTrainingConstraints(
         }
       }
     }
-    if (!completable(gold, from, to, L, allowed, allowedStart, allowedEnd)) {
+    if (
+      !completable(gold, dataset.labelSets ?? null, from, to, L, allowed, allowedStart, allowedEnd)
+    ) {
       throw new RangeError(
-        `${where} is partially labelled, and no labelling of its unknown tokens satisfies the constraints`,
+        `${where} is partially labelled, and no labelling of its unknown tokens (within their label sets) satisfies the constraints`,
       );
     }
   }
@@ -118,12 +120,14 @@ export function checkTrainingConstraints(
 }
 
 /**
- * Whether some labelling of gold[from, to) that keeps its known labels (≥ 0) satisfies the mask:
+ * Whether some labelling of gold[from, to) that keeps its known labels (≥ 0) and the label sets of
+ * its restricted tokens satisfies the mask:
  * a boolean forward pass, O(n·L²), run only for partially labelled sequences (a fully labelled one
  * was checked pair by pair).
  */
 function completable(
   gold: Int32Array,
+  sets: LabelSets | null,
   from: number,
   to: number,
   L: number,
@@ -136,7 +140,13 @@ function completable(
   if (!partial) return true;
   let reach = new Uint8Array(L);
   let next = new Uint8Array(L);
-  const admits = (j: number, t: number) => gold[j]! < 0 || gold[j] === t;
+  const admits = (j: number, t: number) => {
+    if (gold[j]! >= 0) return gold[j] === t;
+    if (sets === null || sets.offsets[j] === sets.offsets[j + 1]) return true;
+    for (let k = sets.offsets[j]!; k < sets.offsets[j + 1]!; k++)
+      if (sets.ids[k] === t) return true;
+    return false;
+  };
   for (let t = 0; t < L; t++) {
     reach[t] = admits(from, t) && (allowedStart === null || allowedStart[t] !== 0) ? 1 : 0;
   }

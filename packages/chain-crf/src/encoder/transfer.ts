@@ -12,6 +12,7 @@ import {
   type TrainingConstraints,
   toTrainingConstraints,
 } from "./constraints.ts";
+import type { ObjectiveSource } from "./objective.ts";
 
 /**
  * Plain, structured-clonable data from which {@link restoreEncoder} rebuilds an encoder in a
@@ -27,6 +28,8 @@ export interface CrfEncoderDescriptor {
   readonly end: number;
   /** Constrained training: the mask every instance is normalised under (small; copied). */
   readonly constraints?: TrainingConstraints;
+  /** A plug-in training objective, rebuilt in the worker by the pool (not by restoreEncoder). */
+  readonly objective?: ObjectiveSource;
 }
 
 /** A corpus and its layout with every array on shared memory. */
@@ -95,6 +98,10 @@ function shareDataset(ds: CompiledDataset): CompiledDataset {
     state: shareAttributes(ds.state),
     transition: ds.transition === null ? null : shareAttributes(ds.transition),
     labels: toSharedInt32(ds.labels),
+    labelSets:
+      ds.labelSets == null
+        ? null
+        : { offsets: toSharedInt32(ds.labelSets.offsets), ids: toSharedInt32(ds.labelSets.ids) },
   };
 }
 

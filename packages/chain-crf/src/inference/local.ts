@@ -37,4 +37,6 @@ export function localScores(v: ChainView, i: number, out: Float64Array, outBase:
     const f = fixed[i]!;
     if (f >= 0) for (let t = 0; t < L; t++) if (t !== f) out[outBase + t] = NEG;
   }
+  const mask = v.labelMask;
+  if (mask !== null) for (let t = 0; t < L; t++) if (mask[i * L + t] === 0) out[outBase + t] = NEG;
 }

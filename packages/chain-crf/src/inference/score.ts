@@ -9,6 +9,7 @@ export function scoreView(v: ChainView, labels: ArrayLike<number>, base = 0): nu
   for (let i = 0; i < n; i++) {
     const y = labels[base + i]!;
     if (fixed !== null && fixed[i]! >= 0 && fixed[i] !== y) return NEG;
+    if (v.labelMask !== null && v.labelMask[i * L + y] === 0) return NEG;
     total += unary[unaryBase + i * L + y]!;
     if (adjustment !== null) total += adjustment[i * L + y]!;
     if (i > 0) {

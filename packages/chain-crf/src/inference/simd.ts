@@ -24,6 +24,7 @@
 import {
   advance,
   assembleModule,
+  compiledOnce,
   F64,
   type FunctionDefinition,
   forLoop,
@@ -434,21 +435,11 @@ export interface SimdKernels {
   expPairs(ptr: number, pairs: number): void;
 }
 
-let compiled: WebAssembly.Module | null | undefined;
+const compiledModule = compiledOnce(() => assembleModule(kernelFunctions()));
 
 /** A fresh instance with its own memory of `pages` 64 KiB pages, or null without WASM SIMD. */
 export function instantiateSimd(pages: number): SimdKernels | null {
-  if (compiled === undefined) {
-    compiled = null;
-    try {
-      if (typeof WebAssembly === "object") {
-        const bytes = assembleModule(kernelFunctions());
-        if (WebAssembly.validate(bytes)) compiled = new WebAssembly.Module(bytes);
-      }
-    } catch {
-      compiled = null;
-    }
-  }
+  const compiled = compiledModule();
   if (compiled === null) return null;
   const memory = new WebAssembly.Memory({ initial: pages });
   const instance = new WebAssembly.Instance(compiled, { env: { memory } });

@@ -31,6 +31,8 @@ export interface ChainView {
   adjustment: Float64Array | null;
   /** Per position a label id to force, or -1 for a free position (partial labels). */
   fixed: Int32Array | null;
+  /** labelMask[i·L + t] = 0 forbids label t at position i (partial annotations with label sets). */
+  labelMask: Uint8Array | null;
 }
 
 const EMPTY = new Float64Array(0);
@@ -53,6 +55,7 @@ export function emptyView(): ChainView {
     allowedEnd: null,
     adjustment: null,
     fixed: null,
+    labelMask: null,
   };
 }
 
@@ -75,5 +78,6 @@ export function setViewFromScores(view: ChainView, scores: ChainScores): ChainVi
   view.allowedEnd = null;
   view.adjustment = null;
   view.fixed = null;
+  view.labelMask = null;
   return view;
 }

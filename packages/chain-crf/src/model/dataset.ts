@@ -1,15 +1,16 @@
 import { type LabelSet, ProblemValidationError } from "@lagrange/core";
 import type { AttributeList, AttributeSequence } from "../features/types.ts";
-import { float64Array, int32Array } from "./buffers.ts";
+import { float64Array, int32Array, toSharedInt32 as toShared } from "./buffers.ts";
 
 /** A training or test sequence: its attributes and (for training) one label name per token. */
 export interface LabelledSequence {
   readonly attributes: AttributeSequence;
   /**
    * Gold label names, one per token. `null` or `undefined` entries (or the whole array absent)
-   * leave a token unlabelled: training then marginalises over it (partial labels).
+   * leave a token unlabelled: training then marginalises over it (partial labels). An array of
+   * names restricts the token to those labels (a partial annotation such as {B-PER, I-PER}).
    */
-  readonly labels?: ReadonlyArray<string | null | undefined>;
+  readonly labels?: ReadonlyArray<string | null | undefined | readonly string[]>;
 }
 
 /** Attribute ids and values of one kind (state or transition), flat over all tokens. */
@@ -35,8 +36,20 @@ export interface CompiledDataset {
   readonly state: CompiledAttributes;
   /** Observation-conditioned transition attributes (into token j), or null when none. */
   readonly transition: CompiledAttributes | null;
-  /** Gold label id per token; −1 where unknown. */
+  /** Gold label id per token; −1 where unknown or restricted to a set. */
   readonly labels: Int32Array;
+  /**
+   * Partial annotations that restrict a token to a set of labels: token j's allowed label ids are
+   * ids[offsets[j] … offsets[j+1]) (an empty range: any label). Absent or null when no token has one.
+   */
+  readonly labelSets?: LabelSets | null;
+}
+
+/** Per-token label sets, CSR style over the tokens of a {@link CompiledDataset}. */
+export interface LabelSets {
+  /** numTokens + 1 offsets into `ids`. */
+  readonly offsets: Int32Array;
+  readonly ids: Int32Array;
 }
 
 export interface CompileOptions {
@@ -148,6 +161,9 @@ export function compileDataset(
         }
       : null;
   const gold = int32Array(numTokens, shared);
+  // Label sets are rare (partial annotations): their CSR arrays exist only once one is seen.
+  let setOffsets: Int32Array | null = null;
+  const setIds: number[] = [];
   let token = 0;
   let stateCursor = 0;
   let transCursor = 0;
@@ -166,22 +182,40 @@ export function compileDataset(
     }
     for (let t = 0; t < n; t++) {
       const name = seq.labels?.[t];
+      if (setOffsets !== null) setOffsets[token + t] = setIds.length;
       if (name === null || name === undefined) {
         gold[token + t] = -1;
         continue;
       }
-      const id = options.internLabels === true ? labels.intern(name) : labels.lookup(name);
-      if (id < 0) {
-        throw new ProblemValidationError(
-          `${source}[${s}].labels[${t}]`,
-          `unknown label "${name}" (the model knows ${labels.size}: ${labels.names().slice(0, 10).join(", ")}${labels.size > 10 ? ", …" : ""})`,
-        );
+      const labelId = (label: string, where: string) => {
+        const id = options.internLabels === true ? labels.intern(label) : labels.lookup(label);
+        if (id < 0) {
+          throw new ProblemValidationError(
+            where,
+            `unknown label "${label}" (the model knows ${labels.size}: ${labels.names().slice(0, 10).join(", ")}${labels.size > 10 ? ", …" : ""})`,
+          );
+        }
+        return id;
+      };
+      if (typeof name !== "string") {
+        const where = `${source}[${s}].labels[${t}]`;
+        if (name.length === 0) {
+          throw new ProblemValidationError(where, "an empty label set allows no label");
+        }
+        setOffsets ??= new Int32Array(numTokens + 1);
+        setOffsets[token + t] = setIds.length;
+        const ids = new Set(name.map((label) => labelId(label, where)));
+        for (const id of [...ids].sort((a, b) => a - b)) setIds.push(id);
+        // A one-label set is a known label.
+        gold[token + t] = ids.size === 1 ? setIds.pop()! : -1;
+        continue;
       }
-      gold[token + t] = id;
+      gold[token + t] = labelId(name, `${source}[${s}].labels[${t}]`);
     }
     token += n;
   }
   instanceOffsets[sequences.length] = token;
+  if (setOffsets !== null) setOffsets[numTokens] = setIds.length;
   state.offsets[numTokens] = stateCursor;
   if (transition !== null) transition.offsets[numTokens] = transCursor;
   return {
@@ -192,5 +226,12 @@ export function compileDataset(
     state,
     transition,
     labels: gold,
+    labelSets:
+      setOffsets === null
+        ? null
+        : {
+            offsets: shared ? toShared(setOffsets) : setOffsets,
+            ids: shared ? toShared(Int32Array.from(setIds)) : Int32Array.from(setIds),
+          },
   };
 }

@@ -71,10 +71,20 @@ export function buildFeatureLayout(
     const counts = new Uint32Array(numAttributes * L);
     const { offsets, ids } = dataset.state;
     const gold = dataset.labels;
+    const sets = dataset.labelSets;
     for (let j = 0; j < dataset.numTokens; j++) {
       const y = gold[j]!;
-      if (y < 0) continue;
-      for (let k = offsets[j]!; k < offsets[j + 1]!; k++) counts[ids[k]! * L + y]!++;
+      if (y >= 0) {
+        for (let k = offsets[j]!; k < offsets[j + 1]!; k++) counts[ids[k]! * L + y]!++;
+        continue;
+      }
+      // A token restricted to a label set may carry any of them: each gets the features (else a
+      // label seen only inside sets, such as O in one-type-per-subset annotations, has none).
+      if (sets == null) continue;
+      for (let s = sets.offsets[j]!; s < sets.offsets[j + 1]!; s++) {
+        const t = sets.ids[s]!;
+        for (let k = offsets[j]!; k < offsets[j + 1]!; k++) counts[ids[k]! * L + t]!++;
+      }
     }
     let total = 0;
     for (let c = 0; c < counts.length; c++) if (counts[c]! >= minFreq) total++;
@@ -109,6 +119,9 @@ export function buildFeatureLayout(
       for (let j = from + 1; j < to; j++) {
         const a = dataset.labels[j - 1]!;
         const b = dataset.labels[j]!;
+        // Pairs with an unknown or set-restricted label get no conditioned bigram features
+        // (unlike state features, which every label of a set receives): the pairs a set allows
+        // grow quadratically and no preset conditions bigrams on partially annotated data.
         if (a < 0 || b < 0) continue;
         for (let k = tr.offsets[j]!; k < tr.offsets[j + 1]!; k++) {
           keys.push(tr.ids[k]! * LL + a * L + b);

@@ -59,6 +59,7 @@ export class InstanceScorer {
     v.endBase = layout.endBase;
     v.adjustment = null;
     v.fixed = null;
+    v.labelMask = null;
     if (weightScale !== 1) this.#scale(weights, weightScale);
     return v;
   }

@@ -3,6 +3,7 @@
  * each request, writes Σ_{i in shard} ∇loss_i(w) into its shared gradient buffer.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import type { ObjectiveSource, SequenceObjective } from "../encoder/objective.ts";
 import type { Encoder } from "../encoder.ts";
 import type { WorkerReply, WorkerRequest, WorkerSetup } from "./pool.ts";
 import { sumLoss } from "./types.ts";
@@ -28,6 +29,7 @@ async function start(): Promise<void> {
     }
     const { begin, end } = setup.range;
     encoder = (restore as Restore)(setup.descriptor, { begin, end });
+    await attachObjective(encoder, setup.descriptor);
     // The restored encoder numbers its instances from 0 (local) or keeps the global numbering.
     if (encoder.numInstances === end - begin) {
       first = 0;
@@ -60,6 +62,27 @@ async function start(): Promise<void> {
     }
   });
   reply({ type: "ready", numWeights: encoder.numWeights, numInstances: encoder.numInstances });
+}
+
+/**
+ * A descriptor that names a plug-in objective ({@link ObjectiveSource}) gets it rebuilt here and
+ * set on the restored encoder: the objective's module is imported asynchronously, which the
+ * synchronous restore function cannot do.
+ */
+async function attachObjective(encoder: Encoder, descriptor: unknown): Promise<void> {
+  if (typeof descriptor !== "object" || descriptor === null || !("objective" in descriptor)) return;
+  const source = (descriptor as { objective?: ObjectiveSource }).objective;
+  if (source === undefined) return;
+  const module = (await import(source.module)) as Record<string, unknown>;
+  const make = module[source.exportName];
+  if (typeof make !== "function") {
+    throw new Error(`${source.module} does not export a function "${source.exportName}"`);
+  }
+  const target = encoder as Encoder & { setObjective?: (objective: SequenceObjective) => void };
+  if (typeof target.setObjective !== "function") {
+    throw new Error("the restored encoder cannot take a training objective (no setObjective)");
+  }
+  target.setObjective((make as (options: unknown) => SequenceObjective)(source.options));
 }
 
 await start();

@@ -195,3 +195,28 @@ export function assembleModule(functions: readonly FunctionDefinition[]): Uint8A
     ...section(10, code),
   ]);
 }
+
+/**
+ * The compiled module of `bytes()`, assembled, validated and compiled on the first call and kept;
+ * null where WebAssembly, or an instruction the module uses (SIMD), is missing. Every kernel
+ * compiles through one of these, so the fallback rule is the same everywhere.
+ */
+export function compiledOnce(
+  bytes: () => Uint8Array<ArrayBuffer>,
+): () => WebAssembly.Module | null {
+  let compiled: WebAssembly.Module | null | undefined;
+  return () => {
+    if (compiled === undefined) {
+      compiled = null;
+      try {
+        if (typeof WebAssembly === "object") {
+          const code = bytes();
+          if (WebAssembly.validate(code)) compiled = new WebAssembly.Module(code);
+        }
+      } catch {
+        compiled = null;
+      }
+    }
+    return compiled;
+  };
+}

@@ -6,6 +6,7 @@
 export {
   advance,
   assembleModule,
+  compiledOnce,
   F64,
   type FunctionDefinition,
   forLoop,

@@ -9,6 +9,9 @@ import {
   rowsToColumns,
 } from "./text-format.ts";
 
+/** What a model reads of a CoNLL-U token: FORM (the other fields are ids or gold layers). */
+const CONLLU_INPUT_COLUMNS: readonly number[] = [1];
+
 /** The ten CoNLL-U fields, in file order; `ConlluSentence.columns[k]` holds field `CONLLU_FIELDS[k]`. */
 export const CONLLU_FIELDS = [
   "ID",
@@ -177,6 +180,7 @@ class ConlluParser implements LineParser<ConlluSentence> {
     const sentence: ConlluSentence = {
       tokens: columns[1]!,
       columns,
+      inputColumns: CONLLU_INPUT_COLUMNS,
       comments: this.comments,
       meta,
       extraLines: this.extra,

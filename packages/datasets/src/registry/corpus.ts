@@ -10,6 +10,11 @@ import {
   readUmassCitationsFile,
 } from "../formats/umass.ts";
 import { inferScheme, type LabelScheme, type SequenceLocator } from "../schemes/label-scheme.ts";
+import {
+  isPartialLabelCell,
+  type PartialLabel,
+  parsePartialLabel,
+} from "../schemes/partial-labels.ts";
 import { type Sentence, tokenPlace } from "../sentence.ts";
 import { datasetNames, type TagScheme } from "./catalog.ts";
 import { DatasetUnavailableError } from "./errors.ts";
@@ -88,8 +93,28 @@ function schemeOfFile(format: CorpusFormat, sentences: readonly Sentence[]): Lab
     case "inline":
       return "IOB2";
     case "conll":
-      return inferScheme(sentences.flatMap((s) => (s.labels === undefined ? [] : [s.labels])));
+      return inferScheme(
+        sentences.flatMap((s) => (s.labels === undefined ? [] : [schemeEvidence(s.labels)])),
+      );
   }
+}
+
+/**
+ * Labels as evidence of their scheme: partial annotations (`?`, `{B-PER,I-PER}`) are read as such
+ * whether or not the data will be trained on as partial, so that they do not make every sequence
+ * that holds one look invalid; a malformed one says nothing here and is reported where the labels
+ * are read for training.
+ */
+function schemeEvidence(labels: readonly string[]): readonly PartialLabel[] {
+  if (!labels.some(isPartialLabelCell)) return labels;
+  return labels.map((cell) => {
+    if (!isPartialLabelCell(cell)) return cell;
+    try {
+      return parsePartialLabel(cell);
+    } catch {
+      return null;
+    }
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { LagrangeError } from "@lagrange/core";
 import { LabelSchemeError, SCHEME_NAMES, type SchemeName, type SchemeOptions } from "./labels.ts";
+import type { PartialLabel } from "./partial-labels.ts";
 import {
   allowedTransitions,
   findViolations,
@@ -44,9 +45,12 @@ export function decodingMask(
   return allowedTransitions(labels, name, options);
 }
 
-/** The violations of one label sequence under `scheme` (none for `none`). */
+/**
+ * The violations of one label sequence under `scheme` (none for `none`). Unknown labels and label
+ * sets of a partial annotation are skipped: only what the known labels fix is checked.
+ */
 export function schemeViolations(
-  labels: readonly string[],
+  labels: readonly PartialLabel[],
   scheme: LabelScheme,
 ): SchemeViolation[] {
   if (scheme === "none") return [];
@@ -76,9 +80,9 @@ export interface SchemeCheck {
   readonly unreadable?: SchemeProblem;
 }
 
-/** Checks every gold sequence against `scheme`. */
+/** Checks every gold sequence (partial annotations: see {@link schemeViolations}) against `scheme`. */
 export function checkScheme(
-  sequences: readonly (readonly string[])[],
+  sequences: readonly (readonly PartialLabel[])[],
   scheme: LabelScheme,
 ): SchemeCheck {
   let invalid = 0;
@@ -117,17 +121,22 @@ export function checkScheme(
  * The scheme under which the fewest gold sequences are invalid (ties: the order of preference
  * IOB2, IOB1, BIOES (BILOU when the labels spell it with L-/U-), IOE2, IOE1; `none` when no
  * label has a chunk prefix).
- * Hierarchical BIO is only a candidate when some label has a `/` level.
+ * Hierarchical BIO is only a candidate when some label has a `/` level. Of a partial annotation
+ * the labels a set names count towards the candidates; unknown labels say nothing.
  */
-export function inferScheme(sequences: readonly (readonly string[])[]): LabelScheme {
+export function inferScheme(sequences: readonly (readonly PartialLabel[])[]): LabelScheme {
   let prefixed = false;
   let levelled = false;
   let bilou = false;
+  const see = (label: string) => {
+    if (/^[BIESLU]-/.test(label)) prefixed = true;
+    if (/^[LU]-/.test(label)) bilou = true;
+    if (label.includes("/")) levelled = true;
+  };
   for (const labels of sequences) {
     for (const label of labels) {
-      if (/^[BIESLU]-/.test(label)) prefixed = true;
-      if (/^[LU]-/.test(label)) bilou = true;
-      if (label.includes("/")) levelled = true;
+      if (typeof label === "string") see(label);
+      else for (const member of label ?? []) see(member);
     }
   }
   if (!prefixed) return "none";
@@ -196,7 +205,7 @@ function defaultLocator(sequence: number, position: number): string {
  * report). `locate` turns a sequence and token into a place the user can open (`file:line`).
  */
 export function requireScheme(
-  sequences: readonly (readonly string[])[],
+  sequences: readonly (readonly PartialLabel[])[],
   scheme: LabelScheme,
   source: string,
   locate?: SequenceLocator,

@@ -16,6 +16,7 @@ import {
   type Tag,
   tagAt,
 } from "./labels.ts";
+import type { PartialLabel } from "./partial-labels.ts";
 
 /*
  * Validity is first order: a sequence is valid iff its first label may start, every adjacent
@@ -121,20 +122,26 @@ export interface SchemeViolation {
 
 /**
  * The positions at which `labels` violate `scheme` (empty when valid). A label that the scheme
- * cannot read at all throws a LabelSchemeError instead.
+ * cannot read at all throws a LabelSchemeError instead. In a partially labelled sequence (a
+ * {@link PartialLabel}: `null` unknown, an array a label set) only what the known labels fix is
+ * checked: a start, a transition or an end that involves an unknown label or a set is skipped
+ * (some labelling the annotation allows may satisfy it), though every label a set names must be
+ * readable.
  */
 export function findViolations(
-  labels: readonly string[],
+  labels: readonly PartialLabel[],
   scheme: SchemeName,
   options: SchemeOptions = {},
 ): SchemeViolation[] {
   const info = schemeInfo(scheme);
-  const parsed = parseLabels(labels, info, options);
+  const parsed = parseKnown(labels, info, options);
   const out: SchemeViolation[] = [];
   const n = parsed.length;
   for (let i = 0; i < n; i++) {
-    const label = labels[i]!;
-    if (i === 0 && !labelMayStart(info, parsed[0]!)) {
+    const label = labels[i];
+    const here = parsed[i];
+    if (typeof label !== "string" || here === undefined) continue;
+    if (i === 0 && !labelMayStart(info, here)) {
       out.push({
         position: 0,
         label,
@@ -142,8 +149,9 @@ export function findViolations(
         message: `${scheme}: a sequence cannot start with ${JSON.stringify(label)} (position 0)`,
       });
     }
-    if (i > 0 && !pairAllowed(info, parsed[i - 1]!, parsed[i]!)) {
-      const previous = labels[i - 1]!;
+    const before = i > 0 ? parsed[i - 1] : undefined;
+    const previous = i > 0 ? labels[i - 1] : undefined;
+    if (before !== undefined && typeof previous === "string" && !pairAllowed(info, before, here)) {
       out.push({
         position: i,
         label,
@@ -152,7 +160,7 @@ export function findViolations(
         message: `${scheme}: ${JSON.stringify(label)} cannot follow ${JSON.stringify(previous)} (position ${i})`,
       });
     }
-    if (i === n - 1 && !labelMayEnd(info, parsed[i]!)) {
+    if (i === n - 1 && !labelMayEnd(info, here)) {
       out.push({
         position: i,
         label,
@@ -162,6 +170,22 @@ export function findViolations(
     }
   }
   return out;
+}
+
+/** The known labels parsed (undefined where unknown or a set, whose members are only read). */
+function parseKnown(
+  labels: readonly PartialLabel[],
+  info: SchemeInfo,
+  options: SchemeOptions,
+): (ParsedLabel | undefined)[] {
+  if (labels.every((label) => typeof label === "string")) {
+    return parseLabels(labels as readonly string[], info, options);
+  }
+  return labels.map((label, i) => {
+    if (typeof label === "string") return parseLabel(label, info, options, i);
+    for (const member of label ?? []) parseLabel(member, info, options, i);
+    return undefined;
+  });
 }
 
 export function isValidSequence(

@@ -1,4 +1,4 @@
-import { assembleModule, F64, I32, sleb, uleb } from "@lagrange/core/wasm";
+import { assembleModule, compiledOnce, F64, I32, sleb, uleb } from "@lagrange/core/wasm";
 import { H, INFINITE_D, N, NONE, ORPHAN, R, SISTER, TERMINAL, TIME_LIMIT } from "./layout.ts";
 
 /**
@@ -744,20 +744,5 @@ export function maxflowKernelBytes(): Uint8Array<ArrayBuffer> {
   );
 }
 
-let compiled: WebAssembly.Module | null | undefined;
-
 /** The compiled kernel, or null where WebAssembly is not available (compiled once). */
-export function maxflowKernelModule(): WebAssembly.Module | null {
-  if (compiled === undefined) {
-    compiled = null;
-    try {
-      if (typeof WebAssembly === "object") {
-        const bytes = maxflowKernelBytes();
-        if (WebAssembly.validate(bytes)) compiled = new WebAssembly.Module(bytes);
-      }
-    } catch {
-      compiled = null;
-    }
-  }
-  return compiled;
-}
+export const maxflowKernelModule = compiledOnce(maxflowKernelBytes);

@@ -1,0 +1,220 @@
+/**
+ * `bcrf` and `mean-field` as core decoders, so every app reaches them by name through the one
+ * registry (`--decoder bcrf`): they read a {@link DecodeProblem}'s chain scores — a CRF's or a
+ * Bregman CRF's, the features are the same — and decode approximately, with no certificate.
+ */
+import {
+  type ChainScores,
+  type DecodeOptions,
+  type DecodeProblem,
+  type Decoder,
+  type DecoderDefinition,
+  type Decoding,
+  isPositionSpecific,
+  validateChainScores,
+} from "@lagrange/core";
+import { mbrDecode, ValidDecodeWorkspace, validDecode } from "../decoding/decode.ts";
+import { type ChainInput, emptyChainInput } from "../inference/chain-input.ts";
+import {
+  BCRF_DECODING_TEMPERATURE,
+  BcrfWorkspace,
+  bcrfInference,
+  type IbpStatus,
+} from "../inference/ibp.ts";
+import {
+  MEAN_FIELD_DEFAULTS,
+  MeanFieldWorkspace,
+  meanFieldDecode,
+  meanFieldMarginals,
+} from "../mean-field/mean-field.ts";
+
+const NEG = Number.NEGATIVE_INFINITY;
+
+/** The paper's decoding settings: k = 5 half-steps at τ⁻¹ = 10, validity-aware output. */
+export const BCRF_DECODING_DEFAULTS = {
+  iterations: 5,
+  temperature: BCRF_DECODING_TEMPERATURE,
+  output: "valid",
+} as const;
+
+export interface BcrfDecodeOptions extends DecodeOptions {
+  /** IBP half-steps (Bcrf) or parallel updates (mean field); default 5 / 10. */
+  readonly iterations?: number;
+  /** τ of the projection (Bcrf; default 0.1) or of the mean-field softmax (default 1). */
+  readonly temperature?: number;
+  /**
+   * Bcrf: "valid" (default) is Viterbi over the Bcrf marginals restricted to the allowed
+   * transitions, so BIO/BIES output is always well formed; "mbr" the per-position argmax of the
+   * paper, which footnote 4 warns may not be.
+   */
+  readonly output?: "valid" | "mbr";
+  /**
+   * Mean field: what to do with forbidden (−∞) transitions, which its updates cannot represent.
+   * "ignore" (default) drops them, so the output may break them (reported as `hardViolated`);
+   * "fail" decodes nothing and reports the sentence `infeasible`.
+   */
+  readonly forbidden?: "fail" | "ignore";
+}
+
+/** A decoder that also reads {@link BcrfDecodeOptions}. */
+export interface ApproximateDecoder extends Decoder {
+  decode(problem: DecodeProblem, options?: BcrfDecodeOptions): Decoding;
+}
+
+/** Points `input` at the chain scores, start and end folded into a local-score buffer it owns. */
+class ScoresInput {
+  readonly input: ChainInput = emptyChainInput();
+
+  load(scores: ChainScores): ChainInput {
+    validateChainScores(scores);
+    const { n, L } = scores;
+    const input = this.input;
+    if (input.local.length < n * L)
+      input.local = new Float64Array(Math.max(n * L, 2 * input.local.length));
+    const local = input.local;
+    local.set(scores.unary);
+    if (scores.start !== undefined) for (let t = 0; t < L; t++) local[t]! += scores.start[t]!;
+    if (scores.end !== undefined) {
+      for (let t = 0; t < L; t++) local[(n - 1) * L + t]! += scores.end[t]!;
+    }
+    input.n = n;
+    input.L = L;
+    input.transition = scores.transition;
+    input.transitionBase = 0;
+    input.transitionStride = isPositionSpecific(scores) ? L * L : 0;
+    input.allowed = scores.allowed ?? null;
+    return input;
+  }
+}
+
+function labellingScore(input: ChainInput, labels: Int32Array): number {
+  const { n, L, local, transition, transitionStride, allowed } = input;
+  let score = 0;
+  for (let i = 0; i < n; i++) {
+    score += local[i * L + labels[i]!]!;
+    if (i > 0) {
+      const pair = labels[i - 1]! * L + labels[i]!;
+      if (allowed !== null && allowed[pair] === 0) return NEG;
+      score += transition[(i - 1) * transitionStride + pair]!;
+    }
+  }
+  return Number.isNaN(score) ? NEG : score;
+}
+
+function approximateDecoding(
+  labels: Int32Array,
+  score: number,
+  status: "converged" | "iteration-limit" | "infeasible",
+  iterations: number,
+  breaksMasks: boolean,
+): Decoding {
+  return {
+    labels,
+    primal: score,
+    // No dual bound: an approximate decoder certifies nothing.
+    dual: Number.POSITIVE_INFINITY,
+    status,
+    iterations,
+    certified: false,
+    gap: Number.POSITIVE_INFINITY,
+    multipliers: new Float64Array(0),
+    firstLabels: labels.slice(),
+    firstViolated: 0,
+    violated: 0,
+    hardViolated: breaksMasks ? 1 : 0,
+  };
+}
+
+function ibpStatus(status: IbpStatus): "converged" | "iteration-limit" | "infeasible" {
+  return status;
+}
+
+/** Bcrf decoding: IBP at τ, then validity-aware (or MBR) labels from the tag marginals. */
+export function bcrfDecoder(defaults: BcrfDecodeOptions = {}): ApproximateDecoder {
+  const scoresInput = new ScoresInput();
+  const ws = new BcrfWorkspace();
+  const valid = new ValidDecodeWorkspace();
+  return {
+    name: "bcrf",
+    decode(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Decoding {
+      const input = scoresInput.load(problem.scores);
+      const { n, L } = input;
+      const iterations =
+        options.iterations ?? defaults.iterations ?? BCRF_DECODING_DEFAULTS.iterations;
+      const temperature =
+        options.temperature ?? defaults.temperature ?? BCRF_DECODING_DEFAULTS.temperature;
+      const output = options.output ?? defaults.output ?? BCRF_DECODING_DEFAULTS.output;
+      const result = bcrfInference(input, { iterations, temperature }, ws);
+      const labels = new Int32Array(n);
+      if (result.status === "infeasible") {
+        return approximateDecoding(labels, NEG, "infeasible", result.iterations, false);
+      }
+      // Without a forbidden label or pair, Viterbi over log-marginals is the per-position argmax.
+      const anyForbidden = ws.hasZeros || !ws.factored;
+      if (
+        output === "mbr" ||
+        !anyForbidden ||
+        validDecode(ws.marginals, input, valid, labels) === NEG
+      ) {
+        mbrDecode(ws.marginals, n, L, labels);
+      }
+      const score = labellingScore(input, labels);
+      return approximateDecoding(
+        labels,
+        score,
+        ibpStatus(result.status),
+        result.iterations,
+        score === NEG,
+      );
+    },
+  };
+}
+
+/** Mean-field decoding: k parallel updates from the unary softmax, per-position argmax. */
+export function meanFieldDecoder(defaults: BcrfDecodeOptions = {}): ApproximateDecoder {
+  const scoresInput = new ScoresInput();
+  const ws = new MeanFieldWorkspace();
+  let marginals = new Float64Array(0);
+  return {
+    name: "mean-field",
+    decode(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Decoding {
+      const input = scoresInput.load(problem.scores);
+      const { n, L } = input;
+      if (marginals.length < n * L)
+        marginals = new Float64Array(Math.max(n * L, 2 * marginals.length));
+      const result = meanFieldMarginals(
+        input,
+        {
+          iterations: options.iterations ?? defaults.iterations ?? MEAN_FIELD_DEFAULTS.iterations,
+          temperature: options.temperature ?? defaults.temperature ?? 1,
+          forbidden: options.forbidden ?? defaults.forbidden ?? "ignore",
+        },
+        ws,
+        marginals,
+      );
+      const labels = new Int32Array(n);
+      if (result.status === "unsupported" || result.status === "infeasible") {
+        return approximateDecoding(labels, NEG, "infeasible", result.iterations, false);
+      }
+      meanFieldDecode(marginals, n, L, labels);
+      const score = labellingScore(input, labels);
+      return approximateDecoding(labels, score, result.status, result.iterations, score === NEG);
+    },
+  };
+}
+
+export const bcrfDefinition: DecoderDefinition = {
+  name: "bcrf",
+  description:
+    "Bregman CRF inference (corro): k = 5 parallel Bregman-projection half-steps at τ = 0.1, then Viterbi over its marginals within the allowed transitions (always valid)",
+  accepts: { constraints: false, slaves: false },
+  create: () => bcrfDecoder(),
+};
+
+export const meanFieldDefinition: DecoderDefinition = {
+  name: "mean-field",
+  description:
+    "naive mean field (the Bcrf paper's baseline): 10 parallel updates, per-position argmax; cannot represent −∞ transitions, so its output may break the scheme's mask",
+  accepts: { constraints: false, slaves: false },
+  create: () => meanFieldDecoder(),
+};

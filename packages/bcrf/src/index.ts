@@ -1,0 +1,65 @@
+// Inference: iterative Bregman projections (corro, Algorithm 1) and what training reads off it
+
+// Decoders for the registry
+export {
+  type ApproximateDecoder,
+  BCRF_DECODING_DEFAULTS,
+  type BcrfDecodeOptions,
+  bcrfDecoder,
+  bcrfDefinition,
+  meanFieldDecoder,
+  meanFieldDefinition,
+} from "./decoders/decoders.ts";
+// Labellings from marginals
+export { mbrDecode, ValidDecodeWorkspace, validDecode } from "./decoding/decode.ts";
+export {
+  type ChainGradient,
+  type ChainInput,
+  emptyChainInput,
+} from "./inference/chain-input.ts";
+export {
+  BCRF_DECODING_TEMPERATURE,
+  BCRF_DEFAULT_ITERATIONS,
+  BcrfWorkspace,
+  bcrfInference,
+  type IbpOptions,
+  type IbpResult,
+  type IbpStatus,
+  materializeBlock,
+} from "./inference/ibp.ts";
+export { logDomainIbp } from "./inference/log-domain.ts";
+export { addBcrfStatistics, bcrfValue } from "./inference/value.ts";
+// The mean-field baseline
+export {
+  MEAN_FIELD_DEFAULTS,
+  type MeanFieldOptions,
+  type MeanFieldResult,
+  type MeanFieldStatus,
+  type MeanFieldTrainingOptions,
+  MeanFieldWorkspace,
+  meanFieldDecode,
+  meanFieldLoss,
+  meanFieldMarginals,
+} from "./mean-field/mean-field.ts";
+// Threads (Node only: loaded on first use, so browsers never see worker_threads)
+export type { ParallelBcrf, ParallelBcrfOptions } from "./parallel/parallel-ibp.ts";
+// Training objectives on chain-crf's features
+export {
+  type BcrfTrainingOptions,
+  bcrfObjective,
+  type MeanFieldTrainingObjectiveOptions,
+  meanFieldObjective,
+  type ObjectiveSpec,
+  restoreObjective,
+  TRAINING_OBJECTIVES,
+  type TrainingObjectiveName,
+  trainingObjective,
+} from "./training/objectives.ts";
+
+/** Bcrf inference with each half-step's clusters split across worker threads (long sequences). */
+export async function openParallelBcrf(
+  options: import("./parallel/parallel-ibp.ts").ParallelBcrfOptions,
+): Promise<import("./parallel/parallel-ibp.ts").ParallelBcrf> {
+  const { ParallelBcrf } = await import("./parallel/parallel-ibp.ts");
+  return ParallelBcrf.open(options);
+}

@@ -1,0 +1,479 @@
+/**
+ * One IBP half-step in WebAssembly SIMD (two f64 lanes), emitted with core's assembler: the two
+ * L×L matrix–vector products of every cluster (column sums K^T x as row-axpys, row sums K y as
+ * dot products) run two lanes at a time and without V8's typed-array checks, the O(L) scalings
+ * in scalar code. The same arithmetic as `projectCluster` in ibp.ts up to summation order.
+ *
+ *   halfStep(K, x, y, a, b, out, L, kStrideBytes, first, count): projects clusters
+ *     p = first, first + 2, … (count of them) of the factors x (rows), y (columns), (n−1)·L each;
+ *     block j's kernel is at K + j·kStrideBytes (0: one shared block); a, b are L-row scratch;
+ *     out[0] ← the largest violation of the projected clusters' constraints before projection,
+ *     or NaN when a cluster's mass underflowed (the caller re-runs the sequence in the log domain).
+ */
+import {
+  assembleModule,
+  compiledOnce,
+  F64,
+  type FunctionDefinition,
+  forLoop,
+  I32,
+  op,
+  V128,
+} from "@lagrange/core/wasm";
+
+const f64 = {
+  sqrt: [0x9f],
+  div: [0xa3],
+  sub: [0xa1],
+  abs: [0x99],
+  max: [0xa5],
+  gt: [0x64],
+  lt: [0x63],
+  eq: [0x61],
+  const: (v: number) => [0x44, ...Array.from(new Uint8Array(Float64Array.of(v).buffer))],
+};
+const i32 = { and: [0x71], ne: [0x47], xor: [0x73], shrU: [0x76] };
+const ctl = { if: [0x04, 0x40], else: [0x05], return: [0x0f] };
+const lane1 = [0xfd, 0x21, 0x01];
+
+// Parameters.
+const K = 0;
+const X = 1;
+const Y = 2;
+const A = 3;
+const B = 4;
+const OUT = 5;
+const L = 6;
+const KSTRIDE = 7;
+const FIRST = 8;
+const COUNT = 9;
+// i32 locals.
+const C = 10; // cluster counter
+const XI = 11; // x of block p−1 (bytes)
+const YI = 12;
+const XO = 13; // x of block p
+const YO = 14;
+const INK = 15;
+const OUTK = 16;
+const S = 17; // row/label counter
+const T = 18; // column counter
+const ROW = 19; // pointer to a kernel row
+const LB = 20; // L·8
+const PAIRS = 21; // (L >> 1) << 4: bytes covered two lanes at a time
+const P = 22;
+// f64 locals.
+const XS = 23;
+const AT = 24;
+const BT = 25;
+const Z = 26;
+const IN_TOTAL = 27;
+const MEASURED = 28;
+const R = 29;
+const INV_Z = 30;
+const V = 31;
+// v128 locals.
+const ACC = 32;
+const XSV = 33;
+
+/** `for (local = 0; local < limit; local += step) body`, all i32 locals but step. */
+const loop = (counter: number, limit: number, step: number, body: number[]) => [
+  ...op.i32(0),
+  ...op.set(counter),
+  ...forLoop(counter, limit, step, body),
+];
+
+/** Pushes the f64 at base + offset (both i32 locals). */
+const loadAt = (base: number, offset: number) => [
+  ...op.get(base),
+  ...op.get(offset),
+  ...op.add,
+  ...op.f64Load,
+];
+
+/** Stores the f64 `value` at base + offset. */
+const storeAt = (base: number, offset: number, value: number[]) => [
+  ...op.get(base),
+  ...op.get(offset),
+  ...op.add,
+  ...value,
+  ...op.f64Store,
+];
+
+/** Whether local a > 0, b > 0 and both < +∞: the node has mass on both sides. */
+const bothPositive = () => [
+  ...op.get(AT),
+  ...f64.const(0),
+  ...f64.gt,
+  ...op.get(BT),
+  ...f64.const(0),
+  ...f64.gt,
+  ...i32.and,
+  ...op.get(AT),
+  ...f64.const(Number.POSITIVE_INFINITY),
+  ...f64.lt,
+  ...i32.and,
+  ...op.get(BT),
+  ...f64.const(Number.POSITIVE_INFINITY),
+  ...f64.lt,
+  ...i32.and,
+];
+
+function halfStepBody(): number[] {
+  // Byte offsets: t and s count bytes (8 per label), so loops step by 8 (scalar) or 16 (pairs).
+  const clusterBody = [
+    // p = first + 2c; block offsets in bytes.
+    ...op.get(FIRST),
+    ...op.get(C),
+    ...op.i32(1),
+    ...op.shl,
+    ...op.add,
+    ...op.set(P),
+    ...op.get(P),
+    ...op.i32(1),
+    ...op.sub,
+    ...op.get(LB),
+    ...op.mul,
+    ...op.tee(XI),
+    ...op.set(YI),
+    ...op.get(P),
+    ...op.get(LB),
+    ...op.mul,
+    ...op.tee(XO),
+    ...op.set(YO),
+    ...op.get(K),
+    ...op.get(P),
+    ...op.i32(1),
+    ...op.sub,
+    ...op.get(KSTRIDE),
+    ...op.mul,
+    ...op.add,
+    ...op.set(INK),
+    ...op.get(K),
+    ...op.get(P),
+    ...op.get(KSTRIDE),
+    ...op.mul,
+    ...op.add,
+    ...op.set(OUTK),
+    // a = 0.
+    ...loop(T, LB, 8, storeAt(A, T, f64.const(0))),
+    // a += x[s] · K[s, ·] over the rows s of block p−1 with x[s] ≠ 0.
+    ...loop(S, LB, 8, [
+      ...op.get(X),
+      ...op.get(XI),
+      ...op.add,
+      ...op.get(S),
+      ...op.add,
+      ...op.f64Load,
+      ...op.set(XS),
+      ...op.get(XS),
+      ...f64.const(0),
+      ...f64.eq,
+      ...op.i32(1),
+      ...i32.xor,
+      ...ctl.if,
+      ...op.get(XS),
+      ...op.splat,
+      ...op.set(XSV),
+      // ROW = INK + s·L (s is in bytes: s/8 · L·8 = s · L).
+      ...op.get(INK),
+      ...op.get(S),
+      ...op.get(L),
+      ...op.mul,
+      ...op.add,
+      ...op.set(ROW),
+      ...loop(T, PAIRS, 16, [
+        ...op.get(A),
+        ...op.get(T),
+        ...op.add,
+        ...op.get(A),
+        ...op.get(T),
+        ...op.add,
+        ...op.vLoad,
+        ...op.get(ROW),
+        ...op.get(T),
+        ...op.add,
+        ...op.vLoad,
+        ...op.get(XSV),
+        ...op.vMul,
+        ...op.vAdd,
+        ...op.vStore,
+      ]),
+      // The odd last column.
+      ...op.get(PAIRS),
+      ...op.get(LB),
+      ...i32.ne,
+      ...ctl.if,
+      ...op.get(A),
+      ...op.get(PAIRS),
+      ...op.add,
+      ...loadAt(A, PAIRS),
+      ...op.get(XS),
+      ...loadAt(ROW, PAIRS),
+      ...op.f64Mul,
+      ...op.f64Add,
+      ...op.f64Store,
+      ...op.end,
+      ...op.end,
+    ]),
+    // Per node t: a_t ← a_t·y_{p−1}[t], b_t ← x_p[t]·(K_p y_p)[t]; totals and Z.
+    ...f64.const(0),
+    ...op.set(Z),
+    ...f64.const(0),
+    ...op.set(IN_TOTAL),
+    ...loop(T, LB, 8, [
+      ...loadAt(A, T),
+      ...op.get(Y),
+      ...op.get(YI),
+      ...op.add,
+      ...op.get(T),
+      ...op.add,
+      ...op.f64Load,
+      ...op.f64Mul,
+      ...op.set(AT),
+      ...storeAt(A, T, op.get(AT)),
+      ...op.get(IN_TOTAL),
+      ...op.get(AT),
+      ...op.f64Add,
+      ...op.set(IN_TOTAL),
+      // ROW = OUTK + t·L; dot(ROW, y_p) two lanes at a time.
+      ...op.get(OUTK),
+      ...op.get(T),
+      ...op.get(L),
+      ...op.mul,
+      ...op.add,
+      ...op.set(ROW),
+      ...f64.const(0),
+      ...op.splat,
+      ...op.set(ACC),
+      ...loop(S, PAIRS, 16, [
+        ...op.get(ACC),
+        ...op.get(ROW),
+        ...op.get(S),
+        ...op.add,
+        ...op.vLoad,
+        ...op.get(Y),
+        ...op.get(YO),
+        ...op.add,
+        ...op.get(S),
+        ...op.add,
+        ...op.vLoad,
+        ...op.vMul,
+        ...op.vAdd,
+        ...op.set(ACC),
+      ]),
+      ...op.get(ACC),
+      ...op.lane0,
+      ...op.get(ACC),
+      ...lane1,
+      ...op.f64Add,
+      ...op.set(BT),
+      ...op.get(PAIRS),
+      ...op.get(LB),
+      ...i32.ne,
+      ...ctl.if,
+      ...op.get(BT),
+      ...loadAt(ROW, PAIRS),
+      ...op.get(Y),
+      ...op.get(YO),
+      ...op.add,
+      ...op.get(PAIRS),
+      ...op.add,
+      ...op.f64Load,
+      ...op.f64Mul,
+      ...op.f64Add,
+      ...op.set(BT),
+      ...op.end,
+      ...op.get(BT),
+      ...op.get(X),
+      ...op.get(XO),
+      ...op.add,
+      ...op.get(T),
+      ...op.add,
+      ...op.f64Load,
+      ...op.f64Mul,
+      ...op.set(BT),
+      ...storeAt(B, T, op.get(BT)),
+      ...bothPositive(),
+      ...ctl.if,
+      // √a·√b, not √(a·b): the product may underflow where both roots are representable.
+      ...op.get(Z),
+      ...op.get(AT),
+      ...f64.sqrt,
+      ...op.get(BT),
+      ...f64.sqrt,
+      ...op.f64Mul,
+      ...op.f64Add,
+      ...op.set(Z),
+      ...op.end,
+    ]),
+    // Underflow (or overflow) of the whole cluster: NaN to the caller.
+    ...op.get(Z),
+    ...f64.const(0),
+    ...f64.gt,
+    ...op.get(Z),
+    ...f64.const(Number.POSITIVE_INFINITY),
+    ...f64.lt,
+    ...i32.and,
+    ...op.i32(1),
+    ...i32.xor,
+    ...ctl.if,
+    ...op.get(OUT),
+    ...f64.const(Number.NaN),
+    ...op.f64Store,
+    ...ctl.return,
+    ...op.end,
+    // The violation before projecting: |Σ a − 1| and max |a_t − b_t|.
+    ...op.get(IN_TOTAL),
+    ...f64.const(1),
+    ...f64.sub,
+    ...f64.abs,
+    ...op.set(V),
+    ...loop(T, LB, 8, [
+      ...op.get(V),
+      ...loadAt(A, T),
+      ...loadAt(B, T),
+      ...f64.sub,
+      ...f64.abs,
+      ...f64.max,
+      ...op.set(V),
+    ]),
+    ...op.get(MEASURED),
+    ...op.get(V),
+    ...f64.max,
+    ...op.set(MEASURED),
+    // Rescale: y_{p−1}[t] ·= √(b/a)/Z, x_p[t] ·= 1/(Z·√(b/a)); one-sided nodes drop out.
+    ...f64.const(1),
+    ...op.get(Z),
+    ...f64.div,
+    ...op.set(INV_Z),
+    ...loop(T, LB, 8, [
+      ...loadAt(A, T),
+      ...op.set(AT),
+      ...loadAt(B, T),
+      ...op.set(BT),
+      ...bothPositive(),
+      ...ctl.if,
+      ...op.get(BT),
+      ...op.get(AT),
+      ...f64.div,
+      ...f64.sqrt,
+      ...op.set(R),
+      // y
+      ...op.get(Y),
+      ...op.get(YI),
+      ...op.add,
+      ...op.get(T),
+      ...op.add,
+      ...op.get(Y),
+      ...op.get(YI),
+      ...op.add,
+      ...op.get(T),
+      ...op.add,
+      ...op.f64Load,
+      ...op.get(R),
+      ...op.get(INV_Z),
+      ...op.f64Mul,
+      ...op.f64Mul,
+      ...op.f64Store,
+      // x
+      ...op.get(X),
+      ...op.get(XO),
+      ...op.add,
+      ...op.get(T),
+      ...op.add,
+      ...op.get(X),
+      ...op.get(XO),
+      ...op.add,
+      ...op.get(T),
+      ...op.add,
+      ...op.f64Load,
+      ...op.get(INV_Z),
+      ...op.get(R),
+      ...f64.div,
+      ...op.f64Mul,
+      ...op.f64Store,
+      ...ctl.else,
+      ...op.get(Y),
+      ...op.get(YI),
+      ...op.add,
+      ...op.get(T),
+      ...op.add,
+      ...f64.const(0),
+      ...op.f64Store,
+      ...op.get(X),
+      ...op.get(XO),
+      ...op.add,
+      ...op.get(T),
+      ...op.add,
+      ...f64.const(0),
+      ...op.f64Store,
+      ...op.end,
+    ]),
+  ];
+  return [
+    ...op.get(L),
+    ...op.i32(3),
+    ...op.shl,
+    ...op.set(LB),
+    ...op.get(L),
+    ...op.i32(1),
+    ...i32.shrU,
+    ...op.i32(4),
+    ...op.shl,
+    ...op.set(PAIRS),
+    ...f64.const(0),
+    ...op.set(MEASURED),
+    ...loop(C, COUNT, 1, clusterBody),
+    ...op.get(OUT),
+    ...op.get(MEASURED),
+    ...op.f64Store,
+  ];
+}
+
+function definitions(): FunctionDefinition[] {
+  return [
+    {
+      name: "halfStep",
+      params: [I32, I32, I32, I32, I32, I32, I32, I32, I32, I32],
+      locals: [
+        [13, I32],
+        [9, F64],
+        [2, V128],
+      ],
+      code: halfStepBody(),
+    },
+  ];
+}
+
+export interface IbpSimdKernel {
+  readonly memory: WebAssembly.Memory;
+  halfStep(
+    K: number,
+    x: number,
+    y: number,
+    a: number,
+    b: number,
+    out: number,
+    L: number,
+    kStrideBytes: number,
+    first: number,
+    count: number,
+  ): void;
+}
+
+const compiledModule = compiledOnce(() => assembleModule(definitions()));
+
+/** A kernel over its own memory of `pages` 64 KiB pages, or null without WebAssembly SIMD. */
+export function instantiateIbpSimd(pages: number): IbpSimdKernel | null {
+  const compiled = compiledModule();
+  if (compiled === null) return null;
+  const memory = new WebAssembly.Memory({ initial: pages });
+  const instance = new WebAssembly.Instance(compiled, { env: { memory } });
+  const e = instance.exports as unknown as { halfStep: IbpSimdKernel["halfStep"] };
+  return { memory, halfStep: e.halfStep };
+}
+
+/** The module's bytes (tests check it validates). */
+export function ibpSimdModuleBytes(): Uint8Array<ArrayBuffer> {
+  return assembleModule(definitions());
+}
