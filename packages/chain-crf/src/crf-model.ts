@@ -287,6 +287,21 @@ export class CrfModel {
    * model carries what was learned on top of it (a general CRF's consistency weights) in one file.
    */
   withSettings(extra: { readonly [key: string]: JsonValue }): CrfModel {
+    return this.#with({ ...this.settings, ...extra }, this.constraints);
+  }
+
+  /**
+   * The same model (weights shared) decoding under `constraints` by default: how a model read
+   * from a file, which stores its label scheme but not the scheme's mask, gets the mask back.
+   */
+  withConstraints(constraints: DecodingConstraints): CrfModel {
+    return this.#with(this.settings, checkConstraints(constraints, this.numLabels));
+  }
+
+  #with(
+    settings: { readonly [key: string]: JsonValue },
+    constraints: DecodingConstraints,
+  ): CrfModel {
     return new CrfModel({
       labels: this.labels,
       attributes: this.attributes,
@@ -294,8 +309,8 @@ export class CrfModel {
       layout: this.layout,
       weights: this.weights,
       preset: this.preset,
-      settings: { ...this.settings, ...extra },
-      constraints: this.constraints,
+      settings,
+      constraints,
     });
   }
 

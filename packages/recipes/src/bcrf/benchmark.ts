@@ -34,6 +34,7 @@ import {
 import { cachedModel, cacheModel, modelCacheKey } from "../citations/model-cache.ts";
 import { standardDecoders } from "../decoders.ts";
 import { sentenceAttributes } from "../model-input.ts";
+import { modelDecodingConstraints } from "../model-scheme.ts";
 import { trainOnCorpus } from "../training.ts";
 import { bcrfCrossover, type CrossoverResult } from "./crossover.ts";
 
@@ -251,7 +252,9 @@ export async function bcrfBenchmark(
       const cells: BcrfCell[] = [];
       for (const [training, model] of trained) {
         status(`${name}: decoding with the ${training}-trained model`);
-        const scores = devSplit.attributes.map((a) => model.chainScores(a));
+        // A model file stores the scheme, not its mask: decode under the scheme's constraints.
+        const constraints = modelDecodingConstraints(model);
+        const scores = devSplit.attributes.map((a) => model.chainScores(a, { constraints }));
         for (const d of decoders) {
           // Warm the decoder up (JIT, buffers) on a prefix before timing the split.
           for (const s of scores.slice(0, 100)) d.decoder.decode({ scores: s }, d.options);
@@ -468,8 +471,9 @@ function timeDecoders(
   split: Split,
   decoders: readonly { name: string; decoder: Decoder; options: BcrfDecodeOptions }[],
 ): DecodingTiming[] {
-  const scores: ChainScores[] = split.attributes.map((a) => model.chainScores(a));
-  const scorer = model.scorer();
+  const constraints = modelDecodingConstraints(model);
+  const scores: ChainScores[] = split.attributes.map((a) => model.chainScores(a, { constraints }));
+  const scorer = model.scorer(constraints);
   const measure = (run: () => void) => {
     const times: number[] = [];
     for (let r = 0; r < 3; r++) {
@@ -511,7 +515,7 @@ function convergenceCurve(
   const max = new Float64Array(halfSteps + 1);
   const count = new Float64Array(halfSteps + 1);
   const ws = new BcrfWorkspace();
-  const scorer = model.scorer();
+  const scorer = model.scorer(modelDecodingConstraints(model));
   const input = emptyChainInput();
   for (const attributes of split.attributes) {
     const s = scorer.score(attributes);

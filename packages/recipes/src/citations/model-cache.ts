@@ -10,6 +10,7 @@ import {
   MODEL_FORMAT_VERSION,
   saveModel,
 } from "@lagrange/chain-crf";
+import { modelDecodingConstraints } from "../model-scheme.ts";
 
 /**
  * The key of a trained model in a cache: a hash of everything that shapes it — every training
@@ -42,7 +43,10 @@ export function modelCacheKey(
   return hash.digest("hex").slice(0, 20);
 }
 
-/** A model from the cache, or undefined (absent or unreadable: retrain). */
+/**
+ * A model from the cache, or undefined (absent or unreadable: retrain). It decodes under its
+ * scheme's mask like the freshly trained model did (a model file stores the scheme, not the mask).
+ */
 export async function cachedModel(
   dir: string,
   name: string,
@@ -51,7 +55,8 @@ export async function cachedModel(
   const file = join(dir, `${name}-${key}.model`);
   if (!existsSync(file)) return undefined;
   try {
-    return await loadModel(file);
+    const model = await loadModel(file);
+    return model.withConstraints(modelDecodingConstraints(model));
   } catch {
     return undefined;
   }
