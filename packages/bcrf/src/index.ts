@@ -16,6 +16,8 @@ export {
   type ChainGradient,
   type ChainInput,
   emptyChainInput,
+  labellingScore,
+  loadChainScores,
 } from "./inference/chain-input.ts";
 export {
   BCRF_DECODING_TEMPERATURE,

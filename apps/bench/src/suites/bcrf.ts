@@ -73,7 +73,7 @@ function datasetMarkdown(d: BcrfDatasetResult): string {
     ]),
   );
   const decoding = markdownTable(
-    ["decoder", "inference s", "× Viterbi", "scoring + inference s", "× Viterbi"],
+    ["decoder", "decoding s", "× Viterbi", "tagging s (features, scores, decoding)", "× Viterbi"],
     d.decoding.map((t) => [
       t.decoding,
       fmt(t.inferenceSeconds, 3),
@@ -113,7 +113,7 @@ function datasetMarkdown(d: BcrfDatasetResult): string {
     "",
     training,
     "",
-    "Table 3 analogue, decoding time of the evaluation split (the Bcrf-trained model; medians of 3):",
+    "Table 3 analogue, decoding time of the evaluation split (the Bcrf-trained model; the timing harness of `lagrange tag`, medians of 3 runs):",
     "",
     decoding,
     "",

@@ -3,18 +3,15 @@
  * registry (`--decoder bcrf`): they read a {@link DecodeProblem}'s chain scores — a CRF's or a
  * Bregman CRF's, the features are the same — and decode approximately, with no certificate.
  */
-import {
-  type ChainScores,
-  type DecodeOptions,
-  type DecodeProblem,
-  type Decoder,
-  type DecoderDefinition,
-  type Decoding,
-  isPositionSpecific,
-  validateChainScores,
+import type {
+  DecodeOptions,
+  DecodeProblem,
+  Decoder,
+  DecoderDefinition,
+  Decoding,
 } from "@lagrange/core";
 import { mbrDecode, ValidDecodeWorkspace, validDecode } from "../decoding/decode.ts";
-import { type ChainInput, emptyChainInput } from "../inference/chain-input.ts";
+import { emptyChainInput, labellingScore, loadChainScores } from "../inference/chain-input.ts";
 import {
   BCRF_DECODING_TEMPERATURE,
   BcrfWorkspace,
@@ -61,46 +58,6 @@ export interface ApproximateDecoder extends Decoder {
   decode(problem: DecodeProblem, options?: BcrfDecodeOptions): Decoding;
 }
 
-/** Points `input` at the chain scores, start and end folded into a local-score buffer it owns. */
-class ScoresInput {
-  readonly input: ChainInput = emptyChainInput();
-
-  load(scores: ChainScores): ChainInput {
-    validateChainScores(scores);
-    const { n, L } = scores;
-    const input = this.input;
-    if (input.local.length < n * L)
-      input.local = new Float64Array(Math.max(n * L, 2 * input.local.length));
-    const local = input.local;
-    local.set(scores.unary);
-    if (scores.start !== undefined) for (let t = 0; t < L; t++) local[t]! += scores.start[t]!;
-    if (scores.end !== undefined) {
-      for (let t = 0; t < L; t++) local[(n - 1) * L + t]! += scores.end[t]!;
-    }
-    input.n = n;
-    input.L = L;
-    input.transition = scores.transition;
-    input.transitionBase = 0;
-    input.transitionStride = isPositionSpecific(scores) ? L * L : 0;
-    input.allowed = scores.allowed ?? null;
-    return input;
-  }
-}
-
-function labellingScore(input: ChainInput, labels: Int32Array): number {
-  const { n, L, local, transition, transitionStride, allowed } = input;
-  let score = 0;
-  for (let i = 0; i < n; i++) {
-    score += local[i * L + labels[i]!]!;
-    if (i > 0) {
-      const pair = labels[i - 1]! * L + labels[i]!;
-      if (allowed !== null && allowed[pair] === 0) return NEG;
-      score += transition[(i - 1) * transitionStride + pair]!;
-    }
-  }
-  return Number.isNaN(score) ? NEG : score;
-}
-
 function approximateDecoding(
   labels: Int32Array,
   score: number,
@@ -131,13 +88,13 @@ function ibpStatus(status: IbpStatus): "converged" | "iteration-limit" | "infeas
 
 /** Bcrf decoding: IBP at τ, then validity-aware (or MBR) labels from the tag marginals. */
 export function bcrfDecoder(defaults: BcrfDecodeOptions = {}): ApproximateDecoder {
-  const scoresInput = new ScoresInput();
+  const loaded = emptyChainInput();
   const ws = new BcrfWorkspace();
   const valid = new ValidDecodeWorkspace();
   return {
     name: "bcrf",
     decode(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Decoding {
-      const input = scoresInput.load(problem.scores);
+      const input = loadChainScores(problem.scores, loaded);
       const { n, L } = input;
       const iterations =
         options.iterations ?? defaults.iterations ?? BCRF_DECODING_DEFAULTS.iterations;
@@ -172,13 +129,13 @@ export function bcrfDecoder(defaults: BcrfDecodeOptions = {}): ApproximateDecode
 
 /** Mean-field decoding: k parallel updates from the unary softmax, per-position argmax. */
 export function meanFieldDecoder(defaults: BcrfDecodeOptions = {}): ApproximateDecoder {
-  const scoresInput = new ScoresInput();
+  const loaded = emptyChainInput();
   const ws = new MeanFieldWorkspace();
   let marginals = new Float64Array(0);
   return {
     name: "mean-field",
     decode(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Decoding {
-      const input = scoresInput.load(problem.scores);
+      const input = loadChainScores(problem.scores, loaded);
       const { n, L } = input;
       if (marginals.length < n * L)
         marginals = new Float64Array(Math.max(n * L, 2 * marginals.length));

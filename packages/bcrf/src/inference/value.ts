@@ -10,11 +10,18 @@ const NEG = Number.NEGATIVE_INFINITY;
 
 /**
  * ⟨q, w⟩ + τ·H(q) with H(q) = −Σ q log q over the n−1 blocks (the tag marginals for n = 1). Zero
- * entries contribute nothing, whatever their score (0·(−∞) is taken as 0).
+ * entries contribute nothing, whatever their score (0·(−∞) is taken as 0). With `gradient`, also
+ * adds coef × its gradient (what {@link addBcrfStatistics} adds) in the same pass over the blocks.
  */
-export function bcrfValue(input: ChainInput, ws: BcrfWorkspace): number {
+export function bcrfValue(
+  input: ChainInput,
+  ws: BcrfWorkspace,
+  gradient: ChainGradient | null = null,
+  coef = 1,
+): number {
   const { n, L, local, localBase, transition, transitionBase, transitionStride } = input;
   const tau = ws.temperature;
+  if (gradient !== null && (n === 1 || !ws.factored)) addBcrfStatistics(input, ws, coef, gradient);
   if (n === 1) {
     let value = 0;
     for (let t = 0; t < L; t++) {
@@ -29,6 +36,13 @@ export function bcrfValue(input: ChainInput, ws: BcrfWorkspace): number {
   const LL = L * L;
   const { rowScale: x, colScale: y, kernel: K, logKernel: logK } = ws;
   const colSum = ws.right;
+  const pairwise = gradient === null ? null : gradient.pairwise;
+  const perPosition = gradient === null ? null : gradient.perPosition;
+  if (gradient !== null) {
+    const { rows } = gradient;
+    const mu = ws.marginals;
+    for (let q = 0; q < n * L; q++) rows[q]! += coef * mu[q]!;
+  }
   let value = 0;
   for (let j = 0; j < n - 1; j++) {
     const kb = ws.sharedKernel ? 0 : j * LL;
@@ -47,6 +61,10 @@ export function bcrfValue(input: ChainInput, ws: BcrfWorkspace): number {
         if (q === 0) continue;
         rowSum += q;
         colSum[b]! += q;
+        if (pairwise !== null) {
+          pairwise[a * L + b]! += coef * q;
+          if (perPosition !== null) perPosition[j * LL + a * L + b]! += coef * q;
+        }
         linear += q * transition[tb + a * L + b]!;
         qLogK += q * logK[kb + a * L + b]!;
       }

@@ -12,8 +12,9 @@ import {
   type ObjectiveSource,
   type SequenceObjective,
 } from "@lagrange/chain-crf";
+import { labellingScore } from "../inference/chain-input.ts";
 import { BCRF_DEFAULT_ITERATIONS, BcrfWorkspace, bcrfInference } from "../inference/ibp.ts";
-import { addBcrfStatistics, bcrfValue } from "../inference/value.ts";
+import { bcrfValue } from "../inference/value.ts";
 import {
   MEAN_FIELD_DEFAULTS,
   MeanFieldWorkspace,
@@ -69,15 +70,12 @@ export function bcrfObjective(options: BcrfTrainingOptions = {}): SequenceObject
       if (result.status === "infeasible") {
         throw new RangeError("no labelling of the sentence is feasible under the training masks");
       }
-      const value = bcrfValue(input, all);
       let partial = false;
       for (let i = 0; i < n; i++) if (gold[goldBase + i]! < 0) partial = true;
       if (!partial) {
         const score = goldScore(input, gold, goldBase);
-        if (gradient !== null) {
-          addBcrfStatistics(input, all, 1, gradient);
-          subtractGold(input, gold, goldBase, gradient);
-        }
+        const value = bcrfValue(input, all, gradient);
+        if (gradient !== null) subtractGold(input, gold, goldBase, gradient);
         return value - score;
       }
       // B_Ỹ: the same projection with the labels the annotation excludes set to −∞ (a face of
@@ -89,11 +87,7 @@ export function bcrfObjective(options: BcrfTrainingOptions = {}): SequenceObject
           "the partial annotation allows no labelling under the training masks (a known label or label set contradicts them)",
         );
       }
-      if (gradient !== null) {
-        addBcrfStatistics(input, all, 1, gradient);
-        addBcrfStatistics(clamped, consistent, -1, gradient);
-      }
-      return value - bcrfValue(clamped, consistent);
+      return bcrfValue(input, all, gradient) - bcrfValue(clamped, consistent, gradient, -1);
     },
   };
 }
@@ -128,18 +122,8 @@ export function trainingObjective(
 }
 
 function goldScore(input: ChainInput, gold: Int32Array, base: number): number {
-  const { n, L, local, localBase, transition, transitionBase, transitionStride, allowed } = input;
-  let score = 0;
-  for (let i = 0; i < n; i++) {
-    const y = gold[base + i]!;
-    score += local[localBase + i * L + y]!;
-    if (i > 0) {
-      const a = gold[base + i - 1]!;
-      if (allowed !== null && allowed[a * L + y] === 0) score = NEG;
-      else score += transition[transitionBase + (i - 1) * transitionStride + a * L + y]!;
-    }
-  }
-  if (score === NEG || Number.isNaN(score)) {
+  const score = labellingScore(input, gold, base);
+  if (score === Number.NEGATIVE_INFINITY) {
     throw new RangeError("the gold labelling is forbidden by the training masks");
   }
   return score;

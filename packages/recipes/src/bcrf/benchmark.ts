@@ -11,8 +11,8 @@ import {
   type BcrfDecodeOptions,
   BcrfWorkspace,
   bcrfInference,
-  type ChainInput,
   emptyChainInput,
+  loadChainScores,
   type TrainingObjectiveName,
   trainingObjective,
 } from "@lagrange/bcrf";
@@ -22,7 +22,7 @@ import {
   getPreset,
   prepareTrainingData,
 } from "@lagrange/chain-crf";
-import { type ChainScores, type Decoder, LagrangeError } from "@lagrange/core";
+import { type Decoder, LagrangeError } from "@lagrange/core";
 import {
   type Corpus,
   convertScheme,
@@ -35,6 +35,8 @@ import { cachedModel, cacheModel, modelCacheKey } from "../citations/model-cache
 import { standardDecoders } from "../decoders.ts";
 import { sentenceAttributes } from "../model-input.ts";
 import { modelDecodingConstraints } from "../model-scheme.ts";
+import { Tagger } from "../tagger.ts";
+import { median, timeTaggers } from "../timing.ts";
 import { trainOnCorpus } from "../training.ts";
 import { bcrfCrossover, type CrossoverResult } from "./crossover.ts";
 
@@ -114,9 +116,9 @@ export interface TrainingTiming {
 
 export interface DecodingTiming {
   readonly decoding: string;
-  /** Inference alone (scores precomputed), seconds for the split. */
+  /** The decoder's own work (chain scores → labels), seconds for the split. */
   readonly inferenceSeconds: number;
-  /** Scoring the sentence from its features plus inference, seconds for the split. */
+  /** `lagrange tag`'s whole path (features, scores, decoding), seconds for the split. */
   readonly endToEndSeconds: number;
   readonly inferenceRatio: number;
   readonly endToEndRatio: number;
@@ -298,7 +300,7 @@ export async function bcrfBenchmark(
     status(`${name}: timing the training objectives`);
     const training = timeObjectives(trainSplit, inner, options.timingRepeats ?? 3, labels);
     status(`${name}: timing the decoders`);
-    const decoding = timeDecoders(models.get("bcrf")!, devSplit, decoders);
+    const decoding = await timeDecoders(models.get("bcrf")!, devSplit, decoders, options.signal);
     const convergence = [0.1, 1].map((tau) => ({
       tau,
       points: convergenceCurve(models.get("bcrf")!, devSplit, tau, 40),
@@ -466,41 +468,30 @@ function timeObjectives(
   return out;
 }
 
-function timeDecoders(
+/**
+ * The decoders on the Bcrf-trained model through the one timing harness: `lagrange tag`'s path
+ * (features → scores → decoder), warm-up first, runs alternating, Viterbi as the baseline.
+ */
+async function timeDecoders(
   model: CrfModel,
   split: Split,
   decoders: readonly { name: string; decoder: Decoder; options: BcrfDecodeOptions }[],
-): DecodingTiming[] {
-  const constraints = modelDecodingConstraints(model);
-  const scores: ChainScores[] = split.attributes.map((a) => model.chainScores(a, { constraints }));
-  const scorer = model.scorer(constraints);
-  const measure = (run: () => void) => {
-    const times: number[] = [];
-    for (let r = 0; r < 3; r++) {
-      const started = performance.now();
-      run();
-      times.push((performance.now() - started) / 1000);
-    }
-    return median(times);
-  };
-  const rows: { decoding: string; inference: number; endToEnd: number }[] = [];
-  for (const d of decoders) {
-    if (d.name.includes("-mbr-")) continue;
-    const inference = measure(() => {
-      for (const s of scores) d.decoder.decode({ scores: s }, d.options);
-    });
-    const endToEnd = measure(() => {
-      for (const a of split.attributes) d.decoder.decode({ scores: scorer.score(a) }, d.options);
-    });
-    rows.push({ decoding: d.name, inference, endToEnd });
-  }
-  const viterbi = rows.find((r) => r.decoding === "viterbi")!;
-  return rows.map((r) => ({
-    decoding: r.decoding,
-    inferenceSeconds: r.inference,
-    endToEndSeconds: r.endToEnd,
-    inferenceRatio: r.inference / viterbi.inference,
-    endToEndRatio: r.endToEnd / viterbi.endToEnd,
+  signal: AbortSignal | undefined,
+): Promise<DecodingTiming[]> {
+  const timed = decoders.filter((d) => !d.name.includes("-mbr-"));
+  const taggers = timed.map(
+    (d) => new Tagger({ model, decoder: d.decoder, decodeOptions: d.options }),
+  );
+  const timings = await timeTaggers(taggers, split.corpus.sentences, {
+    runs: 3,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  return timings.map((t, k) => ({
+    decoding: timed[k]!.name,
+    inferenceSeconds: t.decodingMs / 1000,
+    endToEndSeconds: t.taggingMs / 1000,
+    inferenceRatio: t.decodingRatio,
+    endToEndRatio: t.taggingRatio,
   }));
 }
 
@@ -520,7 +511,7 @@ function convergenceCurve(
   for (const attributes of split.attributes) {
     const s = scorer.score(attributes);
     if (s.n < 3) continue;
-    foldStartEnd(s, input);
+    loadChainScores(s, input);
     // The violation reported at half-step i is that of iterate i − 1 (what the step started from).
     bcrfInference(
       input,
@@ -543,23 +534,4 @@ function convergenceCurve(
     points.push({ iteration: i, mean: sum[i]! / count[i]!, max: max[i]! });
   }
   return points;
-}
-
-function foldStartEnd(s: ChainScores, input: ChainInput): void {
-  const { n, L } = s;
-  if (input.local.length < n * L) input.local = new Float64Array(n * L * 2);
-  input.local.set(s.unary);
-  if (s.start !== undefined) for (let t = 0; t < L; t++) input.local[t]! += s.start[t]!;
-  if (s.end !== undefined) for (let t = 0; t < L; t++) input.local[(n - 1) * L + t]! += s.end[t]!;
-  input.n = n;
-  input.L = L;
-  input.transition = s.transition;
-  input.transitionStride = s.transition.length === L * L ? 0 : L * L;
-  input.allowed = s.allowed ?? null;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
