@@ -7,13 +7,14 @@
 import { BcrfWorkspace, bcrfInference, mbrDecode, openParallelBcrf } from "@lagrange/bcrf";
 import { InferenceContext, viterbi } from "@lagrange/chain-crf";
 import { seededRandom } from "@lagrange/core";
+import { median } from "../timing.ts";
 
 export interface CrossoverOptions {
   readonly lengths?: readonly number[];
   readonly labels?: number;
   readonly iterations?: number;
   readonly threads?: number;
-  /** Each timing repeats its decode until this many milliseconds have passed (default 150). */
+  /** Each length's alternating rounds run until this many milliseconds have passed (default 150 per system). */
   readonly minMilliseconds?: number;
 }
 
@@ -73,19 +74,21 @@ export async function bcrfCrossover(options: CrossoverOptions = {}): Promise<Cro
       };
       const out = new Int32Array(n);
       const ibp = { iterations, temperature: 0.1 };
-      const viterbiMs = timed(budget, () => viterbi(scores, { context }));
-      const bcrfMs = timed(budget, () => {
-        bcrfInference(input, ibp, ws);
-        mbrDecode(ws.marginals, n, L, out);
-      });
-      const bcrfSimdMs = timed(budget, () => {
-        bcrfInference(input, ibp, simd);
-        mbrDecode(simd.marginals, n, L, out);
-      });
-      const threadedMs = timed(budget, () => {
-        const { workspace } = parallel.infer(input, ibp);
-        mbrDecode(workspace.marginals, n, L, out);
-      });
+      const [viterbiMs, bcrfMs, bcrfSimdMs, threadedMs] = alternating(budget, [
+        () => viterbi(scores, { context }),
+        () => {
+          bcrfInference(input, ibp, ws);
+          mbrDecode(ws.marginals, n, L, out);
+        },
+        () => {
+          bcrfInference(input, ibp, simd);
+          mbrDecode(simd.marginals, n, L, out);
+        },
+        () => {
+          const { workspace } = parallel.infer(input, ibp);
+          mbrDecode(workspace.marginals, n, L, out);
+        },
+      ]) as [number, number, number, number];
       points.push({
         n,
         viterbiMs,
@@ -110,21 +113,25 @@ export async function bcrfCrossover(options: CrossoverOptions = {}): Promise<Cro
 }
 
 /**
- * Median milliseconds of `run` over repeats filling about `budget` ms (at least 5 runs), after
- * warm-up runs filling a fifth of it (the JIT: the first chain timed would otherwise pay it).
+ * Median milliseconds per system over rounds that time each system once in turn (as recipes'
+ * timing harness alternates its taggers, so that a burst of machine load hits all of them alike),
+ * after warm-up rounds filling a fifth of the time; at least 5 rounds, then until `budget` ms per
+ * system have passed.
  */
-function timed(budget: number, run: () => void): number {
+function alternating(perSystem: number, systems: readonly (() => void)[]): number[] {
+  const budget = perSystem * systems.length;
   const warm = performance.now();
-  do run();
+  do for (const run of systems) run();
   while (performance.now() - warm < budget / 5);
-  const times: number[] = [];
+  const times = systems.map(() => [] as number[]);
   const started = performance.now();
-  while (times.length < 5 || performance.now() - started < budget) {
-    const t = performance.now();
-    run();
-    times.push(performance.now() - t);
-    if (times.length >= 10_000) break;
+  for (let round = 0; round < 5 || performance.now() - started < budget; round++) {
+    systems.forEach((run, k) => {
+      const t = performance.now();
+      run();
+      times[k]!.push(performance.now() - t);
+    });
+    if (round >= 10_000) break;
   }
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1]!;
+  return times.map(median);
 }
