@@ -1,6 +1,9 @@
 import {
   BCRF_DATASETS,
   type BcrfDatasetName,
+  L2S_DATASETS,
+  L2S_DEFAULT_DATASETS,
+  type L2sDatasetName,
   TWO_PHASE_DATASETS,
   type TwoPhaseDatasetName,
 } from "@lagrange/recipes";
@@ -9,6 +12,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { writeReport } from "./report.ts";
 import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./suites/bcrf.ts";
 import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.ts";
+import { l2sMarkdown, l2sSuite, writeL2sFigures } from "./suites/l2s.ts";
 import { maxflowBench, maxflowMarkdown } from "./suites/maxflow.ts";
 import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.ts";
 import { twoPhaseIlp, twoPhaseIlpMarkdown } from "./suites/two-phase-ilp.ts";
@@ -361,6 +365,86 @@ program
       await emit(result, bcrfMarkdown(result), opts.out);
       if (opts.out !== undefined) {
         for (const file of await writeBcrfFigures(result, opts.out)) status(`wrote ${file}`);
+      }
+    },
+  );
+
+const numbers = (value: string, previous: number[] | undefined): number[] => {
+  const x = Number(value);
+  if (!(x > 0)) throw new InvalidArgumentError(`${value}: expected a positive number`);
+  return [...(previous ?? []), x];
+};
+
+program
+  .command("l2s")
+  .description(
+    "chang2016 (learning to search) on UD English EWT (UPOS) and CoNLL-2003 (NER, testa): accuracy vs training time for L2S at several pass counts and the chain CRF (L-BFGS caps, averaged perceptron, SGD) on the same features in the same run (Figure 6, SVG), invalid BIO outputs with and without the constraint bridge; dependency parsing on EWT train → dev: UAS/LAS with gold and predicted UPOS, dynamic vs static oracle, sentences/s; JSON + Markdown",
+  )
+  .option(
+    "--out <file.json>",
+    "write the JSON result here (Markdown and the SVG figures beside it)",
+  )
+  .option(
+    "--datasets <names...>",
+    `tagging datasets, of ${L2S_DATASETS.join(" ")} (default ${L2S_DEFAULT_DATASETS.join(" ")})`,
+  )
+  .option("--quick", "a smoke run: 1,000 training and 300 evaluation sentences, few points")
+  .option("--passes <p>", "an L2S pass count (repeat for several; default 0.25 0.5 1 2 4)", numbers)
+  .option("--parser-passes <p>", "parser pass counts (repeat; default 1 3 5)", numbers)
+  .option("--lbfgs <n>", "a CRF L-BFGS iteration cap (repeat; default 10 25 50 100)", numbers)
+  .option("--ap <n>", "averaged-perceptron epochs (repeat; default 1 3 10)", numbers)
+  .option("--sgd <n>", "SGD epochs (repeat; default 1 3 10)", numbers)
+  .option("--max-train <n>", "train on the first n sentences only", integer)
+  .option("--max-dev <n>", "evaluate on the first n sentences only", integer)
+  .option("--no-parsing", "skip the dependency-parsing table")
+  .action(
+    async (opts: {
+      out?: string;
+      datasets?: string[];
+      quick?: boolean;
+      passes?: number[];
+      parserPasses?: number[];
+      lbfgs?: number[];
+      ap?: number[];
+      sgd?: number[];
+      maxTrain?: number;
+      maxDev?: number;
+      parsing: boolean;
+    }) => {
+      for (const name of opts.datasets ?? []) {
+        if (!(L2S_DATASETS as readonly string[]).includes(name)) {
+          throw new InvalidArgumentError(
+            `unknown dataset "${name}"; expected ${L2S_DATASETS.join(", ")}`,
+          );
+        }
+      }
+      const quick = opts.quick === true;
+      const result = await l2sSuite({
+        parsing: opts.parsing,
+        ...(quick
+          ? {
+              maxTrainSentences: 1000,
+              maxDevSentences: 300,
+              l2sPasses: [0.5, 1, 2],
+              lbfgsIterations: [10, 25],
+              perceptronEpochs: [1, 3],
+              sgdEpochs: [1, 3],
+              parserPasses: [1],
+            }
+          : {}),
+        ...(opts.datasets === undefined ? {} : { datasets: opts.datasets as L2sDatasetName[] }),
+        ...(opts.passes === undefined ? {} : { l2sPasses: opts.passes }),
+        ...(opts.parserPasses === undefined ? {} : { parserPasses: opts.parserPasses }),
+        ...(opts.lbfgs === undefined ? {} : { lbfgsIterations: opts.lbfgs }),
+        ...(opts.ap === undefined ? {} : { perceptronEpochs: opts.ap }),
+        ...(opts.sgd === undefined ? {} : { sgdEpochs: opts.sgd }),
+        ...(opts.maxTrain === undefined ? {} : { maxTrainSentences: opts.maxTrain }),
+        ...(opts.maxDev === undefined ? {} : { maxDevSentences: opts.maxDev }),
+        onStatus: status,
+      });
+      await emit(result, l2sMarkdown(result), opts.out);
+      if (opts.out !== undefined) {
+        for (const file of await writeL2sFigures(result, opts.out)) status(`wrote ${file}`);
       }
     },
   );

@@ -3,6 +3,7 @@ import { registerConstraints } from "./commands/constraints.ts";
 import { registerDemo } from "./commands/demo.ts";
 import { registerEval } from "./commands/eval.ts";
 import { registerInfo } from "./commands/info.ts";
+import { registerParse } from "./commands/parse.ts";
 import { registerRules } from "./commands/rules.ts";
 import { registerTag } from "./commands/tag.ts";
 import { registerTrain } from "./commands/train.ts";
@@ -12,13 +13,14 @@ import { writeStderr } from "./progress.ts";
 
 function buildProgram(): Command {
   const program = new Command("lagrange")
-    .description("Structured prediction with global constraints: train, tag, evaluate.")
+    .description("Structured prediction with global constraints: train, tag, parse, evaluate.")
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeErr: writeStderr });
   registerEval(program);
   registerTrain(program);
   registerTag(program);
+  registerParse(program);
   registerConstraints(program);
   registerRules(program);
   registerInfo(program);

@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { warn } from "./progress.ts";
 
 export function parseNumber(value: string): number {
@@ -53,4 +53,19 @@ export function threadCount(requested: number): number {
   if (requested <= cores) return requested;
   warn(`--threads ${requested}: this machine has ${cores} cores; using ${cores}`);
   return cores;
+}
+
+/**
+ * The options a command line set (by their long flag: `--algorithm`, `--no-bridge`), defaults not
+ * counted: for refusing options that do not apply, whatever their default.
+ */
+export function givenOptions(command: Command): Set<string> {
+  const given = new Set<string>();
+  for (const option of command.options) {
+    const source = command.getOptionValueSource(option.attributeName());
+    if (source !== undefined && source !== "default" && source !== "implied") {
+      if (option.long !== undefined) given.add(option.long);
+    }
+  }
+  return given;
 }

@@ -1,4 +1,4 @@
-import { type ChainScores, LabelSet, ProblemValidationError } from "@lagrange/core";
+import { type ChainScores, type JsonValue, LabelSet, ProblemValidationError } from "@lagrange/core";
 import { ChainScorer } from "./chain-scorer.ts";
 import { CrfEncoder } from "./crf-encoder.ts";
 import type { AttributeSequence } from "./features/types.ts";
@@ -12,14 +12,8 @@ import { buildAttributeDictionary } from "./model/dictionary.ts";
 import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.ts";
 import { SequenceScorer } from "./model/sequence-scorer.ts";
 
-/** JSON-compatible values (training settings stored in a model file). */
-export type JsonValue =
-  | string
-  | number
-  | boolean
-  | null
-  | readonly JsonValue[]
-  | { readonly [key: string]: JsonValue };
+/** Core's JSON value type, re-exported where this package's API has always named it. */
+export type { JsonValue };
 
 /**
  * Which labellings decoding may produce (a label scheme's validity, e.g. BIO: I-X only after B-X

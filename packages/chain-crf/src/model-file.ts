@@ -1,5 +1,4 @@
-import { LabelSet, LagrangeError } from "@lagrange/core";
-import { crc32 } from "./crc32.ts";
+import { crc32, LabelSet, LagrangeError } from "@lagrange/core";
 import { CrfModel, type JsonValue } from "./crf-model.ts";
 import type { FeatureLayout } from "./model/layout.ts";
 

@@ -1,4 +1,4 @@
-import { LagrangeError } from "@lagrange/core";
+import { type JsonValue, LagrangeError } from "@lagrange/core";
 import type { WeightedTemplate } from "./candidates.ts";
 import { SegmentIndex, type SegmentKeying } from "./segments.ts";
 import type { TemplateSpec } from "./template.ts";
@@ -7,14 +7,8 @@ import { templateFromSpec } from "./templates.ts";
 export const CONSTRAINTS_FORMAT = "lagrange-constraints";
 export const CONSTRAINTS_VERSION = 1;
 
-/** A JSON value (metadata is carried through untouched). */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly JsonValue[]
-  | { readonly [key: string]: JsonValue };
+/** Core's JSON value type, re-exported where this package's API has always named it. */
+export type { JsonValue };
 
 export interface ConstraintsFileEntry extends WeightedTemplate {
   /** imp(c) on the set it was computed on (may be +∞). */

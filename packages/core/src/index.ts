@@ -18,6 +18,7 @@ export {
   validateConstraint,
 } from "./constraints.ts";
 export { checkpoints, yieldToEventLoop } from "./cooperation.ts";
+export { crc32 } from "./crc32.ts";
 export {
   type ChainSlaveFactory,
   chainDecoder,
@@ -76,6 +77,7 @@ export {
   unaryFactor,
   validateFactorGraph,
 } from "./factor-graph.ts";
+export type { JsonValue } from "./json.ts";
 export { LabelSet } from "./labels.ts";
 export { definePlugin, installPlugin, type LagrangePlugin, type PluginHost } from "./plugin.ts";
 export { createRandom, type Random, seededRandom, shuffleInPlace } from "./random.ts";

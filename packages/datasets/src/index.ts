@@ -21,6 +21,11 @@ export {
   formatConllevalReport,
 } from "./eval/conlleval.ts";
 export type {
+  DependencyEvaluation,
+  DependencyEvaluationOptions,
+} from "./eval/dependencies.ts";
+export { evaluateDependencies } from "./eval/dependencies.ts";
+export type {
   Alternative,
   PairedBootstrapInput,
   PairedBootstrapOptions,

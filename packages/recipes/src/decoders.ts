@@ -10,6 +10,7 @@ import {
   viterbiDefinition,
 } from "@lagrange/core";
 import { exactDefinition, twoPhaseDefinition } from "@lagrange/ilp";
+import { greedyDefinition } from "@lagrange/l2s";
 import { naiveDDDefinition, twoSlaveDefinition } from "@lagrange/mincut";
 import { hardDDDefinition, softDDDefinition } from "@lagrange/soft-dd";
 
@@ -18,7 +19,8 @@ import { hardDDDefinition, softDDDefinition } from "@lagrange/soft-dd";
  * chain oracle, and ilp's `exact` and `two-phase` (await `registry.prepare(name)` before creating
  * them: HiGHS loads asynchronously), and mincut's `two-slave` and `naive-dd` for general CRFs
  * (higher-order patterns), and bcrf's `bcrf` and `mean-field` (corro's parallel approximate
- * decoders). The next package (l2s) adds its definitions here; a user's plug-ins add theirs
+ * decoders), and l2s's `greedy` (learning to search's left-to-right policy, constraints as
+ * allowed labels and costs: how an L2S tagger's scores are decoded). A user's plug-ins add theirs
  * with {@link loadPlugin}.
  */
 export function standardDecoders(): DecoderRegistry {
@@ -31,7 +33,8 @@ export function standardDecoders(): DecoderRegistry {
     .addDecoder(twoSlaveDefinition)
     .addDecoder(naiveDDDefinition)
     .addDecoder(bcrfDefinition)
-    .addDecoder(meanFieldDefinition);
+    .addDecoder(meanFieldDefinition)
+    .addDecoder(greedyDefinition);
 }
 
 /**

@@ -81,9 +81,42 @@ export {
   withGeneralCrf,
 } from "./general-crf.ts";
 export {
+  L2S_DATASETS,
+  L2S_DEFAULT_DATASETS,
+  type L2sBenchmarkOptions,
+  type L2sBenchmarkResult,
+  type L2sDatasetName,
+  type L2sDatasetResult,
+  l2sBenchmark,
+  type ParsingResult,
+  type ParsingRow,
+  type TradeoffPoint,
+} from "./l2s/benchmark.ts";
+export {
+  conlluSentences,
+  L2S_PARSER_TASK,
+  type L2sParser,
+  l2sParserOf,
+  parseWithL2s,
+  type TrainedL2sParser,
+  type TrainL2sParserOptions,
+  trainL2sParser,
+} from "./l2s/parser.ts";
+export {
+  L2S_TAGGER_TASK,
+  type L2sTagger,
+  l2sChainScores,
+  l2sTaggerOf,
+  type TrainedL2sTagger,
+  type TrainL2sTaggerOptions,
+  tagWithL2s,
+  trainL2sTagger,
+} from "./l2s/tagger.ts";
+export {
   attributesOf,
   type GoldLabels,
   inputForModel,
+  inputForPreset,
   modelInputColumns,
   modelPreset,
   sentenceAttributes,

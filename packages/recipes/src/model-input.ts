@@ -76,6 +76,20 @@ export type GoldLabels = "auto" | "required" | "none";
  * column taken for gold.
  */
 export function inputForModel(corpus: Corpus, model: CrfModel, gold: GoldLabels): Corpus {
+  return inputForPreset(corpus, modelPreset(model), modelInputColumns(model), gold);
+}
+
+/**
+ * {@link inputForModel} for any model that reads a preset's attributes: its preset, and how many
+ * input columns it recorded at training (undefined for a file from before that). An L2S tagger's
+ * input goes through here too.
+ */
+export function inputForPreset(
+  corpus: Corpus,
+  preset: Preset,
+  reads: number | undefined,
+  gold: GoldLabels,
+): Corpus {
   const first = corpus.sentences[0];
   if (first === undefined) return corpus;
   const stripped = () => ({
@@ -91,8 +105,6 @@ export function inputForModel(corpus: Corpus, model: CrfModel, gold: GoldLabels)
   }
   if (corpus.format !== "conll") return corpus;
   const width = first.columns.length;
-  const reads = modelInputColumns(model);
-  const preset = modelPreset(model);
   const place = tokenPlace(first, 0);
   const what = `the model (preset ${preset.name}) reads ${reads ?? `at least ${preset.columns.length}`} input column(s) (${preset.columns.join(", ")}${reads !== undefined && reads > preset.columns.length ? ", …" : ""})`;
   if (!hasLabels) {

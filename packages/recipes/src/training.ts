@@ -168,7 +168,7 @@ export async function trainOnCorpus(
  * The gold labels of every sentence. Partial-annotation cells (`?`, `{…}`) are read as such with
  * `partial`, and refused without it: a model with a label named "?" would be silently wrong.
  */
-function goldLabels(corpus: Corpus, purpose: string, partial: boolean): PartialLabel[][] {
+export function goldLabels(corpus: Corpus, purpose: string, partial: boolean): PartialLabel[][] {
   return corpus.sentences.map((s) => {
     if (s.labels === undefined) {
       throw new LagrangeError(
@@ -221,7 +221,10 @@ function requirePartialTraining(
  * A model over one label predicts it everywhere: the data was read in the wrong format (CoNLL
  * columns read as UMass citations give every token `O`) or holds no annotation.
  */
-function requireSeveralLabels(corpus: Corpus, gold: readonly (readonly PartialLabel[])[]): void {
+export function requireSeveralLabels(
+  corpus: Corpus,
+  gold: readonly (readonly PartialLabel[])[],
+): void {
   const seen = new Set<string>();
   for (const labels of gold) {
     for (const label of labels) {

@@ -1,8 +1,12 @@
+import { loadL2sModel } from "@lagrange/l2s";
 import type { Command } from "commander";
-import { readModel } from "../inputs.ts";
+import { readModel, requireFile } from "../inputs.ts";
+import { describeModel, isL2sModelPath } from "../l2s-models.ts";
 
 /** A readable summary of a model file: labels, features, preset, training settings. */
 export async function infoCommand(path: string, json: boolean): Promise<string> {
+  requireFile("model", path);
+  if (await isL2sModelPath(path)) return l2sInfo(path, json);
   const model = await readModel(path, "model");
   const s = model.summary();
   const summary = {
@@ -23,6 +27,27 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
     `attributes  ${summary.attributes} state, ${summary.transitionAttributes} transition`,
     `weights     ${summary.weights} (${summary.nonZeroWeights} non-zero)`,
     `settings    ${JSON.stringify(summary.settings)}`,
+    "",
+  ].join("\n");
+}
+
+/** A learning-to-search model: its task, settings and learners. */
+async function l2sInfo(path: string, json: boolean): Promise<string> {
+  const model = await loadL2sModel(path);
+  const learners = model.policy.learners.map((l, k) => ({
+    actionSpace: model.policy.actionSpaces[k]?.name ?? `space ${k}`,
+    actions: l.actions,
+    bits: l.bits,
+  }));
+  if (json) {
+    return `${JSON.stringify({ file: path, learner: "l2s", task: model.task, learners, settings: model.settings }, null, 2)}\n`;
+  }
+  return [
+    `model       ${path}`,
+    `kind        ${describeModel({ kind: "l2s", model })}`,
+    `task        ${model.task}`,
+    `learners    ${learners.map((l) => `${l.actionSpace}: ${l.actions} actions, 2^${l.bits} weights`).join("; ")}`,
+    `settings    ${JSON.stringify(model.settings)}`,
     "",
   ].join("\n");
 }

@@ -33,16 +33,18 @@ import { type Command, InvalidArgumentError } from "commander";
 import { badInputError, usageError } from "../exit-codes.ts";
 import { openData, readModel, requireFile } from "../inputs.ts";
 import { interruptible } from "../interruption.ts";
+import { isL2sModelPath } from "../l2s-models.ts";
 import { collect, malformedOption, parseInteger, parsePositive } from "../options.ts";
 import { conllLines, type Output, writeOutput } from "../output.ts";
 import { note, type Progress, progressBar, warn } from "../progress.ts";
 import { taggingReport } from "../render.ts";
+import { L2S_DEFAULT_DECODER, tagL2sCommand } from "./tag-l2s.ts";
 
 export interface TagOptions {
   readonly model: string;
   readonly data: string;
   readonly format?: string;
-  /** Default: viterbi for a linear-chain model, two-slave for a general one. */
+  /** Default: viterbi for a linear-chain model, two-slave for a general one, greedy for an L2S tagger. */
   readonly decoder?: string;
   /** Learned constraints (`lagrange constraints learn`). */
   readonly constraints?: string;
@@ -83,6 +85,9 @@ export async function readConstraintsFile(
  * first: a general CRF (`lagrange train --model general`) decodes whole groups of sentences.
  */
 export async function tagCommand(options: TagOptions, signal?: AbortSignal): Promise<string> {
+  requireFile("--model", options.model);
+  // A learning-to-search model (lagrange train --learner l2s) by its file's magic.
+  if (await isL2sModelPath(options.model)) return tagL2sCommand(options, signal);
   const model = await readModel(options.model);
   const general = generalCrfOf(model);
   if (general !== null) return tagGeneralCommand(options, general, signal);
@@ -92,8 +97,14 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
     await loadPlugin(registry, plugin);
   }
   const decoder = options.decoder ?? "viterbi";
-  checkChainDecoderUse(registry, decoder, options);
-  const constrained = registry.decoder(decoder).accepts.constraints;
+  // greedy takes constraints but does not need them: alone, it is a left-to-right greedy search
+  // of the chain's scores (and nothing it reports is about constraints).
+  const greedyAlone =
+    decoder === L2S_DEFAULT_DECODER &&
+    options.constraints === undefined &&
+    (options.slave ?? []).length === 0;
+  if (!greedyAlone) checkChainDecoderUse(registry, decoder, options);
+  const constrained = registry.decoder(decoder).accepts.constraints && !greedyAlone;
   const ilp = ILP_DECODERS.has(decoder);
   if (options.maxIterations !== undefined && (!constrained || ilp)) {
     warn(maxIterationsIgnored(decoder));
@@ -161,7 +172,12 @@ async function tagInto(
   const tagger = new Tagger({
     model,
     registry,
-    decoder: decoderName,
+    // greedy alone (it takes constraints, none given): built here, past the check that a
+    // constrained decoder is given some.
+    decoder:
+      !constrained && registry.decoder(decoderName).accepts.constraints
+        ? registry.create(decoderName)
+        : decoderName,
     ...(constraints === undefined ? {} : { constraints }),
     slaves: options.slave ?? [],
     decodeOptions,
@@ -368,7 +384,7 @@ export function registerTag(program: Command): void {
   program
     .command("tag")
     .description(
-      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, exact, two-phase, two-slave, naive-dd, bcrf, mean-field, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with two-slave, naive-dd, exact, or viterbi for the chain alone",
+      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, exact, two-phase, two-slave, naive-dd, bcrf, mean-field, greedy, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with two-slave, naive-dd, exact, or viterbi for the chain alone. An L2S tagger (lagrange train --learner l2s --task pos|ner) is tagged by its own left-to-right policy (--decoder greedy, the default), or by any decoder of its scores alone (viterbi, bcrf, mean-field); an L2S parser model is for lagrange parse",
     )
     .requiredOption("--model <file>", "model file")
     .requiredOption(
@@ -378,7 +394,7 @@ export function registerTag(program: Command): void {
     .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
     .option(
       "--decoder <name>",
-      "viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), two-slave or naive-dd (a general CRF's higher-order patterns, qian-liu2014), bcrf (corro's Bregman CRF inference: parallel Bregman projections, then the best scheme-valid labelling of their marginals; approximate), mean-field (naive mean field, the paper's baseline: per-token argmax, may break the scheme), or a plug-in's (default viterbi; two-slave for a general model). Any chain model decodes with any of them, whatever its --objective",
+      `viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), two-slave or naive-dd (a general CRF's higher-order patterns, qian-liu2014), bcrf (corro's Bregman CRF inference: parallel Bregman projections, then the best scheme-valid labelling of their marginals; approximate), mean-field (naive mean field, the paper's baseline: per-token argmax, may break the scheme), greedy (learning to search's left-to-right policy), or a plug-in's (default viterbi; two-slave for a general model; ${L2S_DEFAULT_DECODER} for an L2S tagger). Any chain model decodes with any of them, whatever its --objective`,
     )
     .option(
       "--constraints <file>",

@@ -31,18 +31,42 @@ import { type Command, Option } from "commander";
 import { usageError } from "../exit-codes.ts";
 import { openData } from "../inputs.ts";
 import { interruptible } from "../interruption.ts";
-import { malformedOption, parseInteger, parseNonNegative, threadCount } from "../options.ts";
+import {
+  givenOptions,
+  malformedOption,
+  parseInteger,
+  parseNonNegative,
+  parsePositive,
+  threadCount,
+} from "../options.ts";
 import { writeOutput } from "../output.ts";
 import { note, type Progress, progressBar, warn } from "../progress.ts";
+import {
+  BASE_LEARNERS,
+  checkLearnerOptions,
+  L2S_TASKS,
+  type L2sTrainOptions,
+  LEARNERS,
+  type Learner,
+  parseBits,
+  parsePasses,
+  parseSeed,
+  ROLL_INS,
+  ROLL_OUTS,
+  trainL2sCommand,
+} from "./train-l2s.ts";
 
 /** `--model`: a linear-chain CRF, or qian-liu2014's general CRF (chain + consistency factors). */
 export const MODEL_KINDS = ["chain", "general"] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
 
-export interface TrainOptions {
+export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
+  /** `crf` (default: the chain or general CRF) or `l2s` (learning to search, `--task` required). */
+  readonly learner?: Learner;
   readonly data: string;
   readonly format?: string;
-  readonly preset: string;
+  /** Required by the CRF learner; an L2S tagger's default comes from `--task`. */
+  readonly preset?: string;
   readonly algorithm: string;
   readonly c1?: number;
   readonly c2?: number;
@@ -79,6 +103,9 @@ export interface TrainOptions {
   readonly out: string;
 }
 
+/** The options of CRF training, once `--preset` is known to be there. */
+type CrfTrainOptions = TrainOptions & { readonly preset: string };
+
 /** The general CRF's defaults (the recipes' own), shown by `--help` and in messages. */
 const GENERAL_DEFAULTS = {
   folds: GENERAL_CRF_DEFAULTS.folds,
@@ -94,8 +121,18 @@ const OBJECTIVE_ITERATIONS: Readonly<Record<Exclude<TrainingObjectiveName, "crf"
   "mean-field": MEAN_FIELD_DEFAULTS.iterations,
 };
 
-/** `lagrange train`: returns the summary line; the model is written atomically. */
-export async function trainCommand(options: TrainOptions, signal?: AbortSignal): Promise<string> {
+/**
+ * `lagrange train`: returns the summary line; the model is written atomically. `given` holds the
+ * options the command line set (defaults not counted), to refuse those of the other learner.
+ */
+export async function trainCommand(
+  options: TrainOptions,
+  signal?: AbortSignal,
+  given: ReadonlySet<string> = new Set(),
+): Promise<string> {
+  const learner = options.learner ?? "crf";
+  checkLearnerOptions(learner, options.task, given);
+  if (learner === "l2s") return trainL2sCommand(options, signal);
   checkTrainOptions(options);
   const threads = options.threads === undefined ? undefined : threadCount(options.threads);
   // The perceptron's decoder before anything is read: an unknown one is a usage error now, and
@@ -130,7 +167,7 @@ async function perceptronDecoder(options: TrainOptions): Promise<DecoderRegistry
 }
 
 async function train(
-  options: TrainOptions,
+  options: CrfTrainOptions,
   threads: number | undefined,
   registry: DecoderRegistry | undefined,
   signal: AbortSignal | undefined,
@@ -252,7 +289,7 @@ function iterationDetail(p: TrainingProgress): string {
  * then the consistency weights by averaged perceptron through `--train-decoder` (qian-liu2014).
  */
 async function trainGeneral(
-  options: TrainOptions,
+  options: CrfTrainOptions,
   train: Corpus,
   scheme: LabelScheme,
   limit: number,
@@ -358,7 +395,12 @@ function featureNames(model: CrfModel, count: number): string[] {
 }
 
 /** Options that would be ignored are said so (the run goes on); impossible ones stop it. */
-function checkTrainOptions(options: TrainOptions): void {
+function checkTrainOptions(options: TrainOptions): asserts options is CrfTrainOptions {
+  if (options.preset === undefined) {
+    throw usageError(
+      "--preset is required with the CRF learner: chunking, ner, ner-words, citation or pos (--learner l2s --task pos|ner picks one itself)",
+    );
+  }
   getPreset(options.preset); // an unknown name is a usage error before anything is read
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
   const { algorithm } = options;
@@ -472,7 +514,7 @@ export function registerTrain(program: Command): void {
   program
     .command("train")
     .description(
-      "Train a linear-chain CRF (or, with --model general, qian-liu2014's general CRF: the chain plus consistency factors over groups of sentences) and write a model file. --objective bcrf or mean-field trains the same features under corro's Bregman CRF loss or mean field's; --partial reads ? (unknown) and {B-PER,I-PER} (label set) cells in the gold column as partial annotations",
+      "Train a linear-chain CRF (or, with --model general, qian-liu2014's general CRF: the chain plus consistency factors over groups of sentences) and write a model file. --objective bcrf or mean-field trains the same features under corro's Bregman CRF loss or mean field's; --partial reads ? (unknown) and {B-PER,I-PER} (label set) cells in the gold column as partial annotations. --learner l2s trains by learning to search (chang2016) instead: --task pos or ner, a left-to-right tagger (lagrange tag tags with it), or --task parser, an arc-hybrid dependency parser on CoNLL-U (lagrange parse parses with it); the CRF's options (--algorithm, --c2, --objective, --threads, …) do not apply to it, nor its options (--passes, --roll-in, …) to the CRF",
     )
     .requiredOption(
       "--data <spec>",
@@ -482,7 +524,18 @@ export function registerTrain(program: Command): void {
       "--format <format>",
       "file format for a path: conll, conllu, umass, inline (default from the extension)",
     )
-    .requiredOption("--preset <name>", "feature preset: chunking, ner, ner-words, citation, pos")
+    .addOption(
+      new Option(
+        "--learner <name>",
+        "crf: a CRF trained by the options below (--algorithm, --objective, --model, …); l2s: learning to search (chang2016), with --task and the L2S options",
+      )
+        .choices([...LEARNERS])
+        .default("crf"),
+    )
+    .option(
+      "--preset <name>",
+      "feature preset: chunking, ner, ner-words, citation, pos (required with --learner crf; --learner l2s: default pos for --task pos, ner for --task ner — ner-words when the data has only words)",
+    )
     .addOption(
       new Option("--algorithm <name>", "trainer")
         .choices([...TRAINING_ALGORITHMS])
@@ -574,11 +627,73 @@ export function registerTrain(program: Command): void {
       "--allow-no-progress",
       "write the model even when training made no progress (0 iterations or a diverged loss); by default that is an error (exit 1)",
     )
+    .addOption(
+      new Option(
+        "--task <task>",
+        "--learner l2s (required there): pos (plain tags, e.g. UD UPOS of CoNLL-U or a CoNLL label column), ner (entities under the data's scheme, or --scheme; the constraint bridge keeps every prediction valid), parser (arc-hybrid dependency parser on CoNLL-U: HEAD and DEPREL)",
+      ).choices([...L2S_TASKS]),
+    )
+    .option(
+      "--passes <n>",
+      "--learner l2s: passes over the training data (an integer), or a rate in (0, 1): one pass learning from that share of the decisions (default 1)",
+      parsePasses,
+    )
+    .addOption(
+      new Option(
+        "--roll-in <policy>",
+        "--learner l2s: who decides before a learned decision: reference (the gold, as SEARN's first step), learned (the policy itself, LOLS), mixture (DAgger) (default learned; reference for --oracle static)",
+      ).choices([...ROLL_INS]),
+    )
+    .addOption(
+      new Option(
+        "--roll-out <policy>",
+        "--learner l2s: who completes the output after a deviation, to cost it: reference, learned, mixture, or none (default: the task's own one-step costs — Hamming for the taggers, the dynamic oracle's exact costs-to-go for the parser)",
+      ).choices([...ROLL_OUTS]),
+    )
+    .addOption(
+      new Option(
+        "--base-learner <name>",
+        "--learner l2s: the cost-sensitive classifier the policy is: csoaa (VW's one-against-all regression, AdaGrad; default for --task pos and ner) or perceptron (the cost-sensitive averaged perceptron; default for --task parser)",
+      ).choices([...BASE_LEARNERS]),
+    )
+    .option(
+      "--bits <b>",
+      "--learner l2s: log2 of the hashed weight table (VW's -b; default 20 for csoaa, 22 for perceptron)",
+      parseBits,
+    )
+    .option(
+      "--learning-rate <eta>",
+      "--learner l2s, --base-learner csoaa: the learning rate (VW's -l; default 0.5); the perceptron has none",
+      parsePositive,
+    )
+    .option(
+      "--seed <s>",
+      "--learner l2s: seeds the shuffles, subsampling and mixtures; a seed reproduces a run (default 1)",
+      parseSeed,
+    )
+    .option(
+      "--no-bridge",
+      "--learner l2s --task ner: let the tagger leave the scheme (by default the constraint bridge allows only labels valid after the previous one, in training and tagging)",
+    )
+    .addOption(
+      new Option(
+        "--oracle <kind>",
+        "--task parser: dynamic (exact costs of every transition from any configuration; default) or static (imitates the gold transition sequence, with a reference roll-in)",
+      ).choices(["dynamic", "static"]),
+    )
+    .option("--unlabelled", "--task parser: predict heads only (no DEPREL; UAS only)")
+    .addOption(
+      new Option(
+        "--tag-field <field>",
+        "--task parser: the CoNLL-U POS field the parser reads (default UPOS)",
+      ).choices(["UPOS", "XPOS"]),
+    )
     .requiredOption(
       "--out <model>",
       "model file to write (atomically; checked before training; never one of the inputs)",
     )
-    .action(async (opts: TrainOptions) => {
-      process.stdout.write(await interruptible((signal) => trainCommand(opts, signal)));
+    .action(async (opts: TrainOptions, command: Command) => {
+      const given = givenOptions(command);
+      process.stdout.write(await interruptible((signal) => trainCommand(opts, signal, given)));
     });
 }

@@ -25,13 +25,13 @@ import {
 import { type Decoder, LagrangeError } from "@lagrange/core";
 import {
   type Corpus,
-  convertScheme,
   evaluateChunks,
   evaluateTokens,
   openCorpus,
   type SchemeName,
 } from "@lagrange/datasets";
 import { cachedModel, cacheModel, modelCacheKey } from "../citations/model-cache.ts";
+import { relabelled } from "../corpus-relabel.ts";
 import { standardDecoders } from "../decoders.ts";
 import { sentenceAttributes } from "../model-input.ts";
 import { modelDecodingConstraints } from "../model-scheme.ts";
@@ -56,18 +56,6 @@ const SETTINGS: Record<
   conll2003: { preset: "ner", metric: "f1", registry: "conll2003" },
   "conll2003-bioes": { preset: "ner", metric: "f1", registry: "conll2003", relabel: "BIOES" },
 };
-
-/** `corpus` with its labels rewritten into `scheme` (span by span, lossless on valid input). */
-function relabelled(corpus: Corpus, scheme: SchemeName): Corpus {
-  const from = corpus.scheme as SchemeName;
-  return {
-    ...corpus,
-    scheme,
-    sentences: corpus.sentences.map((s) =>
-      s.labels === undefined ? s : { ...s, labels: convertScheme(s.labels, from, scheme) },
-    ),
-  };
-}
 
 export interface BcrfBenchmarkOptions {
   readonly datasets?: readonly BcrfDatasetName[];

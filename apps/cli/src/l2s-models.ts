@@ -1,0 +1,72 @@
+import { open } from "node:fs/promises";
+import { type CrfModel, getPreset, loadModel } from "@lagrange/chain-crf";
+import type { Corpus } from "@lagrange/datasets";
+import { isL2sModelFile, type L2sModel, loadL2sModel } from "@lagrange/l2s";
+import {
+  type GoldLabels,
+  inputForPreset,
+  L2S_PARSER_TASK,
+  L2S_TAGGER_TASK,
+  type L2sTagger,
+  l2sTaggerOf,
+} from "@lagrange/recipes";
+import { usageError } from "./exit-codes.ts";
+import { requireFile } from "./inputs.ts";
+
+/** A model file of either kind: a CRF (chain-crf's format) or a learning-to-search model. */
+export type AnyModel =
+  | { readonly kind: "crf"; readonly model: CrfModel }
+  | { readonly kind: "l2s"; readonly model: L2sModel };
+
+/**
+ * Whether a file starts with the learning-to-search magic. False when it cannot be read: the CRF
+ * reader then says why, as it always has.
+ */
+export async function isL2sModelPath(path: string): Promise<boolean> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(path, "r");
+    const bytes = new Uint8Array(8);
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
+    return isL2sModelFile(bytes.subarray(0, bytesRead));
+  } catch {
+    return false;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+/** A model named on the command line: present (exit 2 otherwise), read by its own format's reader. */
+export async function readAnyModel(path: string, option = "--model"): Promise<AnyModel> {
+  requireFile(option, path);
+  if (await isL2sModelPath(path)) return { kind: "l2s", model: await loadL2sModel(path) };
+  return { kind: "crf", model: await loadModel(path) };
+}
+
+/** What a model is, in a message's words: "an L2S parser model (lagrange train --learner l2s --task parser)". */
+export function describeModel(model: AnyModel): string {
+  if (model.kind === "crf") return "a CRF tagger model (lagrange train)";
+  switch (model.model.task) {
+    case L2S_TAGGER_TASK:
+      return "an L2S tagger model (lagrange train --learner l2s --task pos|ner)";
+    case L2S_PARSER_TASK:
+      return "an L2S dependency parser model (lagrange train --learner l2s --task parser)";
+    default:
+      return `a learning-to-search ${model.model.task} model`;
+  }
+}
+
+/** An L2S tagger from a model file, or a usage error that says which command fits the model. */
+export function requireL2sTagger(model: L2sModel, path: string, option = "--model"): L2sTagger {
+  if (model.task === L2S_PARSER_TASK) {
+    throw usageError(
+      `${option} ${path} is ${describeModel({ kind: "l2s", model })}: it parses, it does not tag; ${option === "--model" ? `use lagrange parse --model ${path}` : "give it to lagrange parse as --model"}`,
+    );
+  }
+  return l2sTaggerOf(model);
+}
+
+/** An L2S tagger's input, with its gold labels or without: recipes' rule for preset models. */
+export function l2sTaggerInput(corpus: Corpus, tagger: L2sTagger, gold: GoldLabels): Corpus {
+  return inputForPreset(corpus, getPreset(tagger.preset), tagger.inputColumns, gold);
+}

@@ -1,0 +1,68 @@
+import type { HashedFeatures } from "../features/hashing.ts";
+import {
+  CostSensitiveRegressor,
+  type RegressorOptions,
+  type RegressorState,
+} from "./cost-sensitive.ts";
+import {
+  CostSensitivePerceptron,
+  type PerceptronOptions,
+  type PerceptronState,
+} from "./perceptron.ts";
+
+/** What the search engine needs of a base learner: cost-sensitive classification over hashed features. */
+export interface CostSensitiveLearner {
+  readonly actions: number;
+  readonly bits: number;
+  /** Whether {@link averaged} differs from the learner itself. */
+  readonly averages: boolean;
+  /** out[a] += predicted cost of action a. */
+  addScores(features: HashedFeatures, out: Float64Array): void;
+  /** One cost-sensitive example over the listed actions. */
+  update(
+    features: HashedFeatures,
+    actions: ArrayLike<number>,
+    costs: ArrayLike<number>,
+    count: number,
+    importance?: number,
+  ): void;
+  /** The learner to predict with once training ends (its averaged weights, if it averages). */
+  averaged(): CostSensitiveLearner;
+  exportState(): LearnerState;
+}
+
+export type LearnerState = RegressorState | PerceptronState;
+
+/**
+ * The base learner: `csoaa` (default: VW's one-against-all squared-loss regression with AdaGrad,
+ * normalized and importance-invariant updates) or `perceptron` (the cost-sensitive averaged
+ * perceptron).
+ */
+export type BaseLearnerOptions =
+  | ({ readonly kind?: "csoaa" } & RegressorOptions)
+  | ({ readonly kind: "perceptron" } & PerceptronOptions);
+
+export const BASE_LEARNERS = ["csoaa", "perceptron"] as const;
+
+export function createLearner(
+  actions: number,
+  options: BaseLearnerOptions = {},
+): CostSensitiveLearner {
+  if (options.kind === "perceptron") {
+    const { kind: _, ...rest } = options;
+    return new CostSensitivePerceptron(actions, rest);
+  }
+  if (options.kind !== undefined && options.kind !== "csoaa") {
+    throw new RangeError(
+      `base learner "${String(options.kind)}": expected ${BASE_LEARNERS.join(" or ")}`,
+    );
+  }
+  const { kind: _, ...rest } = options;
+  return new CostSensitiveRegressor(actions, rest);
+}
+
+export function learnerFromState(state: LearnerState): CostSensitiveLearner {
+  return state.format === "l2s-perceptron"
+    ? CostSensitivePerceptron.fromState(state)
+    : CostSensitiveRegressor.fromState(state);
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { HashedFeatures } from "../features/hashing.ts";
+import { createLearner } from "../learner/base-learner.ts";
+import { LearnedPolicy } from "../search/policy.ts";
+import {
+  isL2sModelFile,
+  L2sModelFileError,
+  l2sModelFromBytes,
+  l2sModelToBytes,
+} from "./model-file.ts";
+
+function trainedPolicy(
+  kind: "csoaa" | "perceptron",
+  bits: number,
+  examples: number,
+): LearnedPolicy {
+  const spaces = [
+    { name: "a", actions: 3 },
+    { name: "b", actions: 5 },
+  ];
+  const policy = new LearnedPolicy(
+    spaces,
+    spaces.map((s) => createLearner(s.actions, { kind, bits })),
+  );
+  const f = new HashedFeatures();
+  for (let e = 0; e < examples; e++) {
+    for (const learner of policy.learners) {
+      f.clear();
+      f.add(`x${e % 17}`);
+      f.add(`y${e % 5}`, 0.5);
+      const actions = Array.from({ length: learner.actions }, (_, a) => a);
+      learner.update(
+        f,
+        actions,
+        actions.map((a) => (a === e % learner.actions ? 0 : 1)),
+        actions.length,
+      );
+    }
+  }
+  return policy;
+}
+
+function scores(policy: LearnedPolicy): number[] {
+  const f = new HashedFeatures();
+  const out: number[] = [];
+  for (let e = 0; e < 20; e++) {
+    f.clear();
+    f.add(`x${e % 17}`);
+    f.add(`y${e % 5}`, 0.5);
+    for (const learner of policy.learners) {
+      const s = new Float64Array(learner.actions);
+      learner.addScores(f, s);
+      out.push(...s);
+    }
+  }
+  return out;
+}
+
+describe("L2S model files", () => {
+  for (const kind of ["csoaa", "perceptron"] as const) {
+    for (const [bits, examples, layout] of [
+      [14, 40, "sparse"],
+      [4, 200, "dense"],
+    ] as const) {
+      it(`round-trips a ${kind} policy stored ${layout}, predictions bit for bit`, () => {
+        const policy = trainedPolicy(kind, bits, examples);
+        const bytes = l2sModelToBytes({ task: "t", settings: { labels: ["x"], n: 1 }, policy });
+        expect(isL2sModelFile(bytes)).toBe(true);
+        const header = new TextDecoder().decode(
+          bytes.subarray(16, 16 + new DataView(bytes.buffer).getUint32(12, true)),
+        );
+        expect(header.includes('"sparse"')).toBe(layout === "sparse");
+        const back = l2sModelFromBytes(bytes);
+        expect(back.task).toBe("t");
+        expect(back.settings).toEqual({ labels: ["x"], n: 1 });
+        expect(scores(back.policy)).toEqual(scores(policy));
+      });
+    }
+  }
+
+  it("names the file and the problem for corrupt, truncated or foreign bytes", () => {
+    const bytes = l2sModelToBytes({
+      task: "t",
+      settings: {},
+      policy: trainedPolicy("csoaa", 10, 10),
+    });
+    const flipped = bytes.slice();
+    flipped[100] = flipped[100]! ^ 0xff;
+    expect(() => l2sModelFromBytes(flipped, "m.l2s")).toThrow(/m\.l2s: checksum mismatch/);
+    expect(() => l2sModelFromBytes(bytes.subarray(0, 40), "m.l2s")).toThrow(L2sModelFileError);
+    expect(() =>
+      l2sModelFromBytes(new TextEncoder().encode("hello world, not a model"), "m.l2s"),
+    ).toThrow(/not a learning-to-search model file/);
+  });
+});

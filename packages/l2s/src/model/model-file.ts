@@ -1,0 +1,215 @@
+import { crc32, type JsonValue, LagrangeError } from "@lagrange/core";
+import { type LearnerState, learnerFromState } from "../learner/base-learner.ts";
+import { LearnedPolicy } from "../search/policy.ts";
+import type { ActionSpace } from "../search/types.ts";
+
+/**
+ * A trained learning-to-search model: the task it was trained for (`sequence-labelling`,
+ * `arc-hybrid-parser`, …), what the task needs to be rebuilt (labels, feature preset, scheme,
+ * relations: `settings`), and the learned policy.
+ */
+export interface L2sModel {
+  readonly task: string;
+  readonly settings: { readonly [key: string]: JsonValue };
+  readonly policy: LearnedPolicy;
+}
+
+/**
+ * File layout (little-endian), as chain-crf's model files:
+ *   0   8 bytes  magic "LGRL2S\r\n"
+ *   8   u32      format version
+ *   12  u32      header length H
+ *   16  H bytes  UTF-8 JSON header, space-padded to a multiple of 8
+ *   16+H         each learner's float32 weight table, in order: dense (every slot), or sparse
+ *                (u32 slot indices, then their float32 values) when fewer than half the slots are
+ *                non-zero — a hashed table of 2^22 slots is mostly empty
+ *   end−4 u32    CRC-32 of every preceding byte
+ */
+export const L2S_MODEL_VERSION = 1;
+const MAGIC = [0x4c, 0x47, 0x52, 0x4c, 0x32, 0x53, 0x0d, 0x0a]; // "LGRL2S\r\n"
+const PREAMBLE = 16;
+
+/** A model file that cannot be read, naming the file and what is wrong with it. */
+export class L2sModelFileError extends LagrangeError {
+  override readonly name = "L2sModelFileError";
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super("bad-input", `${file}: ${reason}`);
+  }
+}
+
+type LearnerHeader = Omit<LearnerState, "weights"> & {
+  readonly weightCount: number;
+  /** Non-zero slots stored as (index, value) pairs; absent: the table is stored dense. */
+  readonly sparse?: number;
+};
+
+function nonZeros(weights: Float32Array): number {
+  let count = 0;
+  for (let k = 0; k < weights.length; k++) if (weights[k] !== 0) count++;
+  return count;
+}
+
+interface Header {
+  readonly format: "lagrange-l2s";
+  readonly task: string;
+  readonly settings: { readonly [key: string]: JsonValue };
+  readonly actionSpaces: readonly ActionSpace[];
+  readonly learners: readonly LearnerHeader[];
+}
+
+export function l2sModelToBytes(model: L2sModel): Uint8Array {
+  const states = model.policy.learners.map((l) => l.exportState());
+  const header: Header = {
+    format: "lagrange-l2s",
+    task: model.task,
+    settings: model.settings,
+    actionSpaces: model.policy.actionSpaces.map((s) => ({ name: s.name, actions: s.actions })),
+    learners: states.map(({ weights, ...rest }) => {
+      const stored = nonZeros(weights);
+      return 2 * stored < weights.length
+        ? { ...rest, weightCount: weights.length, sparse: stored }
+        : { ...rest, weightCount: weights.length };
+    }),
+  };
+  let json = new TextEncoder().encode(JSON.stringify(header));
+  const padded = Math.ceil(json.length / 8) * 8;
+  if (padded !== json.length) {
+    const bytes = new Uint8Array(padded).fill(0x20);
+    bytes.set(json);
+    json = bytes;
+  }
+  const weightBytes = header.learners.reduce(
+    (sum, l) => sum + (l.sparse === undefined ? 4 * l.weightCount : 8 * l.sparse),
+    0,
+  );
+  const out = new Uint8Array(PREAMBLE + json.length + weightBytes + 4);
+  const view = new DataView(out.buffer);
+  out.set(MAGIC, 0);
+  view.setUint32(8, L2S_MODEL_VERSION, true);
+  view.setUint32(12, json.length, true);
+  out.set(json, PREAMBLE);
+  let offset = PREAMBLE + json.length;
+  states.forEach(({ weights }, l) => {
+    const sparse = header.learners[l]!.sparse;
+    if (sparse === undefined) {
+      for (let k = 0; k < weights.length; k++) view.setFloat32(offset + 4 * k, weights[k]!, true);
+      offset += weights.byteLength;
+      return;
+    }
+    let j = 0;
+    for (let k = 0; k < weights.length; k++) {
+      if (weights[k] === 0) continue;
+      view.setUint32(offset + 4 * j, k, true);
+      view.setFloat32(offset + 4 * (sparse + j), weights[k]!, true);
+      j++;
+    }
+    offset += 8 * sparse;
+  });
+  view.setUint32(offset, crc32(out, 0, offset), true);
+  return out;
+}
+
+export function l2sModelFromBytes(bytes: Uint8Array, file = "<model>"): L2sModel {
+  const fail = (reason: string): never => {
+    throw new L2sModelFileError(file, reason);
+  };
+  if (bytes.length < PREAMBLE + 4 || MAGIC.some((b, k) => bytes[k] !== b)) {
+    fail('not a learning-to-search model file (expected the magic "LGRL2S")');
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint32(8, true);
+  if (version !== L2S_MODEL_VERSION) {
+    fail(`format version ${version}: this build reads version ${L2S_MODEL_VERSION}`);
+  }
+  const end = bytes.length - 4;
+  if (crc32(bytes, 0, end) !== view.getUint32(end, true)) {
+    fail("checksum mismatch: the file is truncated or corrupted");
+  }
+  const headerLength = view.getUint32(12, true);
+  if (PREAMBLE + headerLength > end) fail(`header length ${headerLength} runs past the file's end`);
+  let header: Header;
+  try {
+    header = JSON.parse(
+      new TextDecoder().decode(bytes.subarray(PREAMBLE, PREAMBLE + headerLength)),
+    );
+  } catch (error) {
+    return fail(`header is not JSON (${(error as Error).message})`);
+  }
+  if (header?.format !== "lagrange-l2s") fail('header: expected format "lagrange-l2s"');
+  if (typeof header.task !== "string") fail("header: expected a task name");
+  if (!Array.isArray(header.actionSpaces) || !Array.isArray(header.learners)) {
+    fail("header: expected actionSpaces and learners lists");
+  }
+  if (header.actionSpaces.length !== header.learners.length) {
+    fail("header: expected one learner per action space");
+  }
+  let offset = PREAMBLE + headerLength;
+  const learners = header.learners.map((learner, k) => {
+    const count = learner.weightCount;
+    const sparse = learner.sparse;
+    if (!Number.isInteger(count) || count < 0)
+      fail(`learner ${k}: weightCount ${count}: expected an integer ≥ 0`);
+    if (sparse !== undefined && !(Number.isInteger(sparse) && sparse >= 0 && sparse <= count)) {
+      fail(`learner ${k}: sparse ${sparse}: expected an integer in 0…${count}`);
+    }
+    const bytes = sparse === undefined ? 4 * count : 8 * sparse;
+    if (offset + bytes > end) fail(`learner ${k}: its weight table does not fit in the file`);
+    const weights = new Float32Array(count);
+    if (sparse === undefined) {
+      for (let i = 0; i < count; i++) weights[i] = view.getFloat32(offset + 4 * i, true);
+    } else {
+      let previous = -1;
+      for (let j = 0; j < sparse; j++) {
+        const index = view.getUint32(offset + 4 * j, true);
+        if (index <= previous || index >= count) {
+          fail(
+            `learner ${k}: sparse slot ${j} has index ${index}; expected increasing indices below ${count}`,
+          );
+        }
+        previous = index;
+        weights[index] = view.getFloat32(offset + 4 * (sparse + j), true);
+      }
+    }
+    offset += bytes;
+    const { weightCount: _, sparse: __, ...rest } = learner;
+    try {
+      return learnerFromState({ ...rest, weights } as LearnerState);
+    } catch (error) {
+      return fail(`learner ${k}: ${(error as Error).message}`);
+    }
+  });
+  if (offset !== end) fail(`${end - offset} bytes after the last weight table`);
+  let policy: LearnedPolicy;
+  try {
+    policy = new LearnedPolicy(header.actionSpaces, learners);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  return { task: header.task, settings: header.settings ?? {}, policy };
+}
+
+/** Writes a model with core's one atomic writer (Node only; imported on call). */
+export async function saveL2sModel(model: L2sModel, path: string): Promise<void> {
+  const { writeFileAtomic } = await import("@lagrange/core/node");
+  await writeFileAtomic(path, l2sModelToBytes(model));
+}
+
+/** Reads and validates a model file (Node only). */
+export async function loadL2sModel(path: string): Promise<L2sModel> {
+  const fs = await import("node:fs/promises");
+  let bytes: Uint8Array;
+  try {
+    bytes = await fs.readFile(path);
+  } catch (error) {
+    throw new L2sModelFileError(path, `cannot read the model: ${(error as Error).message}`);
+  }
+  return l2sModelFromBytes(bytes, path);
+}
+
+/** Whether bytes start like a learning-to-search model file (to tell it from a CRF model). */
+export function isL2sModelFile(bytes: Uint8Array): boolean {
+  return bytes.length >= MAGIC.length && MAGIC.every((b, k) => bytes[k] === b);
+}

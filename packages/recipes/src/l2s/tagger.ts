@@ -1,0 +1,229 @@
+import { getPreset } from "@lagrange/chain-crf";
+import { type ChainScores, type DecoderRegistry, LagrangeError } from "@lagrange/core";
+import {
+  type Corpus,
+  corpusLocator,
+  decodingMask,
+  inputRows,
+  LABEL_SCHEMES,
+  type LabelScheme,
+  requireScheme,
+  type SchemeCheck,
+  type Sentence,
+  type TransitionMask,
+} from "@lagrange/datasets";
+import {
+  type BaseLearnerOptions,
+  hashTokenAttributes,
+  type L2sModel,
+  LabelConstraintTracker,
+  type LabelGuide,
+  type LabellingExample,
+  type RollIn,
+  type RollOut,
+  type SearchProgress,
+  type SearchTrainingResult,
+  SequenceScores,
+  sequenceLabelling,
+  trainSearch,
+} from "@lagrange/l2s";
+import { sentenceAttributes } from "../model-input.ts";
+import { goldLabels, requireSeveralLabels } from "../training.ts";
+
+/** The task name an L2S tagger's model file records. */
+export const L2S_TAGGER_TASK = "sequence-labelling";
+
+export interface TrainL2sTaggerOptions {
+  /** chain-crf feature preset (pos, ner, chunking, …): the same attributes a CRF would use. */
+  readonly preset: string;
+  /** Default: the corpus's own scheme. */
+  readonly scheme?: LabelScheme;
+  /**
+   * Keep every output valid under the scheme (BIO: no I- after O) by the constraint bridge, in
+   * training and in decoding. Default true.
+   */
+  readonly bridge?: boolean;
+  /** Passes (an integer), or a subsampling rate in (0, 1). Default 1. */
+  readonly passes?: number;
+  readonly rollIn?: RollIn;
+  /** Default `none` (one-step Hamming costs). */
+  readonly rollOut?: RollOut;
+  readonly interpolation?: number;
+  readonly seed?: number;
+  /** The base learner (default csoaa, VW's) and its settings (hash bits, learning rate). */
+  readonly learner?: BaseLearnerOptions;
+  // biome-ignore lint/suspicious/noConfusingVoidType: callbacks that return nothing are the usual case
+  readonly onProgress?: (progress: SearchProgress) => boolean | void;
+  readonly signal?: AbortSignal;
+  /** The preset's attributes of the corpus, when the caller has them already. */
+  readonly attributes?: readonly ReturnType<typeof sentenceAttributes>[];
+}
+
+export interface TrainedL2sTagger {
+  readonly model: L2sModel;
+  readonly training: SearchTrainingResult;
+  readonly scheme: LabelScheme;
+  readonly schemeCheck: SchemeCheck;
+}
+
+/**
+ * A left-to-right L2S tagger on a corpus (chang2016's sequence labelling): the CRF preset's
+ * attributes hashed as features, first-order (each decision conditioned on the previous label),
+ * Hamming loss; with the bridge on, the scheme's transition mask gives the allowed labels, so no
+ * roll-in, roll-out or prediction ever leaves the scheme. The model records labels, preset and
+ * scheme, so tagging rebuilds the same input and mask.
+ */
+export async function trainL2sTagger(
+  corpus: Corpus,
+  options: TrainL2sTaggerOptions,
+): Promise<TrainedL2sTagger> {
+  const preset = getPreset(options.preset);
+  const scheme = options.scheme ?? corpus.scheme;
+  const gold = goldLabels(corpus, "to train on", false) as string[][];
+  requireSeveralLabels(corpus, gold);
+  const schemeCheck = requireScheme(gold, scheme, corpus.label, corpusLocator(corpus));
+  const labels = [...new Set(gold.flat())].sort();
+  const ids = new Map(labels.map((l, k) => [l, k]));
+  const bridge = options.bridge ?? true;
+  const mask = bridge ? (decodingMask(labels, scheme) ?? null) : null;
+  const examples: LabellingExample[] = corpus.sentences.map((sentence, i) => ({
+    tokens: hashTokenAttributes(options.attributes?.[i] ?? sentenceAttributes(preset, sentence)),
+    gold: Int32Array.from(gold[i]!, (l) => ids.get(l)!),
+  }));
+  const task = sequenceLabelling({
+    labels,
+    ...(mask === null ? {} : { guide: maskGuide(mask, labels.length) }),
+  });
+  const training = await trainSearch(task, examples, {
+    ...(options.passes === undefined ? {} : { passes: options.passes }),
+    ...(options.rollIn === undefined ? {} : { rollIn: options.rollIn }),
+    // One-step costs by default: under the Hamming loss they equal the reference roll-out's (the
+    // reference completes without further mistakes) at none of its T·A program runs per sentence.
+    // With the bridge they differ where a deviation forbids the gold labels after it.
+    rollOut: options.rollOut ?? "none",
+    ...(options.interpolation === undefined ? {} : { interpolation: options.interpolation }),
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.learner === undefined ? {} : { learner: options.learner }),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  const first = corpus.sentences[0];
+  const inputColumns = first === undefined ? undefined : inputRows(first)[0]?.length;
+  const model: L2sModel = {
+    task: L2S_TAGGER_TASK,
+    settings: {
+      labels,
+      preset: options.preset,
+      scheme,
+      bridge,
+      data: corpus.label,
+      format: corpus.format,
+      ...(inputColumns === undefined ? {} : { inputColumns }),
+      passes: options.passes ?? 1,
+      rollIn: options.rollIn ?? "learned",
+      rollOut: options.rollOut ?? "none",
+      learner: options.learner?.kind ?? "csoaa",
+    },
+    policy: training.policy,
+  };
+  return { model, training, scheme, schemeCheck };
+}
+
+/**
+ * The scheme mask as a guide: one tracker, prepared once per example and restarted for each of the
+ * example's runs (roll-in, roll-outs).
+ */
+function maskGuide(mask: TransitionMask, L: number): (example: LabellingExample) => LabelGuide {
+  const tracker = new LabelConstraintTracker();
+  let last: LabellingExample | undefined;
+  return (example) => {
+    if (example === last) return tracker.restart();
+    last = example;
+    return tracker.reset({ n: example.tokens.length, L, mask });
+  };
+}
+
+/** What tagging with an L2S model needs, read off its file. */
+export interface L2sTagger {
+  readonly labels: readonly string[];
+  readonly preset: string;
+  readonly scheme: LabelScheme;
+  /** The scheme's mask when the model was trained with the bridge on. */
+  readonly mask: TransitionMask | null;
+  readonly inputColumns: number | undefined;
+  readonly scores: SequenceScores;
+}
+
+/** Reads an L2S tagger's settings, with clear errors for a model of another task or a bad file. */
+export function l2sTaggerOf(model: L2sModel): L2sTagger {
+  if (model.task !== L2S_TAGGER_TASK) {
+    throw new LagrangeError(
+      "bad-input",
+      `the model is a learning-to-search ${model.task} model; expected a ${L2S_TAGGER_TASK} (tagger) model`,
+    );
+  }
+  const { labels, preset, scheme, bridge, inputColumns } = model.settings;
+  if (!Array.isArray(labels) || !labels.every((l) => typeof l === "string")) {
+    throw new LagrangeError(
+      "bad-input",
+      "the model's settings.labels: expected a list of label names",
+    );
+  }
+  if (typeof preset !== "string") {
+    throw new LagrangeError("bad-input", "the model's settings.preset: expected a preset name");
+  }
+  if (typeof scheme !== "string" || !(LABEL_SCHEMES as readonly string[]).includes(scheme)) {
+    throw new LagrangeError(
+      "bad-input",
+      `the model's settings.scheme is ${JSON.stringify(scheme)}; expected one of ${LABEL_SCHEMES.join(", ")}`,
+    );
+  }
+  const names = labels as string[];
+  if (model.policy.learners.length !== 1 || model.policy.learners[0]!.actions !== names.length) {
+    throw new LagrangeError(
+      "bad-input",
+      `the model lists ${names.length} labels but its policy has ${model.policy.learners[0]?.actions} actions`,
+    );
+  }
+  return {
+    labels: names,
+    preset,
+    scheme: scheme as LabelScheme,
+    mask: bridge === false ? null : (decodingMask(names, scheme as LabelScheme) ?? null),
+    inputColumns: typeof inputColumns === "number" ? inputColumns : undefined,
+    scores: new SequenceScores(model.policy),
+  };
+}
+
+/** The chain scores of one sentence under an L2S tagger, with its scheme mask. */
+export function l2sChainScores(tagger: L2sTagger, sentence: Sentence): ChainScores {
+  const tokens = hashTokenAttributes(sentenceAttributes(getPreset(tagger.preset), sentence));
+  const scores = tagger.scores.scores(tokens);
+  const mask = tagger.mask;
+  if (mask === null) return scores;
+  // The scheme's start/end restrictions as −∞ start/end scores: every decoder honours those.
+  const start = new Float64Array(mask.L);
+  const end = new Float64Array(mask.L);
+  for (let y = 0; y < mask.L; y++) {
+    if (mask.allowedStart[y] === 0) start[y] = Number.NEGATIVE_INFINITY;
+    if (mask.allowedEnd[y] === 0) end[y] = Number.NEGATIVE_INFINITY;
+  }
+  return { ...scores, allowed: mask.allowed, start, end };
+}
+
+/**
+ * Tags sentences with an L2S model through the registry: `greedy` (the default) is the policy's
+ * own left-to-right prediction; any chain decoder can decode the model's scores instead.
+ */
+export function tagWithL2s(
+  tagger: L2sTagger,
+  sentences: readonly Sentence[],
+  registry: DecoderRegistry,
+  decoderName = "greedy",
+): string[][] {
+  const decoder = registry.create(decoderName);
+  return sentences.map((sentence) => {
+    const decoding = decoder.decode({ scores: l2sChainScores(tagger, sentence) });
+    return Array.from(decoding.labels, (y) => tagger.labels[y]!);
+  });
+}
