@@ -47,6 +47,10 @@ export class CostSensitivePerceptron {
     if (!Number.isInteger(bits) || bits < 1 || bits > 30) {
       throw new RangeError(`bits must be an integer in 1..30, got ${bits}`);
     }
+    if (actions > 2 ** bits) {
+      // More actions than slots: an action would share its weights with another of the same feature.
+      throw new RangeError(`actions must be at most 2^bits = ${2 ** bits}, got ${actions}`);
+    }
     this.actions = actions;
     this.bits = bits;
     this.mask = 2 ** bits - 1;

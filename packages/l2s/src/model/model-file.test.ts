@@ -1,3 +1,4 @@
+import { crc32 } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
 import { HashedFeatures } from "../features/hashing.ts";
 import { createLearner } from "../learner/base-learner.ts";
@@ -91,5 +92,40 @@ describe("L2S model files", () => {
     expect(() =>
       l2sModelFromBytes(new TextEncoder().encode("hello world, not a model"), "m.l2s"),
     ).toThrow(/not a learning-to-search model file/);
+  });
+});
+
+describe("L2S model file headers from elsewhere", () => {
+  /** A file with `header` as its JSON and a valid checksum: only the reader's checks stop it. */
+  function fileWith(header: unknown, payload = 0): Uint8Array {
+    let json = new TextEncoder().encode(JSON.stringify(header));
+    const padded = new Uint8Array(Math.ceil(json.length / 8) * 8).fill(0x20);
+    padded.set(json);
+    json = padded;
+    const out = new Uint8Array(16 + json.length + payload + 4);
+    const view = new DataView(out.buffer);
+    out.set([0x4c, 0x47, 0x52, 0x4c, 0x32, 0x53, 0x0d, 0x0a], 0);
+    view.setUint32(8, 1, true);
+    view.setUint32(12, json.length, true);
+    out.set(json, 16);
+    view.setUint32(out.length - 4, crc32(out, 0, out.length - 4), true);
+    return out;
+  }
+  const base = {
+    format: "lagrange-l2s",
+    task: "t",
+    settings: {},
+    actionSpaces: [{ name: "a", actions: 2 }],
+  };
+
+  it("refuses a null learner, a huge table and non-object settings with the file's own error", () => {
+    for (const header of [
+      { ...base, learners: [null] },
+      { ...base, learners: [{ format: "l2s-perceptron", bits: 4, weightCount: 1e12, sparse: 0 }] },
+      { ...base, learners: [{ format: "l2s-perceptron", bits: 40, weightCount: 16 }] },
+      { ...base, settings: "hi", learners: [] },
+    ]) {
+      expect(() => l2sModelFromBytes(fileWith(header), "m.l2s")).toThrow(L2sModelFileError);
+    }
   });
 });

@@ -146,12 +146,26 @@ export function l2sModelFromBytes(bytes: Uint8Array, file = "<model>"): L2sModel
   if (header.actionSpaces.length !== header.learners.length) {
     fail("header: expected one learner per action space");
   }
+  if (
+    typeof header.settings !== "object" ||
+    header.settings === null ||
+    Array.isArray(header.settings)
+  ) {
+    fail("header: expected settings to be an object");
+  }
   let offset = PREAMBLE + headerLength;
   const learners = header.learners.map((learner, k) => {
+    if (typeof learner !== "object" || learner === null) fail(`learner ${k}: expected an object`);
+    const bits = learner.bits;
+    if (!Number.isInteger(bits) || bits < 1 || bits > 30) {
+      fail(`learner ${k}: bits ${bits}: expected an integer in 1…30`);
+    }
     const count = learner.weightCount;
+    // No table is larger than 2^bits slots of 3 floats: check before allocating it.
+    if (!Number.isInteger(count) || count < 0 || count > 3 * 2 ** bits) {
+      fail(`learner ${k}: weightCount ${count}: expected an integer in 0…3·2^bits`);
+    }
     const sparse = learner.sparse;
-    if (!Number.isInteger(count) || count < 0)
-      fail(`learner ${k}: weightCount ${count}: expected an integer ≥ 0`);
     if (sparse !== undefined && !(Number.isInteger(sparse) && sparse >= 0 && sparse <= count)) {
       fail(`learner ${k}: sparse ${sparse}: expected an integer in 0…${count}`);
     }
@@ -188,7 +202,7 @@ export function l2sModelFromBytes(bytes: Uint8Array, file = "<model>"): L2sModel
   } catch (error) {
     return fail((error as Error).message);
   }
-  return { task: header.task, settings: header.settings ?? {}, policy };
+  return { task: header.task, settings: header.settings, policy };
 }
 
 /** Writes a model with core's one atomic writer (Node only; imported on call). */

@@ -158,6 +158,46 @@ describe("trainSearch", () => {
       /allowed action 5: expected an integer in 0…1/,
     );
     await expect(trainSearch(task, [0], { passes: 1.5 })).rejects.toThrow(/passes 1.5/);
+    const shortCosts: SearchTask<number, number> = {
+      name: "short",
+      actionSpaces: [{ name: "a", actions: 3 }],
+      run: (_e, search) => search.predict({ features: () => {}, allowedCosts: [0, 1], tag: 0 }),
+    };
+    await expect(trainSearch(shortCosts, [0])).rejects.toThrow(/2 allowedCosts for 3 actions/);
+    const badTag: SearchTask<number, number> = {
+      name: "bad-tag",
+      actionSpaces: [{ name: "a", actions: 2 }],
+      run: (_e, search) => search.predict({ features: () => {}, tag: -1 }),
+    };
+    await expect(trainSearch(badTag, [0])).rejects.toThrow(/tag -1: expected an integer ≥ 0/);
+  });
+
+  it("keeps the per-tag caches of different action spaces apart, however many there are", async () => {
+    // Nine spaces of different sizes: learner 8 at tag 0 and learner 0 at tag 1 must not share.
+    const spaces = Array.from({ length: 9 }, (_, k) => ({ name: `s${k}`, actions: k + 2 }));
+    const task: SearchTask<number, number[]> = {
+      name: "many-spaces",
+      actionSpaces: spaces,
+      run(_e, search) {
+        const a = search.predict({
+          features: (f) => f.add("x"),
+          reference: 1,
+          conditionOn: [],
+          tag: 0,
+          learner: 8,
+        });
+        const b = search.predict({
+          features: (f) => f.add("x"),
+          reference: 1,
+          conditionOn: [],
+          tag: 1,
+          learner: 0,
+        });
+        return [a, b];
+      },
+    };
+    const { policy } = await trainSearch(task, [0, 1, 2], { passes: 3, rollOut: "none" });
+    expect(new SearchPredictor(task, policy).predict(0)).toEqual([1, 1]);
   });
 });
 

@@ -124,7 +124,8 @@ class SearchRunner<Example, Output> implements Search {
   private readonly tagActions = new Map<number, number>();
 
   // Per-example caches of decisions with conditionOn.
-  private readonly tagSlots = new Map<number, number>();
+  /** Per learner: tag → slot of its hashed example-only features and their scores. */
+  private readonly tagSlots: Map<number, number>[];
   private readonly tagFeatures = new FeaturePool();
   private readonly tagScores: ScorePool[];
   private readonly memo = new Map<string, Float64Array>();
@@ -170,12 +171,13 @@ class SearchRunner<Example, Output> implements Search {
     this.allActions = spaces.map((s) => Int32Array.from({ length: s.actions }, (_, a) => a));
     this.scratchScores = spaces.map((s) => new Float64Array(s.actions));
     this.tagScores = spaces.map((s) => new ScorePool(s.actions));
+    this.tagSlots = spaces.map(() => new Map<number, number>());
     this.memoScores = spaces.map((s) => new ScorePool(s.actions));
   }
 
   /** Forget the previous example's caches (the policy may have changed since). */
   beginExample(): void {
-    this.tagSlots.clear();
+    for (const slots of this.tagSlots) slots.clear();
     this.tagFeatures.used = 0;
     for (const pool of this.tagScores) pool.used = 0;
     this.memo.clear();
@@ -242,6 +244,11 @@ class SearchRunner<Example, Output> implements Search {
   }
 
   predict(request: PredictRequest): number {
+    if (!Number.isInteger(request.tag) || request.tag < 0) {
+      throw new SearchTaskError(
+        `${this.task.name}: predict: tag ${request.tag}: expected an integer ≥ 0, unique within the run`,
+      );
+    }
     const step = this.step++;
     const learner = this.policy.learnerOf(request);
     const allowed = this.allowedOf(request, learner);
@@ -282,6 +289,18 @@ class SearchRunner<Example, Output> implements Search {
   private allowedOf(request: PredictRequest, learner: number): ArrayLike<number> {
     const allowed = request.allowed;
     const actions = this.allActions[learner]!.length;
+    // Costs are parallel to `allowed`, or indexed by action without it: one per entry, always.
+    const expected = allowed === undefined ? actions : allowed.length;
+    for (const [field, costs] of [
+      ["allowedCosts", request.allowedCosts],
+      ["referenceCosts", request.referenceCosts],
+    ] as const) {
+      if (costs !== undefined && costs.length !== expected) {
+        throw new SearchTaskError(
+          `${this.task.name}: predict (tag ${request.tag}): ${costs.length} ${field} for ${expected} ${allowed === undefined ? "actions" : "allowed actions"}; expected one each`,
+        );
+      }
+    }
     if (allowed === undefined) return this.allActions[learner]!;
     if (allowed.length === 0) {
       throw new SearchTaskError(
@@ -295,12 +314,6 @@ class SearchRunner<Example, Output> implements Search {
           `${this.task.name}: predict (tag ${request.tag}): allowed action ${a}: expected an integer in 0…${actions - 1}`,
         );
       }
-    }
-    const costs = request.allowedCosts;
-    if (costs !== undefined && costs.length !== allowed.length) {
-      throw new SearchTaskError(
-        `${this.task.name}: predict (tag ${request.tag}): ${costs.length} allowedCosts for ${allowed.length} allowed actions; expected one each`,
-      );
     }
     return allowed;
   }
@@ -370,8 +383,7 @@ class SearchRunner<Example, Output> implements Search {
   // Slots of tags: the example-only features hashed once and their scores.
   private readonly tagScoreSlots: Float64Array[] = [];
   private tagSlot(request: PredictRequest, learner: number): number {
-    const cacheKey = request.tag * 8 + learner;
-    const known = this.tagSlots.get(cacheKey);
+    const known = this.tagSlots[learner]!.get(request.tag);
     if (known !== undefined) return known;
     const slot = this.tagFeatures.used;
     const features = this.tagFeatures.take();
@@ -379,7 +391,7 @@ class SearchRunner<Example, Output> implements Search {
     const scores = this.tagScores[learner]!.take();
     this.policy.learners[learner]!.addScores(features, scores);
     this.tagScoreSlots[slot] = scores;
-    this.tagSlots.set(cacheKey, slot);
+    this.tagSlots[learner]!.set(request.tag, slot);
     return slot;
   }
 

@@ -128,7 +128,8 @@ export function hashTokenAttributes(attributes: {
 }
 
 /**
- * A first-order labelling policy read as chain scores: the policy's cost at position i for label b
+ * A first-order labelling policy (`history` 1, the default) read as chain scores — a second-order
+ * one has features of two previous labels, which no chain's transition holds: the policy's cost at position i for label b
  * after label a is input(i, b) + condition(a, b) (its features are the token's, plus the previous
  * label's, and it is linear), so unary = −input and transition = −condition. Greedy decoding of
  * these scores — the registry's `greedy` decoder — is exactly the policy's own prediction; any other

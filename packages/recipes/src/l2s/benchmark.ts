@@ -208,6 +208,7 @@ export async function l2sBenchmark(options: L2sBenchmarkOptions = {}): Promise<L
         passes: 1,
         bridge: false,
         attributes: trainAttributes,
+        ...(options.seed === undefined ? {} : { seed: options.seed }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
       const trainingSeconds = seconds(started);
@@ -298,6 +299,8 @@ async function parsingTable(
     preset: "pos",
     passes: 5,
     learner: { kind: "perceptron" },
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   const predictedTags = tagWithL2s(l2sTaggerOf(tagger.model), devSentences, standardDecoders());
   const taggerAccuracy =
