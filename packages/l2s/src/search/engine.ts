@@ -130,6 +130,11 @@ class SearchRunner<Example, Output> implements Search {
   private readonly tagScores: ScorePool[];
   private readonly memo = new Map<string, Float64Array>();
   private readonly memoScores: ScorePool[];
+  /**
+   * Memoise conditioned score vectors: only worth its keys when learned roll-outs revisit a
+   * decision; a prediction, a roll-in or a reference roll-out meets each one about once.
+   */
+  memoise = false;
   memoHits = 0;
 
   // Recorded roll-in.
@@ -290,17 +295,8 @@ class SearchRunner<Example, Output> implements Search {
     const allowed = request.allowed;
     const actions = this.allActions[learner]!.length;
     // Costs are parallel to `allowed`, or indexed by action without it: one per entry, always.
-    const expected = allowed === undefined ? actions : allowed.length;
-    for (const [field, costs] of [
-      ["allowedCosts", request.allowedCosts],
-      ["referenceCosts", request.referenceCosts],
-    ] as const) {
-      if (costs !== undefined && costs.length !== expected) {
-        throw new SearchTaskError(
-          `${this.task.name}: predict (tag ${request.tag}): ${costs.length} ${field} for ${expected} ${allowed === undefined ? "actions" : "allowed actions"}; expected one each`,
-        );
-      }
-    }
+    this.checkCosts(request, "allowedCosts", request.allowedCosts, actions);
+    this.checkCosts(request, "referenceCosts", request.referenceCosts, actions);
     if (allowed === undefined) return this.allActions[learner]!;
     if (allowed.length === 0) {
       throw new SearchTaskError(
@@ -316,6 +312,21 @@ class SearchRunner<Example, Output> implements Search {
       }
     }
     return allowed;
+  }
+
+  private checkCosts(
+    request: PredictRequest,
+    field: string,
+    costs: ArrayLike<number> | undefined,
+    actions: number,
+  ): void {
+    if (costs === undefined) return;
+    const allowed = request.allowed;
+    const expected = allowed === undefined ? actions : allowed.length;
+    if (costs.length === expected) return;
+    throw new SearchTaskError(
+      `${this.task.name}: predict (tag ${request.tag}): ${costs.length} ${field} for ${expected} ${allowed === undefined ? "actions" : "allowed actions"}; expected one each`,
+    );
   }
 
   /** The learned policy's choice: least predicted cost plus known cost among the allowed. */
@@ -352,19 +363,21 @@ class SearchRunner<Example, Output> implements Search {
       return scores;
     }
     const count = this.conditionedActions(conditionOn);
-    const key = memoKey(request.tag, learner, this.conditionActions, count);
-    const memoised = this.memo.get(key);
-    if (memoised !== undefined) {
-      this.memoHits++;
-      return memoised;
+    const key = this.memoise ? memoKey(request.tag, learner, this.conditionActions, count) : "";
+    if (this.memoise) {
+      const memoised = this.memo.get(key);
+      if (memoised !== undefined) {
+        this.memoHits++;
+        return memoised;
+      }
     }
     const slot = this.tagSlot(request, learner);
-    const scores = this.memoScores[learner]!.take();
+    const scores = this.memoise ? this.memoScores[learner]!.take() : this.scratchScores[learner]!;
     scores.set(this.tagScoreSlots[slot]!);
     this.scratch.clear();
     addConditionFeatures(this.conditionActions, count, this.scratch);
     regressor.addScores(this.scratch, scores);
-    this.memo.set(key, scores);
+    if (this.memoise) this.memo.set(key, scores);
     return scores;
   }
 
@@ -589,6 +602,7 @@ export async function trainSearch<Example, Output>(
   const policy = options.policy ?? new LearnedPolicy(task.actionSpaces, options.learner ?? {});
   checkPolicyFits(task, policy);
   const runner = new SearchRunner(task, policy);
+  runner.memoise = rollOut === "learned" || rollOut === "mixture";
   const random = createRandom(options.seed ?? 1);
   const checkpoint = checkpoints(options.signal);
   const order = Int32Array.from({ length: examples.length }, (_, i) => i);

@@ -1,7 +1,7 @@
 import type { ChainScores } from "@lagrange/core";
 import { HashedFeatures, hashString } from "../features/hashing.ts";
 import { addConditionFeatures, BIAS_HASH, type LearnedPolicy } from "../search/policy.ts";
-import type { SearchTask } from "../search/types.ts";
+import type { Features, SearchTask } from "../search/types.ts";
 
 /**
  * Every token's features hashed once, flattened: token `t` owns `hashes[offsets[t]] …
@@ -60,8 +60,19 @@ export function sequenceLabelling(
   if (history !== 1 && history !== 2) throw new RangeError(`history ${history}: expected 1 or 2`);
   const allowed = new Int32Array(L);
   const costs = new Float64Array(L);
+  // Views of every length, made once: a decision hands over the first `count` entries.
+  const allowedViews = Array.from({ length: L + 1 }, (_, c) => allowed.subarray(0, c));
+  const costViews = Array.from({ length: L + 1 }, (_, c) => costs.subarray(0, c));
   const previous1 = [0];
   const previous2 = [0, 0];
+  // The token being decided: `predict` calls the features while it decides, never later.
+  let current: TokenFeatures | undefined;
+  let first = 0;
+  let last = 0;
+  const tokenFeatures: Features = (sink) => {
+    const { hashes, values } = current!;
+    for (let k = first; k < last; k++) sink.addHash(hashes[k]!, values?.[k] ?? 1);
+  };
   return {
     name: "sequence-labelling",
     actionSpaces: [{ name: "label", actions: L }],
@@ -82,17 +93,15 @@ export function sequenceLabelling(
           previous1[0] = i - 1;
           conditionOn = previous1;
         }
-        const start = tokens.offsets[i]!;
-        const end = tokens.offsets[i + 1]!;
+        current = tokens;
+        first = tokens.offsets[i]!;
+        last = tokens.offsets[i + 1]!;
         const label = search.predict({
-          features: (sink) => {
-            const values = tokens.values;
-            for (let k = start; k < end; k++) sink.addHash(tokens.hashes[k]!, values?.[k] ?? 1);
-          },
+          features: tokenFeatures,
           ...(gold === undefined ? {} : { reference: gold[i]! }),
           ...(guide === undefined
             ? {}
-            : { allowed: allowed.subarray(0, count), allowedCosts: costs.subarray(0, count) }),
+            : { allowed: allowedViews[count]!, allowedCosts: costViews[count]! }),
           conditionOn,
           tag: i,
         });

@@ -22,16 +22,10 @@ import {
   getPreset,
   prepareTrainingData,
 } from "@lagrange/chain-crf";
-import { type Decoder, LagrangeError } from "@lagrange/core";
-import {
-  type Corpus,
-  evaluateChunks,
-  evaluateTokens,
-  openCorpus,
-  type SchemeName,
-} from "@lagrange/datasets";
+import type { Decoder } from "@lagrange/core";
+import { type Corpus, evaluateChunks, evaluateTokens, type SchemeName } from "@lagrange/datasets";
+import { openBenchSplits } from "../bench-splits.ts";
 import { cachedModel, cacheModel, modelCacheKey } from "../citations/model-cache.ts";
-import { relabelled } from "../corpus-relabel.ts";
 import { standardDecoders } from "../decoders.ts";
 import { sentenceAttributes } from "../model-input.ts";
 import { modelDecodingConstraints } from "../model-scheme.ts";
@@ -167,29 +161,24 @@ export async function bcrfBenchmark(
   const datasets: BcrfDatasetResult[] = [];
   const unavailable: { dataset: string; reason: string }[] = [];
   for (const name of options.datasets ?? BCRF_DATASETS) {
-    let train: Corpus;
-    let dev: Corpus;
-    try {
-      train = await openCorpus(`${SETTINGS[name].registry}:train`);
-      dev = await openCorpus(`${SETTINGS[name].registry}:dev`);
-      const target = SETTINGS[name].relabel;
-      if (target !== undefined) {
-        train = relabelled(train, target);
-        dev = relabelled(dev, target);
-      }
-    } catch (error) {
-      if (error instanceof LagrangeError && error.code === "unavailable") {
-        unavailable.push({ dataset: name, reason: error.message });
-        continue;
-      }
-      throw error;
-    }
+    const splits = await openBenchSplits(
+      name,
+      SETTINGS[name].registry,
+      {
+        ...(SETTINGS[name].relabel === undefined ? {} : { relabel: SETTINGS[name].relabel }),
+        ...(options.maxTrainSentences === undefined
+          ? {}
+          : { maxTrainSentences: options.maxTrainSentences }),
+        ...(options.maxDevSentences === undefined
+          ? {}
+          : { maxDevSentences: options.maxDevSentences }),
+      },
+      unavailable,
+    );
+    if (splits === null) continue;
+    const { train, dev } = splits;
     const { preset: presetName, metric } = SETTINGS[name];
     const preset = getPreset(presetName);
-    const cut = <T>(items: readonly T[], max: number | undefined) =>
-      max === undefined ? [...items] : items.slice(0, max);
-    train = { ...train, sentences: cut(train.sentences, options.maxTrainSentences) };
-    dev = { ...dev, sentences: cut(dev.sentences, options.maxDevSentences) };
     const split = (corpus: Corpus): Split => ({
       corpus,
       attributes: corpus.sentences.map((s) => sentenceAttributes(preset, s)),

@@ -1,5 +1,4 @@
 import { type AttributeSequence, getPreset, trainCrf } from "@lagrange/chain-crf";
-import { LagrangeError } from "@lagrange/core";
 import {
   type ConlluSentence,
   type Corpus,
@@ -8,12 +7,11 @@ import {
   evaluateDependencies,
   evaluateTokens,
   type LabelScheme,
-  openCorpus,
   type SchemeName,
   schemeViolations,
 } from "@lagrange/datasets";
 import { BASE_LEARNERS } from "@lagrange/l2s";
-import { relabelled } from "../corpus-relabel.ts";
+import { openBenchSplits } from "../bench-splits.ts";
 import { standardDecoders } from "../decoders.ts";
 import { sentenceAttributes } from "../model-input.ts";
 import { conlluSentences, l2sParserOf, parseWithL2s, trainL2sParser } from "./parser.ts";
@@ -127,31 +125,23 @@ export async function l2sBenchmark(options: L2sBenchmarkOptions = {}): Promise<L
   const registry = standardDecoders();
   const datasets: L2sDatasetResult[] = [];
   const unavailable: { dataset: string; reason: string }[] = [];
-  const cut = <T>(items: readonly T[], max: number | undefined) =>
-    max === undefined ? [...items] : items.slice(0, max);
-  const open = async (name: string): Promise<{ train: Corpus; dev: Corpus } | null> => {
-    try {
-      const train = await openCorpus(`${name}:train`);
-      const dev = await openCorpus(`${name}:dev`);
-      return {
-        train: { ...train, sentences: cut(train.sentences, options.maxTrainSentences) },
-        dev: { ...dev, sentences: cut(dev.sentences, options.maxDevSentences) },
-      };
-    } catch (error) {
-      if (error instanceof LagrangeError && error.code === "unavailable") {
-        unavailable.push({ dataset: name, reason: error.message });
-        return null;
-      }
-      throw error;
-    }
+  const cuts = {
+    ...(options.maxTrainSentences === undefined
+      ? {}
+      : { maxTrainSentences: options.maxTrainSentences }),
+    ...(options.maxDevSentences === undefined ? {} : { maxDevSentences: options.maxDevSentences }),
   };
 
   for (const name of options.datasets ?? L2S_DEFAULT_DATASETS) {
-    const data = await open(SETTINGS[name].registry);
-    if (data === null) continue;
-    const target = SETTINGS[name].relabel;
-    const train = target === undefined ? data.train : relabelled(data.train, target);
-    const dev = target === undefined ? data.dev : relabelled(data.dev, target);
+    const { registry: source, relabel } = SETTINGS[name];
+    const splits = await openBenchSplits(
+      name,
+      source,
+      { ...cuts, ...(relabel === undefined ? {} : { relabel }) },
+      unavailable,
+    );
+    if (splits === null) continue;
+    const { train, dev } = splits;
     const { preset: presetName, metric } = SETTINGS[name];
     const preset = getPreset(presetName);
     const scheme: LabelScheme = train.scheme;
@@ -277,7 +267,7 @@ export async function l2sBenchmark(options: L2sBenchmarkOptions = {}): Promise<L
 
   let parsing: ParsingResult | null = null;
   if (options.parsing ?? true) {
-    const data = await open("ud-en-ewt");
+    const data = await openBenchSplits("ud-en-ewt", "ud-en-ewt", cuts, unavailable);
     if (data !== null) parsing = await parsingTable(data.train, data.dev, options, status);
   }
   return { datasets, parsing, unavailable };

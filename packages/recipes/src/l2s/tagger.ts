@@ -150,6 +150,8 @@ export interface L2sTagger {
   readonly scheme: LabelScheme;
   /** The scheme's mask when the model was trained with the bridge on. */
   readonly mask: TransitionMask | null;
+  /** The mask as chain-score fields (its start/end restrictions as −∞), built once per tagger. */
+  readonly chainMask: Pick<ChainScores, "allowed" | "start" | "end"> | null;
   readonly inputColumns: number | undefined;
   readonly scores: SequenceScores;
 }
@@ -185,11 +187,13 @@ export function l2sTaggerOf(model: L2sModel): L2sTagger {
       `the model lists ${names.length} labels but its policy has ${model.policy.learners[0]?.actions} actions`,
     );
   }
+  const mask = bridge === false ? null : (decodingMask(names, scheme as LabelScheme) ?? null);
   return {
     labels: names,
     preset,
     scheme: scheme as LabelScheme,
-    mask: bridge === false ? null : (decodingMask(names, scheme as LabelScheme) ?? null),
+    mask,
+    chainMask: mask === null ? null : chainMaskOf(mask),
     inputColumns: typeof inputColumns === "number" ? inputColumns : undefined,
     scores: new SequenceScores(model.policy),
   };
@@ -199,16 +203,18 @@ export function l2sTaggerOf(model: L2sModel): L2sTagger {
 export function l2sChainScores(tagger: L2sTagger, sentence: Sentence): ChainScores {
   const tokens = hashTokenAttributes(sentenceAttributes(getPreset(tagger.preset), sentence));
   const scores = tagger.scores.scores(tokens);
-  const mask = tagger.mask;
-  if (mask === null) return scores;
-  // The scheme's start/end restrictions as −∞ start/end scores: every decoder honours those.
+  return tagger.chainMask === null ? scores : { ...scores, ...tagger.chainMask };
+}
+
+/** The scheme's start/end restrictions as −∞ start/end scores: every decoder honours those. */
+function chainMaskOf(mask: TransitionMask): Pick<ChainScores, "allowed" | "start" | "end"> {
   const start = new Float64Array(mask.L);
   const end = new Float64Array(mask.L);
   for (let y = 0; y < mask.L; y++) {
     if (mask.allowedStart[y] === 0) start[y] = Number.NEGATIVE_INFINITY;
     if (mask.allowedEnd[y] === 0) end[y] = Number.NEGATIVE_INFINITY;
   }
-  return { ...scores, allowed: mask.allowed, start, end };
+  return { allowed: mask.allowed, start, end };
 }
 
 /**
