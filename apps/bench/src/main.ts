@@ -9,18 +9,18 @@ import {
 } from "@lagrange/recipes";
 import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { writeReport } from "./report.ts";
-import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./suites/bcrf.ts";
-import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.ts";
-import { l2sMarkdown, l2sSuite, writeL2sFigures } from "./suites/l2s.ts";
-import { maxflowBench, maxflowMarkdown } from "./suites/maxflow.ts";
-import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.ts";
-import { twoPhaseIlp, twoPhaseIlpMarkdown } from "./suites/two-phase-ilp.ts";
+import { writeReport } from "./report.js";
+import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./suites/bcrf.js";
+import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.js";
+import { l2sMarkdown, l2sSuite, writeL2sFigures } from "./suites/l2s.js";
+import { maxflowBench, maxflowMarkdown } from "./suites/maxflow.js";
+import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.js";
+import { twoPhaseIlp, twoPhaseIlpMarkdown } from "./suites/two-phase-ilp.js";
 import {
   twoSlaveNer,
   twoSlaveNerMarkdown,
   writeTwoSlaveNerFigures,
-} from "./suites/two-slave-ner.ts";
+} from "./suites/two-slave-ner.js";
 
 const integer = (value: string) => {
   const x = Number(value);

@@ -15,7 +15,7 @@ import {
 } from "@lagrange/datasets";
 import { loadPlugin, modelDecodingConstraints, standardDecoders, Tagger } from "@lagrange/recipes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastColumn, run } from "./test-support.ts";
+import { lastColumn, run } from "./test-support.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const plugin = join(repoRoot, "examples", "plugins", "venue-gazetteer.mjs");

@@ -1,5 +1,5 @@
 import { LagrangeError, lagrangeErrorCode } from "@lagrange/core";
-import { SIGNAL_EXIT_CODES, type StopSignal } from "./interruption.ts";
+import { SIGNAL_EXIT_CODES, type StopSignal } from "./interruption.js";
 
 /** Exit codes scripts can rely on (listed by `--help`). */
 export const ExitCode = {

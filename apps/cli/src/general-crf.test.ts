@@ -10,7 +10,7 @@ import { loadModel } from "@lagrange/chain-crf";
 import { seededRandom } from "@lagrange/core";
 import { generalCrfOf } from "@lagrange/recipes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastColumn, run } from "./test-support.ts";
+import { lastColumn, run } from "./test-support.js";
 
 interface Topic {
   /** Words the topic's tweets share. */

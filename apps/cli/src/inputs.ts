@@ -1,8 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { type CrfModel, loadModel } from "@lagrange/chain-crf";
 import { LagrangeError, lagrangeErrorCode } from "@lagrange/core";
-import { type Corpus, type OpenCorpusOptions, openCorpus } from "@lagrange/datasets";
-import { usageError } from "./exit-codes.ts";
+import { type Corpus, type OpenCorpusOptions, openCorpus } from "@lagrange/datasets/node";
+import { usageError } from "./exit-codes.js";
 
 /**
  * A file the command line names must exist and be a file: a missing one is a usage error (exit

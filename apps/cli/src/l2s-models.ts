@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 import { type CrfModel, getPreset, loadModel } from "@lagrange/chain-crf";
-import type { Corpus } from "@lagrange/datasets";
+import type { Corpus } from "@lagrange/datasets/node";
 import { isL2sModelFile, type L2sModel, loadL2sModel } from "@lagrange/l2s";
 import {
   type GoldLabels,
@@ -10,8 +10,8 @@ import {
   type L2sTagger,
   l2sTaggerOf,
 } from "@lagrange/recipes";
-import { usageError } from "./exit-codes.ts";
-import { requireFile } from "./inputs.ts";
+import { usageError } from "./exit-codes.js";
+import { requireFile } from "./inputs.js";
 
 /** A model file of either kind: a CRF (chain-crf's format) or a learning-to-search model. */
 export type AnyModel =

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seededRandom } from "@lagrange/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { trainL2sCommand } from "./commands/train-l2s.ts";
-import { isAbort } from "./exit-codes.ts";
-import { lastColumn, run } from "./test-support.ts";
+import { trainL2sCommand } from "./commands/train-l2s.js";
+import { isAbort } from "./exit-codes.js";
+import { lastColumn, run } from "./test-support.js";
 
 const DET = ["the", "a", "this", "every"];
 const ADJ = ["big", "red", "old", "small"];

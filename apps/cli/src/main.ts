@@ -1,15 +1,15 @@
 import { Command, CommanderError } from "commander";
-import { registerConstraints } from "./commands/constraints.ts";
-import { registerDemo } from "./commands/demo.ts";
-import { registerEval } from "./commands/eval.ts";
-import { registerInfo } from "./commands/info.ts";
-import { registerParse } from "./commands/parse.ts";
-import { registerRules } from "./commands/rules.ts";
-import { registerTag } from "./commands/tag.ts";
-import { registerTrain } from "./commands/train.ts";
-import { EXIT_CODES_HELP, ExitCode, exitCodeOf, isAbort } from "./exit-codes.ts";
-import { removeTemporaryFiles, stopSignal } from "./interruption.ts";
-import { writeStderr } from "./progress.ts";
+import { registerConstraints } from "./commands/constraints.js";
+import { registerDemo } from "./commands/demo.js";
+import { registerEval } from "./commands/eval.js";
+import { registerInfo } from "./commands/info.js";
+import { registerParse } from "./commands/parse.js";
+import { registerRules } from "./commands/rules.js";
+import { registerTag } from "./commands/tag.js";
+import { registerTrain } from "./commands/train.js";
+import { EXIT_CODES_HELP, ExitCode, exitCodeOf, isAbort } from "./exit-codes.js";
+import { removeTemporaryFiles, stopSignal } from "./interruption.js";
+import { writeStderr } from "./progress.js";
 
 function buildProgram(): Command {
   const program = new Command("lagrange")

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { warn } from "./progress.ts";
+import { warn } from "./progress.js";
 
 export function parseNumber(value: string): number {
   const x = Number(value);

@@ -2,8 +2,8 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { type AtomicFile, openAtomicFile } from "@lagrange/core/node";
 import type { Sentence } from "@lagrange/datasets";
-import { usageError } from "./exit-codes.ts";
-import { trackTemporaryFile } from "./interruption.ts";
+import { usageError } from "./exit-codes.js";
+import { trackTemporaryFile } from "./interruption.js";
 
 /** Where results go: standard output, or a file written atomically (nothing partial on failure). */
 export interface Output {

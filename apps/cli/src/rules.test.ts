@@ -7,9 +7,9 @@ import { parseConstraintsFile } from "@lagrange/constraint-templates";
 import { seededRandom } from "@lagrange/core";
 import { minedRuleStats } from "@lagrange/ilp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseDelimiters, parseRuleFamilies } from "./commands/rules.ts";
-import { expectCleanExit, runCli, strayTemporaryFiles } from "./probe/cli-process.ts";
-import { lastColumn, run } from "./test-support.ts";
+import { parseDelimiters, parseRuleFamilies } from "./commands/rules.js";
+import { expectCleanExit, runCli, strayTemporaryFiles } from "./probe/cli-process.js";
+import { lastColumn, run } from "./test-support.js";
 
 /**
  * `word POS label` sentences (IOB2) with a planted rule: every "(" sits between an ORG token and a

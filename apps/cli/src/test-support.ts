@@ -1,5 +1,5 @@
 import { vi } from "vitest";
-import { main } from "./main.ts";
+import { main } from "./main.js";
 
 /** Runs the CLI in-process, capturing what it writes. Tests only. */
 export async function run(

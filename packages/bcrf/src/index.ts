@@ -9,16 +9,16 @@ export {
   bcrfDefinition,
   meanFieldDecoder,
   meanFieldDefinition,
-} from "./decoders/decoders.ts";
+} from "./decoders/decoders.js";
 // Labellings from marginals
-export { mbrDecode, ValidDecodeWorkspace, validDecode } from "./decoding/decode.ts";
+export { mbrDecode, ValidDecodeWorkspace, validDecode } from "./decoding/decode.js";
 export {
   type ChainGradient,
   type ChainInput,
   emptyChainInput,
   labellingScore,
   loadChainScores,
-} from "./inference/chain-input.ts";
+} from "./inference/chain-input.js";
 export {
   BCRF_DECODING_TEMPERATURE,
   BCRF_DEFAULT_ITERATIONS,
@@ -28,9 +28,9 @@ export {
   type IbpResult,
   type IbpStatus,
   materializeBlock,
-} from "./inference/ibp.ts";
-export { logDomainIbp } from "./inference/log-domain.ts";
-export { addBcrfStatistics, bcrfValue } from "./inference/value.ts";
+} from "./inference/ibp.js";
+export { logDomainIbp } from "./inference/log-domain.js";
+export { addBcrfStatistics, bcrfValue } from "./inference/value.js";
 // The mean-field baseline
 export {
   MEAN_FIELD_DEFAULTS,
@@ -42,9 +42,9 @@ export {
   meanFieldDecode,
   meanFieldLoss,
   meanFieldMarginals,
-} from "./mean-field/mean-field.ts";
+} from "./mean-field/mean-field.js";
 // Threads (Node only: loaded on first use, so browsers never see worker_threads)
-export type { ParallelBcrf, ParallelBcrfOptions } from "./parallel/parallel-ibp.ts";
+export type { ParallelBcrf, ParallelBcrfOptions } from "./parallel/parallel-ibp.js";
 // Training objectives on chain-crf's features
 export {
   type BcrfTrainingOptions,
@@ -56,12 +56,12 @@ export {
   TRAINING_OBJECTIVES,
   type TrainingObjectiveName,
   trainingObjective,
-} from "./training/objectives.ts";
+} from "./training/objectives.js";
 
 /** Bcrf inference with each half-step's clusters split across worker threads (long sequences). */
 export async function openParallelBcrf(
-  options: import("./parallel/parallel-ibp.ts").ParallelBcrfOptions,
-): Promise<import("./parallel/parallel-ibp.ts").ParallelBcrf> {
-  const { ParallelBcrf } = await import("./parallel/parallel-ibp.ts");
+  options: import("./parallel/parallel-ibp.js").ParallelBcrfOptions,
+): Promise<import("./parallel/parallel-ibp.js").ParallelBcrf> {
+  const { ParallelBcrf } = await import("#platform");
   return ParallelBcrf.open(options);
 }

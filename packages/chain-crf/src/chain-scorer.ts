@@ -1,7 +1,7 @@
 import { type ChainScores, validateChainScores } from "@lagrange/core";
-import type { CrfModel, DecodingConstraints } from "./crf-model.ts";
-import type { AttributeSequence } from "./features/types.ts";
-import { SequenceScorer } from "./model/sequence-scorer.ts";
+import type { CrfModel, DecodingConstraints } from "./crf-model.js";
+import type { AttributeSequence } from "./features/types.js";
+import { SequenceScorer } from "./model/sequence-scorer.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 
@@ -9,7 +9,7 @@ const NEG_INF = Number.NEGATIVE_INFINITY;
  * Transition blocks a scorer has validated: a decoder's chain slave skips their value scan, which
  * for 131 labels costs as much as a position of Viterbi, sentence after sentence.
  */
-export const validatedTransitions = new WeakSet<Float64Array>();
+export const validatedTransitions: WeakSet<Float64Array> = new WeakSet<Float64Array>();
 
 /**
  * Chain scores of one sentence after another under one model and one set of decoding constraints,

@@ -1,12 +1,12 @@
 import { LabelSet, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CrfEncoder, restoreEncoder } from "./crf-encoder.ts";
-import type { AttributeSequence } from "./features/types.ts";
-import { compileDataset } from "./model/dataset.ts";
-import { buildAttributeDictionary } from "./model/dictionary.ts";
-import { buildFeatureLayout } from "./model/layout.ts";
-import { type RandomCorpusOptions, randomCorpus } from "./testing/random-corpus.ts";
+import { CrfEncoder, restoreEncoder } from "./crf-encoder.js";
+import type { AttributeSequence } from "./features/types.js";
+import { compileDataset } from "./model/dataset.js";
+import { buildAttributeDictionary } from "./model/dictionary.js";
+import { buildFeatureLayout } from "./model/layout.js";
+import { type RandomCorpusOptions, randomCorpus } from "./testing/random-corpus.js";
 
 function setup(seed: number, corpus: RandomCorpusOptions, dense: boolean, startEnd: boolean) {
   const sequences = randomCorpus(seed, corpus);

@@ -1,27 +1,27 @@
-import { createSweepWorkspace, type SweepWorkspace, sweepRangeLoss } from "./encoder/batch.ts";
+import { createSweepWorkspace, type SweepWorkspace, sweepRangeLoss } from "./encoder/batch.js";
 import {
   checkTrainingConstraints,
   isConstrained,
   NO_CONSTRAINTS,
   type TrainingConstraints,
-} from "./encoder/constraints.ts";
-import { addLabellingCounts } from "./encoder/feature-counts.ts";
-import { InstanceLoss } from "./encoder/loss.ts";
-import type { SequenceObjective } from "./encoder/objective.ts";
+} from "./encoder/constraints.js";
+import { addLabellingCounts } from "./encoder/feature-counts.js";
+import { InstanceLoss } from "./encoder/loss.js";
+import type { SequenceObjective } from "./encoder/objective.js";
 import {
   type CrfEncoderDescriptor,
   encoderDescriptor,
   restoredRange,
   type SharedCorpus,
   shareCorpus,
-} from "./encoder/transfer.ts";
-import type { Encoder } from "./encoder.ts";
-import { viterbiKernel } from "./inference/viterbi.ts";
-import type { CompiledDataset } from "./model/dataset.ts";
-import type { FeatureLayout } from "./model/layout.ts";
+} from "./encoder/transfer.js";
+import type { Encoder } from "./encoder.js";
+import { viterbiKernel } from "./inference/viterbi.js";
+import type { CompiledDataset } from "./model/dataset.js";
+import type { FeatureLayout } from "./model/layout.js";
 
-export type { TrainingConstraints } from "./encoder/constraints.ts";
-export type { CrfEncoderDescriptor } from "./encoder/transfer.ts";
+export type { TrainingConstraints } from "./encoder/constraints.js";
+export type { CrfEncoderDescriptor } from "./encoder/transfer.js";
 
 /** A sub-range of an encoder's instances, relative to it. */
 export interface InstanceRange {

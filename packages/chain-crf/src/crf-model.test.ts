@@ -1,11 +1,11 @@
 import { chainDecoder, scoreLabelling, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "./crf-model.ts";
-import { forwardBackward, kBest, viterbi } from "./inference/api.ts";
-import { crfChainSlaves, crfSlave } from "./slave.ts";
-import { enumerate } from "./testing/random-chain.ts";
-import { randomCorpus } from "./testing/random-corpus.ts";
+import { modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { forwardBackward, kBest, viterbi } from "./inference/api.js";
+import { crfChainSlaves, crfSlave } from "./slave.js";
+import { enumerate } from "./testing/random-chain.js";
+import { randomCorpus } from "./testing/random-corpus.js";
 
 function trainedModel(seed: number, transitions: boolean) {
   const sequences = randomCorpus(seed, {

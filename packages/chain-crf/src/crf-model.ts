@@ -1,16 +1,16 @@
 import { type ChainScores, type JsonValue, LabelSet, ProblemValidationError } from "@lagrange/core";
-import { ChainScorer } from "./chain-scorer.ts";
-import { CrfEncoder } from "./crf-encoder.ts";
-import type { AttributeSequence } from "./features/types.ts";
-import { InferenceContext } from "./inference/context.ts";
-import { forwardBackwardKernel } from "./inference/forward-backward.ts";
-import { kBestKernel } from "./inference/kbest.ts";
-import type { ChainView } from "./inference/view.ts";
-import { viterbiKernel } from "./inference/viterbi.ts";
-import { type CompiledDataset, compileDataset, type LabelledSequence } from "./model/dataset.ts";
-import { buildAttributeDictionary } from "./model/dictionary.ts";
-import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.ts";
-import { SequenceScorer } from "./model/sequence-scorer.ts";
+import { ChainScorer } from "./chain-scorer.js";
+import { CrfEncoder } from "./crf-encoder.js";
+import type { AttributeSequence } from "./features/types.js";
+import { InferenceContext } from "./inference/context.js";
+import { forwardBackwardKernel } from "./inference/forward-backward.js";
+import { kBestKernel } from "./inference/kbest.js";
+import type { ChainView } from "./inference/view.js";
+import { viterbiKernel } from "./inference/viterbi.js";
+import { type CompiledDataset, compileDataset, type LabelledSequence } from "./model/dataset.js";
+import { buildAttributeDictionary } from "./model/dictionary.js";
+import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.js";
+import { SequenceScorer } from "./model/sequence-scorer.js";
 
 /** Core's JSON value type, re-exported where this package's API has always named it. */
 export type { JsonValue };

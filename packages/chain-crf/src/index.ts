@@ -1,6 +1,6 @@
 // Encoder contract (trainers ↔ models)
 
-export { ChainScorer } from "./chain-scorer.ts";
+export { ChainScorer } from "./chain-scorer.js";
 // Model: dictionaries, compiled data, feature layout, encoder, high-level model
 export {
   CrfEncoder,
@@ -8,7 +8,7 @@ export {
   type InstanceRange,
   restoreEncoder,
   type TrainingConstraints,
-} from "./crf-encoder.ts";
+} from "./crf-encoder.js";
 export {
   CrfModel,
   type CrfModelInit,
@@ -22,15 +22,15 @@ export {
   prepareTrainingData,
   type TrainingData,
   type TrainingDataOptions,
-} from "./crf-model.ts";
+} from "./crf-model.js";
 export {
   type ChainGradient,
   type ChainInput,
   emptyChainInput,
   type ObjectiveSource,
   type SequenceObjective,
-} from "./encoder/objective.ts";
-export type { Encoder, TrainingProgress } from "./encoder.ts";
+} from "./encoder/objective.js";
+export type { Encoder, TrainingProgress } from "./encoder.js";
 // Features: attribute extraction (CRF++ templates, CRFsuite attribute input, presets)
 export {
   type Attribute,
@@ -64,7 +64,7 @@ export {
   TemplateSyntaxError,
   type TokenRow,
   toAttributeLists,
-} from "./features/index.ts";
+} from "./features/index.js";
 // Inference kernels over core ChainScores
 export {
   type ChainInferenceOptions,
@@ -77,8 +77,8 @@ export {
   tokenMarginals,
   type ViterbiResult,
   viterbi,
-} from "./inference/api.ts";
-export { InferenceContext, type InferenceContextOptions } from "./inference/context.ts";
+} from "./inference/api.js";
+export { InferenceContext, type InferenceContextOptions } from "./inference/context.js";
 export {
   type CompiledAttributes,
   type CompiledDataset,
@@ -86,9 +86,9 @@ export {
   compileDataset,
   type LabelledSequence,
   type LabelSets,
-} from "./model/dataset.ts";
-export { buildAttributeDictionary } from "./model/dictionary.ts";
-export { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.ts";
+} from "./model/dataset.js";
+export { buildAttributeDictionary } from "./model/dictionary.js";
+export { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.js";
 // Model files
 export {
   loadModelFromBytes,
@@ -97,9 +97,9 @@ export {
   modelToBytes,
   type SaveOptions,
   type WeightPrecision,
-} from "./model-file.ts";
-export { loadModel, saveModel } from "./model-file-node.ts";
-export { CrfSlave, type CrfSlaveOptions, crfChainSlaves, crfSlave } from "./slave.ts";
+} from "./model-file.js";
+export { loadModel, saveModel } from "./model-file-node.js";
+export { CrfSlave, type CrfSlaveOptions, crfChainSlaves, crfSlave } from "./slave.js";
 
 // Training
 export {
@@ -133,7 +133,7 @@ export {
   trainAveragedPerceptron,
   trainLbfgs,
   trainSgd,
-} from "./train/index.ts";
+} from "./train/index.js";
 // One-call training (attributes in, model out) for apps
 export {
   type LabelScorer,
@@ -142,4 +142,4 @@ export {
   type TrainCrfResult,
   type TrainingAlgorithm,
   trainCrf,
-} from "./train-crf.ts";
+} from "./train-crf.js";

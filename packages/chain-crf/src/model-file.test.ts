@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "./crf-model.ts";
-import { loadModelFromBytes, ModelFileError, modelToBytes } from "./model-file.ts";
-import { loadModel, saveModel } from "./model-file-node.ts";
-import { randomCorpus } from "./testing/random-corpus.ts";
+import { modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { loadModelFromBytes, ModelFileError, modelToBytes } from "./model-file.js";
+import { loadModel, saveModel } from "./model-file-node.js";
+import { randomCorpus } from "./testing/random-corpus.js";
 
 function model(seed = 1) {
   const sequences = randomCorpus(seed, {

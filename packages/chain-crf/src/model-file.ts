@@ -1,6 +1,6 @@
 import { crc32, LabelSet, LagrangeError } from "@lagrange/core";
-import { CrfModel, type JsonValue } from "./crf-model.ts";
-import type { FeatureLayout } from "./model/layout.ts";
+import { CrfModel, type JsonValue } from "./crf-model.js";
+import type { FeatureLayout } from "./model/layout.js";
 
 /**
  * Model file layout (all integers little-endian):

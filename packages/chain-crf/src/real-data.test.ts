@@ -3,14 +3,14 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "./crf-model.ts";
-import { chunkingPreset } from "./features/chunking.ts";
-import { nerPreset } from "./features/ner.ts";
-import type { Preset } from "./features/types.ts";
-import { InferenceContext } from "./inference/context.ts";
-import { forwardBackwardKernel, forwardBackwardLogKernel } from "./inference/forward-backward.ts";
-import { InstanceScorer } from "./model/scorer.ts";
-import { loadModelFromBytes, modelToBytes } from "./model-file.ts";
+import { modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { chunkingPreset } from "./features/chunking.js";
+import { nerPreset } from "./features/ner.js";
+import type { Preset } from "./features/types.js";
+import { InferenceContext } from "./inference/context.js";
+import { forwardBackwardKernel, forwardBackwardLogKernel } from "./inference/forward-backward.js";
+import { InstanceScorer } from "./model/scorer.js";
+import { loadModelFromBytes, modelToBytes } from "./model-file.js";
 
 /** The dataset mirror, found as the datasets registry does: LAGRANGE_DATA_DIR, else ../shared/datasets. */
 function mirrorFile(relative: string): string | undefined {

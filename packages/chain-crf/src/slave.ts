@@ -6,11 +6,11 @@ import {
   type SlaveResult,
   validateChainScores,
 } from "@lagrange/core";
-import { validatedTransitions } from "./chain-scorer.ts";
-import { InferenceContext } from "./inference/context.ts";
-import { scoreView } from "./inference/score.ts";
-import { type ChainView, emptyView, setViewFromScores } from "./inference/view.ts";
-import { viterbiKernel } from "./inference/viterbi.ts";
+import { validatedTransitions } from "./chain-scorer.js";
+import { InferenceContext } from "./inference/context.js";
+import { scoreView } from "./inference/score.js";
+import { type ChainView, emptyView, setViewFromScores } from "./inference/view.js";
+import { viterbiKernel } from "./inference/viterbi.js";
 
 export interface CrfSlaveOptions {
   readonly name?: string;

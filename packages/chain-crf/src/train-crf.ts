@@ -4,14 +4,14 @@ import {
   type JsonValue,
   modelFromTraining,
   prepareTrainingData,
-} from "./crf-model.ts";
-import type { SequenceObjective } from "./encoder/objective.ts";
-import type { TrainingProgress } from "./encoder.ts";
-import type { LabelledSequence } from "./model/dataset.ts";
-import { trainAveragedPerceptron } from "./train/perceptron.ts";
-import { trainSgd } from "./train/sgd.ts";
-import { trainLbfgs } from "./train/train-lbfgs.ts";
-import type { HeldOutOptions, HeldOutScore, StopReason } from "./train/types.ts";
+} from "./crf-model.js";
+import type { SequenceObjective } from "./encoder/objective.js";
+import type { TrainingProgress } from "./encoder.js";
+import type { LabelledSequence } from "./model/dataset.js";
+import { trainAveragedPerceptron } from "./train/perceptron.js";
+import { trainSgd } from "./train/sgd.js";
+import { trainLbfgs } from "./train/train-lbfgs.js";
+import type { HeldOutOptions, HeldOutScore, StopReason } from "./train/types.js";
 
 export const TRAINING_ALGORITHMS = ["lbfgs", "owlqn", "ap", "sgd"] as const;
 export type TrainingAlgorithm = (typeof TRAINING_ALGORITHMS)[number];

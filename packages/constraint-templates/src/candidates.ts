@@ -1,7 +1,7 @@
 import type { LinearConstraint } from "@lagrange/core";
-import { OUTSIDE, type SegmentIndex } from "./segments.ts";
-import type { ConstraintFamily, ConstraintTemplate, TemplateInstance } from "./template.ts";
-import { templateFromSpec } from "./templates.ts";
+import { OUTSIDE, type SegmentIndex } from "./segments.js";
+import type { ConstraintFamily, ConstraintTemplate, TemplateInstance } from "./template.js";
+import { templateFromSpec } from "./templates.js";
 
 export interface CandidateOptions {
   /** Families to generate; default the count families of anzaroot2014: singleton, pairwise, hierarchical. */

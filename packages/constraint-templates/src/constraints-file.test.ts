@@ -3,9 +3,9 @@ import {
   ConstraintsFileError,
   parseConstraintsFile,
   serializeConstraintsFile,
-} from "./constraints-file.ts";
-import { SegmentIndex } from "./segments.ts";
-import { templateFromSpec } from "./templates.ts";
+} from "./constraints-file.js";
+import { SegmentIndex } from "./segments.js";
+import { templateFromSpec } from "./templates.js";
 
 const LABELS = ["O", "B-authors/B-person", "I-authors/I-person", "B-title", "I-title"];
 const index = new SegmentIndex(LABELS);

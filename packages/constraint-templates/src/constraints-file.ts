@@ -1,8 +1,8 @@
 import { type JsonValue, LagrangeError } from "@lagrange/core";
-import type { WeightedTemplate } from "./candidates.ts";
-import { SegmentIndex, type SegmentKeying } from "./segments.ts";
-import type { TemplateSpec } from "./template.ts";
-import { templateFromSpec } from "./templates.ts";
+import type { WeightedTemplate } from "./candidates.js";
+import { SegmentIndex, type SegmentKeying } from "./segments.js";
+import type { TemplateSpec } from "./template.js";
+import { templateFromSpec } from "./templates.js";
 
 export const CONSTRAINTS_FORMAT = "lagrange-constraints";
 export const CONSTRAINTS_VERSION = 1;

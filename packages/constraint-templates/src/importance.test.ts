@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { importanceScores, pruneByImportance, type ScoredExample } from "./importance.ts";
-import { SegmentIndex } from "./segments.ts";
-import { templateFromSpec } from "./templates.ts";
+import { importanceScores, pruneByImportance, type ScoredExample } from "./importance.js";
+import { SegmentIndex } from "./segments.js";
+import { templateFromSpec } from "./templates.js";
 
 const LABELS = ["O", "B-author", "I-author", "B-title"];
 const index = new SegmentIndex(LABELS);

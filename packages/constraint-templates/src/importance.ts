@@ -1,5 +1,5 @@
 import { throwIfAborted } from "@lagrange/core";
-import type { ConstraintTemplate, TemplateInstance } from "./template.ts";
+import type { ConstraintTemplate, TemplateInstance } from "./template.js";
 
 /** A held-out sentence with its gold labels and the base CRF's unconstrained prediction. */
 export interface ScoredExample extends TemplateInstance {

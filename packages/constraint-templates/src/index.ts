@@ -6,7 +6,7 @@ export {
   instantiateAll,
   RULE_FAMILIES,
   type WeightedTemplate,
-} from "./candidates.ts";
+} from "./candidates.js";
 export {
   CONSTRAINTS_FORMAT,
   CONSTRAINTS_VERSION,
@@ -17,13 +17,13 @@ export {
   type ParseConstraintsOptions,
   parseConstraintsFile,
   serializeConstraintsFile,
-} from "./constraints-file.ts";
+} from "./constraints-file.js";
 export {
   type ImportanceScore,
   importanceScores,
   pruneByImportance,
   type ScoredExample,
-} from "./importance.ts";
+} from "./importance.js";
 export {
   type LabelLevel,
   OUTSIDE,
@@ -31,6 +31,6 @@ export {
   SegmentIndex,
   type SegmentKey,
   type SegmentKeying,
-} from "./segments.ts";
-export type * from "./template.ts";
-export { templateFromSpec, templateId } from "./templates.ts";
+} from "./segments.js";
+export type * from "./template.js";
+export { templateFromSpec, templateId } from "./templates.js";

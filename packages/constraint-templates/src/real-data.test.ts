@@ -1,9 +1,10 @@
 import { constraintViolation } from "@lagrange/core";
-import { decodingMask, findSplitFile, readUmassCitationsFile } from "@lagrange/datasets";
+import { decodingMask, readUmassCitationsFile } from "@lagrange/datasets";
+import { findSplitFile } from "@lagrange/datasets/node";
 import { describe, expect, it } from "vitest";
-import { candidateTemplates, RULE_FAMILIES } from "./candidates.ts";
-import { importanceScores } from "./importance.ts";
-import { SegmentIndex } from "./segments.ts";
+import { candidateTemplates, RULE_FAMILIES } from "./candidates.js";
+import { importanceScores } from "./importance.js";
+import { SegmentIndex } from "./segments.js";
 
 const dev = findSplitFile("umass-citations", "dev");
 const why = "no dataset mirror (set LAGRANGE_DATA_DIR or provide ../shared/datasets)";

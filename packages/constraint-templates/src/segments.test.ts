@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseBioLabel, SegmentIndex } from "./segments.ts";
+import { parseBioLabel, SegmentIndex } from "./segments.js";
 
 const FLAT = ["O", "B-author", "I-author", "B-title", "I-title", "B-year"];
 const HIER = [

@@ -6,10 +6,10 @@ import {
   constraintInstantiator,
   instantiateAll,
   RULE_FAMILIES,
-} from "./candidates.ts";
-import { SegmentIndex } from "./segments.ts";
-import type { ConstraintTemplate, TemplateInstance, TemplateSpec } from "./template.ts";
-import { templateFromSpec } from "./templates.ts";
+} from "./candidates.js";
+import { SegmentIndex } from "./segments.js";
+import type { ConstraintTemplate, TemplateInstance, TemplateSpec } from "./template.js";
+import { templateFromSpec } from "./templates.js";
 
 const LABELS = ["O", "B-author", "I-author", "B-title", "I-title", "B-editor", "I-editor"];
 const index = new SegmentIndex(LABELS);

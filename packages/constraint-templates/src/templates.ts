@@ -1,12 +1,12 @@
 import { type LinearConstraint, linearConstraint, ProblemValidationError } from "@lagrange/core";
-import type { SegmentIndex } from "./segments.ts";
+import type { SegmentIndex } from "./segments.js";
 import type {
   ConstraintFamily,
   ConstraintTemplate,
   TemplateInstance,
   TemplateKind,
   TemplateSpec,
-} from "./template.ts";
+} from "./template.js";
 
 function checkInstance(id: string, L: number, instance: TemplateInstance): void {
   if (instance.L !== L) {

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scoreLabelling } from "./chain.ts";
-import { chainSlave } from "./chain-slave.ts";
-import { createRandom } from "./random.ts";
-import { chainArgmax } from "./semiring.ts";
-import { bruteForceBest, randomChainScores } from "./testing/index.ts";
+import { scoreLabelling } from "./chain.js";
+import { chainSlave } from "./chain-slave.js";
+import { createRandom } from "./random.js";
+import { chainArgmax } from "./semiring.js";
+import { bruteForceBest, randomChainScores } from "./testing/index.js";
 
 describe("chainSlave", () => {
   it("maximises score + adjustment·y exactly (brute force) and reports the value of its labels", () => {

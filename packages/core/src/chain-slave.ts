@@ -3,9 +3,9 @@ import {
   scoreLabelling,
   transitionOffset,
   validateChainScores,
-} from "./chain.ts";
-import { ProblemValidationError } from "./errors.ts";
-import type { Slave, SlaveResult } from "./solver.ts";
+} from "./chain.js";
+import { ProblemValidationError } from "./errors.js";
+import type { Slave, SlaveResult } from "./solver.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 

@@ -1,4 +1,4 @@
-import { ProblemValidationError } from "./errors.ts";
+import { ProblemValidationError } from "./errors.js";
 
 /**
  * Scores of a linear-chain problem on flat row-major arrays. No features: a model turns an input

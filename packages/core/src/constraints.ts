@@ -1,4 +1,4 @@
-import { ProblemValidationError } from "./errors.ts";
+import { ProblemValidationError } from "./errors.js";
 
 /**
  * A linear constraint `Σ_k coefficients[k] · y[indices[k]] ≤ rhs` over the unary indicator vector

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkpoints } from "./cooperation.ts";
-import { AbortError } from "./errors.ts";
+import { checkpoints } from "./cooperation.js";
+import { AbortError } from "./errors.js";
 
 describe("checkpoints", () => {
   it("let a timer run during a long loop, so that its abort stops the loop", async () => {

@@ -1,4 +1,4 @@
-import { throwIfAborted } from "./errors.ts";
+import { throwIfAborted } from "./errors.js";
 
 /**
  * Lets the event loop run (timers, I/O, signal handlers such as Ctrl-C's) before continuing:

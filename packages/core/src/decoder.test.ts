@@ -1,21 +1,21 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scoreLabelling } from "./chain.ts";
-import { chainSlave } from "./chain-slave.ts";
-import { constraintPenalty, linearConstraint } from "./constraints.ts";
+import { scoreLabelling } from "./chain.js";
+import { chainSlave } from "./chain-slave.js";
+import { constraintPenalty, linearConstraint } from "./constraints.js";
 import {
   chainDecoder,
   DecoderRegistry,
   dualDecompositionDecoder,
   RegistryError,
   viterbiDefinition,
-} from "./decoder.ts";
-import { summarizeDecodings } from "./decoding.ts";
-import { lagrangeErrorCode, ProblemValidationError } from "./errors.ts";
-import { definePlugin, installPlugin } from "./plugin.ts";
-import { createRandom } from "./random.ts";
-import { defineSlave, type Slave } from "./solver.ts";
-import { bruteForceBest, randomChainScores, randomConstraints } from "./testing/index.ts";
+} from "./decoder.js";
+import { summarizeDecodings } from "./decoding.js";
+import { lagrangeErrorCode, ProblemValidationError } from "./errors.js";
+import { definePlugin, installPlugin } from "./plugin.js";
+import { createRandom } from "./random.js";
+import { defineSlave, type Slave } from "./solver.js";
+import { bruteForceBest, randomChainScores, randomConstraints } from "./testing/index.js";
 
 /** A slave that rewards label `label` at the positions in `bonus` (a gazetteer). */
 function gazetteer(n: number, L: number, bonus: Float64Array): Slave {

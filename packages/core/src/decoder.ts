@@ -1,12 +1,12 @@
-import type { ChainScores } from "./chain.ts";
-import { chainSlave } from "./chain-slave.ts";
-import type { LinearConstraint } from "./constraints.ts";
-import { type Decoding, exactDecoding } from "./decoding.ts";
-import type { SlaveBinding } from "./dual-decomposition/bindings.ts";
-import { DualDecomposition, type DualDecompositionOptions } from "./dual-decomposition/master.ts";
-import { LagrangeError, ProblemValidationError } from "./errors.ts";
-import type { PatternFactor } from "./factor-graph.ts";
-import type { Slave, SolveOptions } from "./solver.ts";
+import type { ChainScores } from "./chain.js";
+import { chainSlave } from "./chain-slave.js";
+import type { LinearConstraint } from "./constraints.js";
+import { type Decoding, exactDecoding } from "./decoding.js";
+import type { SlaveBinding } from "./dual-decomposition/bindings.js";
+import { DualDecomposition, type DualDecompositionOptions } from "./dual-decomposition/master.js";
+import { LagrangeError, ProblemValidationError } from "./errors.js";
+import type { PatternFactor } from "./factor-graph.js";
+import type { Slave, SolveOptions } from "./solver.js";
 
 /** One problem for every decoder: a model's chain scores plus whatever global structure applies. */
 export interface DecodeProblem {

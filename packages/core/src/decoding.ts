@@ -1,5 +1,5 @@
-import { constraintViolation, type LinearConstraint } from "./constraints.ts";
-import type { Solution } from "./solver.ts";
+import { constraintViolation, type LinearConstraint } from "./constraints.js";
+import type { Solution } from "./solver.js";
 
 /**
  * What every decoder returns: a {@link Solution} plus the statistics of the paper tables

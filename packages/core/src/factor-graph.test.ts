@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scoreLabelling } from "./chain.ts";
-import { ProblemValidationError } from "./errors.ts";
+import { scoreLabelling } from "./chain.js";
+import { ProblemValidationError } from "./errors.js";
 import {
   chainToFactorGraph,
   type FactorGraph,
@@ -11,15 +11,15 @@ import {
   scoreAssignment,
   unaryFactor,
   validateFactorGraph,
-} from "./factor-graph.ts";
-import { createRandom } from "./random.ts";
-import { chainArgmax, chainLogPartition } from "./semiring.ts";
+} from "./factor-graph.js";
+import { createRandom } from "./random.js";
+import { chainArgmax, chainLogPartition } from "./semiring.js";
 import {
   bruteForceBest,
   bruteForceLogPartition,
   randomChainScores,
   randomFactorGraph,
-} from "./testing/index.ts";
+} from "./testing/index.js";
 
 /** An independent scorer: tables as Maps keyed by the joint assignment. */
 function scoreByLookup(graph: FactorGraph, y: ArrayLike<number>): number {

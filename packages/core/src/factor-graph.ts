@@ -1,5 +1,5 @@
-import { type ChainScores, transitionOffset, validateChainScores } from "./chain.ts";
-import { ProblemValidationError } from "./errors.ts";
+import { type ChainScores, transitionOffset, validateChainScores } from "./chain.js";
+import { ProblemValidationError } from "./errors.js";
 
 /**
  * A discrete factor graph: variables `0..domainSizes.length−1`, variable v taking values

@@ -4,8 +4,8 @@ export {
   scoreLabelling,
   transitionOffset,
   validateChainScores,
-} from "./chain.ts";
-export { chainSlave } from "./chain-slave.ts";
+} from "./chain.js";
+export { chainSlave } from "./chain-slave.js";
 export {
   type ConstraintSpec,
   constraintActivity,
@@ -16,9 +16,9 @@ export {
   type LinearConstraint,
   linearConstraint,
   validateConstraint,
-} from "./constraints.ts";
-export { checkpoints, yieldToEventLoop } from "./cooperation.ts";
-export { crc32 } from "./crc32.ts";
+} from "./constraints.js";
+export { checkpoints, yieldToEventLoop } from "./cooperation.js";
+export { crc32 } from "./crc32.js";
 export {
   type ChainSlaveFactory,
   chainDecoder,
@@ -33,7 +33,7 @@ export {
   type SentenceInstance,
   type SlaveDefinition,
   viterbiDefinition,
-} from "./decoder.ts";
+} from "./decoder.js";
 export {
   type ConstraintEffect,
   constraintEffects,
@@ -42,17 +42,17 @@ export {
   DecodingTally,
   exactDecoding,
   summarizeDecodings,
-} from "./decoding.ts";
-export type { SlaveBinding } from "./dual-decomposition/bindings.ts";
-export type { ConstraintMode } from "./dual-decomposition/constraint-matrix.ts";
+} from "./decoding.js";
+export type { SlaveBinding } from "./dual-decomposition/bindings.js";
+export type { ConstraintMode } from "./dual-decomposition/constraint-matrix.js";
 export {
   DualDecomposition,
   type DualDecompositionOptions,
   type DualDecompositionProblem,
   type DualDecompositionSolution,
   solveDualDecomposition,
-} from "./dual-decomposition/master.ts";
-export { STEP_RULE_KINDS, type StepRule } from "./dual-decomposition/step-rule.ts";
+} from "./dual-decomposition/master.js";
+export { STEP_RULE_KINDS, type StepRule } from "./dual-decomposition/step-rule.js";
 export {
   AbortError,
   LagrangeError,
@@ -60,7 +60,7 @@ export {
   lagrangeErrorCode,
   ProblemValidationError,
   throwIfAborted,
-} from "./errors.ts";
+} from "./errors.js";
 export {
   chainToFactorGraph,
   type Factor,
@@ -76,11 +76,11 @@ export {
   type UnaryFactor,
   unaryFactor,
   validateFactorGraph,
-} from "./factor-graph.ts";
-export type { JsonValue } from "./json.ts";
-export { LabelSet } from "./labels.ts";
-export { definePlugin, installPlugin, type LagrangePlugin, type PluginHost } from "./plugin.ts";
-export { createRandom, type Random, seededRandom, shuffleInPlace } from "./random.ts";
+} from "./factor-graph.js";
+export type { JsonValue } from "./json.js";
+export { LabelSet } from "./labels.js";
+export { definePlugin, installPlugin, type LagrangePlugin, type PluginHost } from "./plugin.js";
+export { createRandom, type Random, seededRandom, shuffleInPlace } from "./random.js";
 export {
   type ChainArgmax,
   type ChainMarginals,
@@ -101,7 +101,7 @@ export {
   type ScoredLabelling,
   type Semiring,
   transitionScore,
-} from "./semiring.ts";
+} from "./semiring.js";
 export {
   defineSlave,
   type IterationStats,
@@ -111,4 +111,4 @@ export {
   type Solution,
   type SolutionStatus,
   type SolveOptions,
-} from "./solver.ts";
+} from "./solver.js";

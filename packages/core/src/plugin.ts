@@ -1,6 +1,6 @@
-import type { DecoderRegistry } from "./decoder.ts";
-import type * as CoreModule from "./index.ts";
-import * as core from "./index.ts";
+import type { DecoderRegistry } from "./decoder.js";
+import type * as CoreModule from "./index.js";
+import * as core from "./index.js";
 
 /**
  * What a plug-in is handed: the app's registry, and this copy of `@lagrange/core`, so a plug-in

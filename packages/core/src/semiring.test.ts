@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ChainScores } from "./chain.ts";
-import { scoreLabelling } from "./chain.ts";
-import { ProblemValidationError } from "./errors.ts";
-import { createRandom } from "./random.ts";
+import type { ChainScores } from "./chain.js";
+import { scoreLabelling } from "./chain.js";
+import { ProblemValidationError } from "./errors.js";
+import { createRandom } from "./random.js";
 import {
   chainArgmax,
   chainBackward,
@@ -16,7 +16,7 @@ import {
   logAddExp,
   logSemiring,
   maxSemiring,
-} from "./semiring.ts";
+} from "./semiring.js";
 import {
   bruteForceBest,
   bruteForceCount,
@@ -25,7 +25,7 @@ import {
   bruteForceMarginals,
   forEachLabelling,
   randomChainScores,
-} from "./testing/index.ts";
+} from "./testing/index.js";
 
 const RUNS = { numRuns: 300, seed: 20141104 };
 

@@ -1,4 +1,4 @@
-import { type ChainScores, transitionOffset, validateChainScores } from "./chain.ts";
+import { type ChainScores, transitionOffset, validateChainScores } from "./chain.js";
 
 /**
  * A semiring for the chain dynamic program (torch-struct's `Semiring`): swapping it turns one DP

@@ -1,4 +1,4 @@
-import { ProblemValidationError } from "./errors.ts";
+import { ProblemValidationError } from "./errors.js";
 
 /** How a solver ended. `optimal`: a certificate (dual − primal ≤ tolerance) proves optimality. */
 /**

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ChainScores, scoreLabelling, validateChainScores } from "./chain.ts";
+import { type ChainScores, scoreLabelling, validateChainScores } from "./chain.js";
 import {
   constraintActivity,
   constraintPenalty,
@@ -8,12 +8,12 @@ import {
   equalityConstraints,
   linearConstraint,
   validateConstraint,
-} from "./constraints.ts";
-import { ProblemValidationError } from "./errors.ts";
-import { LabelSet } from "./labels.ts";
-import { createRandom } from "./random.ts";
-import { defineSlave } from "./solver.ts";
-import { randomChainScores } from "./testing/index.ts";
+} from "./constraints.js";
+import { ProblemValidationError } from "./errors.js";
+import { LabelSet } from "./labels.js";
+import { createRandom } from "./random.js";
+import { defineSlave } from "./solver.js";
+import { randomChainScores } from "./testing/index.js";
 
 describe("LabelSet", () => {
   it("intern adds, lookup never does, names come back from ids", () => {

@@ -4,14 +4,14 @@ export type {
   LevelEvaluation,
   SegmentEvaluation,
   SegmentEvaluationOptions,
-} from "./eval/chunks.ts";
-export { AlignmentError, evaluateChunks, evaluateSegments } from "./eval/chunks.ts";
+} from "./eval/chunks.js";
+export { AlignmentError, evaluateChunks, evaluateSegments } from "./eval/chunks.js";
 export type {
   ChunkEvaluation,
   ConllevalOptions,
   PrecisionRecallF1,
   TypeEvaluation,
-} from "./eval/conlleval.ts";
+} from "./eval/conlleval.js";
 export {
   ConllevalCounter,
   ConllevalInputError,
@@ -19,12 +19,12 @@ export {
   evaluateConllStream,
   evaluateConllText,
   formatConllevalReport,
-} from "./eval/conlleval.ts";
+} from "./eval/conlleval.js";
 export type {
   DependencyEvaluation,
   DependencyEvaluationOptions,
-} from "./eval/dependencies.ts";
-export { evaluateDependencies } from "./eval/dependencies.ts";
+} from "./eval/dependencies.js";
+export { evaluateDependencies } from "./eval/dependencies.js";
 export type {
   Alternative,
   PairedBootstrapInput,
@@ -32,7 +32,7 @@ export type {
   PairedBootstrapResult,
   WilcoxonOptions,
   WilcoxonResult,
-} from "./eval/significance.ts";
+} from "./eval/significance.js";
 export {
   f1FromCounts,
   normalSurvival,
@@ -40,28 +40,28 @@ export {
   pairedBootstrapChunkF1,
   sentenceChunkCounts,
   wilcoxonSignedRank,
-} from "./eval/significance.ts";
+} from "./eval/significance.js";
 export type {
   ConfusionMatrix,
   LabelEvaluation,
   TokenEvaluation,
   TokenEvaluationOptions,
-} from "./eval/tokens.ts";
-export { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./eval/tokens.ts";
-export type { ColumnSeparator, ConllReadOptions, ConllWriteOptions } from "./formats/conll.ts";
+} from "./eval/tokens.js";
+export { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./eval/tokens.js";
+export type { ColumnSeparator, ConllReadOptions, ConllWriteOptions } from "./formats/conll.js";
 export {
   formatConll,
   parseConll,
   readConll,
   readConllFile,
   writeConllFile,
-} from "./formats/conll.ts";
+} from "./formats/conll.js";
 export type {
   ConlluExtraLine,
   ConlluField,
   ConlluReadOptions,
   ConlluSentence,
-} from "./formats/conllu.ts";
+} from "./formats/conllu.js";
 export {
   CONLLU_FIELDS,
   formatConllu,
@@ -69,8 +69,8 @@ export {
   readConllu,
   readConlluFile,
   writeConlluFile,
-} from "./formats/conllu.ts";
-export type { CrfsuiteAttribute, CrfsuiteInstance } from "./formats/crfsuite.ts";
+} from "./formats/conllu.js";
+export type { CrfsuiteAttribute, CrfsuiteInstance } from "./formats/crfsuite.js";
 export {
   escapeCrfsuiteName,
   formatCrfsuite,
@@ -78,21 +78,21 @@ export {
   readCrfsuite,
   readCrfsuiteFile,
   writeCrfsuiteFile,
-} from "./formats/crfsuite.ts";
-export { DataFormatError } from "./formats/errors.ts";
+} from "./formats/crfsuite.js";
+export { DataFormatError } from "./formats/errors.js";
 export type {
   InlineLabelMode,
   InlineTagsReadOptions,
   InlineTagsWriteOptions,
-} from "./formats/inline.ts";
+} from "./formats/inline.js";
 export {
   formatInlineTags,
   parseInlineTags,
   readInlineTags,
   readInlineTagsFile,
   writeInlineTagsFile,
-} from "./formats/inline.ts";
-export type { ReadOptions, TextSource } from "./formats/io.ts";
+} from "./formats/inline.js";
+export type { ReadOptions, TextSource } from "./formats/io.js";
 export type {
   CitationIssue,
   CitationReport,
@@ -100,27 +100,27 @@ export type {
   UmassCitations,
   UmassFileOptions,
   UmassReadOptions,
-} from "./formats/umass.ts";
+} from "./formats/umass.js";
 export {
   formatUmassCitations,
   parseUmassCitations,
   readUmassCitations,
   readUmassCitationsFile,
   writeUmassCitationsFile,
-} from "./formats/umass.ts";
-export type { CitationGeneratorOptions, GeneratedCitation } from "./generator/generate.ts";
+} from "./formats/umass.js";
+export type { CitationGeneratorOptions, GeneratedCitation } from "./generator/generate.js";
 export {
   citationSentence,
   citationStream,
   generateCitation,
   generateCitationSentences,
   generateCitations,
-} from "./generator/generate.ts";
-export type { CalendarDate, CitationKind, CitationRecord, PersonName } from "./generator/record.ts";
-export { CITATION_KINDS } from "./generator/record.ts";
-export type { CitationStyle } from "./generator/styles.ts";
-export { CITATION_STYLES } from "./generator/styles.ts";
-export { tokenize as tokenizeCitation } from "./generator/tree.ts";
+} from "./generator/generate.js";
+export type { CalendarDate, CitationKind, CitationRecord, PersonName } from "./generator/record.js";
+export { CITATION_KINDS } from "./generator/record.js";
+export type { CitationStyle } from "./generator/styles.js";
+export { CITATION_STYLES } from "./generator/styles.js";
+export { tokenize as tokenizeCitation } from "./generator/tree.js";
 export type {
   DatasetFormatId,
   DatasetFormatOptions,
@@ -129,7 +129,7 @@ export type {
   DownloadSource,
   RecordRange,
   TagScheme,
-} from "./registry/catalog.ts";
+} from "./registry/catalog.js";
 export {
   DATASETS,
   DatasetFormat,
@@ -137,47 +137,13 @@ export {
   getDataset,
   getSplit,
   UnknownDatasetError,
-} from "./registry/catalog.ts";
-export {
-  CORPUS_FORMATS,
-  type Corpus,
-  type CorpusFormat,
-  corpusLocator,
-  type OpenCorpusOptions,
-  openCorpus,
-  withoutLabels,
-} from "./registry/corpus.ts";
+} from "./registry/catalog.js";
 export {
   DatasetChecksumError,
   DatasetConfigError,
   DatasetDownloadError,
   DatasetUnavailableError,
-} from "./registry/errors.ts";
-export type { OpenDatasetOptions, OpenedSplit } from "./registry/open.ts";
-export { openDataset } from "./registry/open.ts";
-export type {
-  AbsentSplit,
-  AvailableSplit,
-  DownloadProgress,
-  FetchLike,
-  LocateOptions,
-  MissingSplit,
-  ResolveOptions,
-  SplitLocation,
-  SplitResolution,
-  SplitSource,
-} from "./registry/resolve.ts";
-export {
-  CACHE_DIR_ENV,
-  cacheDir,
-  DATA_DIR_ENV,
-  findMirrorDir,
-  findSplitFile,
-  locateSplit,
-  OFFLINE_ENV,
-  resolveSplit,
-  sha256File,
-} from "./registry/resolve.ts";
+} from "./registry/errors.js";
 export {
   checkScheme,
   decodingMask,
@@ -192,25 +158,25 @@ export {
   type SequenceLocator,
   schemeViolations,
   tolerableInvalid,
-} from "./schemes/label-scheme.ts";
-export type { SchemeName, SchemeOptions } from "./schemes/labels.ts";
-export { LabelSchemeError, SCHEME_NAMES } from "./schemes/labels.ts";
+} from "./schemes/label-scheme.js";
+export type { SchemeName, SchemeOptions } from "./schemes/labels.js";
+export { LabelSchemeError, SCHEME_NAMES } from "./schemes/labels.js";
 export {
   isFullyLabelled,
   isPartialLabelCell,
   type PartialLabel,
   parsePartialLabel,
   UNKNOWN_LABEL_CELL,
-} from "./schemes/partial-labels.ts";
-export type { Span } from "./schemes/spans.ts";
+} from "./schemes/partial-labels.js";
+export type { Span } from "./schemes/spans.js";
 export {
   convertScheme,
   encodeSpans,
   extractSpans,
   SpanError,
   schemeLabels,
-} from "./schemes/spans.ts";
-export type { SchemeViolation, TransitionMask } from "./schemes/validity.ts";
-export { allowedTransitions, findViolations, isValidSequence } from "./schemes/validity.ts";
-export type { DocumentGroup, DocumentInfo, Sentence, SourcePosition } from "./sentence.ts";
-export { groupByDocument, inputRows, tokenPlace } from "./sentence.ts";
+} from "./schemes/spans.js";
+export type { SchemeViolation, TransitionMask } from "./schemes/validity.js";
+export { allowedTransitions, findViolations, isValidSequence } from "./schemes/validity.js";
+export type { DocumentGroup, DocumentInfo, Sentence, SourcePosition } from "./sentence.js";
+export { groupByDocument, inputRows, tokenPlace } from "./sentence.js";

@@ -8,8 +8,8 @@ import {
   validateChainScores,
   validateConstraint,
 } from "@lagrange/core";
-import { type MaxMarginals, maxMarginals } from "./chain-tables.ts";
-import { MipBuilder, MipSolver } from "./mip-builder.ts";
+import { type MaxMarginals, maxMarginals } from "./chain-tables.js";
+import { MipBuilder, MipSolver } from "./mip-builder.js";
 
 /**
  * How a soft constraint's penalty is paid. `hinge` (the meaning of {@link LinearConstraint}, and

@@ -15,9 +15,9 @@ import {
 import { softDD } from "@lagrange/soft-dd";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ChainIlp, softPenalty } from "./chain-ilp.ts";
-import { exactIlpDecoder, twoPhaseIlpDecoder } from "./decoders.ts";
-import { prepareIlp } from "./highs-runtime.ts";
+import { ChainIlp, softPenalty } from "./chain-ilp.js";
+import { exactIlpDecoder, twoPhaseIlpDecoder } from "./decoders.js";
+import { prepareIlp } from "./highs-runtime.js";
 
 beforeAll(prepareIlp);
 

@@ -19,11 +19,11 @@ import {
   type SoftPenaltyForm,
   softPenalty,
   validateIlpProblem,
-} from "./chain-ilp.ts";
-import { type MaxMarginals, maxMarginals } from "./chain-tables.ts";
-import { FactorGraphIlp } from "./factor-graph-ilp.ts";
-import { prepareIlp } from "./highs-runtime.ts";
-import { decodeWithPatterns } from "./pattern-decoder.ts";
+} from "./chain-ilp.js";
+import { type MaxMarginals, maxMarginals } from "./chain-tables.js";
+import { FactorGraphIlp } from "./factor-graph-ilp.js";
+import { prepareIlp } from "./highs-runtime.js";
+import { decodeWithPatterns } from "./pattern-decoder.js";
 
 /** Per-call options of the ILP decoders (they also read `signal` from {@link DecodeOptions}). */
 export interface IlpDecodeOptions extends DecodeOptions {

@@ -2,8 +2,8 @@ import { factorGraph, patternFactor, scoreAssignment, unaryFactor } from "@lagra
 import { bruteForceBest, randomFactorGraph } from "@lagrange/core/testing";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FactorGraphIlp } from "./factor-graph-ilp.ts";
-import { prepareIlp } from "./highs-runtime.ts";
+import { FactorGraphIlp } from "./factor-graph-ilp.js";
+import { prepareIlp } from "./highs-runtime.js";
 
 beforeAll(prepareIlp);
 

@@ -1,6 +1,6 @@
 import { type FactorGraph, scoreAssignment, validateFactorGraph } from "@lagrange/core";
-import type { IlpOptions, IlpStatus } from "./chain-ilp.ts";
-import { MipBuilder, MipSolver } from "./mip-builder.ts";
+import type { IlpOptions, IlpStatus } from "./chain-ilp.js";
+import { MipBuilder, MipSolver } from "./mip-builder.js";
 
 /** The MAP assignment of a factor graph, solved exactly by HiGHS. */
 export interface FactorGraphIlpResult {

@@ -6,8 +6,8 @@ export {
   type IlpStatus,
   type SoftPenaltyForm,
   softPenalty,
-} from "./chain-ilp.ts";
-export { type MaxMarginals, maxMarginals } from "./chain-tables.ts";
+} from "./chain-ilp.js";
+export { type MaxMarginals, maxMarginals } from "./chain-tables.js";
 export {
   exactDefinition,
   exactIlpDecoder,
@@ -17,9 +17,9 @@ export {
   isIlpDecoding,
   twoPhaseDefinition,
   twoPhaseIlpDecoder,
-} from "./decoders.ts";
-export { FactorGraphIlp, type FactorGraphIlpResult } from "./factor-graph-ilp.ts";
-export { loadHighsRuntime, prepareIlp } from "./highs-runtime.ts";
+} from "./decoders.js";
+export { FactorGraphIlp, type FactorGraphIlpResult } from "./factor-graph-ilp.js";
+export { loadHighsRuntime, prepareIlp } from "./highs-runtime.js";
 export {
   DEFAULT_RULE_DELIMITERS,
   type MinedRule,
@@ -43,4 +43,4 @@ export {
   type RuleSentence,
   ruleCost,
   smoothedConfidence,
-} from "./rules/mining.ts";
+} from "./rules/mining.js";

@@ -1,5 +1,5 @@
 import type { Highs, Model, ModelData } from "highs";
-import { highsRuntime } from "./highs-runtime.ts";
+import { highsRuntime } from "./highs-runtime.js";
 
 /**
  * A maximisation MIP assembled column by column and entry by entry, then handed to HiGHS as CSR.

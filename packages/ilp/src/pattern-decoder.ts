@@ -7,9 +7,9 @@ import {
   scoreLabelling,
   throwIfAborted,
 } from "@lagrange/core";
-import { maxMarginals } from "./chain-tables.ts";
-import { decoding, type IlpDecodeOptions, type IlpDecoding } from "./decoders.ts";
-import type { FactorGraphIlp } from "./factor-graph-ilp.ts";
+import { maxMarginals } from "./chain-tables.js";
+import { decoding, type IlpDecodeOptions, type IlpDecoding } from "./decoders.js";
+import type { FactorGraphIlp } from "./factor-graph-ilp.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 

@@ -5,21 +5,21 @@ export {
   type LabelMask,
   type TrackedSentence,
   type TrackerFallback,
-} from "./bridge/allowed-labels.ts";
+} from "./bridge/allowed-labels.js";
 export {
   type ConstrainedSentence,
   SequenceConstraints,
   type SequenceConstraintsOptions,
   type TemplateRule,
   weightedTemplates,
-} from "./bridge/templates.ts";
+} from "./bridge/templates.js";
 export {
   type GreedyDecoderOptions,
   type GreedyDecoding,
   greedyDecoder,
   greedyDefinition,
-} from "./decoders/greedy.ts";
-export { HashedFeatures, hashCombine, hashString } from "./features/hashing.ts";
+} from "./decoders/greedy.js";
+export { HashedFeatures, hashCombine, hashString } from "./features/hashing.js";
 export {
   BASE_LEARNERS,
   type BaseLearnerOptions,
@@ -27,17 +27,17 @@ export {
   createLearner,
   type LearnerState,
   learnerFromState,
-} from "./learner/base-learner.ts";
+} from "./learner/base-learner.js";
 export {
   CostSensitiveRegressor,
   type RegressorOptions,
   type RegressorState,
-} from "./learner/cost-sensitive.ts";
+} from "./learner/cost-sensitive.js";
 export {
   CostSensitivePerceptron,
   type PerceptronOptions,
   type PerceptronState,
-} from "./learner/perceptron.ts";
+} from "./learner/perceptron.js";
 export {
   isL2sModelFile,
   L2S_MODEL_VERSION,
@@ -47,7 +47,7 @@ export {
   l2sModelToBytes,
   loadL2sModel,
   saveL2sModel,
-} from "./model/model-file.ts";
+} from "./model/model-file.js";
 export {
   SearchPredictor,
   type SearchProgress,
@@ -55,8 +55,8 @@ export {
   type SearchTrainingOptions,
   type SearchTrainingResult,
   trainSearch,
-} from "./search/engine.ts";
-export { LearnedPolicy } from "./search/policy.ts";
+} from "./search/engine.js";
+export { LearnedPolicy } from "./search/policy.js";
 export {
   type ActionSpace,
   type FeatureSink,
@@ -68,13 +68,13 @@ export {
   type RollOut,
   type Search,
   type SearchTask,
-} from "./search/types.ts";
+} from "./search/types.js";
 export {
   type EntityRelationExample,
   type EntityRelationOptions,
   type EntityRelationOutput,
   entityRelation,
-} from "./tasks/entity-relation.ts";
+} from "./tasks/entity-relation.js";
 export {
   ArcHybridState,
   REDUCE_LEFT,
@@ -83,26 +83,26 @@ export {
   SHIFT,
   TRANSITION_NAMES,
   type Transition,
-} from "./tasks/parser/arc-hybrid.ts";
+} from "./tasks/parser/arc-hybrid.js";
 export {
   type ConlluParseOptions,
   parseExamplesFromConllu,
   withParse,
-} from "./tasks/parser/conllu.ts";
+} from "./tasks/parser/conllu.js";
 export {
   DynamicOracle,
   GoldTree,
   isProjectiveTree,
   type OracleMethod,
   staticOracle,
-} from "./tasks/parser/oracle.ts";
+} from "./tasks/parser/oracle.js";
 export {
   type ArcHybridParserOptions,
   arcHybridParser,
   type ParseExample,
   type ParseOutput,
   relationsOf,
-} from "./tasks/parser/parser-task.ts";
+} from "./tasks/parser/parser-task.js";
 export {
   hashTokenAttributes,
   type LabelGuide,
@@ -111,9 +111,9 @@ export {
   SequenceScores,
   sequenceLabelling,
   type TokenFeatures,
-} from "./tasks/sequence-labelling.ts";
+} from "./tasks/sequence-labelling.js";
 export {
   type DetectionItem,
   type SequentialDetectionOptions,
   sequentialDetection,
-} from "./tasks/sequential-detection.ts";
+} from "./tasks/sequential-detection.js";

@@ -5,8 +5,8 @@ export {
   naiveDDDefinition,
   twoSlaveDecoder,
   twoSlaveDefinition,
-} from "./decoders/decoders.ts";
-export { splitTreeCut, type TreeCutSplit } from "./decoders/tree-cut.ts";
+} from "./decoders/decoders.js";
+export { splitTreeCut, type TreeCutSplit } from "./decoders/tree-cut.js";
 export {
   type ConsistencyModel,
   type ConsistencyTrainingOptions,
@@ -17,15 +17,15 @@ export {
   groupProblem,
   sentenceLabels,
   trainConsistencyWeights,
-} from "./general-crf/general-crf.ts";
-export { concatenateChains } from "./general-crf/group-chain.ts";
+} from "./general-crf/general-crf.js";
+export { concatenateChains } from "./general-crf/group-chain.js";
 export {
   documentGroups,
   TWEET_GROUP_DEFAULTS,
   TWEET_STOPWORDS,
   type TweetGroupOptions,
   tweetGroups,
-} from "./general-crf/groups.ts";
+} from "./general-crf/groups.js";
 export {
   CONSISTENCY_FEATURES,
   type ConsistencyFactor,
@@ -36,7 +36,7 @@ export {
   consistencyPatterns,
   findConsistencyFactors,
   labelSubsequences,
-} from "./general-crf/patterns.ts";
+} from "./general-crf/patterns.js";
 export {
   buildMaxflowGraph,
   type CutSide,
@@ -55,7 +55,7 @@ export {
   type ReferenceMaxflow,
   Segment,
   terminalCapacities,
-} from "./maxflow/index.ts";
+} from "./maxflow/index.js";
 export {
   assignmentFromCut,
   buildCutGraph,
@@ -77,17 +77,17 @@ export {
   type ReduceOptions,
   reduceToQuadratic,
   type TermKind,
-} from "./pseudo-boolean/index.ts";
+} from "./pseudo-boolean/index.js";
 export {
   type MinCutSlave,
   type MinCutSlaveBinding,
   type MinCutSlaveOptions,
   type MinCutSlaveStats,
   minCutSlave,
-} from "./slaves/cut-slave.ts";
+} from "./slaves/cut-slave.js";
 export {
   greedySpanningForests,
   naiveDecomposition,
   phrasePairSlave,
   treeSlave,
-} from "./slaves/naive-dd.ts";
+} from "./slaves/naive-dd.js";

@@ -1,5 +1,6 @@
 import { LagrangeError } from "@lagrange/core";
-import { type Corpus, convertScheme, openCorpus, type SchemeName } from "@lagrange/datasets";
+import { convertScheme, type SchemeName } from "@lagrange/datasets";
+import { type Corpus, openCorpus } from "@lagrange/datasets/node";
 
 /**
  * A corpus with its gold labels rewritten from its own chunk scheme into `scheme` (CoNLL-2003's

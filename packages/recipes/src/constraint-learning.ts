@@ -17,7 +17,7 @@ import {
   type PenaltyReport,
   penaltyReport,
 } from "@lagrange/soft-dd";
-import { modelDecodingConstraints } from "./model-scheme.ts";
+import { modelDecodingConstraints } from "./model-scheme.js";
 
 /** A sentence as constrained decoding sees it: the model's chain scores and the gold ids. */
 export interface ScoredSentence {

@@ -1,5 +1,3 @@
-import { isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { bcrfDefinition, meanFieldDefinition } from "@lagrange/bcrf";
 import { crfChainSlaves } from "@lagrange/chain-crf";
 import {
@@ -13,6 +11,7 @@ import { exactDefinition, twoPhaseDefinition } from "@lagrange/ilp";
 import { greedyDefinition } from "@lagrange/l2s";
 import { naiveDDDefinition, twoSlaveDefinition } from "@lagrange/mincut";
 import { hardDDDefinition, softDDDefinition } from "@lagrange/soft-dd";
+import { moduleUrlOf } from "#platform";
 
 /**
  * The registry every app decodes through: `viterbi`, `soft-dd` and `hard-dd` over chain-crf's fast
@@ -38,19 +37,19 @@ export function standardDecoders(): DecoderRegistry {
 }
 
 /**
- * Imports a plug-in module (a path, relative to `cwd`) and installs it into `registry`. The module's
+ * Imports a plug-in module (a path, relative to `cwd`; in a browser, a URL relative to the page)
+ * and installs it into `registry`. The module's
  * default export, or its `register` export, must be a {@link LagrangePlugin}. A module that cannot
  * be imported or exports no plug-in is a `bad-input` error naming the file.
  */
 export async function loadPlugin(
   registry: DecoderRegistry,
   path: string,
-  cwd = process.cwd(),
+  cwd?: string,
 ): Promise<void> {
-  const file = isAbsolute(path) ? path : resolve(cwd, path);
   let module: { default?: unknown; register?: unknown };
   try {
-    module = (await import(pathToFileURL(file).href)) as typeof module;
+    module = (await import(/* @vite-ignore */ moduleUrlOf(path, cwd))) as typeof module;
   } catch (error) {
     throw new LagrangeError(
       "bad-input",

@@ -9,7 +9,8 @@ import {
   throwIfAborted,
   yieldToEventLoop,
 } from "@lagrange/core";
-import type { Corpus, Sentence } from "@lagrange/datasets";
+import type { Sentence } from "@lagrange/datasets";
+import type { Corpus } from "@lagrange/datasets/node";
 import {
   type ConsistencyFactorOptions,
   type ConsistencyModel,
@@ -27,10 +28,10 @@ import {
   trainConsistencyWeights,
   tweetGroups,
 } from "@lagrange/mincut";
-import { standardDecoders } from "./decoders.ts";
-import { modelPreset, sentenceAttributes } from "./model-input.ts";
-import { modelDecodingConstraints } from "./model-scheme.ts";
-import { type TrainOnCorpusOptions, trainOnCorpus } from "./training.ts";
+import { standardDecoders } from "./decoders.js";
+import { modelPreset, sentenceAttributes } from "./model-input.js";
+import { modelDecodingConstraints } from "./model-scheme.js";
+import { type TrainOnCorpusOptions, trainOnCorpus } from "./training.js";
 
 /** How sentences form the groups a general CRF links: tweet clusters or documents. */
 export type GroupingKind = "tweets" | "documents";

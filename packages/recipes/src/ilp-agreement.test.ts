@@ -1,11 +1,11 @@
 import { constraintInstantiator } from "@lagrange/constraint-templates";
-import { findSplitFile, openCorpus } from "@lagrange/datasets";
+import { findSplitFile, openCorpus } from "@lagrange/datasets/node";
 import { exactIlpDecoder, prepareIlp } from "@lagrange/ilp";
 import { softDD } from "@lagrange/soft-dd";
 import { describe, expect, it } from "vitest";
-import { learnConstraints, scoreSentences } from "./constraint-learning.ts";
-import { attributesOf } from "./model-input.ts";
-import { trainOnCorpus } from "./training.ts";
+import { learnConstraints, scoreSentences } from "./constraint-learning.js";
+import { attributesOf } from "./model-input.js";
+import { trainOnCorpus } from "./training.js";
 
 const train = findSplitFile("umass-citations", "train");
 const dev = findSplitFile("umass-citations", "dev");

@@ -9,30 +9,30 @@ export {
   type ConvergencePoint,
   type DecodingTiming,
   type TrainingTiming,
-} from "./bcrf/benchmark.ts";
+} from "./bcrf/benchmark.js";
 export {
   bcrfCrossover,
   type CrossoverOptions,
   type CrossoverPoint,
   type CrossoverResult,
-} from "./bcrf/crossover.ts";
+} from "./bcrf/crossover.js";
 export {
   type CitationBenchmark,
   type CitationBenchmarkOptions,
   citationBenchmark,
   type DecoderRow,
-} from "./citations/benchmark.ts";
+} from "./citations/benchmark.js";
 export {
   type CitationCorpora,
   type CitationCorporaOptions,
   citationCorpora,
-} from "./citations/corpus.ts";
+} from "./citations/corpus.js";
 export {
   type ChangedCitation,
   type CitationDemo,
   type CitationDemoOptions,
   citationDemo,
-} from "./citations/demo.ts";
+} from "./citations/demo.js";
 export {
   type BaseModel,
   type CitationExperiment,
@@ -42,7 +42,7 @@ export {
   errorReduction,
   type FieldScores,
   prepareCitationExperiment,
-} from "./citations/experiment.ts";
+} from "./citations/experiment.js";
 export {
   type CandidateSelection,
   type CandidateSelectionOptions,
@@ -55,8 +55,8 @@ export {
   type ScoredSentence,
   scoreSentences,
   selectCandidates,
-} from "./constraint-learning.ts";
-export { loadPlugin, standardDecoders } from "./decoders.ts";
+} from "./constraint-learning.js";
+export { loadPlugin, standardDecoders } from "./decoders.js";
 export {
   ChainScoring,
   corpusGroups,
@@ -79,7 +79,7 @@ export {
   tagGeneral,
   trainGeneralCrf,
   withGeneralCrf,
-} from "./general-crf.ts";
+} from "./general-crf.js";
 export {
   L2S_DATASETS,
   L2S_DEFAULT_DATASETS,
@@ -91,7 +91,7 @@ export {
   type ParsingResult,
   type ParsingRow,
   type TradeoffPoint,
-} from "./l2s/benchmark.ts";
+} from "./l2s/benchmark.js";
 export {
   conlluSentences,
   L2S_PARSER_TASK,
@@ -101,7 +101,7 @@ export {
   type TrainedL2sParser,
   type TrainL2sParserOptions,
   trainL2sParser,
-} from "./l2s/parser.ts";
+} from "./l2s/parser.js";
 export {
   L2S_TAGGER_TASK,
   type L2sTagger,
@@ -111,7 +111,7 @@ export {
   type TrainL2sTaggerOptions,
   tagWithL2s,
   trainL2sTagger,
-} from "./l2s/tagger.ts";
+} from "./l2s/tagger.js";
 export {
   attributesOf,
   type GoldLabels,
@@ -120,13 +120,13 @@ export {
   modelInputColumns,
   modelPreset,
   sentenceAttributes,
-} from "./model-input.ts";
-export { modelDecodingConstraints, modelScheme } from "./model-scheme.ts";
+} from "./model-input.js";
+export { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
 export {
   type MinedOnCorpus,
   type MineRulesOnCorpusOptions,
   mineRulesOnCorpus,
-} from "./rule-mining.ts";
+} from "./rule-mining.js";
 export {
   checkDecoderUse,
   InfeasibleSentenceError,
@@ -134,15 +134,15 @@ export {
   Tagger,
   type TaggerOptions,
   type TaggingTime,
-} from "./tagger.ts";
-export { type DecoderTiming, median, type TimingOptions, timeTaggers } from "./timing.ts";
+} from "./tagger.js";
+export { type DecoderTiming, median, type TimingOptions, timeTaggers } from "./timing.js";
 export {
   type TrainedOnCorpus,
   TrainingFailedError,
   type TrainOnCorpusOptions,
   trainOnCorpus,
-} from "./training.ts";
-export { type CachedTrainingOptions, trainOrLoadModel } from "./training-cache.ts";
+} from "./training.js";
+export { type CachedTrainingOptions, trainOrLoadModel } from "./training-cache.js";
 export {
   allRules,
   FERSINI2014_REPORTED,
@@ -152,7 +152,7 @@ export {
   type TwoPhaseTarget,
   twoPhaseBenchmark,
   viterbiOf,
-} from "./two-phase/benchmark.ts";
+} from "./two-phase/benchmark.js";
 export {
   type FieldEvaluation,
   splitsOf,
@@ -162,7 +162,7 @@ export {
   type TwoPhaseDatasetName,
   type TwoPhaseSplitId,
   twoPhaseData,
-} from "./two-phase/data.ts";
+} from "./two-phase/data.js";
 export {
   DEFAULT_PENALTY_SCALES,
   DEFAULT_TAU_GRID,
@@ -177,7 +177,7 @@ export {
   type TwoPhaseExperimentOptions,
   twoPhaseExperiment,
   twoPhaseSystems,
-} from "./two-phase/experiment.ts";
+} from "./two-phase/experiment.js";
 export {
   type FieldPrf,
   labelType,
@@ -189,7 +189,7 @@ export {
   type TypeScores,
   timeDistribution,
   tokenScores,
-} from "./two-phase/metrics.ts";
+} from "./two-phase/metrics.js";
 export {
   type CurvePoint,
   type NerScores,
@@ -199,4 +199,4 @@ export {
   type TwoSlaveNerDataset,
   type TwoSlaveNerOptions,
   twoSlaveNerBenchmark,
-} from "./two-slave-ner/benchmark.ts";
+} from "./two-slave-ner/benchmark.js";

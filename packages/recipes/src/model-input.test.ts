@@ -1,8 +1,9 @@
 import { lagrangeErrorCode } from "@lagrange/core";
-import { type Corpus, type CorpusFormat, inferScheme, parseConll } from "@lagrange/datasets";
+import { inferScheme, parseConll } from "@lagrange/datasets";
+import type { Corpus, CorpusFormat } from "@lagrange/datasets/node";
 import { describe, expect, it } from "vitest";
-import { inputForModel, modelInputColumns } from "./model-input.ts";
-import { TrainingFailedError, trainOnCorpus } from "./training.ts";
+import { inputForModel, modelInputColumns } from "./model-input.js";
+import { TrainingFailedError, trainOnCorpus } from "./training.js";
 
 const CHUNKS = "the DT B-NP\ncat NN I-NP\nsat VBD B-VP\n\na DT B-NP\ndog NN I-NP\nran VBD B-VP\n\n";
 

@@ -6,13 +6,8 @@ import {
   type Preset,
 } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
-import {
-  type Corpus,
-  inputRows,
-  type Sentence,
-  tokenPlace,
-  withoutLabels,
-} from "@lagrange/datasets";
+import { inputRows, type Sentence, tokenPlace } from "@lagrange/datasets";
+import { type Corpus, withoutLabels } from "@lagrange/datasets/node";
 
 /** The feature preset a model was trained with (its file records the name). */
 export function modelPreset(model: CrfModel): Preset {

@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConstraintsFile, serializeConstraintsFile } from "@lagrange/constraint-templates";
-import { openCorpus } from "@lagrange/datasets";
+import { openCorpus } from "@lagrange/datasets/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mineRulesOnCorpus } from "./rule-mining.ts";
+import { mineRulesOnCorpus } from "./rule-mining.js";
 
 const SENTENCE = [
   "Dynamo NNP I-ORG",

@@ -12,9 +12,9 @@ import {
   throwIfAborted,
 } from "@lagrange/core";
 import type { LabelScheme, Sentence } from "@lagrange/datasets";
-import { standardDecoders } from "./decoders.ts";
-import { modelPreset, sentenceAttributes } from "./model-input.ts";
-import { modelDecodingConstraints, modelScheme } from "./model-scheme.ts";
+import { standardDecoders } from "./decoders.js";
+import { modelPreset, sentenceAttributes } from "./model-input.js";
+import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
 
 export interface TaggerOptions {
   readonly model: CrfModel;

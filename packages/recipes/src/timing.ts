@@ -1,6 +1,6 @@
 import { checkpoints } from "@lagrange/core";
 import type { Sentence } from "@lagrange/datasets";
-import type { Tagger } from "./tagger.ts";
+import type { Tagger } from "./tagger.js";
 
 /** One decoder's timing over a corpus: medians over the timed runs, in milliseconds. */
 export interface DecoderTiming {

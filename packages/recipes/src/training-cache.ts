@@ -1,9 +1,10 @@
 import { getPreset, type TrainingProgress } from "@lagrange/chain-crf";
-import type { Corpus, LabelScheme } from "@lagrange/datasets";
-import type { BaseModel } from "./citations/experiment.ts";
-import { cachedModel, cacheModel, modelCacheKey } from "./citations/model-cache.ts";
-import { sentenceAttributes } from "./model-input.ts";
-import { trainOnCorpus } from "./training.ts";
+import type { LabelScheme } from "@lagrange/datasets";
+import type { Corpus } from "@lagrange/datasets/node";
+import type { BaseModel } from "./citations/experiment.js";
+import { cachedModel, cacheModel, modelCacheKey } from "./citations/model-cache.js";
+import { sentenceAttributes } from "./model-input.js";
+import { trainOnCorpus } from "./training.js";
 
 export interface CachedTrainingOptions {
   /** Cache file prefix (`<name>-<key>.model`), e.g. `citation-crf`. */

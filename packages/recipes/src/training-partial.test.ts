@@ -1,8 +1,9 @@
 import { trainingObjective } from "@lagrange/bcrf";
 import { lagrangeErrorCode } from "@lagrange/core";
-import { type Corpus, inferScheme, parseConll } from "@lagrange/datasets";
+import { inferScheme, parseConll } from "@lagrange/datasets";
+import type { Corpus } from "@lagrange/datasets/node";
 import { describe, expect, it } from "vitest";
-import { trainOnCorpus } from "./training.ts";
+import { trainOnCorpus } from "./training.js";
 
 /** Partial annotations: an unknown label and label sets, one of them naming a label seen nowhere else. */
 const PARTIAL = [

@@ -7,8 +7,6 @@ import {
 } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
 import {
-  type Corpus,
-  corpusLocator,
   decodingMask,
   evaluateChunks,
   evaluateSegments,
@@ -24,7 +22,8 @@ import {
   type Sentence,
   tokenPlace,
 } from "@lagrange/datasets";
-import { sentenceAttributes } from "./model-input.ts";
+import { type Corpus, corpusLocator } from "@lagrange/datasets/node";
+import { sentenceAttributes } from "./model-input.js";
 
 export interface TrainOnCorpusOptions
   extends Omit<TrainCrfOptions, "constraintsFor" | "heldOut" | "preset"> {

@@ -2,7 +2,7 @@ import { chainSlave, defineSlave, type Slave, solveDualDecomposition } from "@la
 import { bruteForceBest, randomChainScores, randomConstraints } from "@lagrange/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hardDD, softDD } from "./soft-dd.ts";
+import { hardDD, softDD } from "./soft-dd.js";
 
 /**
  * A slave with no score of its own: its maximiser is a per-position argmax of the adjustment. Added

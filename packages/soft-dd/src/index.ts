@@ -14,7 +14,7 @@ export {
   type PenaltyReportEntry,
   type PenaltyTemplate,
   penaltyReport,
-} from "./penalty-learning.ts";
+} from "./penalty-learning.js";
 export {
   constrainedObjective,
   hardDD,
@@ -26,4 +26,4 @@ export {
   softDDDefinition,
   softDDMaster,
   softDDPolicy,
-} from "./soft-dd.ts";
+} from "./soft-dd.js";

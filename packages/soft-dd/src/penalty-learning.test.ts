@@ -1,6 +1,6 @@
 import { type LinearConstraint, linearConstraint } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { randomInt, rng, viterbiSlave } from "./__fixtures__/random-problems.ts";
+import { randomInt, rng, viterbiSlave } from "./__fixtures__/random-problems.js";
 import {
   formatPenaltyReport,
   learnPenalties,
@@ -9,8 +9,8 @@ import {
   type PenaltyInstance,
   type PenaltyTemplate,
   penaltyReport,
-} from "./penalty-learning.ts";
-import { softDD } from "./soft-dd.ts";
+} from "./penalty-learning.js";
+import { softDD } from "./soft-dd.js";
 
 // Labels: 0 = O, 1 = A (a one-token A segment), 2 = B.
 const L = 3;

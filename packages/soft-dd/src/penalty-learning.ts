@@ -9,7 +9,7 @@ import {
   seededRandom,
   shuffleInPlace,
 } from "@lagrange/core";
-import { type SoftDDOptions, softDDMaster } from "./soft-dd.ts";
+import { type SoftDDOptions, softDDMaster } from "./soft-dd.js";
 
 /** The sentence a template is instantiated for. */
 export interface PenaltyInstance {

@@ -16,8 +16,8 @@ import {
   randomInt,
   rng,
   viterbiSlave,
-} from "./__fixtures__/random-problems.ts";
-import { constrainedObjective, hardDDPolicy, softDDMaster, softDDPolicy } from "./soft-dd.ts";
+} from "./__fixtures__/random-problems.js";
+import { constrainedObjective, hardDDPolicy, softDDMaster, softDDPolicy } from "./soft-dd.js";
 
 interface ConstrainedProblem {
   readonly slave: Slave;

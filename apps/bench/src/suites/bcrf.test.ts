@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./bcrf.ts";
+import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./bcrf.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const conll = join(repoRoot, "..", "shared", "datasets", "conll2003", "eng.train");

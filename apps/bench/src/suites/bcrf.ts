@@ -7,8 +7,8 @@ import {
   type BcrfDatasetResult,
   bcrfBenchmark,
 } from "@lagrange/recipes";
-import { markdownTable, writeReport } from "../report.ts";
-import { lineChartSvg } from "../svg.ts";
+import { markdownTable, writeReport } from "../report.js";
+import { lineChartSvg } from "../svg.js";
 
 export interface BcrfSuiteResult extends BcrfBenchmarkResult {
   readonly suite: "bcrf";

@@ -1,8 +1,9 @@
-import { evaluateChunks, openDataset } from "@lagrange/datasets";
+import { evaluateChunks } from "@lagrange/datasets";
+import { openDataset } from "@lagrange/datasets/node";
 import { median } from "@lagrange/recipes";
-import { markdownTable } from "../report.ts";
-import type { SystemReport } from "../systems/protocol.ts";
-import { runSystem } from "../systems/spawn.ts";
+import { markdownTable } from "../report.js";
+import type { SystemReport } from "../systems/protocol.js";
+import { runSystem } from "../systems/spawn.js";
 
 export interface CrfVsCrfsuiteOptions {
   readonly repeats: number;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { l2sMarkdown, l2sSuite, l2sTarget, writeL2sFigures } from "./l2s.ts";
+import { l2sMarkdown, l2sSuite, l2sTarget, writeL2sFigures } from "./l2s.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const datasets = join(repoRoot, "..", "shared", "datasets");

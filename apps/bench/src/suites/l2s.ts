@@ -6,8 +6,8 @@ import {
   l2sBenchmark,
   type TradeoffPoint,
 } from "@lagrange/recipes";
-import { markdownTable, writeReport } from "../report.ts";
-import { lineChartSvg } from "../svg.ts";
+import { markdownTable, writeReport } from "../report.js";
+import { lineChartSvg } from "../svg.js";
 
 export interface L2sSuiteResult extends L2sBenchmarkResult {
   readonly suite: "l2s";

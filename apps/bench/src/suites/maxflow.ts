@@ -18,7 +18,7 @@ import {
   terminalCapacities,
 } from "@lagrange/mincut";
 import { median } from "@lagrange/recipes";
-import { markdownTable } from "../report.ts";
+import { markdownTable } from "../report.js";
 
 const run = promisify(execFile);
 

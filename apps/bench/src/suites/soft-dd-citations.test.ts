@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { softDdCitations, softDdCitationsMarkdown } from "./soft-dd-citations.ts";
+import { softDdCitations, softDdCitationsMarkdown } from "./soft-dd-citations.js";
 
 describe("bench soft-dd-citations --quick (generated citations)", () => {
   let cacheDir: string | undefined;

@@ -8,7 +8,7 @@ import {
   type DecoderRow,
   prepareCitationExperiment,
 } from "@lagrange/recipes";
-import { markdownTable, timingTable } from "../report.ts";
+import { markdownTable, timingTable } from "../report.js";
 
 export interface SoftDdCitationsOptions
   extends Omit<CitationExperimentOptions, "cacheDir">,

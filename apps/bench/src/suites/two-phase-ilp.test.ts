@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { twoPhaseIlp, twoPhaseIlpMarkdown } from "./two-phase-ilp.ts";
+import { twoPhaseIlp, twoPhaseIlpMarkdown } from "./two-phase-ilp.js";
 
 describe("bench two-phase-ilp --quick (generated citations)", () => {
   let cacheDir: string | undefined;

@@ -10,7 +10,7 @@ import {
   type TwoPhaseDatasetResult,
   twoPhaseBenchmark,
 } from "@lagrange/recipes";
-import { markdownTable, timingTable } from "../report.ts";
+import { markdownTable, timingTable } from "../report.js";
 
 export interface TwoPhaseIlpOptions extends TwoPhaseBenchmarkOptions {
   /** Where trained models are cached (default `<repo>/.lagrange-cache/bench`). */

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { twoSlaveNer, twoSlaveNerMarkdown, writeTwoSlaveNerFigures } from "./two-slave-ner.ts";
+import { twoSlaveNer, twoSlaveNerMarkdown, writeTwoSlaveNerFigures } from "./two-slave-ner.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const wnut16 = join(repoRoot, "..", "shared", "datasets", "wnut16", "train");

@@ -5,8 +5,8 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { peakRssMB, type SystemJob, type SystemReport } from "./protocol.ts";
-import { attributeNamesPerToken, extractSplit } from "./shared-data.ts";
+import { peakRssMB, type SystemJob, type SystemReport } from "./protocol.js";
+import { attributeNamesPerToken, extractSplit } from "./shared-data.js";
 
 interface CrfsuiteBinding {
   Trainer: new (options?: {

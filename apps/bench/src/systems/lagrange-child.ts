@@ -3,8 +3,8 @@
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { saveModel, trainCrf } from "@lagrange/chain-crf";
-import { peakRssMB, type SystemJob, type SystemReport } from "./protocol.ts";
-import { extractSplit } from "./shared-data.ts";
+import { peakRssMB, type SystemJob, type SystemReport } from "./protocol.js";
+import { extractSplit } from "./shared-data.js";
 
 export async function runLagrange(job: SystemJob): Promise<SystemReport> {
   const train = await extractSplit(job, job.trainSplit, job.maxTrainSentences);

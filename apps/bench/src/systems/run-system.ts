@@ -1,8 +1,8 @@
 /** Child-process entry: `run-system.ts <system> <job.json> <report.json>`. */
 import { readFile, writeFile } from "node:fs/promises";
-import { runCrfsuite } from "./crfsuite-child.ts";
-import { runLagrange } from "./lagrange-child.ts";
-import type { SystemJob } from "./protocol.ts";
+import { runCrfsuite } from "./crfsuite-child.js";
+import { runLagrange } from "./lagrange-child.js";
+import type { SystemJob } from "./protocol.js";
 
 const [system, jobFile, reportFile] = process.argv.slice(2);
 if (system === undefined || jobFile === undefined || reportFile === undefined) {

@@ -1,6 +1,7 @@
 import { type AttributeSequence, getPreset } from "@lagrange/chain-crf";
-import { inputRows, openDataset, type Sentence } from "@lagrange/datasets";
-import type { SystemJob } from "./protocol.ts";
+import { inputRows, type Sentence } from "@lagrange/datasets";
+import { openDataset } from "@lagrange/datasets/node";
+import type { SystemJob } from "./protocol.js";
 
 export interface ExtractedSplit {
   readonly sentences: Sentence[];

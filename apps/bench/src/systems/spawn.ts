@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SystemJob, SystemReport } from "./protocol.ts";
+import type { SystemJob, SystemReport } from "./protocol.js";
 
 const ENTRY = new URL("./run-system.ts", import.meta.url);
 
@@ -18,7 +18,15 @@ export async function runSystem(
     await writeFile(jobFile, JSON.stringify({ ...job, workDir }));
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", ENTRY.pathname, system, jobFile, reportFile],
+      [
+        "--conditions=lagrange-source",
+        "--import",
+        "tsx",
+        ENTRY.pathname,
+        system,
+        jobFile,
+        reportFile,
+      ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     let log = "";

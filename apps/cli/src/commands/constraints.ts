@@ -9,13 +9,13 @@ import type { Sentence } from "@lagrange/datasets";
 import { attributesOf, inputForModel, learnConstraints, scoreSentences } from "@lagrange/recipes";
 import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { type Command, Option } from "commander";
-import { badInputError, usageError } from "../exit-codes.ts";
-import { openData, readModel } from "../inputs.ts";
-import { interruptible } from "../interruption.ts";
-import { malformedOption, parseInteger, parseNumber, parsePositive } from "../options.ts";
-import { type Output, writeOutput } from "../output.ts";
-import { note, warn } from "../progress.ts";
-import { learnedConstraintsReport } from "../render.ts";
+import { badInputError, usageError } from "../exit-codes.js";
+import { openData, readModel } from "../inputs.js";
+import { interruptible } from "../interruption.js";
+import { malformedOption, parseInteger, parseNumber, parsePositive } from "../options.js";
+import { type Output, writeOutput } from "../output.js";
+import { note, warn } from "../progress.js";
+import { learnedConstraintsReport } from "../render.js";
 
 /**
  * Names accepted by `--templates`: the count families of anzaroot2014 §5, `bio` (local BIO

@@ -1,10 +1,10 @@
 import { availableParallelism } from "node:os";
 import { type CitationDemo, citationDemo, prepareCitationExperiment } from "@lagrange/recipes";
 import type { Command } from "commander";
-import { interruptible } from "../interruption.ts";
-import { parseInteger, threadCount } from "../options.ts";
-import { note, progressBar } from "../progress.ts";
-import { learnedConstraintsReport } from "../render.ts";
+import { interruptible } from "../interruption.js";
+import { parseInteger, threadCount } from "../options.js";
+import { note, progressBar } from "../progress.js";
+import { learnedConstraintsReport } from "../render.js";
 
 export interface DemoOptions {
   readonly crfIterations: number;

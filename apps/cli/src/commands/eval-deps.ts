@@ -6,7 +6,7 @@ import {
   evaluateDependencies,
 } from "@lagrange/datasets";
 import { conlluSentences } from "@lagrange/recipes";
-import { openData } from "../inputs.ts";
+import { openData } from "../inputs.js";
 
 /** `--punctuation`: score punctuation words, leave them out, or print both rows. */
 export const DEPS_PUNCTUATION = ["include", "exclude", "both"] as const;

@@ -6,9 +6,9 @@ import {
   evaluateSegments,
 } from "@lagrange/datasets";
 import { type Command, Option } from "commander";
-import { badInputError, usageError } from "../exit-codes.ts";
-import { requireFile } from "../inputs.ts";
-import { DEPS_PUNCTUATION, type DepsPunctuation, depsCommand } from "./eval-deps.ts";
+import { badInputError, usageError } from "../exit-codes.js";
+import { requireFile } from "../inputs.js";
+import { DEPS_PUNCTUATION, type DepsPunctuation, depsCommand } from "./eval-deps.js";
 
 export interface EvalOptions {
   readonly json?: boolean;

@@ -1,7 +1,7 @@
 import { loadL2sModel } from "@lagrange/l2s";
 import type { Command } from "commander";
-import { readModel, requireFile } from "../inputs.ts";
-import { describeModel, isL2sModelPath } from "../l2s-models.ts";
+import { readModel, requireFile } from "../inputs.js";
+import { describeModel, isL2sModelPath } from "../l2s-models.js";
 
 /** A readable summary of a model file: labels, features, preset, training settings. */
 export async function infoCommand(path: string, json: boolean): Promise<string> {

@@ -10,12 +10,12 @@ import {
   tagWithL2s,
 } from "@lagrange/recipes";
 import type { Command } from "commander";
-import { usageError } from "../exit-codes.ts";
-import { openData } from "../inputs.ts";
-import { interruptible } from "../interruption.ts";
-import { type AnyModel, describeModel, readAnyModel, requireL2sTagger } from "../l2s-models.ts";
-import { writeOutput } from "../output.ts";
-import { note, progressBar, warn } from "../progress.ts";
+import { usageError } from "../exit-codes.js";
+import { openData } from "../inputs.js";
+import { interruptible } from "../interruption.js";
+import { type AnyModel, describeModel, readAnyModel, requireL2sTagger } from "../l2s-models.js";
+import { writeOutput } from "../output.js";
+import { note, progressBar, warn } from "../progress.js";
 
 export interface ParseOptions {
   /** A parser model (`lagrange train --learner l2s --task parser`). */

@@ -1,5 +1,6 @@
 import { RULE_FAMILIES, serializeConstraintsFile } from "@lagrange/constraint-templates";
-import { corpusLocator, parseLabelScheme } from "@lagrange/datasets";
+import { parseLabelScheme } from "@lagrange/datasets";
+import { corpusLocator } from "@lagrange/datasets/node";
 import {
   RULE_COST_POLICIES,
   RULE_MINING_DEFAULTS,
@@ -9,18 +10,18 @@ import {
 } from "@lagrange/ilp";
 import { type MinedOnCorpus, mineRulesOnCorpus } from "@lagrange/recipes";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { usageError } from "../exit-codes.ts";
-import { openData, readModel } from "../inputs.ts";
-import { interruptible } from "../interruption.ts";
+import { usageError } from "../exit-codes.js";
+import { openData, readModel } from "../inputs.js";
+import { interruptible } from "../interruption.js";
 import {
   malformedOption,
   parseInteger,
   parseNonNegative,
   parseNumber,
   parsePositive,
-} from "../options.ts";
-import { type Output, writeOutput } from "../output.ts";
-import { note, progressBar } from "../progress.ts";
+} from "../options.js";
+import { type Output, writeOutput } from "../output.js";
+import { note, progressBar } from "../progress.js";
 
 /**
  * No candidate rule passed the thresholds: nothing worth writing (exit 1, like training that made

@@ -30,15 +30,15 @@ import {
   tagGeneral,
 } from "@lagrange/recipes";
 import { type Command, InvalidArgumentError } from "commander";
-import { badInputError, usageError } from "../exit-codes.ts";
-import { openData, readModel, requireFile } from "../inputs.ts";
-import { interruptible } from "../interruption.ts";
-import { isL2sModelPath } from "../l2s-models.ts";
-import { collect, malformedOption, parseInteger, parsePositive } from "../options.ts";
-import { conllLines, type Output, writeOutput } from "../output.ts";
-import { note, type Progress, progressBar, warn } from "../progress.ts";
-import { taggingReport } from "../render.ts";
-import { L2S_DEFAULT_DECODER, tagL2sCommand } from "./tag-l2s.ts";
+import { badInputError, usageError } from "../exit-codes.js";
+import { openData, readModel, requireFile } from "../inputs.js";
+import { interruptible } from "../interruption.js";
+import { isL2sModelPath } from "../l2s-models.js";
+import { collect, malformedOption, parseInteger, parsePositive } from "../options.js";
+import { conllLines, type Output, writeOutput } from "../output.js";
+import { note, type Progress, progressBar, warn } from "../progress.js";
+import { taggingReport } from "../render.js";
+import { L2S_DEFAULT_DECODER, tagL2sCommand } from "./tag-l2s.js";
 
 export interface TagOptions {
   readonly model: string;

@@ -1,8 +1,6 @@
 import { getPreset } from "@lagrange/chain-crf";
 import {
   type ConlluSentence,
-  type Corpus,
-  corpusLocator,
   evaluateChunks,
   evaluateDependencies,
   evaluateSegments,
@@ -11,6 +9,7 @@ import {
   type LabelScheme,
   parseLabelScheme,
 } from "@lagrange/datasets";
+import { type Corpus, corpusLocator } from "@lagrange/datasets/node";
 import {
   BASE_LEARNERS,
   type BaseLearnerOptions,
@@ -35,12 +34,12 @@ import {
   trainL2sTagger,
 } from "@lagrange/recipes";
 import { InvalidArgumentError } from "commander";
-import { badInputError, usageError } from "../exit-codes.ts";
-import { openData } from "../inputs.ts";
-import { l2sTaggerInput } from "../l2s-models.ts";
-import { parseInteger } from "../options.ts";
-import { writeOutput } from "../output.ts";
-import { note, type Progress, progressBar, warn } from "../progress.ts";
+import { badInputError, usageError } from "../exit-codes.js";
+import { openData } from "../inputs.js";
+import { l2sTaggerInput } from "../l2s-models.js";
+import { parseInteger } from "../options.js";
+import { writeOutput } from "../output.js";
+import { note, type Progress, progressBar, warn } from "../progress.js";
 
 /** `--learner`: CRF training (every model kind of `lagrange train`), or learning to search. */
 export const LEARNERS = ["crf", "l2s"] as const;

@@ -15,7 +15,8 @@ import {
   type TrainingProgress,
 } from "@lagrange/chain-crf";
 import type { DecoderRegistry } from "@lagrange/core";
-import { type Corpus, corpusLocator, type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
+import { type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
+import { type Corpus, corpusLocator } from "@lagrange/datasets/node";
 import {
   GENERAL_CRF_DEFAULTS,
   GROUPING_KINDS,
@@ -28,9 +29,9 @@ import {
   trainOnCorpus,
 } from "@lagrange/recipes";
 import { type Command, Option } from "commander";
-import { usageError } from "../exit-codes.ts";
-import { openData } from "../inputs.ts";
-import { interruptible } from "../interruption.ts";
+import { usageError } from "../exit-codes.js";
+import { openData } from "../inputs.js";
+import { interruptible } from "../interruption.js";
 import {
   givenOptions,
   malformedOption,
@@ -38,9 +39,9 @@ import {
   parseNonNegative,
   parsePositive,
   threadCount,
-} from "../options.ts";
-import { writeOutput } from "../output.ts";
-import { note, type Progress, progressBar, warn } from "../progress.ts";
+} from "../options.js";
+import { writeOutput } from "../output.js";
+import { note, type Progress, progressBar, warn } from "../progress.js";
 import {
   BASE_LEARNERS,
   checkLearnerOptions,
@@ -54,7 +55,7 @@ import {
   ROLL_INS,
   ROLL_OUTS,
   trainL2sCommand,
-} from "./train-l2s.ts";
+} from "./train-l2s.js";
 
 /** `--model`: a linear-chain CRF, or qian-liu2014's general CRF (chain + consistency factors). */
 export const MODEL_KINDS = ["chain", "general"] as const;

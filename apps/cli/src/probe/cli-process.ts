@@ -7,13 +7,18 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { seededRandom } from "@lagrange/core";
 import { generateCitations } from "@lagrange/datasets";
 import { expect } from "vitest";
 
-export const BIN = fileURLToPath(new URL("../../bin/lagrange.mjs", import.meta.url));
+/** The CLI's entry, run from its sources as the workspace script does (see bin/lagrange.mjs). */
+const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+/** tsx from this workspace (`--import tsx` would look in the child's working directory). */
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const SOURCE_FLAGS = ["--conditions=lagrange-source", "--import", TSX_LOADER];
 
 /** Every exit code the CLI documents (`--help`), 143 (SIGTERM) included. */
 export const DOCUMENTED_EXIT_CODES = [0, 1, 2, 3, 4, 130, 143] as const;
@@ -56,7 +61,7 @@ export interface RunningCli {
 
 /** Starts `lagrange …args` and returns at once. */
 export function startCli(args: readonly string[], options: CliOptions): RunningCli {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...SOURCE_FLAGS, MAIN, ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...hermeticEnv(options.cwd), ...options.env, FORCE_COLOR: "0" },
     stdio: [options.stdin === undefined ? "ignore" : "pipe", options.stdout ?? "pipe", "pipe"],

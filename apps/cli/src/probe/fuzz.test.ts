@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../test-support.ts";
+import { run } from "../test-support.js";
 import {
   chunkingText,
   expectCleanExit,
@@ -20,7 +20,7 @@ import {
   runCli,
   sha256,
   writeCitations,
-} from "./cli-process.ts";
+} from "./cli-process.js";
 
 let dir: string;
 let savedEnv: NodeJS.ProcessEnv;

@@ -17,7 +17,7 @@ import {
   strayTemporaryFiles,
   trainModel,
   writeCitations,
-} from "./cli-process.ts";
+} from "./cli-process.js";
 
 let dir: string;
 

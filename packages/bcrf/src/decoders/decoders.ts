@@ -10,20 +10,20 @@ import type {
   DecoderDefinition,
   Decoding,
 } from "@lagrange/core";
-import { mbrDecode, ValidDecodeWorkspace, validDecode } from "../decoding/decode.ts";
-import { emptyChainInput, labellingScore, loadChainScores } from "../inference/chain-input.ts";
+import { mbrDecode, ValidDecodeWorkspace, validDecode } from "../decoding/decode.js";
+import { emptyChainInput, labellingScore, loadChainScores } from "../inference/chain-input.js";
 import {
   BCRF_DECODING_TEMPERATURE,
   BcrfWorkspace,
   bcrfInference,
   type IbpStatus,
-} from "../inference/ibp.ts";
+} from "../inference/ibp.js";
 import {
   MEAN_FIELD_DEFAULTS,
   MeanFieldWorkspace,
   meanFieldDecode,
   meanFieldMarginals,
-} from "../mean-field/mean-field.ts";
+} from "../mean-field/mean-field.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

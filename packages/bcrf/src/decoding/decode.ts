@@ -4,7 +4,7 @@
  * the validity-aware decoder is Viterbi over log-marginals restricted to the allowed transitions,
  * so a BIO/BIES output is always well formed.
  */
-import type { ChainInput } from "../inference/chain-input.ts";
+import type { ChainInput } from "../inference/chain-input.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 
@@ -27,7 +27,7 @@ export function mbrDecode(marginals: Float64Array, n: number, L: number, out: In
 /** Scratch for {@link validDecode}, grown on demand. */
 export class ValidDecodeWorkspace {
   delta: Float64Array = new Float64Array(0);
-  back = new Int32Array(0);
+  back: Int32Array = new Int32Array(0);
   logMarginal: Float64Array = new Float64Array(0);
 
   ensure(n: number, L: number): void {

@@ -1,11 +1,11 @@
 import { forwardBackward } from "@lagrange/chain-crf";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bruteForceCrf, forEachFeasible, randomInput } from "../testing/random-input.ts";
-import type { ChainGradient, ChainInput } from "./chain-input.ts";
-import { BcrfWorkspace, bcrfInference, materializeBlock } from "./ibp.ts";
-import { foldScores, logDomainIbp } from "./log-domain.ts";
-import { addBcrfStatistics, bcrfValue } from "./value.ts";
+import { bruteForceCrf, forEachFeasible, randomInput } from "../testing/random-input.js";
+import type { ChainGradient, ChainInput } from "./chain-input.js";
+import { BcrfWorkspace, bcrfInference, materializeBlock } from "./ibp.js";
+import { foldScores, logDomainIbp } from "./log-domain.js";
+import { addBcrfStatistics, bcrfValue } from "./value.js";
 
 const CONVERGE = { iterations: 20_000, tolerance: 1e-12 } as const;
 

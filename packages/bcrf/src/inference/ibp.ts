@@ -25,9 +25,9 @@
  * One "iteration" is one half-step, as Algorithm 1 counts: iteration 1 projects the odd clusters
  * (positions 3, 5, … in the paper's 1-based numbering), iteration 2 the even ones (2, 4, …).
  */
-import type { ChainInput } from "./chain-input.ts";
-import { logDomainIbp } from "./log-domain.ts";
-import { SimdStepper } from "./simd-stepper.ts";
+import type { ChainInput } from "./chain-input.js";
+import { logDomainIbp } from "./log-domain.js";
+import { SimdStepper } from "./simd-stepper.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 
@@ -82,7 +82,7 @@ export class BcrfWorkspace {
   rowScale: Float64Array = new Float64Array(0);
   colScale: Float64Array = new Float64Array(0);
   /** 1 once a projection produced the block (its scale is then meaningful). */
-  projected: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
+  projected: Uint8Array = new Uint8Array(0);
   /** Tag marginals, n·L. */
   marginals: Float64Array = new Float64Array(0);
   /** Folded scores w (n−1)·L·L (−∞ for dead arcs), filled by the log-domain fallback and `value`. */
@@ -105,8 +105,8 @@ export class BcrfWorkspace {
   kernelMasked = false;
   kernelL = 0;
   /** Node reachability from the start / to the end (n·L). */
-  reach = new Uint8Array(0);
-  coreach = new Uint8Array(0);
+  reach: Uint8Array = new Uint8Array(0);
+  coreach: Uint8Array = new Uint8Array(0);
   /** L-sized rows. */
   left: Float64Array = new Float64Array(0);
   right: Float64Array = new Float64Array(0);

@@ -5,8 +5,8 @@
  * the factorised kernel hands a sequence over to it when a whole cluster's mass underflows, and
  * the tests use it as an independent reference.
  */
-import type { ChainInput } from "./chain-input.ts";
-import type { BcrfWorkspace, IbpOptions, IbpResult, IbpStatus } from "./ibp.ts";
+import type { ChainInput } from "./chain-input.js";
+import type { BcrfWorkspace, IbpOptions, IbpResult, IbpStatus } from "./ibp.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

@@ -3,8 +3,8 @@
  * copied into its memory once per sequence (O(n·L), against O(k·n·L²) of projections) and back
  * after the last half-step.
  */
-import type { BcrfWorkspace, HalfStepper } from "./ibp.ts";
-import { type IbpSimdKernel, instantiateIbpSimd } from "./simd.ts";
+import type { BcrfWorkspace, HalfStepper } from "./ibp.js";
+import { type IbpSimdKernel, instantiateIbpSimd } from "./simd.js";
 
 const PAGE = 65536;
 

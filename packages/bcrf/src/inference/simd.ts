@@ -17,6 +17,8 @@ import {
   type FunctionDefinition,
   forLoop,
   I32,
+  instantiateKernel,
+  type KernelMemory,
   localSum,
   op,
   shiftLeft,
@@ -380,7 +382,7 @@ function definitions(): FunctionDefinition[] {
 }
 
 export interface IbpSimdKernel {
-  readonly memory: WebAssembly.Memory;
+  readonly memory: KernelMemory;
   halfStep(
     K: number,
     x: number,
@@ -401,13 +403,14 @@ const compiledModule = compiledOnce(() => assembleModule(definitions()));
 export function instantiateIbpSimd(pages: number): IbpSimdKernel | null {
   const compiled = compiledModule();
   if (compiled === null) return null;
-  const memory = new WebAssembly.Memory({ initial: pages });
-  const instance = new WebAssembly.Instance(compiled, { env: { memory } });
-  const e = instance.exports as unknown as { halfStep: IbpSimdKernel["halfStep"] };
+  const { memory, exports: e } = instantiateKernel<{ halfStep: IbpSimdKernel["halfStep"] }>(
+    compiled,
+    pages,
+  );
   return { memory, halfStep: e.halfStep };
 }
 
 /** The module's bytes (tests check it validates). */
-export function ibpSimdModuleBytes(): Uint8Array<ArrayBuffer> {
+export function ibpSimdModuleBytes(): Uint8Array {
   return assembleModule(definitions());
 }

@@ -1,13 +1,13 @@
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ChainGradient, ChainInput } from "../inference/chain-input.ts";
+import type { ChainGradient, ChainInput } from "../inference/chain-input.js";
 import {
   MeanFieldWorkspace,
   meanFieldDecode,
   meanFieldLoss,
   meanFieldMarginals,
-} from "./mean-field.ts";
+} from "./mean-field.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 const seeds = fc.integer({ min: 0, max: 2 ** 31 - 1 });

@@ -8,7 +8,7 @@
  *
  * the first sum absent at i = 0, the second at i = n − 1.
  */
-import type { ChainGradient, ChainInput } from "../inference/chain-input.ts";
+import type { ChainGradient, ChainInput } from "../inference/chain-input.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 
@@ -60,11 +60,11 @@ export interface MeanFieldResult {
  */
 export class MeanFieldWorkspace {
   /** r^0..r^k, n·L each. */
-  trajectory = new Float64Array(0);
+  trajectory: Float64Array = new Float64Array(0);
   /** ∂loss/∂z^k for the current k (z = the softmax argument), n·L. */
-  delta = new Float64Array(0);
+  delta: Float64Array = new Float64Array(0);
   /** ∂loss/∂r^{k−1}, n·L. */
-  gradR = new Float64Array(0);
+  gradR: Float64Array = new Float64Array(0);
 
   ensureTrajectory(size: number): Float64Array {
     if (this.trajectory.length < size)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BcrfWorkspace, bcrfInference } from "../inference/ibp.ts";
-import { randomInput } from "../testing/random-input.ts";
-import { ParallelBcrf } from "./parallel-ibp.ts";
+import { BcrfWorkspace, bcrfInference } from "../inference/ibp.js";
+import { randomInput } from "../testing/random-input.js";
+import { ParallelBcrf } from "./parallel-ibp.js";
 
 describe("Bcrf inference split across threads", () => {
   let parallel: ParallelBcrf;

@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { ChainInput } from "../inference/chain-input.ts";
+import type { ChainInput } from "../inference/chain-input.js";
 import {
   BcrfWorkspace,
   bcrfInference,
@@ -18,8 +18,8 @@ import {
   type IbpOptions,
   type IbpResult,
   projectClusterRange,
-} from "../inference/ibp.ts";
-import { COMMAND, CONTROL, type ParallelSetup, shareStart, WORKER_FAILED } from "./protocol.ts";
+} from "../inference/ibp.js";
+import { COMMAND, CONTROL, type ParallelSetup, shareStart, WORKER_FAILED } from "./protocol.js";
 
 export interface ParallelBcrfOptions {
   /** Threads, the calling one included (default: the machine's cores, at least 2). */

@@ -3,8 +3,8 @@
  * clusters on the shared factors, publishes the generation it finished.
  */
 import { workerData } from "node:worker_threads";
-import { BcrfWorkspace, clusterCount, projectClusterRange } from "../inference/ibp.ts";
-import { COMMAND, CONTROL, type ParallelSetup, shareStart, WORKER_FAILED } from "./protocol.ts";
+import { BcrfWorkspace, clusterCount, projectClusterRange } from "../inference/ibp.js";
+import { COMMAND, CONTROL, type ParallelSetup, shareStart, WORKER_FAILED } from "./protocol.js";
 
 const setup = workerData as ParallelSetup;
 const control = new Int32Array(setup.control);

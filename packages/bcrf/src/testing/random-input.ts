@@ -1,6 +1,6 @@
 // Test support (not exported): seeded random chain inputs and brute-force enumeration.
 import { seededRandom } from "@lagrange/core";
-import type { ChainInput } from "../inference/chain-input.ts";
+import type { ChainInput } from "../inference/chain-input.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

@@ -2,8 +2,8 @@ import { type LabelledSequence, prepareTrainingData, trainCrf } from "@lagrange/
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { randomCorpus } from "../testing/random-corpus.ts";
-import { bcrfObjective, meanFieldObjective } from "./objectives.ts";
+import { randomCorpus } from "../testing/random-corpus.js";
+import { bcrfObjective, meanFieldObjective } from "./objectives.js";
 
 const CONVERGED = { iterations: 4000, tolerance: 1e-13 };
 

@@ -12,14 +12,14 @@ import {
   type ObjectiveSource,
   type SequenceObjective,
 } from "@lagrange/chain-crf";
-import { labellingScore } from "../inference/chain-input.ts";
-import { BCRF_DEFAULT_ITERATIONS, BcrfWorkspace, bcrfInference } from "../inference/ibp.ts";
-import { bcrfValue } from "../inference/value.ts";
+import { labellingScore } from "../inference/chain-input.js";
+import { BCRF_DEFAULT_ITERATIONS, BcrfWorkspace, bcrfInference } from "../inference/ibp.js";
+import { bcrfValue } from "../inference/value.js";
 import {
   MEAN_FIELD_DEFAULTS,
   MeanFieldWorkspace,
   meanFieldLoss,
-} from "../mean-field/mean-field.ts";
+} from "../mean-field/mean-field.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

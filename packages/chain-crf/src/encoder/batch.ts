@@ -3,19 +3,19 @@
  * encoder's corpus, so the two sparse feature sweeps (scoring, gradient) run there, ~2.3× faster
  * than the JavaScript loops.
  */
-import { forwardBackwardKernel } from "../inference/forward-backward.ts";
-import { scoreView } from "../inference/score.ts";
-import { instantiateSimd, type SimdKernels } from "../inference/simd.ts";
-import { type ChainView, emptyView } from "../inference/view.ts";
-import type { CompiledDataset } from "../model/dataset.ts";
-import type { FeatureLayout } from "../model/layout.ts";
-import { applyConstraints } from "./constraints.ts";
+import { forwardBackwardKernel } from "../inference/forward-backward.js";
+import { scoreView } from "../inference/score.js";
+import { instantiateSimd, type SimdKernels } from "../inference/simd.js";
+import { type ChainView, emptyView } from "../inference/view.js";
+import type { CompiledDataset } from "../model/dataset.js";
+import type { FeatureLayout } from "../model/layout.js";
+import { applyConstraints } from "./constraints.js";
 import {
   addBigramAndBoundaryCounts,
   subtractGoldBigrams,
   subtractGoldLabels,
-} from "./feature-counts.ts";
-import type { InstanceLoss } from "./loss.ts";
+} from "./feature-counts.js";
+import type { InstanceLoss } from "./loss.js";
 
 /**
  * The batch path's WebAssembly memory: int32 corpus offsets and attribute ids, the layout's

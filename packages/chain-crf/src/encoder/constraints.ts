@@ -1,5 +1,5 @@
-import type { ChainView } from "../inference/view.ts";
-import type { CompiledDataset, LabelSets } from "../model/dataset.ts";
+import type { ChainView } from "../inference/view.js";
+import type { CompiledDataset, LabelSets } from "../model/dataset.js";
 
 /**
  * A transition mask for constrained training (the shape of the model's decoding constraints):

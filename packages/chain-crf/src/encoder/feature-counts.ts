@@ -4,10 +4,10 @@
  * observed counts of one labelling (the perceptron update). Tokens are global indices [from, to)
  * into the compiled dataset; per-token label rows are indexed (j − from)·L + t.
  */
-import type { InferenceContext } from "../inference/context.ts";
-import type { CompiledAttributes, CompiledDataset } from "../model/dataset.ts";
-import type { FeatureLayout } from "../model/layout.ts";
-import { findStateFeature, findTransitionFeature } from "../model/scorer.ts";
+import type { InferenceContext } from "../inference/context.js";
+import type { CompiledAttributes, CompiledDataset } from "../model/dataset.js";
+import type { FeatureLayout } from "../model/layout.js";
+import { findStateFeature, findTransitionFeature } from "../model/scorer.js";
 
 /**
  * Adds coef × Σ_j value · rows[(j − from)·L + label(f)] over the state features f of tokens

@@ -1,21 +1,21 @@
-import { InferenceContext } from "../inference/context.ts";
-import { forwardBackwardKernel } from "../inference/forward-backward.ts";
-import { localScores } from "../inference/local.ts";
-import { scoreView } from "../inference/score.ts";
-import type { ChainView } from "../inference/view.ts";
-import type { CompiledDataset } from "../model/dataset.ts";
-import type { FeatureLayout } from "../model/layout.ts";
-import { InstanceScorer } from "../model/scorer.ts";
-import { applyConstraints, type ConstraintMasks, NO_CONSTRAINTS } from "./constraints.ts";
+import { InferenceContext } from "../inference/context.js";
+import { forwardBackwardKernel } from "../inference/forward-backward.js";
+import { localScores } from "../inference/local.js";
+import { scoreView } from "../inference/score.js";
+import type { ChainView } from "../inference/view.js";
+import type { CompiledDataset } from "../model/dataset.js";
+import type { FeatureLayout } from "../model/layout.js";
+import { InstanceScorer } from "../model/scorer.js";
+import { applyConstraints, type ConstraintMasks, NO_CONSTRAINTS } from "./constraints.js";
 import {
   addBigramAndBoundaryCounts,
   addConditionedBigramCounts,
   addExpectedCounts,
   addResidualGradient,
   addStateCounts,
-} from "./feature-counts.ts";
-import type { ChainGradient, ChainInput, SequenceObjective } from "./objective.ts";
-import { emptyChainInput } from "./objective.ts";
+} from "./feature-counts.js";
+import type { ChainGradient, ChainInput, SequenceObjective } from "./objective.js";
+import { emptyChainInput } from "./objective.js";
 
 /**
  * The per-instance negative log-likelihood and its gradient by scaled forward-backward, with the

@@ -2,17 +2,17 @@
  * Moving an encoder to worker threads: the descriptor a worker rebuilds it from, with the corpus
  * and layout on SharedArrayBuffers so that posting it copies nothing.
  */
-import type { InstanceRange } from "../crf-encoder.ts";
-import { toSharedFloat64, toSharedInt32 } from "../model/buffers.ts";
-import type { CompiledAttributes, CompiledDataset } from "../model/dataset.ts";
-import type { FeatureLayout } from "../model/layout.ts";
+import type { InstanceRange } from "../crf-encoder.js";
+import { toSharedFloat64, toSharedInt32 } from "../model/buffers.js";
+import type { CompiledAttributes, CompiledDataset } from "../model/dataset.js";
+import type { FeatureLayout } from "../model/layout.js";
 import {
   type ConstraintMasks,
   isConstrained,
   type TrainingConstraints,
   toTrainingConstraints,
-} from "./constraints.ts";
-import type { ObjectiveSource } from "./objective.ts";
+} from "./constraints.js";
+import type { ObjectiveSource } from "./objective.js";
 
 /**
  * Plain, structured-clonable data from which {@link restoreEncoder} rebuilds an encoder in a

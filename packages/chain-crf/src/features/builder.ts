@@ -1,4 +1,4 @@
-import type { Attribute, AttributeList, AttributeSequence, AttributeSink, Rows } from "./types.ts";
+import type { Attribute, AttributeList, AttributeSequence, AttributeSink, Rows } from "./types.js";
 
 /** Collects one kind of attribute (state or transition) into flat arrays. */
 class FlatListBuilder {

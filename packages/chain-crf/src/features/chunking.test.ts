@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { attributeNames } from "./builder.ts";
-import { CHUNKING_TEMPLATES, chunkingPreset } from "./chunking.ts";
-import { FeatureInputError } from "./errors.ts";
-import { FieldTemplateSet } from "./field-templates.ts";
-import type { Rows } from "./types.ts";
+import { attributeNames } from "./builder.js";
+import { CHUNKING_TEMPLATES, chunkingPreset } from "./chunking.js";
+import { FeatureInputError } from "./errors.js";
+import { FieldTemplateSet } from "./field-templates.js";
+import type { Rows } from "./types.js";
 
 const SENTENCE: Rows = [
   ["Confidence", "NN"],

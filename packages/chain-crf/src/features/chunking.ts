@@ -1,6 +1,6 @@
-import { definePreset } from "./define-preset.ts";
-import { escapeColons, type FieldTemplate, FieldTemplateSet } from "./field-templates.ts";
-import type { AttributeSink, Preset, Rows } from "./types.ts";
+import { definePreset } from "./define-preset.js";
+import { escapeColons, type FieldTemplate, FieldTemplateSet } from "./field-templates.js";
+import type { AttributeSink, Preset, Rows } from "./types.js";
 
 /** The `templates` tuple of CRFsuite's `example/chunking.py`, in its order. */
 export const CHUNKING_TEMPLATES: readonly FieldTemplate[] = [

@@ -1,5 +1,5 @@
-import { definePreset } from "./define-preset.ts";
-import { CITATION_LEXICONS, SEGMENT_START_WORDS } from "./lexicons.ts";
+import { definePreset } from "./define-preset.js";
+import { CITATION_LEXICONS, SEGMENT_START_WORDS } from "./lexicons.js";
 import {
   ALNUM,
   ALPHA,
@@ -15,8 +15,8 @@ import {
   suffix,
   tokenType,
   UPPER,
-} from "./token.ts";
-import type { AttributeSink, Preset, Rows } from "./types.ts";
+} from "./token.js";
+import type { AttributeSink, Preset, Rows } from "./types.js";
 
 export interface CitationOptions {
   /**

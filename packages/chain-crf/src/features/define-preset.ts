@@ -1,6 +1,6 @@
-import { extractWith } from "./builder.ts";
-import { FeatureInputError } from "./errors.ts";
-import type { AttributeSink, Preset, Rows } from "./types.ts";
+import { extractWith } from "./builder.js";
+import { FeatureInputError } from "./errors.js";
+import type { AttributeSink, Preset, Rows } from "./types.js";
 
 /** The part of a token-by-token preset that is its own: which attributes each token gets. */
 export interface PresetDefinition<Sentence> {

@@ -1,4 +1,4 @@
-import type { AttributeSink } from "./types.ts";
+import type { AttributeSink } from "./types.js";
 
 /**
  * A CRFsuite example-script template (`example/template.py`): a tuple of (field, offset) pairs.

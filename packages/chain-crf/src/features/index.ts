@@ -16,15 +16,15 @@ export {
   attributeNames,
   fromAttributeLists,
   toAttributeLists,
-} from "./builder.ts";
-export { CHUNKING_TEMPLATES, type ChunkingOptions, chunkingPreset } from "./chunking.ts";
-export { type CitationOptions, citationPreset } from "./citation.ts";
-export { FeatureInputError, TemplateSyntaxError } from "./errors.ts";
-export type { FieldTemplate } from "./field-templates.ts";
-export { CITATION_LEXICONS } from "./lexicons.ts";
-export { nerPreset } from "./ner.ts";
-export { posPreset } from "./pos.ts";
-export { getPreset, type PresetName, presets } from "./presets.ts";
+} from "./builder.js";
+export { CHUNKING_TEMPLATES, type ChunkingOptions, chunkingPreset } from "./chunking.js";
+export { type CitationOptions, citationPreset } from "./citation.js";
+export { FeatureInputError, TemplateSyntaxError } from "./errors.js";
+export type { FieldTemplate } from "./field-templates.js";
+export { CITATION_LEXICONS } from "./lexicons.js";
+export { nerPreset } from "./ner.js";
+export { posPreset } from "./pos.js";
+export { getPreset, type PresetName, presets } from "./presets.js";
 export {
   CRFPP_MAX_CONTEXT,
   type CrfppTemplate,
@@ -32,7 +32,7 @@ export {
   parseTemplate,
   type TemplateLine,
   type TemplateOptions,
-} from "./template.ts";
+} from "./template.js";
 export type {
   Attribute,
   AttributeList,
@@ -41,4 +41,4 @@ export type {
   Preset,
   Rows,
   TokenRow,
-} from "./types.ts";
+} from "./types.js";

@@ -1,5 +1,5 @@
-import { definePreset } from "./define-preset.ts";
-import { escapeColons, type FieldTemplate, FieldTemplateSet } from "./field-templates.ts";
+import { definePreset } from "./define-preset.js";
+import { escapeColons, type FieldTemplate, FieldTemplateSet } from "./field-templates.js";
 import {
   ALNUM,
   ALPHA,
@@ -17,8 +17,8 @@ import {
   suffix,
   tokenType,
   UPPER,
-} from "./token.ts";
-import type { AttributeSink, Preset, Rows } from "./types.ts";
+} from "./token.js";
+import type { AttributeSink, Preset, Rows } from "./types.js";
 
 /** ner.py's unigram fields (each at offsets −2…2) in its order. */
 export const NER_UNIGRAM_FIELDS = [

@@ -1,4 +1,4 @@
-import { definePreset } from "./define-preset.ts";
+import { definePreset } from "./define-preset.js";
 import {
   codePoints,
   DIGIT,
@@ -8,8 +8,8 @@ import {
   shape,
   suffix,
   tokenType,
-} from "./token.ts";
-import type { AttributeSink, Preset, Rows } from "./types.ts";
+} from "./token.js";
+import type { AttributeSink, Preset, Rows } from "./types.js";
 
 const COLUMNS = ["word"] as const;
 

@@ -5,12 +5,12 @@ import {
   attributeNames,
   fromAttributeLists,
   toAttributeLists,
-} from "./builder.ts";
-import { citationPreset } from "./citation.ts";
-import { FeatureInputError } from "./errors.ts";
-import { nerPreset } from "./ner.ts";
-import { getPreset, presets } from "./presets.ts";
-import type { AttributeSequence, Rows } from "./types.ts";
+} from "./builder.js";
+import { citationPreset } from "./citation.js";
+import { FeatureInputError } from "./errors.js";
+import { nerPreset } from "./ner.js";
+import { getPreset, presets } from "./presets.js";
+import type { AttributeSequence, Rows } from "./types.js";
 
 function collect(
   preset: { emit: (rows: Rows, sink: AttributeSequenceBuilder) => void },

@@ -1,9 +1,9 @@
 import { LagrangeError } from "@lagrange/core";
-import { chunkingPreset } from "./chunking.ts";
-import { citationPreset } from "./citation.ts";
-import { nerPreset, nerWordsPreset } from "./ner.ts";
-import { posPreset } from "./pos.ts";
-import type { Preset } from "./types.ts";
+import { chunkingPreset } from "./chunking.js";
+import { citationPreset } from "./citation.js";
+import { nerPreset, nerWordsPreset } from "./ner.js";
+import { posPreset } from "./pos.js";
+import type { Preset } from "./types.js";
 
 /** The named presets with default options; model files record a preset by these names. */
 export const presets: Readonly<

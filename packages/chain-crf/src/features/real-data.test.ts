@@ -2,8 +2,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CHUNKING_TEMPLATES } from "./chunking.ts";
-import { presets } from "./presets.ts";
+import { CHUNKING_TEMPLATES } from "./chunking.js";
+import { presets } from "./presets.js";
 
 /** The dataset mirror, found as the datasets registry does: LAGRANGE_DATA_DIR, else ../shared/datasets. */
 function mirrorFile(relative: string): string | undefined {

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { attributeNames } from "./builder.ts";
-import { FeatureInputError, TemplateSyntaxError } from "./errors.ts";
-import { expandMacro, parseTemplate } from "./template.ts";
-import type { Rows } from "./types.ts";
+import { attributeNames } from "./builder.js";
+import { FeatureInputError, TemplateSyntaxError } from "./errors.js";
+import { expandMacro, parseTemplate } from "./template.js";
+import type { Rows } from "./types.js";
 
 // The sentence of CRF++'s documentation (index.html, "Preparing feature templates").
 const DOC_ROWS: Rows = [

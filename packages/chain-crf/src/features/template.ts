@@ -1,6 +1,6 @@
-import { extractWith } from "./builder.ts";
-import { FeatureInputError, TemplateSyntaxError } from "./errors.ts";
-import type { AttributeSink, Preset, Rows } from "./types.ts";
+import { extractWith } from "./builder.js";
+import { FeatureInputError, TemplateSyntaxError } from "./errors.js";
+import type { AttributeSink, Preset, Rows } from "./types.js";
 
 /** CRF++ refuses `%x[row,col]` with |row| beyond this (`kMaxContextSize` in feature.cpp). */
 export const CRFPP_MAX_CONTEXT = 8;

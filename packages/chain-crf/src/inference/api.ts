@@ -1,10 +1,10 @@
 import { type ChainScores, ProblemValidationError, validateChainScores } from "@lagrange/core";
-import { InferenceContext } from "./context.ts";
-import { forwardBackwardKernel } from "./forward-backward.ts";
-import { kBestKernel } from "./kbest.ts";
-import { scoreView } from "./score.ts";
-import { type ChainView, emptyView, setViewFromScores } from "./view.ts";
-import { viterbiKernel } from "./viterbi.ts";
+import { InferenceContext } from "./context.js";
+import { forwardBackwardKernel } from "./forward-backward.js";
+import { kBestKernel } from "./kbest.js";
+import { scoreView } from "./score.js";
+import { type ChainView, emptyView, setViewFromScores } from "./view.js";
+import { viterbiKernel } from "./viterbi.js";
 
 /** Options shared by the convenience functions over a core {@link ChainScores}. */
 export interface ChainInferenceOptions {

@@ -1,4 +1,4 @@
-import { instantiateSimd, type SimdKernels } from "./simd.ts";
+import { instantiateSimd, type SimdKernels } from "./simd.js";
 
 export interface InferenceContextOptions {
   /** Use the WebAssembly SIMD products when the runtime has them. Default true. */
@@ -16,7 +16,7 @@ export class InferenceContext {
   L = 0;
   /** Viterbi scores / forward messages (scaled), n·L. */
   delta: Float64Array = new Float64Array(0);
-  back = new Int32Array(0);
+  back: Int32Array = new Int32Array(0);
   alpha: Float64Array = new Float64Array(0);
   beta: Float64Array = new Float64Array(0);
   /** Per-position scaling factors of the forward pass (1 / Σ_t alpha). */
@@ -30,7 +30,7 @@ export class InferenceContext {
   /** The raw transition block behind expTransition (shared case), to skip recomputing it. */
   transitionCache: Float64Array = new Float64Array(0);
   transitionCacheValid = false;
-  transitionCacheMask = new Uint8Array(0);
+  transitionCacheMask: Uint8Array = new Uint8Array(0);
   transitionCacheMasked = false;
   transitionCacheMax = 0;
   /** expUnary·beta rows of the backward pass, n·L (for the pairwise sums). */
@@ -44,20 +44,20 @@ export class InferenceContext {
   work2: Float64Array = new Float64Array(0);
   /** k-best lists: scores n·L·k and back-pointers (prev label · k + rank). */
   kDelta: Float64Array = new Float64Array(0);
-  kBack = new Int32Array(0);
-  kHeads = new Int32Array(0);
+  kBack: Int32Array = new Int32Array(0);
+  kHeads: Int32Array = new Int32Array(0);
   kCapacity = 0;
   /**
    * Allowed predecessors per label, CSR style, of the transition mask last given to
    * {@link predecessors}: label b's are predLabels[predOffsets[b] … predOffsets[b+1]), ascending,
    * with predPairs = a·L + b; predScores holds the gathered transition scores of a shared block.
    */
-  predOffsets = new Int32Array(0);
-  predLabels = new Int32Array(0);
-  predPairs = new Int32Array(0);
+  predOffsets: Int32Array = new Int32Array(0);
+  predLabels: Int32Array = new Int32Array(0);
+  predPairs: Int32Array = new Int32Array(0);
   predScores: Float64Array = new Float64Array(0);
   /** Labels in score order, L (the bounded Viterbi recursion). */
-  order = new Int32Array(0);
+  order: Int32Array = new Int32Array(0);
   #predMask = new Uint8Array(0);
   #predL = -1;
   /** The SIMD kernels and the byte offsets of the shared buffers in their memory. */

@@ -1,7 +1,7 @@
-import type { InferenceContext } from "./context.ts";
-import { matVec, outerProductSum } from "./linalg.ts";
-import { localScores } from "./local.ts";
-import type { ChainView } from "./view.ts";
+import type { InferenceContext } from "./context.js";
+import { matVec, outerProductSum } from "./linalg.js";
+import { localScores } from "./local.js";
+import type { ChainView } from "./view.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

@@ -1,8 +1,8 @@
 import { chainDecoder, scoreLabelling, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { crfChainSlaves, crfSlave } from "../slave.ts";
-import { bruteLogZ, bruteMarginals, enumerate, randomChain } from "../testing/random-chain.ts";
+import { crfChainSlaves, crfSlave } from "../slave.js";
+import { bruteLogZ, bruteMarginals, enumerate, randomChain } from "../testing/random-chain.js";
 import {
   type ChainInferenceOptions,
   forwardBackward,
@@ -10,12 +10,12 @@ import {
   logPartition,
   sequenceLogProbability,
   viterbi,
-} from "./api.ts";
-import { InferenceContext } from "./context.ts";
-import { forwardBackwardKernel, forwardBackwardLogKernel } from "./forward-backward.ts";
-import { instantiateSimd } from "./simd.ts";
-import { emptyView, setViewFromScores } from "./view.ts";
-import { viterbiKernel as viterbiKernelFor } from "./viterbi.ts";
+} from "./api.js";
+import { InferenceContext } from "./context.js";
+import { forwardBackwardKernel, forwardBackwardLogKernel } from "./forward-backward.js";
+import { instantiateSimd } from "./simd.js";
+import { emptyView, setViewFromScores } from "./view.js";
+import { viterbiKernel as viterbiKernelFor } from "./viterbi.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

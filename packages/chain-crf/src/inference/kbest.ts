@@ -1,6 +1,6 @@
-import type { InferenceContext } from "./context.ts";
-import { localScores } from "./local.ts";
-import type { ChainView } from "./view.ts";
+import type { InferenceContext } from "./context.js";
+import { localScores } from "./local.js";
+import type { ChainView } from "./view.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

@@ -17,9 +17,9 @@ import {
 } from "@lagrange/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { crfChainSlaves } from "../slave.ts";
-import { forwardBackward, kBest, viterbi } from "./api.ts";
-import { InferenceContext } from "./context.ts";
+import { crfChainSlaves } from "../slave.js";
+import { forwardBackward, kBest, viterbi } from "./api.js";
+import { InferenceContext } from "./context.js";
 
 const chains = fc
   .record({

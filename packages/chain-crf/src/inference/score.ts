@@ -1,4 +1,4 @@
-import type { ChainView } from "./view.ts";
+import type { ChainView } from "./view.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

@@ -29,7 +29,9 @@ import {
   type FunctionDefinition,
   forLoop,
   I32,
+  instantiateKernel,
   int32At,
+  type KernelMemory,
   localSum,
   op,
   shiftLeft,
@@ -406,7 +408,7 @@ function kernelFunctions(): FunctionDefinition[] {
 }
 
 export interface SimdKernels {
-  readonly memory: WebAssembly.Memory;
+  readonly memory: KernelMemory;
   axpyRows(m: number, x: number, out: number, L: number): void;
   outerSum(left: number, right: number, rows: number, L: number, w: number, out: number): void;
   scoreSweep(
@@ -441,9 +443,7 @@ const compiledModule = compiledOnce(() => assembleModule(kernelFunctions()));
 export function instantiateSimd(pages: number): SimdKernels | null {
   const compiled = compiledModule();
   if (compiled === null) return null;
-  const memory = new WebAssembly.Memory({ initial: pages });
-  const instance = new WebAssembly.Instance(compiled, { env: { memory } });
-  const e = instance.exports as unknown as Omit<SimdKernels, "memory">;
+  const { memory, exports: e } = instantiateKernel<Omit<SimdKernels, "memory">>(compiled, pages);
   return {
     memory,
     axpyRows: e.axpyRows,
@@ -455,6 +455,6 @@ export function instantiateSimd(pages: number): SimdKernels | null {
 }
 
 /** The assembled module's bytes (for tests). */
-export function simdModuleBytes(): Uint8Array<ArrayBuffer> {
+export function simdModuleBytes(): Uint8Array {
   return assembleModule(kernelFunctions());
 }

@@ -2,8 +2,8 @@ import { chainArgmax, createRandom } from "@lagrange/core";
 import { randomChainScores } from "@lagrange/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { viterbi } from "./api.ts";
-import { InferenceContext } from "./context.ts";
+import { viterbi } from "./api.js";
+import { InferenceContext } from "./context.js";
 
 describe("Viterbi's bounded recursion (shared transitions): the same answer as the semiring DP", () => {
   it("on chains with a wide score spread, ties, −∞ transitions, masks and larger label sets", () => {

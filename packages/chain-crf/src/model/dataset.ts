@@ -1,6 +1,6 @@
 import { type LabelSet, ProblemValidationError } from "@lagrange/core";
-import type { AttributeList, AttributeSequence } from "../features/types.ts";
-import { float64Array, int32Array, toSharedInt32 as toShared } from "./buffers.ts";
+import type { AttributeList, AttributeSequence } from "../features/types.js";
+import { float64Array, int32Array, toSharedInt32 as toShared } from "./buffers.js";
 
 /** A training or test sequence: its attributes and (for training) one label name per token. */
 export interface LabelledSequence {

@@ -1,5 +1,5 @@
 import { LabelSet } from "@lagrange/core";
-import type { AttributeList } from "../features/types.ts";
+import type { AttributeList } from "../features/types.js";
 
 /**
  * The attribute dictionary of a training corpus: names seen at least `minFrequency` times,

@@ -1,4 +1,4 @@
-import type { CompiledDataset } from "./dataset.ts";
+import type { CompiledDataset } from "./dataset.js";
 
 /**
  * Where every feature's weight lives in the flat weight vector (CRFsuite's layout):

@@ -1,6 +1,6 @@
-import { type ChainView, emptyView } from "../inference/view.ts";
-import type { CompiledAttributes } from "./dataset.ts";
-import type { FeatureLayout } from "./layout.ts";
+import { type ChainView, emptyView } from "../inference/view.js";
+import type { CompiledAttributes } from "./dataset.js";
+import type { FeatureLayout } from "./layout.js";
 
 /**
  * Turns one instance's attributes and a weight vector into chain scores in reused buffers, and
@@ -11,15 +11,15 @@ import type { FeatureLayout } from "./layout.ts";
 export class InstanceScorer {
   readonly layout: FeatureLayout;
   readonly view: ChainView = emptyView();
-  unary = new Float64Array(0);
-  transitions = new Float64Array(0);
+  unary: Float64Array = new Float64Array(0);
+  transitions: Float64Array = new Float64Array(0);
 
   constructor(layout: FeatureLayout) {
     this.layout = layout;
   }
 
   /** Transition, start and end weights times a weight scale (SGD's scaled weights). */
-  scaledTail = new Float64Array(0);
+  scaledTail: Float64Array = new Float64Array(0);
 
   /**
    * Scores tokens [from, to) of the attribute arrays under `weightScale × weights`; sets `view`.

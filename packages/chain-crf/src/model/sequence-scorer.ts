@@ -1,15 +1,15 @@
 import type { LabelSet } from "@lagrange/core";
 import { ProblemValidationError } from "@lagrange/core";
-import type { AttributeList, AttributeSequence } from "../features/types.ts";
-import type { ChainView } from "../inference/view.ts";
-import type { CompiledAttributes } from "./dataset.ts";
-import type { FeatureLayout } from "./layout.ts";
-import { InstanceScorer } from "./scorer.ts";
+import type { AttributeList, AttributeSequence } from "../features/types.js";
+import type { ChainView } from "../inference/view.js";
+import type { CompiledAttributes } from "./dataset.js";
+import type { FeatureLayout } from "./layout.js";
+import { InstanceScorer } from "./scorer.js";
 
 /** Attribute ids of one sequence, looked up into buffers that only grow. */
 export class GrowableAttributes implements CompiledAttributes {
-  offsets = new Int32Array(64);
-  ids = new Int32Array(1024);
+  offsets: Int32Array = new Int32Array(64);
+  ids: Int32Array = new Int32Array(1024);
   values: Float64Array | null = null;
   #values = new Float64Array(1024);
 

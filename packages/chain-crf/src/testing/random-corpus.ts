@@ -1,7 +1,7 @@
 import { seededRandom } from "@lagrange/core";
 // Test support (not exported): small random corpora of attribute sequences.
-import type { AttributeList, AttributeSequence } from "../features/types.ts";
-import type { LabelledSequence } from "../model/dataset.ts";
+import type { AttributeList, AttributeSequence } from "../features/types.js";
+import type { LabelledSequence } from "../model/dataset.js";
 
 export interface RandomCorpusOptions {
   readonly sequences?: number;

@@ -1,5 +1,5 @@
-import type { Encoder, TrainingProgress } from "../encoder.ts";
-import type { HeldOutOptions, HeldOutScore, TrainerOptions } from "./types.ts";
+import type { Encoder, TrainingProgress } from "../encoder.js";
+import type { HeldOutOptions, HeldOutScore, TrainerOptions } from "./types.js";
 
 export function invalid(trainer: string, message: string): never {
   throw new RangeError(`${trainer} options: ${message}`);

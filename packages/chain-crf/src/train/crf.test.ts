@@ -1,12 +1,12 @@
 import { LabelSet, seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { CrfEncoder } from "../crf-encoder.ts";
-import { compileDataset } from "../model/dataset.ts";
-import { buildAttributeDictionary } from "../model/dictionary.ts";
-import { buildFeatureLayout } from "../model/layout.ts";
-import { randomCorpus } from "../testing/random-corpus.ts";
-import { trainCrf } from "../train-crf.ts";
-import { trainAveragedPerceptron, trainLbfgs } from "./index.ts";
+import { CrfEncoder } from "../crf-encoder.js";
+import { compileDataset } from "../model/dataset.js";
+import { buildAttributeDictionary } from "../model/dictionary.js";
+import { buildFeatureLayout } from "../model/layout.js";
+import { randomCorpus } from "../testing/random-corpus.js";
+import { trainCrf } from "../train-crf.js";
+import { trainAveragedPerceptron, trainLbfgs } from "./index.js";
 
 function crfEncoder(seed: number) {
   const sequences = randomCorpus(seed, { sequences: 60, maxLength: 6, labels: 3, vocabulary: 12 });

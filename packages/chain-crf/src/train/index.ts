@@ -19,12 +19,12 @@ export {
   minimizeLbfgs,
   minimizeLbfgsSync,
   type Objective,
-} from "./lbfgs.ts";
-export { openObjectivePool } from "./open-pool.ts";
-export { type PerceptronOptions, trainAveragedPerceptron } from "./perceptron.ts";
-export type { EncoderWorkerSource, ObjectivePool, ObjectivePoolOptions } from "./pool.ts";
-export { type SgdCalibration, type SgdOptions, type SgdResult, trainSgd } from "./sgd.ts";
-export { type LbfgsTrainerOptions, type LbfgsTrainResult, trainLbfgs } from "./train-lbfgs.ts";
+} from "./lbfgs.js";
+export { openObjectivePool } from "./open-pool.js";
+export { type PerceptronOptions, trainAveragedPerceptron } from "./perceptron.js";
+export type { EncoderWorkerSource, ObjectivePool, ObjectivePoolOptions } from "./pool.js";
+export { type SgdCalibration, type SgdOptions, type SgdResult, trainSgd } from "./sgd.js";
+export { type LbfgsTrainerOptions, type LbfgsTrainResult, trainLbfgs } from "./train-lbfgs.js";
 export type {
   HeldOutOptions,
   HeldOutScore,
@@ -34,4 +34,4 @@ export type {
   StopReason,
   TrainerOptions,
   TrainResult,
-} from "./types.ts";
+} from "./types.js";

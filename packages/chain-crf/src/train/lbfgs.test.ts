@@ -1,7 +1,7 @@
 import { AbortError, createRandom, type Random } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type LineSearch, minimizeLbfgs, minimizeLbfgsSync, type Objective } from "./lbfgs.ts";
+import { type LineSearch, minimizeLbfgs, minimizeLbfgsSync, type Objective } from "./lbfgs.js";
 
 /** A random symmetric positive-definite n×n matrix MᵀM + εI (row-major), with a spread spectrum. */
 function randomSpd(random: Random, n: number): Float64Array {

@@ -16,10 +16,10 @@ import {
   type LineSearchSettings,
   lineSearch,
   lineSearchError,
-} from "./line-search.ts";
-import { dot, norm1 } from "./vectors.ts";
+} from "./line-search.js";
+import { dot, norm1 } from "./vectors.js";
 
-export type { LineSearch } from "./line-search.ts";
+export type { LineSearch } from "./line-search.js";
 
 /** Fills `gradient` with ∇f(x) (overwriting it) and returns f(x). */
 export type Objective = (x: Float64Array, gradient: Float64Array) => number;

@@ -7,7 +7,7 @@
  * driver answers with f(x), having filled g with ∇f(x). It returns the number of evaluations, or
  * a negative error code ({@link lineSearchError} says what went wrong) and then x is undefined.
  */
-import { dot, norm1 } from "./vectors.ts";
+import { dot, norm1 } from "./vectors.js";
 
 export type LineSearch = "more-thuente" | "backtracking-strong-wolfe";
 

@@ -1,5 +1,5 @@
-import type { Encoder } from "../encoder.ts";
-import type { ObjectivePool, ObjectivePoolOptions } from "./pool.ts";
+import type { Encoder } from "../encoder.js";
+import type { ObjectivePool, ObjectivePoolOptions } from "./pool.js";
 
 /**
  * Starts worker threads that compute Σ_i loss_i(w) and its gradient for `encoder` (restored in each
@@ -9,6 +9,6 @@ export async function openObjectivePool(
   encoder: Encoder,
   options: ObjectivePoolOptions,
 ): Promise<ObjectivePool> {
-  const pool = await import("./pool.ts");
-  return pool.ObjectivePool.open(encoder, options);
+  const { ObjectivePool } = await import("#platform");
+  return ObjectivePool.open(encoder, options);
 }

@@ -1,14 +1,14 @@
 import { AbortError, seededRandom, shuffleInPlace, yieldToEventLoop } from "@lagrange/core";
-import type { Encoder } from "../encoder.ts";
+import type { Encoder } from "../encoder.js";
 import {
   checkPositiveInteger,
   HeldOutTracker,
   maxInstanceLength,
   now,
   startingWeights,
-} from "./common.ts";
-import { reportIteration } from "./progress.ts";
-import type { StopReason, TrainerOptions, TrainResult } from "./types.ts";
+} from "./common.js";
+import { reportIteration } from "./progress.js";
+import type { StopReason, TrainerOptions, TrainResult } from "./types.js";
 
 export interface PerceptronOptions extends TrainerOptions {
   /** Passes over the data (CRFsuite `max_iterations`, default 100). */

@@ -10,8 +10,8 @@
  */
 import { Worker } from "node:worker_threads";
 import { AbortError } from "@lagrange/core";
-import type { Encoder } from "../encoder.ts";
-import { sumLoss } from "./types.ts";
+import type { Encoder } from "../encoder.js";
+import { sumLoss } from "./types.js";
 
 export interface EncoderWorkerSource {
   /** Module that exports the restore function (a .ts module needs tsx, found from this package). */

@@ -1,5 +1,5 @@
-import { type HeldOutTracker, makeProgress, now } from "./common.ts";
-import type { TrainerOptions } from "./types.ts";
+import { type HeldOutTracker, makeProgress, now } from "./common.js";
+import type { TrainerOptions } from "./types.js";
 
 /**
  * The end of an iteration or epoch: the held-out evaluation when due, the progress report, and

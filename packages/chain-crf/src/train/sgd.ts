@@ -1,5 +1,5 @@
 import { AbortError, seededRandom, shuffleInPlace, yieldToEventLoop } from "@lagrange/core";
-import type { Encoder } from "../encoder.ts";
+import type { Encoder } from "../encoder.js";
 import {
   checkNonNegative,
   checkPositiveInteger,
@@ -7,14 +7,14 @@ import {
   invalid,
   now,
   startingWeights,
-} from "./common.ts";
-import { reportIteration } from "./progress.ts";
+} from "./common.js";
+import { reportIteration } from "./progress.js";
 import {
   hasScaledWeights,
   type StopReason,
   type TrainerOptions,
   type TrainResult,
-} from "./types.ts";
+} from "./types.js";
 
 export interface SgdCalibration {
   /** First learning rate tried (CRFsuite `calibration.eta`, default 0.1). */

@@ -1,4 +1,4 @@
-import type { Encoder } from "../encoder.ts";
+import type { Encoder } from "../encoder.js";
 import {
   checkNonNegative,
   checkPositiveInteger,
@@ -7,17 +7,17 @@ import {
   invalid,
   now,
   startingWeights,
-} from "./common.ts";
-import { type AsyncObjective, type LineSearch, minimizeLbfgs } from "./lbfgs.ts";
-import type { ObjectivePool } from "./pool.ts";
-import { reportIteration } from "./progress.ts";
+} from "./common.js";
+import { type AsyncObjective, type LineSearch, minimizeLbfgs } from "./lbfgs.js";
+import type { ObjectivePool } from "./pool.js";
+import { reportIteration } from "./progress.js";
 import {
   isShardable,
   type StopReason,
   sumLoss,
   type TrainerOptions,
   type TrainResult,
-} from "./types.ts";
+} from "./types.js";
 
 export interface LbfgsTrainerOptions extends TrainerOptions {
   /** L1 coefficient: c1·‖w‖₁, optimised with OWL-QN when > 0 (default 0). */
@@ -86,7 +86,7 @@ export async function trainLbfgs(
   let pool: ObjectivePool | null = null;
   try {
     if (threads > 1 && encoder.numInstances > 1 && isShardable(encoder)) {
-      const { ObjectivePool } = await import("./pool.ts");
+      const { ObjectivePool } = await import("#platform");
       pool = await ObjectivePool.open(encoder, {
         threads,
         encoderModule: options.encoderModule ?? encoder.restoreModule ?? defaultEncoderModule(),

@@ -1,14 +1,14 @@
 import { AbortError } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Encoder, TrainingProgress } from "../encoder.ts";
+import type { Encoder, TrainingProgress } from "../encoder.js";
 import {
   LogisticEncoder,
   makeLogisticData,
   plainEncoder,
-} from "./__fixtures__/logistic-encoder.ts";
-import { openObjectivePool, trainAveragedPerceptron, trainLbfgs, trainSgd } from "./index.ts";
-import { shardBoundaries } from "./pool.ts";
+} from "./__fixtures__/logistic-encoder.js";
+import { openObjectivePool, trainAveragedPerceptron, trainLbfgs, trainSgd } from "./index.js";
+import { shardBoundaries } from "./pool.js";
 
 /** Σ loss_i + c2‖w‖² + c1‖w‖₁ and the gradient of its smooth part, computed directly. */
 function objective(encoder: Encoder, w: Float64Array, c1: number, c2: number) {

@@ -1,4 +1,4 @@
-import type { Encoder, TrainingProgress } from "../encoder.ts";
+import type { Encoder, TrainingProgress } from "../encoder.js";
 
 /** What a held-out evaluation reports; `f1` (when given) decides early stopping, else accuracy. */
 export interface HeldOutScore {

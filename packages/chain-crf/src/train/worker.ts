@@ -3,10 +3,10 @@
  * each request, writes Σ_{i in shard} ∇loss_i(w) into its shared gradient buffer.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { ObjectiveSource, SequenceObjective } from "../encoder/objective.ts";
-import type { Encoder } from "../encoder.ts";
-import type { WorkerReply, WorkerRequest, WorkerSetup } from "./pool.ts";
-import { sumLoss } from "./types.ts";
+import type { ObjectiveSource, SequenceObjective } from "../encoder/objective.js";
+import type { Encoder } from "../encoder.js";
+import type { WorkerReply, WorkerRequest, WorkerSetup } from "./pool.js";
+import { sumLoss } from "./types.js";
 
 type Restore = (descriptor: unknown, range: { begin: number; end: number }) => Encoder;
 

@@ -1,5 +1,5 @@
-import { ProblemValidationError } from "../errors.ts";
-import type { Slave } from "../solver.ts";
+import { ProblemValidationError } from "../errors.js";
+import type { Slave } from "../solver.js";
 
 /** A slave and the global positions it labels: its local position j is global `positions[j]`. */
 export interface SlaveBinding {

@@ -1,4 +1,4 @@
-import { type LinearConstraint, validateConstraint } from "../constraints.ts";
+import { type LinearConstraint, validateConstraint } from "../constraints.js";
 
 /** How the master reads penalties: `as-given` (soft where a penalty is set) or every one `hard`. */
 export type ConstraintMode = "as-given" | "hard";

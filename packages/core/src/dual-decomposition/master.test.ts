@@ -1,25 +1,25 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type ChainScores, scoreLabelling } from "../chain.ts";
-import { chainSlave } from "../chain-slave.ts";
-import { constraintPenalty, type LinearConstraint, linearConstraint } from "../constraints.ts";
-import { AbortError, ProblemValidationError } from "../errors.ts";
-import { factorScore, type PatternFactor } from "../factor-graph.ts";
-import { createRandom, type Random } from "../random.ts";
-import { defineSlave, type IterationStats, type Slave } from "../solver.ts";
+import { type ChainScores, scoreLabelling } from "../chain.js";
+import { chainSlave } from "../chain-slave.js";
+import { constraintPenalty, type LinearConstraint, linearConstraint } from "../constraints.js";
+import { AbortError, ProblemValidationError } from "../errors.js";
+import { factorScore, type PatternFactor } from "../factor-graph.js";
+import { createRandom, type Random } from "../random.js";
+import { defineSlave, type IterationStats, type Slave } from "../solver.js";
 import {
   bruteForceBest,
   enumerationSlave,
   randomChainScores,
   randomConstraints,
-} from "../testing/index.ts";
+} from "../testing/index.js";
 import {
   DualDecomposition,
   type DualDecompositionProblem,
   type DualDecompositionSolution,
   solveDualDecomposition,
-} from "./master.ts";
-import type { StepRule } from "./step-rule.ts";
+} from "./master.js";
+import type { StepRule } from "./step-rule.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 const TOLERANCE = 1e-6;

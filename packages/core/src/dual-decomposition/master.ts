@@ -1,15 +1,15 @@
-import type { LinearConstraint } from "../constraints.ts";
-import type { Decoding } from "../decoding.ts";
-import { ProblemValidationError, throwIfAborted } from "../errors.ts";
-import type { IterationStats, SolutionStatus, SolveOptions } from "../solver.ts";
-import { checkProblemSize, coverage, type SlaveBinding } from "./bindings.ts";
+import type { LinearConstraint } from "../constraints.js";
+import type { Decoding } from "../decoding.js";
+import { ProblemValidationError, throwIfAborted } from "../errors.js";
+import type { IterationStats, SolutionStatus, SolveOptions } from "../solver.js";
+import { checkProblemSize, coverage, type SlaveBinding } from "./bindings.js";
 import {
   type ConstraintMatrix,
   ConstraintMatrixCache,
   type ConstraintMode,
   countViolations,
   labellingActivities,
-} from "./constraint-matrix.ts";
+} from "./constraint-matrix.js";
 import {
   automaticInitial,
   DEFAULT_STEP_RULE,
@@ -17,7 +17,7 @@ import {
   type StepRule,
   stepSize,
   validateStepRule,
-} from "./step-rule.ts";
+} from "./step-rule.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 const POS_INF = Number.POSITIVE_INFINITY;

@@ -1,4 +1,4 @@
-import { ProblemValidationError } from "../errors.ts";
+import { ProblemValidationError } from "../errors.js";
 
 /**
  * Step sizes α_t of the projected subgradient step (t = 1, 2, … counts iterations). `initial`

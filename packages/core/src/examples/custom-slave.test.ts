@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { linearConstraint } from "../constraints.ts";
-import { bruteForceBest } from "../testing/index.ts";
-import { solution } from "./custom-slave.ts";
+import { linearConstraint } from "../constraints.js";
+import { bruteForceBest } from "../testing/index.js";
+import { solution } from "./custom-slave.js";
 
 describe("README example: a custom slave plugged into the DD master", () => {
   it("certifies the brute-force optimum of CRF + gazetteer under 'at most one NAME'", () => {

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { FileWriteError, openAtomicFile, writeFileAtomic } from "./atomic-file.ts";
+import { FileWriteError, openAtomicFile, writeFileAtomic } from "./atomic-file.js";
 
 describe("the atomic writer", () => {
   const dirs: string[] = [];

@@ -1,8 +1,8 @@
-import { type ChainScores, scoreLabelling, validateChainScores } from "../chain.ts";
-import { constraintPenalty, type LinearConstraint } from "../constraints.ts";
-import { type FactorGraph, scoreAssignment, validateFactorGraph } from "../factor-graph.ts";
-import { logAddExp } from "../semiring.ts";
-import { defineSlave, type Slave } from "../solver.ts";
+import { type ChainScores, scoreLabelling, validateChainScores } from "../chain.js";
+import { constraintPenalty, type LinearConstraint } from "../constraints.js";
+import { type FactorGraph, scoreAssignment, validateFactorGraph } from "../factor-graph.js";
+import { logAddExp } from "../semiring.js";
+import { defineSlave, type Slave } from "../solver.js";
 
 /** Any labelling space with a score: variable v takes values 0..domainSizes[v]−1. */
 export interface ScoredSpace {

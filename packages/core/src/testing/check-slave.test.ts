@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { chainSlave } from "../chain-slave.ts";
-import { defineSlave } from "../solver.ts";
-import { enumerationSlave } from "./brute-force.ts";
-import { checkSlave, SlaveCheckError } from "./check-slave.ts";
-import { randomChainScores } from "./random.ts";
+import { chainSlave } from "../chain-slave.js";
+import { defineSlave } from "../solver.js";
+import { enumerationSlave } from "./brute-force.js";
+import { checkSlave, SlaveCheckError } from "./check-slave.js";
+import { randomChainScores } from "./random.js";
 
 describe("checkSlave", () => {
   it("passes exact slaves: the reference chain (masks included) and an enumerated table", () => {

@@ -1,6 +1,6 @@
-import { createRandom } from "../random.ts";
-import type { Slave } from "../solver.ts";
-import { forEachLabelling, MAX_ENUMERATED } from "./brute-force.ts";
+import { createRandom } from "../random.js";
+import type { Slave } from "../solver.js";
+import { forEachLabelling, MAX_ENUMERATED } from "./brute-force.js";
 
 export interface CheckSlaveOptions {
   /** Random adjustments tried (default 50). */

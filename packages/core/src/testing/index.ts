@@ -16,8 +16,8 @@ export {
   MAX_ENUMERATED,
   type ScoredSpace,
   scoredSpace,
-} from "./brute-force.ts";
-export { type CheckSlaveOptions, checkSlave, SlaveCheckError } from "./check-slave.ts";
+} from "./brute-force.js";
+export { type CheckSlaveOptions, checkSlave, SlaveCheckError } from "./check-slave.js";
 export {
   type RandomChainOptions,
   type RandomConstraintOptions,
@@ -26,4 +26,4 @@ export {
   randomConstraints,
   randomFactorGraph,
   type Seed,
-} from "./random.ts";
+} from "./random.js";

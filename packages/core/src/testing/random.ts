@@ -1,7 +1,7 @@
-import type { ChainScores } from "../chain.ts";
-import { type LinearConstraint, linearConstraint } from "../constraints.ts";
-import type { Factor, FactorGraph } from "../factor-graph.ts";
-import { createRandom, type Random } from "../random.ts";
+import type { ChainScores } from "../chain.js";
+import { type LinearConstraint, linearConstraint } from "../constraints.js";
+import type { Factor, FactorGraph } from "../factor-graph.js";
+import { createRandom, type Random } from "../random.js";
 
 /** A seed or a Random; generators accept either. */
 export type Seed = number | Random;

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { validateChainScores } from "../chain.ts";
-import { linearConstraint, validateConstraint } from "../constraints.ts";
-import { validateFactorGraph } from "../factor-graph.ts";
-import { createRandom, seededRandom } from "../random.ts";
+import { validateChainScores } from "../chain.js";
+import { linearConstraint, validateConstraint } from "../constraints.js";
+import { validateFactorGraph } from "../factor-graph.js";
+import { createRandom, seededRandom } from "../random.js";
 import {
   bruteForceBest,
   bruteForceCount,
@@ -14,7 +14,7 @@ import {
   randomChainScores,
   randomConstraints,
   randomFactorGraph,
-} from "./index.ts";
+} from "./index.js";
 
 describe("seeded generators", () => {
   it("seededRandom is deterministic, in [0, 1), and seeds differ", () => {

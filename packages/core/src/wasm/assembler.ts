@@ -194,7 +194,7 @@ function body(locals: FunctionDefinition["locals"], code: number[]): number[] {
  * A module importing its memory as `env.memory` (at least one page) and exporting `functions`
  * under their names, each with a type of its own.
  */
-export function assembleModule(functions: readonly FunctionDefinition[]): Uint8Array<ArrayBuffer> {
+export function assembleModule(functions: readonly FunctionDefinition[]): Uint8Array {
   const types = vector(
     functions.map((f) => [0x60, ...vector(f.params.map((type) => [type])), 0x00]),
   );
@@ -214,21 +214,49 @@ export function assembleModule(functions: readonly FunctionDefinition[]): Uint8A
 }
 
 /**
+ * The part of the WebAssembly API the kernels use. It is typed here rather than taken from the DOM
+ * lib, so that the published declarations compile without DOM (a Node project's `lib`).
+ */
+interface WebAssemblyApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => CompiledKernel;
+  Memory: new (descriptor: { initial: number; maximum?: number }) => KernelMemory;
+  Instance: new (
+    module: CompiledKernel,
+    imports: { env: { memory: KernelMemory } },
+  ) => { readonly exports: object };
+}
+
+/** A compiled kernel module (a `WebAssembly.Module`). */
+export interface CompiledKernel {
+  readonly __compiledKernel?: never;
+}
+
+/** A kernel's linear memory (a `WebAssembly.Memory`): views are made on `buffer`. */
+export interface KernelMemory {
+  readonly buffer: ArrayBuffer;
+  grow(deltaPages: number): number;
+}
+
+function webAssembly(): WebAssemblyApi | undefined {
+  return (globalThis as { WebAssembly?: WebAssemblyApi }).WebAssembly;
+}
+
+/**
  * The compiled module of `bytes()`, assembled, validated and compiled on the first call and kept;
  * null where WebAssembly, or an instruction the module uses (SIMD), is missing. Every kernel
  * compiles through one of these, so the fallback rule is the same everywhere.
  */
-export function compiledOnce(
-  bytes: () => Uint8Array<ArrayBuffer>,
-): () => WebAssembly.Module | null {
-  let compiled: WebAssembly.Module | null | undefined;
+export function compiledOnce(bytes: () => Uint8Array): () => CompiledKernel | null {
+  let compiled: CompiledKernel | null | undefined;
   return () => {
     if (compiled === undefined) {
       compiled = null;
       try {
-        if (typeof WebAssembly === "object") {
+        const api = webAssembly();
+        if (api !== undefined) {
           const code = bytes();
-          if (WebAssembly.validate(code)) compiled = new WebAssembly.Module(code);
+          if (api.validate(code)) compiled = new api.Module(code);
         }
       } catch {
         compiled = null;
@@ -236,4 +264,24 @@ export function compiledOnce(
     }
     return compiled;
   };
+}
+
+/**
+ * An instance of `module` over a fresh memory of `initialPages` 64 KiB pages (growable up to
+ * `maximumPages`), imported as `env.memory`; its exports are the kernel's functions.
+ */
+export function instantiateKernel<Exports extends object>(
+  module: CompiledKernel,
+  initialPages: number,
+  maximumPages?: number,
+): { readonly memory: KernelMemory; readonly exports: Exports } {
+  const api = webAssembly();
+  if (api === undefined) throw new Error("WebAssembly is not available here");
+  const memory = new api.Memory(
+    maximumPages === undefined
+      ? { initial: initialPages }
+      : { initial: initialPages, maximum: maximumPages },
+  );
+  const instance = new api.Instance(module, { env: { memory } });
+  return { memory, exports: instance.exports as Exports };
 }

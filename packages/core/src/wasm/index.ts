@@ -6,12 +6,15 @@
 export {
   advance,
   assembleModule,
+  type CompiledKernel,
   compiledOnce,
   F64,
   type FunctionDefinition,
   forLoop,
   I32,
+  instantiateKernel,
   int32At,
+  type KernelMemory,
   localSum,
   op,
   shiftLeft,
@@ -21,4 +24,4 @@ export {
   uleb,
   V128,
   zeroBytes,
-} from "./assembler.ts";
+} from "./assembler.js";

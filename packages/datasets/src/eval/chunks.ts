@@ -1,15 +1,15 @@
 import { LagrangeError } from "@lagrange/core";
-import type { SchemeName, SchemeOptions } from "../schemes/labels.ts";
-import { extractSpans } from "../schemes/spans.ts";
+import type { SchemeName, SchemeOptions } from "../schemes/labels.js";
+import { extractSpans } from "../schemes/spans.js";
 import {
   type ChunkEvaluation,
   ConllevalCounter,
   type PrecisionRecallF1,
   prf,
   type TypeEvaluation,
-} from "./conlleval.ts";
-import { compareCodePoints } from "./perl.ts";
-import { Tally } from "./tally.ts";
+} from "./conlleval.js";
+import { compareCodePoints } from "./perl.js";
+import { Tally } from "./tally.js";
 
 export type LabelSequences = readonly (readonly string[])[];
 

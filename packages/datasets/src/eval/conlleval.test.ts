@@ -3,15 +3,15 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { evaluateChunks } from "./chunks.ts";
+import { evaluateChunks } from "./chunks.js";
 import {
   ConllevalInputError,
   conllevalReport,
   evaluateConllStream,
   evaluateConllText,
   formatConllevalReport,
-} from "./conlleval.ts";
-import { compareCodePoints, formatFixed, padBytes } from "./perl.ts";
+} from "./conlleval.js";
+import { compareCodePoints, formatFixed, padBytes } from "./perl.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const fixtureDir = join(repoRoot, "..", "shared", "fixtures", "conlleval");

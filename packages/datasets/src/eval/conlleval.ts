@@ -1,5 +1,5 @@
 import { LagrangeError } from "@lagrange/core";
-import { compareCodePoints, formatFixed, padBytes, perlSplit, perlTrue } from "./perl.ts";
+import { compareCodePoints, formatFixed, padBytes, perlSplit, perlTrue } from "./perl.js";
 
 /*
  * A re-implementation of conlleval.pl (version 2004-01-26, Erik Tjong Kim Sang), the CoNLL-2000

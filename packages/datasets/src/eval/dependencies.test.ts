@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseConllu } from "../formats/conllu.ts";
-import { AlignmentError } from "./chunks.ts";
-import { evaluateDependencies } from "./dependencies.ts";
+import { parseConllu } from "../formats/conllu.js";
+import { AlignmentError } from "./chunks.js";
+import { evaluateDependencies } from "./dependencies.js";
 
 type Word = [form: string, upos: string, head: number | string, deprel: string];
 

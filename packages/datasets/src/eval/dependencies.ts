@@ -1,6 +1,6 @@
-import { CONLLU_FIELDS, type ConlluSentence } from "../formats/conllu.ts";
-import type { Sentence } from "../sentence.ts";
-import { AlignmentError } from "./chunks.ts";
+import { CONLLU_FIELDS, type ConlluSentence } from "../formats/conllu.js";
+import type { Sentence } from "../sentence.js";
+import { AlignmentError } from "./chunks.js";
 
 const FORM = CONLLU_FIELDS.indexOf("FORM");
 const UPOS = CONLLU_FIELDS.indexOf("UPOS");

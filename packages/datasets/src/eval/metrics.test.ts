@@ -1,9 +1,9 @@
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encodeSpans, type Span } from "../schemes/spans.ts";
-import { AlignmentError, evaluateChunks, evaluateSegments } from "./chunks.ts";
-import { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./tokens.ts";
+import { encodeSpans, type Span } from "../schemes/spans.js";
+import { AlignmentError, evaluateChunks, evaluateSegments } from "./chunks.js";
+import { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./tokens.js";
 
 /** Random properly nested spans (≤ 3 levels) over n tokens. */
 function randomTree(seed: number, n: number): Span[] {

@@ -1,13 +1,13 @@
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { evaluateChunks } from "./chunks.ts";
+import { evaluateChunks } from "./chunks.js";
 import {
   normalSurvival,
   pairedBootstrapChunkF1,
   sentenceChunkCounts,
   wilcoxonSignedRank,
-} from "./significance.ts";
+} from "./significance.js";
 
 /** P-value by enumerating all 2^n sign assignments of the (mid)ranks: the test's definition. */
 function bruteForceWilcoxon(

@@ -1,6 +1,6 @@
 import { seededRandom } from "@lagrange/core";
-import { checkAligned, type LabelSequences } from "./chunks.ts";
-import { ConllevalCounter } from "./conlleval.ts";
+import { checkAligned, type LabelSequences } from "./chunks.js";
+import { ConllevalCounter } from "./conlleval.js";
 
 export type Alternative = "two-sided" | "greater" | "less";
 

@@ -1,7 +1,7 @@
-import { checkAligned, type LabelSequences } from "./chunks.ts";
-import { type PrecisionRecallF1, prf } from "./conlleval.ts";
-import { compareCodePoints } from "./perl.ts";
-import { Tally } from "./tally.ts";
+import { checkAligned, type LabelSequences } from "./chunks.js";
+import { type PrecisionRecallF1, prf } from "./conlleval.js";
+import { compareCodePoints } from "./perl.js";
+import { Tally } from "./tally.js";
 
 export interface LabelEvaluation extends PrecisionRecallF1 {
   /** Gold tokens with this label. */

@@ -1,5 +1,5 @@
-import type { DocumentInfo, Sentence } from "../sentence.ts";
-import { DataFormatError } from "./errors.ts";
+import type { DocumentInfo, Sentence } from "../sentence.js";
+import { DataFormatError } from "./errors.js";
 import {
   configurableRecordWriters,
   type LineParser,
@@ -7,7 +7,7 @@ import {
   type ReadOptions,
   recordReaders,
   rowsToColumns,
-} from "./text-format.ts";
+} from "./text-format.js";
 
 export type ColumnSeparator = "tab" | "space";
 

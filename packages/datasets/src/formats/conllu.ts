@@ -1,5 +1,5 @@
-import type { DocumentInfo, Sentence } from "../sentence.ts";
-import { DataFormatError } from "./errors.ts";
+import type { DocumentInfo, Sentence } from "../sentence.js";
+import { DataFormatError } from "./errors.js";
 import {
   type LineParser,
   noRecordError,
@@ -7,7 +7,7 @@ import {
   recordReaders,
   recordWriters,
   rowsToColumns,
-} from "./text-format.ts";
+} from "./text-format.js";
 
 /** What a model reads of a CoNLL-U token: FORM (the other fields are ids or gold layers). */
 const CONLLU_INPUT_COLUMNS: readonly number[] = [1];

@@ -1,6 +1,6 @@
-import type { SourcePosition } from "../sentence.ts";
-import { DataFormatError } from "./errors.ts";
-import { type LineParser, noRecordError, recordReaders, recordWriters } from "./text-format.ts";
+import type { SourcePosition } from "../sentence.js";
+import { DataFormatError } from "./errors.js";
+import { type LineParser, noRecordError, recordReaders, recordWriters } from "./text-format.js";
 
 /** One attribute of an item: a name and a weight (1 when the file gives none). */
 export interface CrfsuiteAttribute {

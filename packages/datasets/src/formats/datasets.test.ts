@@ -5,12 +5,12 @@
  */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import type { Sentence } from "../sentence.ts";
-import { formatConll, parseConll, readConllFile } from "./conll.ts";
-import { formatConllu, readConlluFile } from "./conllu.ts";
-import { formatInlineTags, parseInlineTags, readInlineTagsFile } from "./inline.ts";
-import { mirrorFile, testMirrorDir } from "./test-mirror.ts";
-import { formatUmassCitations, parseUmassCitations, readUmassCitationsFile } from "./umass.ts";
+import type { Sentence } from "../sentence.js";
+import { formatConll, parseConll, readConllFile } from "./conll.js";
+import { formatConllu, readConlluFile } from "./conllu.js";
+import { formatInlineTags, parseInlineTags, readInlineTagsFile } from "./inline.js";
+import { mirrorFile, testMirrorDir } from "./test-mirror.js";
+import { formatUmassCitations, parseUmassCitations, readUmassCitationsFile } from "./umass.js";
 
 const mirror = testMirrorDir();
 const noMirror = "no dataset mirror (set LAGRANGE_DATA_DIR or provide ../shared/datasets)";

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DocumentInfo, groupByDocument, type Sentence } from "../sentence.ts";
-import { formatConll, parseConll, readConll, readConllFile, writeConllFile } from "./conll.ts";
-import { formatConllu, parseConllu, readConllu, writeConlluFile } from "./conllu.ts";
+import { type DocumentInfo, groupByDocument, type Sentence } from "../sentence.js";
+import { formatConll, parseConll, readConll, readConllFile, writeConllFile } from "./conll.js";
+import { formatConllu, parseConllu, readConllu, writeConlluFile } from "./conllu.js";
 import {
   type CrfsuiteInstance,
   formatCrfsuite,
@@ -14,10 +14,10 @@ import {
   readCrfsuite,
   readCrfsuiteFile,
   writeCrfsuiteFile,
-} from "./crfsuite.ts";
-import { DataFormatError } from "./errors.ts";
-import { formatInlineTags, parseInlineTags, readInlineTags } from "./inline.ts";
-import { collect } from "./io.ts";
+} from "./crfsuite.js";
+import { DataFormatError } from "./errors.js";
+import { formatInlineTags, parseInlineTags, readInlineTags } from "./inline.js";
+import { collect } from "./io.js";
 import {
   type CitationIssue,
   formatUmassCitations,
@@ -25,7 +25,7 @@ import {
   readUmassCitations,
   readUmassCitationsFile,
   writeUmassCitationsFile,
-} from "./umass.ts";
+} from "./umass.js";
 
 let dir = "";
 beforeAll(async () => {

@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseConll, readConll } from "./conll.ts";
-import { parseConllu, readConllu } from "./conllu.ts";
-import { parseCrfsuite, readCrfsuite } from "./crfsuite.ts";
-import { DataFormatError } from "./errors.ts";
-import { parseInlineTags, readInlineTags } from "./inline.ts";
-import { collect, type TextSource } from "./io.ts";
-import { parseUmassCitations, readUmassCitations } from "./umass.ts";
+import { parseConll, readConll } from "./conll.js";
+import { parseConllu, readConllu } from "./conllu.js";
+import { parseCrfsuite, readCrfsuite } from "./crfsuite.js";
+import { DataFormatError } from "./errors.js";
+import { parseInlineTags, readInlineTags } from "./inline.js";
+import { collect, type TextSource } from "./io.js";
+import { parseUmassCitations, readUmassCitations } from "./umass.js";
 
 /** Every reader, streaming and in memory, in strict and in lenient form. */
 const streaming: [string, (source: TextSource) => Promise<unknown>][] = [

@@ -1,12 +1,12 @@
-import type { Sentence } from "../sentence.ts";
-import { DataFormatError } from "./errors.ts";
+import type { Sentence } from "../sentence.js";
+import { DataFormatError } from "./errors.js";
 import {
   configurableRecordWriters,
   type LineParser,
   noRecordError,
   type ReadOptions,
   recordReaders,
-} from "./text-format.ts";
+} from "./text-format.js";
 
 /** An element tag anywhere in a string: `<name>` or `</name>`. */
 export const TAG_PATTERN = /<(\/?)([A-Za-z_][A-Za-z0-9_.-]*)>/g;

@@ -1,6 +1,5 @@
-import { createReadStream } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { DataFormatError } from "./errors.ts";
+import { openFileChunks, pathOfUrl } from "#platform";
+import { DataFormatError } from "./errors.js";
 
 /**
  * What a streaming reader accepts: a file path (string or `file:` URL), or any (async) iterable
@@ -26,7 +25,7 @@ const NEWLINE = 0x0a;
 export function sourceName(source: TextSource, options: ReadOptions | undefined): string {
   if (options?.file !== undefined) return options.file;
   if (typeof source === "string") return source;
-  if (source instanceof URL) return fileURLToPath(source);
+  if (source instanceof URL) return pathOfUrl(source);
   return "<stream>";
 }
 
@@ -34,7 +33,7 @@ function openChunks(
   source: TextSource,
 ): AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array> {
   if (typeof source === "string" || source instanceof URL) {
-    return createReadStream(source, { highWaterMark: 1 << 16 });
+    return openFileChunks(source);
   }
   return source;
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { findMirrorDir } from "../registry/resolve.ts";
+import { findMirrorDir } from "../registry/resolve.js";
 
 /**
  * Tests only: where the dataset mirror is, or undefined when there is none. The same lookup as

@@ -1,5 +1,5 @@
-import { writeFileAtomic } from "@lagrange/core/node";
-import { DataFormatError } from "./errors.ts";
+import { writeFileAtomic } from "#platform";
+import { DataFormatError } from "./errors.js";
 import {
   collect,
   type ReadOptions,
@@ -7,9 +7,9 @@ import {
   sourceName,
   type TextSource,
   textLines,
-} from "./io.ts";
+} from "./io.js";
 
-export type { ReadOptions, TextSource } from "./io.ts";
+export type { ReadOptions, TextSource } from "./io.js";
 
 /**
  * A push parser: sees one line at a time and appends finished records to `out`. A format supplies

@@ -1,5 +1,5 @@
-import type { Sentence } from "../sentence.ts";
-import { DataFormatError } from "./errors.ts";
+import type { Sentence } from "../sentence.js";
+import { DataFormatError } from "./errors.js";
 import {
   bioColumn,
   bioToInline,
@@ -8,7 +8,7 @@ import {
   TAG_PATTERN,
   takeBioLabel,
   viewLabels,
-} from "./inline.ts";
+} from "./inline.js";
 import {
   type LineParser,
   noRecordError,
@@ -18,7 +18,7 @@ import {
   readRecords,
   recordWriters,
   type TextSource,
-} from "./text-format.ts";
+} from "./text-format.js";
 
 /** A citation line whose markup is broken, and what the lenient reader did with it. */
 export interface CitationIssue {

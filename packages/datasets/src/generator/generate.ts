@@ -1,8 +1,8 @@
 import { createRandom } from "@lagrange/core";
-import type { Sentence } from "../sentence.ts";
-import { CITATION_KINDS, type CitationKind, type CitationRecord, randomRecord } from "./record.ts";
-import { CITATION_STYLES, type CitationStyle, STYLE_RENDERERS } from "./styles.ts";
-import { toInline, toTokensAndLabels } from "./tree.ts";
+import type { Sentence } from "../sentence.js";
+import { CITATION_KINDS, type CitationKind, type CitationRecord, randomRecord } from "./record.js";
+import { CITATION_STYLES, type CitationStyle, STYLE_RENDERERS } from "./styles.js";
+import { toInline, toTokensAndLabels } from "./tree.js";
 
 export interface GeneratedCitation {
   readonly tokens: readonly string[];

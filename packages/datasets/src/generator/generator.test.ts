@@ -1,18 +1,18 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatUmassCitations, parseUmassCitations } from "../formats/umass.ts";
-import { findSplitFile } from "../registry/resolve.ts";
+import { formatUmassCitations, parseUmassCitations } from "../formats/umass.js";
+import { findSplitFile } from "../registry/resolve.js";
 import {
   type CitationGeneratorOptions,
   citationStream,
   generateCitation,
   generateCitationSentences,
   generateCitations,
-} from "./generate.ts";
-import { CITATION_KINDS } from "./record.ts";
-import { CITATION_STYLES } from "./styles.ts";
-import { parseInline, tokenize } from "./tree.ts";
+} from "./generate.js";
+import { CITATION_KINDS } from "./record.js";
+import { CITATION_STYLES } from "./styles.js";
+import { parseInline, tokenize } from "./tree.js";
 
 /** The 37 element names of the UMass files (umass_citation/SOURCE.md). */
 const UMASS_ELEMENTS = new Set(

@@ -17,7 +17,7 @@ import {
   UNIVERSITIES,
   WEB_HOSTS,
   WEB_PATHS,
-} from "./vocabulary.ts";
+} from "./vocabulary.js";
 
 export const CITATION_KINDS = [
   "article",

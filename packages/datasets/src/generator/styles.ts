@@ -1,13 +1,13 @@
 import type { Random } from "@lagrange/core";
-import type { CalendarDate, CitationRecord, PersonName } from "./record.ts";
-import { appendInside, type CitationElement, type CitationNode, el } from "./tree.ts";
+import type { CalendarDate, CitationRecord, PersonName } from "./record.js";
+import { appendInside, type CitationElement, type CitationNode, el } from "./tree.js";
 import {
   MASTERS_KINDS,
   MONTH_ABBREVIATIONS,
   MONTHS,
   REPORT_KINDS,
   THESIS_KINDS,
-} from "./vocabulary.ts";
+} from "./vocabulary.js";
 
 export const CITATION_STYLES = [
   "physics",

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lagrangeErrorCode } from "@lagrange/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inputRows } from "../sentence.ts";
-import { corpusLocator, openCorpus, withoutLabels } from "./corpus.ts";
+import { inputRows } from "../sentence.js";
+import { corpusLocator, openCorpus, withoutLabels } from "./corpus.js";
 
 let dir: string;
 beforeAll(async () => {

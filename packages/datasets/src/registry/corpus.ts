@@ -1,24 +1,24 @@
 import { existsSync, statSync } from "node:fs";
 import { extname } from "node:path";
 import { LagrangeError } from "@lagrange/core";
-import { readConllFile } from "../formats/conll.ts";
-import { readConlluFile } from "../formats/conllu.ts";
-import { readInlineTagsFile } from "../formats/inline.ts";
+import { readConllFile } from "../formats/conll.js";
+import { readConlluFile } from "../formats/conllu.js";
+import { readInlineTagsFile } from "../formats/inline.js";
 import {
   type CitationReport,
   type MalformedCitationPolicy,
   readUmassCitationsFile,
-} from "../formats/umass.ts";
-import { inferScheme, type LabelScheme, type SequenceLocator } from "../schemes/label-scheme.ts";
+} from "../formats/umass.js";
+import { inferScheme, type LabelScheme, type SequenceLocator } from "../schemes/label-scheme.js";
 import {
   isPartialLabelCell,
   type PartialLabel,
   parsePartialLabel,
-} from "../schemes/partial-labels.ts";
-import { type Sentence, tokenPlace } from "../sentence.ts";
-import { datasetNames, type TagScheme } from "./catalog.ts";
-import { DatasetUnavailableError } from "./errors.ts";
-import { openDataset } from "./open.ts";
+} from "../schemes/partial-labels.js";
+import { type Sentence, tokenPlace } from "../sentence.js";
+import { datasetNames, type TagScheme } from "./catalog.js";
+import { DatasetUnavailableError } from "./errors.js";
+import { openDataset } from "./open.js";
 
 /** File formats a corpus path may have. */
 export const CORPUS_FORMATS = ["conll", "conllu", "umass", "inline"] as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DATASETS } from "./catalog.ts";
-import { openDataset } from "./open.ts";
-import { findMirrorDir } from "./resolve.ts";
+import { DATASETS } from "./catalog.js";
+import { openDataset } from "./open.js";
+import { findMirrorDir } from "./resolve.js";
 
 const mirror = findMirrorDir();
 

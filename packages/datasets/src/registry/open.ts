@@ -1,20 +1,20 @@
-import { readConllFile } from "../formats/conll.ts";
-import { readConlluFile } from "../formats/conllu.ts";
-import type { InlineLabelMode } from "../formats/inline.ts";
-import { readInlineTagsFile } from "../formats/inline.ts";
+import { readConllFile } from "../formats/conll.js";
+import { readConlluFile } from "../formats/conllu.js";
+import type { InlineLabelMode } from "../formats/inline.js";
+import { readInlineTagsFile } from "../formats/inline.js";
 import {
   type CitationReport,
   type MalformedCitationPolicy,
   readUmassCitationsFile,
-} from "../formats/umass.ts";
-import type { Sentence } from "../sentence.ts";
-import { type DatasetInfo, type DatasetSplitInfo, getDataset } from "./catalog.ts";
+} from "../formats/umass.js";
+import type { Sentence } from "../sentence.js";
+import { type DatasetInfo, type DatasetSplitInfo, getDataset } from "./catalog.js";
 import {
   type AbsentSplit,
   type ResolveOptions,
   resolveSplit,
   type SplitSource,
-} from "./resolve.ts";
+} from "./resolve.js";
 
 export interface OpenDatasetOptions extends ResolveOptions {
   /** UMass citations: what to do with the 21 malformed lines (default `error`). */

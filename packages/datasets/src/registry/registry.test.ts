@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32, deflateRawSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DATASETS, DatasetFormat, type DatasetInfo, getDataset, getSplit } from "./catalog.ts";
-import { DatasetChecksumError, DatasetUnavailableError } from "./errors.ts";
+import { DATASETS, DatasetFormat, type DatasetInfo, getDataset, getSplit } from "./catalog.js";
+import { DatasetChecksumError, DatasetUnavailableError } from "./errors.js";
 import {
   type DownloadProgress,
   findMirrorDir,
@@ -15,8 +15,8 @@ import {
   locateSplit,
   resolveSplit,
   sha256File,
-} from "./resolve.ts";
-import { extractZipMember } from "./zip.ts";
+} from "./resolve.js";
+import { extractZipMember } from "./zip.js";
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 const md5 = (data: Buffer) => createHash("md5").update(data).digest("hex");

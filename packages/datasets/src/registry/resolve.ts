@@ -11,14 +11,14 @@ import {
   type DownloadSource,
   getDataset,
   getSplit,
-} from "./catalog.ts";
+} from "./catalog.js";
 import {
   DatasetChecksumError,
   DatasetConfigError,
   DatasetDownloadError,
   DatasetUnavailableError,
-} from "./errors.ts";
-import { extractZipMember } from "./zip.ts";
+} from "./errors.js";
+import { extractZipMember } from "./zip.js";
 
 /** Environment variable naming the mirror directory (a copy of ../shared/datasets). */
 export const DATA_DIR_ENV = "LAGRANGE_DATA_DIR";

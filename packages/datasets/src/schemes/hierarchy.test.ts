@@ -1,9 +1,9 @@
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LabelSchemeError, SCHEME_NAMES } from "./labels.ts";
-import { convertScheme, encodeSpans, extractSpans, type Span, schemeLabels } from "./spans.ts";
-import { allowedTransitions, findViolations, isValidSequence } from "./validity.ts";
+import { LabelSchemeError, SCHEME_NAMES } from "./labels.js";
+import { convertScheme, encodeSpans, extractSpans, type Span, schemeLabels } from "./spans.js";
+import { allowedTransitions, findViolations, isValidSequence } from "./validity.js";
 
 const HIER = { levelSeparator: "/" } as const;
 

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { lagrangeErrorCode } from "@lagrange/core";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { mirrorFile, testMirrorDir } from "../formats/test-mirror.ts";
-import { generateCitationSentences } from "../generator/generate.ts";
-import { openCorpus } from "../registry/corpus.ts";
+import { mirrorFile, testMirrorDir } from "../formats/test-mirror.js";
+import { generateCitationSentences } from "../generator/generate.js";
+import { openCorpus } from "../registry/corpus.js";
 import {
   checkScheme,
   decodingMask,
@@ -14,8 +14,8 @@ import {
   parseLabelScheme,
   requireScheme,
   SchemeMismatchError,
-} from "./label-scheme.ts";
-import { allowedTransitions } from "./validity.ts";
+} from "./label-scheme.js";
+import { allowedTransitions } from "./validity.js";
 
 const FLAT = ["O", "B-author", "I-author", "B-title", "I-title", "B-year"];
 const HIER = [

@@ -1,12 +1,12 @@
 import { LagrangeError } from "@lagrange/core";
-import { LabelSchemeError, SCHEME_NAMES, type SchemeName, type SchemeOptions } from "./labels.ts";
-import type { PartialLabel } from "./partial-labels.ts";
+import { LabelSchemeError, SCHEME_NAMES, type SchemeName, type SchemeOptions } from "./labels.js";
+import type { PartialLabel } from "./partial-labels.js";
 import {
   allowedTransitions,
   findViolations,
   type SchemeViolation,
   type TransitionMask,
-} from "./validity.ts";
+} from "./validity.js";
 
 /**
  * A label scheme as every app and model file names it: a chunk scheme, `hierarchical-BIO` (IOB2 at

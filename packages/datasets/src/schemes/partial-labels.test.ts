@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lagrangeErrorCode } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { openCorpus } from "../registry/corpus.ts";
-import { checkScheme, inferScheme, requireScheme } from "./label-scheme.ts";
-import { isFullyLabelled, isPartialLabelCell, parsePartialLabel } from "./partial-labels.ts";
-import { findViolations } from "./validity.ts";
+import { openCorpus } from "../registry/corpus.js";
+import { checkScheme, inferScheme, requireScheme } from "./label-scheme.js";
+import { isFullyLabelled, isPartialLabelCell, parsePartialLabel } from "./partial-labels.js";
+import { findViolations } from "./validity.js";
 
 describe("parsePartialLabel", () => {
   it("reads ? as unknown, {…} as a label set, anything else as the label", () => {

@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readConllFile } from "../formats/conll.ts";
-import { readInlineTagsFile } from "../formats/inline.ts";
-import { readUmassCitationsFile } from "../formats/umass.ts";
-import { findMirrorDir } from "../registry/resolve.ts";
-import { SCHEME_NAMES, type SchemeName, type SchemeOptions } from "./labels.ts";
-import { convertScheme, extractSpans } from "./spans.ts";
-import { allowedTransitions, isValidSequence } from "./validity.ts";
+import { readConllFile } from "../formats/conll.js";
+import { readInlineTagsFile } from "../formats/inline.js";
+import { readUmassCitationsFile } from "../formats/umass.js";
+import { findMirrorDir } from "../registry/resolve.js";
+import { SCHEME_NAMES, type SchemeName, type SchemeOptions } from "./labels.js";
+import { convertScheme, extractSpans } from "./spans.js";
+import { allowedTransitions, isValidSequence } from "./validity.js";
 
 const mirror = findMirrorDir();
 const fileIn = (relative: string): string | undefined => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LabelSchemeError, SCHEME_NAMES, type SchemeName } from "./labels.ts";
+import { LabelSchemeError, SCHEME_NAMES, type SchemeName } from "./labels.js";
 import {
   convertScheme,
   encodeSpans,
@@ -8,8 +8,8 @@ import {
   type Span,
   SpanError,
   schemeLabels,
-} from "./spans.ts";
-import { allowedTransitions, findViolations, isValidSequence } from "./validity.ts";
+} from "./spans.js";
+import { allowedTransitions, findViolations, isValidSequence } from "./validity.js";
 
 const TYPES = ["NP", "VP", "b-c"];
 

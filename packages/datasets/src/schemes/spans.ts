@@ -14,7 +14,7 @@ import {
   TAG_E,
   TAG_I,
   TAG_S,
-} from "./labels.ts";
+} from "./labels.js";
 
 /**
  * A chunk (segment) of tokens `start..end-1`. `level` is 0 for flat labels; for hierarchical

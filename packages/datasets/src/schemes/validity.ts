@@ -15,8 +15,8 @@ import {
   TAG_S,
   type Tag,
   tagAt,
-} from "./labels.ts";
-import type { PartialLabel } from "./partial-labels.ts";
+} from "./labels.js";
+import type { PartialLabel } from "./partial-labels.js";
 
 /*
  * Validity is first order: a sequence is valid iff its first label may start, every adjacent

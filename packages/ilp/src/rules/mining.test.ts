@@ -22,7 +22,7 @@ import {
   type RuleSentence,
   ruleCost,
   smoothedConfidence,
-} from "./mining.ts";
+} from "./mining.js";
 
 const NER = ["O", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-PER", "I-PER"];
 const nerIndex = new SegmentIndex(NER);

@@ -30,7 +30,7 @@ import {
   templateFromSpec,
 } from "@lagrange/constraint-templates";
 import { checkpoints, ProblemValidationError } from "@lagrange/core";
-import { PAPER_COST_FLOOR, RULE_COST_POLICIES, type RuleCostPolicy, ruleCost } from "./costs.ts";
+import { PAPER_COST_FLOOR, RULE_COST_POLICIES, type RuleCostPolicy, ruleCost } from "./costs.js";
 
 export {
   PAPER_COST_FLOOR,
@@ -40,7 +40,7 @@ export {
   type RuleCounts,
   ruleCost,
   smoothedConfidence,
-} from "./costs.ts";
+} from "./costs.js";
 
 /** The five rule families of fersini2014 §3. */
 export type RuleFamily =

@@ -1,7 +1,7 @@
 import { constraintActivity, type LinearConstraint, linearConstraint } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LabelConstraintTracker, type LabelMask } from "./allowed-labels.ts";
+import { LabelConstraintTracker, type LabelMask } from "./allowed-labels.js";
 
 /** A small random sentence: a mask (or none) and constraints over {−2 … 2} coefficients. */
 interface Instance {

@@ -3,7 +3,7 @@ import { constraintActivity, linearConstraint } from "@lagrange/core";
 import { isValidSequence, schemeLabels } from "@lagrange/datasets";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SequenceConstraints, weightedTemplates } from "./templates.ts";
+import { SequenceConstraints, weightedTemplates } from "./templates.js";
 
 const LABELS = schemeLabels(["PER", "LOC", "ORG"], "IOB2");
 const L = LABELS.length;

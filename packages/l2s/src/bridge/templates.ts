@@ -15,7 +15,7 @@ import {
   type SchemeOptions,
   type TransitionMask,
 } from "@lagrange/datasets";
-import { LabelConstraintTracker, type LabelConstraintTrackerOptions } from "./allowed-labels.ts";
+import { LabelConstraintTracker, type LabelConstraintTrackerOptions } from "./allowed-labels.js";
 
 /** How a sequence-labelling task's labels are constrained. */
 export interface SequenceConstraintsOptions {

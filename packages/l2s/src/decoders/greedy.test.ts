@@ -17,8 +17,8 @@ import {
 } from "@lagrange/datasets";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { weightedTemplates } from "../bridge/templates.ts";
-import { greedyDecoder, greedyDefinition } from "./greedy.ts";
+import { weightedTemplates } from "../bridge/templates.js";
+import { greedyDecoder, greedyDefinition } from "./greedy.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 const TYPES = ["PER", "LOC", "ORG", "MISC"];

@@ -16,7 +16,7 @@ import {
 import {
   LabelConstraintTracker,
   type LabelConstraintTrackerOptions,
-} from "../bridge/allowed-labels.ts";
+} from "../bridge/allowed-labels.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 const POS = Number.POSITIVE_INFINITY;

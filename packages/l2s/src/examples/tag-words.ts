@@ -1,4 +1,4 @@
-import { SearchPredictor, type SearchTask, trainSearch } from "../index.ts";
+import { SearchPredictor, type SearchTask, trainSearch } from "../index.js";
 
 const TAGS = ["DET", "NOUN", "VERB"];
 

@@ -1,4 +1,4 @@
-import type { FeatureSink } from "../search/types.ts";
+import type { FeatureSink } from "../search/types.js";
 
 const C1 = 0xcc9e2d51;
 const C2 = 0x1b873593;
@@ -48,8 +48,8 @@ export function hashCombine(a: number, b: number): number {
  * per decision being scored, cleared, never reallocated in steady state.
  */
 export class HashedFeatures implements FeatureSink {
-  hashes = new Uint32Array(64);
-  values = new Float32Array(64);
+  hashes: Uint32Array = new Uint32Array(64);
+  values: Float32Array = new Float32Array(64);
   length = 0;
 
   clear(): this {

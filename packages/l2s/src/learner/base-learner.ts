@@ -1,14 +1,14 @@
-import type { HashedFeatures } from "../features/hashing.ts";
+import type { HashedFeatures } from "../features/hashing.js";
 import {
   CostSensitiveRegressor,
   type RegressorOptions,
   type RegressorState,
-} from "./cost-sensitive.ts";
+} from "./cost-sensitive.js";
 import {
   CostSensitivePerceptron,
   type PerceptronOptions,
   type PerceptronState,
-} from "./perceptron.ts";
+} from "./perceptron.js";
 
 /** What the search engine needs of a base learner: cost-sensitive classification over hashed features. */
 export interface CostSensitiveLearner {

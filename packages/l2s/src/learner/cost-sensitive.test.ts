@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HashedFeatures, hashString } from "../features/hashing.ts";
+import { HashedFeatures, hashString } from "../features/hashing.js";
 import {
   CostSensitiveRegressor,
   type RegressorOptions,
   type RegressorState,
-} from "./cost-sensitive.ts";
+} from "./cost-sensitive.js";
 
 /** mulberry32: a small seeded PRNG, so every test's data is fixed. */
 function rng(seed: number): () => number {

@@ -1,5 +1,5 @@
-import type { HashedFeatures } from "../features/hashing.ts";
-import { checkExample, checkScoreBuffer } from "./checks.ts";
+import type { HashedFeatures } from "../features/hashing.js";
+import { checkExample, checkScoreBuffer } from "./checks.js";
 
 /**
  * VW's cost-sensitive one-against-all (`--csoaa`) over its `gd` base learner: one linear regressor

@@ -1,5 +1,5 @@
-import type { HashedFeatures } from "../features/hashing.ts";
-import { checkExample, checkScoreBuffer } from "./checks.ts";
+import type { HashedFeatures } from "../features/hashing.js";
+import { checkExample, checkScoreBuffer } from "./checks.js";
 
 const STATE_FORMAT = "l2s-perceptron";
 const STATE_VERSION = 1;

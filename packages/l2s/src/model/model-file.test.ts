@@ -1,14 +1,14 @@
 import { crc32 } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { HashedFeatures } from "../features/hashing.ts";
-import { createLearner } from "../learner/base-learner.ts";
-import { LearnedPolicy } from "../search/policy.ts";
+import { HashedFeatures } from "../features/hashing.js";
+import { createLearner } from "../learner/base-learner.js";
+import { LearnedPolicy } from "../search/policy.js";
 import {
   isL2sModelFile,
   L2sModelFileError,
   l2sModelFromBytes,
   l2sModelToBytes,
-} from "./model-file.ts";
+} from "./model-file.js";
 
 function trainedPolicy(
   kind: "csoaa" | "perceptron",

@@ -1,7 +1,7 @@
 import { crc32, type JsonValue, LagrangeError } from "@lagrange/core";
-import { type LearnerState, learnerFromState } from "../learner/base-learner.ts";
-import { LearnedPolicy } from "../search/policy.ts";
-import type { ActionSpace } from "../search/types.ts";
+import { type LearnerState, learnerFromState } from "../learner/base-learner.js";
+import { LearnedPolicy } from "../search/policy.js";
+import type { ActionSpace } from "../search/types.js";
 
 /**
  * A trained learning-to-search model: the task it was trained for (`sequence-labelling`,
@@ -207,16 +207,16 @@ export function l2sModelFromBytes(bytes: Uint8Array, file = "<model>"): L2sModel
 
 /** Writes a model with core's one atomic writer (Node only; imported on call). */
 export async function saveL2sModel(model: L2sModel, path: string): Promise<void> {
-  const { writeFileAtomic } = await import("@lagrange/core/node");
+  const { writeFileAtomic } = await import("#platform");
   await writeFileAtomic(path, l2sModelToBytes(model));
 }
 
 /** Reads and validates a model file (Node only). */
 export async function loadL2sModel(path: string): Promise<L2sModel> {
-  const fs = await import("node:fs/promises");
+  const { readFileBytes } = await import("#platform");
   let bytes: Uint8Array;
   try {
-    bytes = await fs.readFile(path);
+    bytes = await readFileBytes(path);
   } catch (error) {
     throw new L2sModelFileError(path, `cannot read the model: ${(error as Error).message}`);
   }

@@ -1,16 +1,16 @@
 import { createRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hashString } from "../features/hashing.ts";
-import { entityRelation } from "../tasks/entity-relation.ts";
+import { hashString } from "../features/hashing.js";
+import { entityRelation } from "../tasks/entity-relation.js";
 import {
   type LabellingExample,
   sequenceLabelling,
   type TokenFeatures,
-} from "../tasks/sequence-labelling.ts";
-import { type DetectionItem, sequentialDetection } from "../tasks/sequential-detection.ts";
-import { SearchPredictor, SearchTaskError, trainSearch } from "./engine.ts";
-import type { SearchTask } from "./types.ts";
+} from "../tasks/sequence-labelling.js";
+import { type DetectionItem, sequentialDetection } from "../tasks/sequential-detection.js";
+import { SearchPredictor, SearchTaskError, trainSearch } from "./engine.js";
+import type { SearchTask } from "./types.js";
 
 /** Tokens with one word feature each. */
 function tokensOf(words: readonly number[]): TokenFeatures {

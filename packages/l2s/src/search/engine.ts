@@ -1,9 +1,9 @@
 import { checkpoints, createRandom, type Random, shuffleInPlace } from "@lagrange/core";
-import { HashedFeatures } from "../features/hashing.ts";
-import type { BaseLearnerOptions } from "../learner/base-learner.ts";
-import { addConditionFeatures, LearnedPolicy, writeInputFeatures } from "./policy.ts";
-import type { PredictRequest, RollIn, RollOut, Search, SearchTask } from "./types.ts";
-import { ROLL_INS, ROLL_OUTS } from "./types.ts";
+import { HashedFeatures } from "../features/hashing.js";
+import type { BaseLearnerOptions } from "../learner/base-learner.js";
+import { addConditionFeatures, LearnedPolicy, writeInputFeatures } from "./policy.js";
+import type { PredictRequest, RollIn, RollOut, Search, SearchTask } from "./types.js";
+import { ROLL_INS, ROLL_OUTS } from "./types.js";
 
 /** A task program misbehaved (not deterministic, a bad request): the message says how. */
 export class SearchTaskError extends Error {

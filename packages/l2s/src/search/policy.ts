@@ -1,10 +1,10 @@
-import { type HashedFeatures, hashCombine } from "../features/hashing.ts";
+import { type HashedFeatures, hashCombine } from "../features/hashing.js";
 import {
   type BaseLearnerOptions,
   type CostSensitiveLearner,
   createLearner,
-} from "../learner/base-learner.ts";
-import type { ActionSpace, PredictRequest } from "./types.ts";
+} from "../learner/base-learner.js";
+import type { ActionSpace, PredictRequest } from "./types.js";
 
 /** Seeds of the features the library adds itself, apart from every task's hashes. */
 export const BIAS_HASH = 0x5eed_b1a5;

@@ -1,4 +1,4 @@
-import type { Features, SearchTask } from "../search/types.ts";
+import type { Features, SearchTask } from "../search/types.js";
 
 export interface EntityRelationExample {
   readonly entities: readonly { readonly features: Features; readonly type?: number }[];

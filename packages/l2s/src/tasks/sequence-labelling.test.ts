@@ -2,16 +2,16 @@ import { chainDecoder, createRandom } from "@lagrange/core";
 import { allowedTransitions } from "@lagrange/datasets";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LabelConstraintTracker } from "../bridge/allowed-labels.ts";
-import { greedyDecoder } from "../decoders/greedy.ts";
-import { hashString } from "../features/hashing.ts";
-import { SearchPredictor, trainSearch } from "../search/engine.ts";
+import { LabelConstraintTracker } from "../bridge/allowed-labels.js";
+import { greedyDecoder } from "../decoders/greedy.js";
+import { hashString } from "../features/hashing.js";
+import { SearchPredictor, trainSearch } from "../search/engine.js";
 import {
   type LabelGuide,
   type LabellingExample,
   SequenceScores,
   sequenceLabelling,
-} from "./sequence-labelling.ts";
+} from "./sequence-labelling.js";
 
 const BIO = ["B-LOC", "B-PER", "I-LOC", "I-PER", "O"];
 

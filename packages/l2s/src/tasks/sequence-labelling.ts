@@ -1,7 +1,7 @@
 import type { ChainScores } from "@lagrange/core";
-import { HashedFeatures, hashString } from "../features/hashing.ts";
-import { addConditionFeatures, BIAS_HASH, type LearnedPolicy } from "../search/policy.ts";
-import type { Features, SearchTask } from "../search/types.ts";
+import { HashedFeatures, hashString } from "../features/hashing.js";
+import { addConditionFeatures, BIAS_HASH, type LearnedPolicy } from "../search/policy.js";
+import type { Features, SearchTask } from "../search/types.js";
 
 /**
  * Every token's features hashed once, flattened: token `t` owns `hashes[offsets[t]] …

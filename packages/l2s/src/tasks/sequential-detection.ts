@@ -1,4 +1,4 @@
-import type { Features, SearchTask } from "../search/types.ts";
+import type { Features, SearchTask } from "../search/types.js";
 
 /** One element of a sequence to scan: its features and (for training) its class. */
 export interface DetectionItem {

@@ -9,9 +9,9 @@ import { forEachLabelling, randomChainScores } from "@lagrange/core/testing";
 import { exactIlpDecoder, prepareIlp } from "@lagrange/ilp";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { minCutSlave } from "../slaves/cut-slave.ts";
-import { naiveDDDecoder, twoSlaveDecoder } from "./decoders.ts";
-import { splitTreeCut } from "./tree-cut.ts";
+import { minCutSlave } from "../slaves/cut-slave.js";
+import { naiveDDDecoder, twoSlaveDecoder } from "./decoders.js";
+import { splitTreeCut } from "./tree-cut.js";
 
 interface Instance {
   readonly chain: ChainScores;

@@ -12,9 +12,9 @@ import {
   type PatternFactor,
   type SlaveBinding,
 } from "@lagrange/core";
-import { type MinCutSlaveStats, minCutSlave } from "../slaves/cut-slave.ts";
-import { naiveDecomposition } from "../slaves/naive-dd.ts";
-import { splitTreeCut } from "./tree-cut.ts";
+import { type MinCutSlaveStats, minCutSlave } from "../slaves/cut-slave.js";
+import { naiveDecomposition } from "../slaves/naive-dd.js";
+import { splitTreeCut } from "./tree-cut.js";
 
 /** A decoding of a higher-order decoder: the core statistics plus how the problem was split. */
 export interface HigherOrderDecoding extends Decoding {

@@ -1,7 +1,7 @@
 import { scoreLabelling } from "@lagrange/core";
 import { bruteForceBest } from "@lagrange/core/testing";
 import { describe, expect, it } from "vitest";
-import { solution } from "./own-energy.ts";
+import { solution } from "./own-energy.js";
 
 describe("README example: my own energy → min-cut slave → DD with a chain", () => {
   it("certifies the optimum that brute force finds", () => {

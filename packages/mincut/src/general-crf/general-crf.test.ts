@@ -1,14 +1,14 @@
 import { type ChainScores, chainDecoder } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { naiveDDDecoder, twoSlaveDecoder } from "../decoders/decoders.ts";
+import { naiveDDDecoder, twoSlaveDecoder } from "../decoders/decoders.js";
 import {
   type GroupInstance,
   groupInstance,
   groupProblem,
   sentenceLabels,
   trainConsistencyWeights,
-} from "./general-crf.ts";
-import { consistencyFeature, labelSubsequences } from "./patterns.ts";
+} from "./general-crf.js";
+import { consistencyFeature, labelSubsequences } from "./patterns.js";
 
 // Labels: 0 = O, 1 = B-PER. The name "Zed" is sure in one tweet (unary 3) and unsure in the other
 // (unary −0.5): only the consistency between the two occurrences can fix the second.

@@ -10,7 +10,7 @@ import {
   shuffleInPlace,
   yieldToEventLoop,
 } from "@lagrange/core";
-import { concatenateChains } from "./group-chain.ts";
+import { concatenateChains } from "./group-chain.js";
 import {
   CONSISTENCY_FEATURES,
   type ConsistencyFactor,
@@ -18,7 +18,7 @@ import {
   consistencyFeatureCounts,
   consistencyPatterns,
   findConsistencyFactors,
-} from "./patterns.ts";
+} from "./patterns.js";
 
 /**
  * The higher-order part of a general CRF (qian-liu2014 §4.1.3): consistency weights, one per

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { documentGroups, isUrlToken, TWEET_STOPWORDS, tweetGroups } from "./groups.ts";
+import { documentGroups, isUrlToken, TWEET_STOPWORDS, tweetGroups } from "./groups.js";
 
 const WNUT16_TRAIN = "/work/shared/datasets/wnut16/train";
 

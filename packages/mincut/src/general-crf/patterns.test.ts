@@ -6,7 +6,7 @@ import {
 } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TWEET_STOPWORDS } from "./groups.ts";
+import { TWEET_STOPWORDS } from "./groups.js";
 import {
   CONSISTENCY_FEATURES,
   type ConsistencyFactor,
@@ -16,7 +16,7 @@ import {
   consistencyPatterns,
   findConsistencyFactors,
   labelSubsequences,
-} from "./patterns.ts";
+} from "./patterns.js";
 
 const plain = (factors: readonly ConsistencyFactor[]): number[][] =>
   factors.map((f) => [f.first, f.second, f.length, f.kind]);

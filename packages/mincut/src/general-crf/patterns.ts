@@ -1,5 +1,5 @@
 import { type PatternFactor, ProblemValidationError } from "@lagrange/core";
-import { hasLetterOrDigit, isUrlToken, TWEET_STOPWORDS } from "./groups.ts";
+import { hasLetterOrDigit, isUrlToken, TWEET_STOPWORDS } from "./groups.js";
 
 /**
  * Two identical, non-overlapping phrases of one group (qian-liu2014 §4.1.3): positions

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { MaxflowGraph, Segment } from "./graph.ts";
+import { MaxflowGraph, Segment } from "./graph.js";
 import {
   buildMaxflowGraph,
   cutCapacity,
@@ -12,7 +12,7 @@ import {
   parseMaxflowGraph,
   parseMaxflowUpdates,
   terminalCapacities,
-} from "./graph-format.ts";
+} from "./graph-format.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const fixtureDir = join(repoRoot, "..", "shared", "fixtures", "maxflow");

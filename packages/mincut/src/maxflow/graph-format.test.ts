@@ -10,7 +10,7 @@ import {
   parseMaxflowGraph,
   parseMaxflowUpdates,
   terminalCapacities,
-} from "./graph-format.ts";
+} from "./graph-format.js";
 
 function format(instance: MaxflowInstance): string {
   const lines = [`${instance.n} ${instance.m}`];

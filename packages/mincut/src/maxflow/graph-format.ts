@@ -1,5 +1,5 @@
 import { LagrangeError } from "@lagrange/core";
-import { MaxflowGraph } from "./graph.ts";
+import { MaxflowGraph } from "./graph.js";
 
 /**
  * One max-flow instance as flat arrays, in the order of its file: edge e adds u→v with capacity

@@ -1,9 +1,9 @@
 import { lagrangeErrorCode, ProblemValidationError } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MaxflowGraph, type MaxflowKernel, Segment } from "./graph.ts";
-import { buildMaxflowGraph, cutCapacity, type MaxflowInstance } from "./graph-format.ts";
-import { edmondsKarp } from "./reference.ts";
+import { MaxflowGraph, type MaxflowKernel, Segment } from "./graph.js";
+import { buildMaxflowGraph, cutCapacity, type MaxflowInstance } from "./graph-format.js";
+import { edmondsKarp } from "./reference.js";
 
 /** A mutable instance: edges in order and the current terminal totals per node. */
 interface Model {

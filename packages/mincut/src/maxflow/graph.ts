@@ -1,7 +1,8 @@
 import { ProblemValidationError } from "@lagrange/core";
-import { maxflowKernel } from "./kernel-js.ts";
-import { maxflowKernelModule } from "./kernel-wasm.ts";
-import { ARC_BYTES, H, HEADER_BYTES, N, NODE_BYTES, NONE, R, TERM_BYTES } from "./layout.ts";
+import { instantiateKernel, type KernelMemory } from "@lagrange/core/wasm";
+import { maxflowKernel } from "./kernel-js.js";
+import { maxflowKernelModule } from "./kernel-wasm.js";
+import { ARC_BYTES, H, HEADER_BYTES, N, NODE_BYTES, NONE, R, TERM_BYTES } from "./layout.js";
 
 /**
  * Which side of the cut a node lies on, as {@link MaxflowGraph.whatSegment} reports it
@@ -67,7 +68,7 @@ const NODE_BASE = HEADER_BYTES;
 export class MaxflowGraph {
   /** The kernel this graph runs. */
   readonly kernel: MaxflowKernel;
-  private readonly memory: WebAssembly.Memory | null;
+  private readonly memory: KernelMemory | null;
   private readonly run: (() => void) | null;
   private readonly linkEdges: (() => void) | null;
   private readonly addTerminals: (() => void) | null;
@@ -110,15 +111,15 @@ export class MaxflowGraph {
     }
     const nodes = clampCount(options.nodes, MIN_NODES, MAX_NODES);
     const edges = clampCount(options.edges, MIN_EDGES, MAX_EDGES);
-    let memory: WebAssembly.Memory | null = null;
-    let exports: WebAssembly.Exports | null = null;
+    let memory: KernelMemory | null = null;
+    let exports: Record<string, unknown> | null = null;
     if (module !== null) {
       try {
-        memory = new WebAssembly.Memory({
-          initial: Math.ceil(layoutOf(nodes, edges).bytes / PAGE),
-          maximum: 32768,
-        });
-        exports = new WebAssembly.Instance(module, { env: { memory } }).exports;
+        ({ memory, exports } = instantiateKernel<Record<string, unknown>>(
+          module,
+          Math.ceil(layoutOf(nodes, edges).bytes / PAGE),
+          32768,
+        ));
       } catch (error) {
         // Out of address space for another memory: the TypeScript kernel needs none.
         if (options.kernel === "wasm") throw error;

@@ -4,7 +4,7 @@ export {
   type MaxflowGraphOptions,
   type MaxflowKernel,
   Segment,
-} from "./graph.ts";
+} from "./graph.js";
 export {
   buildMaxflowGraph,
   cutCapacity,
@@ -16,5 +16,5 @@ export {
   parseMaxflowGraph,
   parseMaxflowUpdates,
   terminalCapacities,
-} from "./graph-format.ts";
-export { edmondsKarp, type ReferenceMaxflow } from "./reference.ts";
+} from "./graph-format.js";
+export { edmondsKarp, type ReferenceMaxflow } from "./reference.js";

@@ -1,5 +1,5 @@
 import { assembleModule, compiledOnce, F64, I32, sleb, uleb } from "@lagrange/core/wasm";
-import { H, INFINITE_D, N, NONE, ORPHAN, R, SISTER, TERMINAL, TIME_LIMIT } from "./layout.ts";
+import { H, INFINITE_D, N, NONE, ORPHAN, R, SISTER, TERMINAL, TIME_LIMIT } from "./layout.js";
 
 /**
  * The Boykov–Kolmogorov kernel as a WebAssembly module, emitted from TypeScript (no binary blob,
@@ -731,7 +731,7 @@ const addTerminalsBody = seq(
 );
 
 /** The module's bytes: `env.memory` imported; `maxflow`, `addEdges`, `addTerminals` exported. */
-export function maxflowKernelBytes(): Uint8Array<ArrayBuffer> {
+export function maxflowKernelBytes(): Uint8Array {
   const locals = [[I32_LOCALS.length, I32] as const, [F64_LOCALS.length, F64] as const];
   return assembleModule(
     (

@@ -1,4 +1,4 @@
-import type { MaxflowInstance } from "./graph-format.ts";
+import type { MaxflowInstance } from "./graph-format.js";
 
 /** What {@link edmondsKarp} returns: the flow value and the two canonical minimum cuts. */
 export interface ReferenceMaxflow {

@@ -1,6 +1,6 @@
 import { ProblemValidationError } from "@lagrange/core";
-import { NonRepresentableTermError } from "./errors.ts";
-import type { QuadraticPseudoBoolean } from "./quadratic.ts";
+import { NonRepresentableTermError } from "./errors.js";
+import type { QuadraticPseudoBoolean } from "./quadratic.js";
 
 /**
  * The slice of a max-flow graph the construction needs, with the meaning of Kolmogorov's

@@ -1,5 +1,5 @@
 import { LagrangeError } from "@lagrange/core";
-import type { PseudoBooleanTerm } from "./function.ts";
+import type { PseudoBooleanTerm } from "./function.js";
 
 /**
  * The term an error blames: its kind, variables, values and coefficient, and the indices of the

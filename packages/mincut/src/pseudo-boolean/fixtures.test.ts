@@ -2,10 +2,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { assignmentFromCut, buildCutGraph } from "./cut-graph.ts";
-import { parsePbf } from "./pbf-format.ts";
-import { labelGroups, reduceToQuadratic } from "./reduce.ts";
-import { RecordingGraph, valueTable } from "./test-oracles.ts";
+import { assignmentFromCut, buildCutGraph } from "./cut-graph.js";
+import { parsePbf } from "./pbf-format.js";
+import { labelGroups, reduceToQuadratic } from "./reduce.js";
+import { RecordingGraph, valueTable } from "./test-oracles.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const fixtureDir = join(repoRoot, "..", "shared", "fixtures", "maxflow");

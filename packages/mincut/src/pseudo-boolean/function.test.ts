@@ -1,7 +1,7 @@
 import { ProblemValidationError } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatTerm, PseudoBooleanFunction } from "./function.ts";
+import { formatTerm, PseudoBooleanFunction } from "./function.js";
 
 describe("PseudoBooleanFunction", () => {
   it("sums constants and linear terms and keeps higher-order terms as given", () => {

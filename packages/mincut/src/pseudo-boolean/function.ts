@@ -1,5 +1,5 @@
 import { ProblemValidationError } from "@lagrange/core";
-import { GrowableFloat64, GrowableInt32, GrowableUint8 } from "./growable.ts";
+import { GrowableFloat64, GrowableInt32, GrowableUint8 } from "./growable.js";
 
 /**
  * How a stored term was given: `monomial` (`a·x_v1·…·x_vk`, from `addMonomial` or

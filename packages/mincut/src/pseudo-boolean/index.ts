@@ -3,11 +3,11 @@ export {
   buildCutGraph,
   type CutGraphBuilder,
   type CutGraphLayout,
-} from "./cut-graph.ts";
-export { NonRepresentableTermError, type OffendingTerm, PbfFormatError } from "./errors.ts";
-export { PseudoBooleanFunction, type PseudoBooleanTerm, type TermKind } from "./function.ts";
-export { type PbfInstance, parsePbf } from "./pbf-format.ts";
-export { type QuadraticParts, QuadraticPseudoBoolean } from "./quadratic.ts";
+} from "./cut-graph.js";
+export { NonRepresentableTermError, type OffendingTerm, PbfFormatError } from "./errors.js";
+export { PseudoBooleanFunction, type PseudoBooleanTerm, type TermKind } from "./function.js";
+export { type PbfInstance, parsePbf } from "./pbf-format.js";
+export { type QuadraticParts, QuadraticPseudoBoolean } from "./quadratic.js";
 export {
   labelGroups,
   MAX_MIXED_EXPANSION_SIDE,
@@ -15,4 +15,4 @@ export {
   type QuadraticReduction,
   type ReduceOptions,
   reduceToQuadratic,
-} from "./reduce.ts";
+} from "./reduce.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PbfFormatError } from "./errors.ts";
-import { parsePbf } from "./pbf-format.ts";
+import { PbfFormatError } from "./errors.js";
+import { parsePbf } from "./pbf-format.js";
 
 const GOOD = "3 1 1\n5\n-2\n0\n0 2 4\n6 3 0 1 2\n";
 

@@ -1,5 +1,5 @@
-import { PbfFormatError } from "./errors.ts";
-import { PseudoBooleanFunction } from "./function.ts";
+import { PbfFormatError } from "./errors.js";
+import { PseudoBooleanFunction } from "./function.js";
 
 /**
  * A `.pbf.txt` file (the `seq_*` max-flow fixtures): the pseudo-Boolean objective F that the

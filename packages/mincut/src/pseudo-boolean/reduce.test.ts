@@ -1,16 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assignmentFromCut, buildCutGraph } from "./cut-graph.ts";
-import { NonRepresentableTermError } from "./errors.ts";
-import { PseudoBooleanFunction } from "./function.ts";
-import { labelGroups, type QuadraticReduction, reduceToQuadratic } from "./reduce.ts";
+import { assignmentFromCut, buildCutGraph } from "./cut-graph.js";
+import { NonRepresentableTermError } from "./errors.js";
+import { PseudoBooleanFunction } from "./function.js";
+import { labelGroups, type QuadraticReduction, reduceToQuadratic } from "./reduce.js";
 import {
   isSubmodularTable,
   minOf,
   minOverAuxiliaries,
   RecordingGraph,
   valueTable,
-} from "./test-oracles.ts";
+} from "./test-oracles.js";
 
 interface TermSpec {
   readonly vars: number[];

@@ -1,5 +1,5 @@
 import { ProblemValidationError } from "@lagrange/core";
-import { NonRepresentableTermError, type OffendingTerm } from "./errors.ts";
+import { NonRepresentableTermError, type OffendingTerm } from "./errors.js";
 import {
   defaultName,
   formatNumber,
@@ -7,9 +7,9 @@ import {
   type PseudoBooleanFunction,
   type TermKind,
   termStore,
-} from "./function.ts";
-import { GrowableFloat64, GrowableInt32 } from "./growable.ts";
-import { QuadraticPseudoBoolean } from "./quadratic.ts";
+} from "./function.js";
+import { GrowableFloat64, GrowableInt32 } from "./growable.js";
+import { QuadraticPseudoBoolean } from "./quadratic.js";
 
 /**
  * A mixed pattern (some values 1, some 0) of order ≥ 3 is expanded on its smaller side into

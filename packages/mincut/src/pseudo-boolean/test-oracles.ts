@@ -1,6 +1,6 @@
 // Brute-force oracles for the tests of this folder (not part of the package build).
-import type { CutGraphBuilder } from "./cut-graph.ts";
-import type { QuadraticPseudoBoolean } from "./quadratic.ts";
+import type { CutGraphBuilder } from "./cut-graph.js";
+import type { QuadraticPseudoBoolean } from "./quadratic.js";
 
 /** f over all 2^n assignments, index = bit mask (bit i = x_i). */
 export function valueTable(n: number, f: (x: Uint8Array) => number): Float64Array {

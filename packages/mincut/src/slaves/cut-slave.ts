@@ -5,10 +5,10 @@ import {
   type SlaveBinding,
   type SlaveResult,
 } from "@lagrange/core";
-import { MaxflowGraph, type MaxflowKernel } from "../maxflow/graph.ts";
-import { PseudoBooleanFunction } from "../pseudo-boolean/function.ts";
-import { labelGroups, reduceToQuadratic } from "../pseudo-boolean/reduce.ts";
-import { checkLabelCount, checkPatternFactor } from "./pattern-checks.ts";
+import { MaxflowGraph, type MaxflowKernel } from "../maxflow/graph.js";
+import { PseudoBooleanFunction } from "../pseudo-boolean/function.js";
+import { labelGroups, reduceToQuadratic } from "../pseudo-boolean/reduce.js";
+import { checkLabelCount, checkPatternFactor } from "./pattern-checks.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 

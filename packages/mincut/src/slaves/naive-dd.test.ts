@@ -7,7 +7,7 @@ import {
   naiveDecomposition,
   phrasePairSlave,
   treeSlave,
-} from "./naive-dd.ts";
+} from "./naive-dd.js";
 
 const score = fc.integer({ min: -40, max: 40 }).map((x) => x / 8);
 const nonzero = score.filter((x) => x !== 0);

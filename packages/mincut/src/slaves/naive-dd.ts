@@ -1,10 +1,10 @@
 import { type PatternFactor, ProblemValidationError, type SlaveBinding } from "@lagrange/core";
-import { checkPatternFactor } from "./pattern-checks.ts";
-import { phrasePairSlave } from "./phrase-pair-slave.ts";
-import { treeSlave } from "./tree-slave.ts";
+import { checkPatternFactor } from "./pattern-checks.js";
+import { phrasePairSlave } from "./phrase-pair-slave.js";
+import { treeSlave } from "./tree-slave.js";
 
-export { phrasePairSlave } from "./phrase-pair-slave.ts";
-export { treeSlave } from "./tree-slave.ts";
+export { phrasePairSlave } from "./phrase-pair-slave.js";
+export { treeSlave } from "./tree-slave.js";
 
 /**
  * Splits the edges of a multigraph on nodes 0..n−1 into forests, greedily as in qian-liu2014

@@ -5,7 +5,7 @@ import {
   type SlaveBinding,
   type SlaveResult,
 } from "@lagrange/core";
-import { checkLabelCount, checkPatternFactor } from "./pattern-checks.ts";
+import { checkLabelCount, checkPatternFactor } from "./pattern-checks.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 

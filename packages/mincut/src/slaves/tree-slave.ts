@@ -5,7 +5,7 @@ import {
   type SlaveBinding,
   type SlaveResult,
 } from "@lagrange/core";
-import { checkLabelCount, checkPatternFactor } from "./pattern-checks.ts";
+import { checkLabelCount, checkPatternFactor } from "./pattern-checks.js";
 
 function find(parent: Int32Array, x: number): number {
   while (parent[x] !== x) {

@@ -23,16 +23,17 @@ import {
   prepareTrainingData,
 } from "@lagrange/chain-crf";
 import type { Decoder } from "@lagrange/core";
-import { type Corpus, evaluateChunks, evaluateTokens, type SchemeName } from "@lagrange/datasets";
-import { openBenchSplits } from "../bench-splits.ts";
-import { cachedModel, cacheModel, modelCacheKey } from "../citations/model-cache.ts";
-import { standardDecoders } from "../decoders.ts";
-import { sentenceAttributes } from "../model-input.ts";
-import { modelDecodingConstraints } from "../model-scheme.ts";
-import { Tagger } from "../tagger.ts";
-import { median, timeTaggers } from "../timing.ts";
-import { trainOnCorpus } from "../training.ts";
-import { bcrfCrossover, type CrossoverResult } from "./crossover.ts";
+import { evaluateChunks, evaluateTokens, type SchemeName } from "@lagrange/datasets";
+import type { Corpus } from "@lagrange/datasets/node";
+import { openBenchSplits } from "../bench-splits.js";
+import { cachedModel, cacheModel, modelCacheKey } from "../citations/model-cache.js";
+import { standardDecoders } from "../decoders.js";
+import { sentenceAttributes } from "../model-input.js";
+import { modelDecodingConstraints } from "../model-scheme.js";
+import { Tagger } from "../tagger.js";
+import { median, timeTaggers } from "../timing.js";
+import { trainOnCorpus } from "../training.js";
+import { bcrfCrossover, type CrossoverResult } from "./crossover.js";
 
 /**
  * The suite's datasets: registry names, and `conll2003-bioes`, CoNLL-2003 relabelled from IOB1 to

@@ -7,7 +7,7 @@
 import { BcrfWorkspace, bcrfInference, mbrDecode, openParallelBcrf } from "@lagrange/bcrf";
 import { InferenceContext, viterbi } from "@lagrange/chain-crf";
 import { seededRandom } from "@lagrange/core";
-import { median } from "../timing.ts";
+import { median } from "../timing.js";
 
 export interface CrossoverOptions {
   readonly lengths?: readonly number[];

@@ -18,8 +18,8 @@ import {
   type PenaltyAlgorithm,
   softDD,
 } from "@lagrange/soft-dd";
-import { learnPenaltySet, selectCandidates } from "../constraint-learning.ts";
-import { type DecoderTiming, timeTaggers } from "../timing.ts";
+import { learnPenaltySet, selectCandidates } from "../constraint-learning.js";
+import { type DecoderTiming, timeTaggers } from "../timing.js";
 import {
   type CitationExperiment,
   type DecodedTest,
@@ -27,7 +27,7 @@ import {
   errorReduction,
   experimentTagger,
   type FieldScores,
-} from "./experiment.ts";
+} from "./experiment.js";
 
 export interface CitationBenchmarkOptions {
   readonly penaltyAlgorithm?: PenaltyAlgorithm;

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { citationBenchmark } from "./benchmark.ts";
-import { citationDemo } from "./demo.ts";
-import { prepareCitationExperiment } from "./experiment.ts";
+import { citationBenchmark } from "./benchmark.js";
+import { citationDemo } from "./demo.js";
+import { prepareCitationExperiment } from "./experiment.js";
 
 describe("anzaroot2014's citation experiment (quick: generated citations)", () => {
   let cacheDir: string | undefined;

@@ -1,5 +1,6 @@
 import { lagrangeErrorCode } from "@lagrange/core";
-import { type Corpus, generateCitationSentences, openCorpus } from "@lagrange/datasets";
+import { generateCitationSentences } from "@lagrange/datasets";
+import { type Corpus, openCorpus } from "@lagrange/datasets/node";
 
 export interface CitationCorpora {
   /** Where the citations came from, in words. */

@@ -5,15 +5,15 @@ import {
   type LearnedConstraints,
   learnConstraints,
   type PenaltyLearningOptions,
-} from "../constraint-learning.ts";
-import { type DecoderTiming, timeTaggers } from "../timing.ts";
+} from "../constraint-learning.js";
+import { type DecoderTiming, timeTaggers } from "../timing.js";
 import {
   type CitationExperiment,
   type DecodedTest,
   decodeTest,
   errorReduction,
   experimentTagger,
-} from "./experiment.ts";
+} from "./experiment.js";
 
 export interface CitationDemoOptions
   extends Pick<PenaltyLearningOptions, "epochs" | "onEpoch" | "signal"> {

@@ -13,12 +13,12 @@ import {
   summarizeDecodings,
 } from "@lagrange/core";
 import { evaluateSegments, type Sentence } from "@lagrange/datasets";
-import { type ScoredSentence, scoreSentences } from "../constraint-learning.ts";
-import { standardDecoders } from "../decoders.ts";
-import { attributesOf } from "../model-input.ts";
-import { type Tagged, Tagger, type TaggingTime } from "../tagger.ts";
-import { trainOrLoadModel } from "../training-cache.ts";
-import { type CitationCorporaOptions, citationCorpora } from "./corpus.ts";
+import { type ScoredSentence, scoreSentences } from "../constraint-learning.js";
+import { standardDecoders } from "../decoders.js";
+import { attributesOf } from "../model-input.js";
+import { type Tagged, Tagger, type TaggingTime } from "../tagger.js";
+import { trainOrLoadModel } from "../training-cache.js";
+import { type CitationCorporaOptions, citationCorpora } from "./corpus.js";
 
 export interface CitationExperimentOptions extends CitationCorporaOptions {
   /** L-BFGS iterations of the base CRF (default 60; quick 15). */

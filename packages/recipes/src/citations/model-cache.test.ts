@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { getPreset } from "@lagrange/chain-crf";
 import { inferScheme, parseConll } from "@lagrange/datasets";
 import { afterAll, describe, expect, it } from "vitest";
-import { sentenceAttributes } from "../model-input.ts";
-import { trainOnCorpus } from "../training.ts";
-import { cachedModel, cacheModel } from "./model-cache.ts";
+import { sentenceAttributes } from "../model-input.js";
+import { trainOnCorpus } from "../training.js";
+import { cachedModel, cacheModel } from "./model-cache.js";
 
 const CHUNKS = "the DT B-NP\ncat NN I-NP\nsat VBD B-VP\n\na DT B-NP\ndog NN I-NP\nran VBD B-VP\n\n";
 

@@ -10,7 +10,7 @@ import {
   MODEL_FORMAT_VERSION,
   saveModel,
 } from "@lagrange/chain-crf";
-import { modelDecodingConstraints } from "../model-scheme.ts";
+import { modelDecodingConstraints } from "../model-scheme.js";
 
 /**
  * The key of a trained model in a cache: a hash of everything that shapes it — every training

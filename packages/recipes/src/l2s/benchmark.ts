@@ -1,7 +1,6 @@
 import { type AttributeSequence, getPreset, trainCrf } from "@lagrange/chain-crf";
 import {
   type ConlluSentence,
-  type Corpus,
   decodingMask,
   evaluateChunks,
   evaluateDependencies,
@@ -10,12 +9,13 @@ import {
   type SchemeName,
   schemeViolations,
 } from "@lagrange/datasets";
+import type { Corpus } from "@lagrange/datasets/node";
 import { BASE_LEARNERS } from "@lagrange/l2s";
-import { openBenchSplits } from "../bench-splits.ts";
-import { standardDecoders } from "../decoders.ts";
-import { sentenceAttributes } from "../model-input.ts";
-import { conlluSentences, l2sParserOf, parseWithL2s, trainL2sParser } from "./parser.ts";
-import { l2sTaggerOf, tagWithL2s, trainL2sTagger } from "./tagger.ts";
+import { openBenchSplits } from "../bench-splits.js";
+import { standardDecoders } from "../decoders.js";
+import { sentenceAttributes } from "../model-input.js";
+import { conlluSentences, l2sParserOf, parseWithL2s, trainL2sParser } from "./parser.js";
+import { l2sTaggerOf, tagWithL2s, trainL2sTagger } from "./tagger.js";
 
 /**
  * The sequence-labelling datasets of the suite: chang2016's POS and NER on the data we have, and

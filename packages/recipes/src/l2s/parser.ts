@@ -1,5 +1,6 @@
 import { LagrangeError } from "@lagrange/core";
-import type { ConlluSentence, Corpus } from "@lagrange/datasets";
+import type { ConlluSentence } from "@lagrange/datasets";
+import type { Corpus } from "@lagrange/datasets/node";
 import {
   type ArcHybridParserOptions,
   arcHybridParser,

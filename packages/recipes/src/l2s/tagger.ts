@@ -1,8 +1,6 @@
 import { getPreset } from "@lagrange/chain-crf";
 import { type ChainScores, type DecoderRegistry, LagrangeError } from "@lagrange/core";
 import {
-  type Corpus,
-  corpusLocator,
   decodingMask,
   inputRows,
   LABEL_SCHEMES,
@@ -12,6 +10,7 @@ import {
   type Sentence,
   type TransitionMask,
 } from "@lagrange/datasets";
+import { type Corpus, corpusLocator } from "@lagrange/datasets/node";
 import {
   type BaseLearnerOptions,
   hashTokenAttributes,
@@ -27,8 +26,8 @@ import {
   sequenceLabelling,
   trainSearch,
 } from "@lagrange/l2s";
-import { sentenceAttributes } from "../model-input.ts";
-import { goldLabels, requireSeveralLabels } from "../training.ts";
+import { sentenceAttributes } from "../model-input.js";
+import { goldLabels, requireSeveralLabels } from "../training.js";
 
 /** The task name an L2S tagger's model file records. */
 export const L2S_TAGGER_TASK = "sequence-labelling";

@@ -5,14 +5,14 @@ import {
   type TwoPhaseDatasetName,
   type TwoPhaseSplitId,
   twoPhaseData,
-} from "./data.ts";
+} from "./data.js";
 import {
   type SystemResult,
   TWO_PHASE_DEFAULTS,
   type TwoPhaseDatasetResult,
   type TwoPhaseExperimentOptions,
   twoPhaseExperiment,
-} from "./experiment.ts";
+} from "./experiment.js";
 
 /**
  * Every result number fersini2014 states in its text (Tables 5–8 are missing from the source;

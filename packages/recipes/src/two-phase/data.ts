@@ -1,10 +1,6 @@
-import {
-  type Corpus,
-  generateCitationSentences,
-  openCorpus,
-  type Sentence,
-} from "@lagrange/datasets";
-import { seededHalves } from "../citations/experiment.ts";
+import { generateCitationSentences, type Sentence } from "@lagrange/datasets";
+import { type Corpus, openCorpus } from "@lagrange/datasets/node";
+import { seededHalves } from "../citations/experiment.js";
 
 /** The datasets of the two-phase benchmark, as a user names them. */
 export const TWO_PHASE_DATASETS = ["cora", "conll2003", "umass"] as const;

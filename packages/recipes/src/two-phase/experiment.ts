@@ -11,7 +11,7 @@ import {
   type Decoding,
   summarizeDecodings,
 } from "@lagrange/core";
-import type { Corpus } from "@lagrange/datasets";
+import type { Corpus } from "@lagrange/datasets/node";
 import {
   type IlpDecodeOptions,
   type IlpDecoding,
@@ -20,14 +20,14 @@ import {
   type RuleFamily,
   softPenalty,
 } from "@lagrange/ilp";
-import type { BaseModel } from "../citations/experiment.ts";
-import { standardDecoders } from "../decoders.ts";
-import { attributesOf } from "../model-input.ts";
-import { type MinedOnCorpus, mineRulesOnCorpus } from "../rule-mining.ts";
-import { InfeasibleSentenceError, Tagger } from "../tagger.ts";
-import { type DecoderTiming, timeTaggers } from "../timing.ts";
-import { trainOrLoadModel } from "../training-cache.ts";
-import type { TwoPhaseData } from "./data.ts";
+import type { BaseModel } from "../citations/experiment.js";
+import { standardDecoders } from "../decoders.js";
+import { attributesOf } from "../model-input.js";
+import { type MinedOnCorpus, mineRulesOnCorpus } from "../rule-mining.js";
+import { InfeasibleSentenceError, Tagger } from "../tagger.js";
+import { type DecoderTiming, timeTaggers } from "../timing.js";
+import { trainOrLoadModel } from "../training-cache.js";
+import type { TwoPhaseData } from "./data.js";
 import {
   type FieldPrf,
   fieldPrf,
@@ -37,7 +37,7 @@ import {
   type TokenScores,
   timeDistribution,
   tokenScores,
-} from "./metrics.ts";
+} from "./metrics.js";
 
 /** τ values tried on held-out data (largest first: ties go to the labelling closest to Viterbi). */
 export const DEFAULT_TAU_GRID: readonly number[] = [1, 0.5, 0.1, 0.01, 0.001, 1e-4];

@@ -8,8 +8,8 @@ import {
   pairedBootstrap,
   sentenceChunkCounts,
 } from "@lagrange/datasets";
-import { median } from "../timing.ts";
-import type { FieldEvaluation } from "./data.ts";
+import { median } from "../timing.js";
+import type { FieldEvaluation } from "./data.js";
 
 /**
  * The entity or field type of a label: its B-/I- prefix removed at every level (`B-author` →

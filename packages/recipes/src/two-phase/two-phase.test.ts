@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { evaluateSegments, generateCitationSentences } from "@lagrange/datasets";
 import { afterAll, describe, expect, it } from "vitest";
-import { trainOrLoadModel } from "../training-cache.ts";
-import { twoPhaseData } from "./data.ts";
-import { twoPhaseSystems } from "./experiment.ts";
+import { trainOrLoadModel } from "../training-cache.js";
+import { twoPhaseData } from "./data.js";
+import { twoPhaseSystems } from "./experiment.js";
 import {
   labelType,
   quantile,
@@ -13,7 +13,7 @@ import {
   significanceOf,
   timeDistribution,
   tokenScores,
-} from "./metrics.ts";
+} from "./metrics.js";
 
 describe("labelType", () => {
   it("strips B-/I- at every level and keeps O", () => {

@@ -1,8 +1,9 @@
 import { type Decoder, LagrangeError } from "@lagrange/core";
-import { type Corpus, evaluateChunks, openCorpus } from "@lagrange/datasets";
+import { evaluateChunks } from "@lagrange/datasets";
+import { type Corpus, openCorpus } from "@lagrange/datasets/node";
 import type { IlpDecodeOptions } from "@lagrange/ilp";
 import { consistencyFeatureNames } from "@lagrange/mincut";
-import { standardDecoders } from "../decoders.ts";
+import { standardDecoders } from "../decoders.js";
 import {
   GENERAL_CRF_DEFAULTS,
   type GeneralCrf,
@@ -10,9 +11,9 @@ import {
   learnConsistency,
   prepareGeneralCrf,
   tagGeneral,
-} from "../general-crf.ts";
-import { trainOrLoadModel } from "../training-cache.ts";
-import { type Significance, significanceOf } from "../two-phase/metrics.ts";
+} from "../general-crf.js";
+import { trainOrLoadModel } from "../training-cache.js";
+import { type Significance, significanceOf } from "../two-phase/metrics.js";
 
 /** The datasets of the suite: registry names, trained on `train`, evaluated on `dev`. */
 export const TWO_SLAVE_NER_DATASETS = ["wnut16", "wnut17", "twitter-ritter2011"] as const;

@@ -5,7 +5,7 @@ import { seededRandom } from "@lagrange/core";
  * scores label y for feature f. Loss and gradient are exact and cheap, and the encoder is
  * restorable in a worker thread from its descriptor (typed arrays on SharedArrayBuffer).
  */
-import type { Encoder } from "../../encoder.ts";
+import type { Encoder } from "../../encoder.js";
 
 export interface LogisticDescriptor {
   readonly numFeatures: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ArcHybridState, NONE, REDUCE_LEFT, REDUCE_RIGHT, SHIFT } from "./arc-hybrid.ts";
-import { correctArcs, DynamicOracle, GoldTree } from "./oracle.ts";
+import { ArcHybridState, NONE, REDUCE_LEFT, REDUCE_RIGHT, SHIFT } from "./arc-hybrid.js";
+import { correctArcs, DynamicOracle, GoldTree } from "./oracle.js";
 
 const WORDS = ["Root", "Flying", "planes", "can", "be", "dangerous"];
 const names = (ids: number[]): string[] => ids.map((i) => WORDS[i]!);

@@ -36,20 +36,20 @@ export class ArcHybridState {
   /** Number of words (ROOT excluded). */
   n = 0;
   /** The stack's tokens, bottom (ROOT) first; `depth` of them are live (capacity = `heads`'). */
-  stack = new Int32Array(16);
+  stack: Int32Array = new Int32Array(16);
   depth = 0;
   /** The buffer's front word; the buffer is `front…n`, empty when `front > n`. */
   front = 1;
   /** Head of each token (index 0 is ROOT and stays NONE), NONE while unattached. */
-  heads = new Int32Array(16);
+  heads: Int32Array = new Int32Array(16);
   /** Relation id of each token's arc, NONE while unattached or unlabelled. */
-  relations = new Int32Array(16);
-  leftmost = new Int32Array(16);
-  leftmost2 = new Int32Array(16);
-  rightmost = new Int32Array(16);
-  rightmost2 = new Int32Array(16);
-  leftCount = new Int32Array(16);
-  rightCount = new Int32Array(16);
+  relations: Int32Array = new Int32Array(16);
+  leftmost: Int32Array = new Int32Array(16);
+  leftmost2: Int32Array = new Int32Array(16);
+  rightmost: Int32Array = new Int32Array(16);
+  rightmost2: Int32Array = new Int32Array(16);
+  leftCount: Int32Array = new Int32Array(16);
+  rightCount: Int32Array = new Int32Array(16);
   /** Transitions taken since `reset`. */
   steps = 0;
 

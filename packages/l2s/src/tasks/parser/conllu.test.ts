@@ -1,8 +1,8 @@
 import { DataFormatError, formatConllu, parseConllu } from "@lagrange/datasets";
 import { describe, expect, it } from "vitest";
-import type { PredictRequest, Search } from "../../search/types.ts";
-import { parseExamplesFromConllu, withParse } from "./conllu.ts";
-import { arcHybridParser, relationsOf } from "./parser-task.ts";
+import type { PredictRequest, Search } from "../../search/types.js";
+import { parseExamplesFromConllu, withParse } from "./conllu.js";
+import { arcHybridParser, relationsOf } from "./parser-task.js";
 
 /** A training-mode Search that always takes the (first) reference action. */
 class FollowReference implements Search {

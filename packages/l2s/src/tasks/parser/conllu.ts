@@ -1,5 +1,5 @@
 import { CONLLU_FIELDS, type ConlluSentence, DataFormatError } from "@lagrange/datasets";
-import type { ParseExample } from "./parser-task.ts";
+import type { ParseExample } from "./parser-task.js";
 
 const FORM = CONLLU_FIELDS.indexOf("FORM");
 const UPOS = CONLLU_FIELDS.indexOf("UPOS");

@@ -1,6 +1,6 @@
-import { hashCombine, hashString } from "../../features/hashing.ts";
-import type { FeatureSink } from "../../search/types.ts";
-import { type ArcHybridState, NONE, ROOT } from "./arc-hybrid.ts";
+import { hashCombine, hashString } from "../../features/hashing.js";
+import type { FeatureSink } from "../../search/types.js";
+import { type ArcHybridState, NONE, ROOT } from "./arc-hybrid.js";
 
 /**
  * Hashed feature templates of an arc-hybrid configuration for greedy parsing: Zhang & Nivre's

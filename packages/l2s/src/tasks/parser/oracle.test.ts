@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ArcHybridState, REDUCE_LEFT, REDUCE_RIGHT, SHIFT } from "./arc-hybrid.ts";
-import { correctArcs, DynamicOracle, GoldTree, isProjectiveTree, staticOracle } from "./oracle.ts";
+import { ArcHybridState, REDUCE_LEFT, REDUCE_RIGHT, SHIFT } from "./arc-hybrid.js";
+import { correctArcs, DynamicOracle, GoldTree, isProjectiveTree, staticOracle } from "./oracle.js";
 
 /**
  * Ground truth by exhaustive search: the most gold arcs any completion of `state` adds, over

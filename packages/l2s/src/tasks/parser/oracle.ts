@@ -6,7 +6,7 @@ import {
   ROOT,
   SHIFT,
   type Transition,
-} from "./arc-hybrid.ts";
+} from "./arc-hybrid.js";
 
 /**
  * A sentence's gold tree in the form the oracles read: `heads[w]` is word w's gold head (0 =

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HashedFeatures } from "../../features/hashing.ts";
-import type { PredictRequest, Search } from "../../search/types.ts";
-import { ArcHybridState, REDUCE_LEFT, REDUCE_RIGHT, SHIFT } from "./arc-hybrid.ts";
-import { SentenceAtoms, writeConfigurationFeatures } from "./features.ts";
-import { DynamicOracle, GoldTree } from "./oracle.ts";
-import { arcHybridParser, type ParseExample, relationsOf } from "./parser-task.ts";
+import { HashedFeatures } from "../../features/hashing.js";
+import type { PredictRequest, Search } from "../../search/types.js";
+import { ArcHybridState, REDUCE_LEFT, REDUCE_RIGHT, SHIFT } from "./arc-hybrid.js";
+import { SentenceAtoms, writeConfigurationFeatures } from "./features.js";
+import { DynamicOracle, GoldTree } from "./oracle.js";
+import { arcHybridParser, type ParseExample, relationsOf } from "./parser-task.js";
 
 /** What a scripted search saw of one predict call (copied: the task reuses its arrays). */
 interface Seen {

@@ -1,12 +1,12 @@
-import type { FeatureSink, Features, Search, SearchTask } from "../../search/types.ts";
-import { ArcHybridState, NONE, REDUCE_LEFT, SHIFT } from "./arc-hybrid.ts";
+import type { FeatureSink, Features, Search, SearchTask } from "../../search/types.js";
+import { ArcHybridState, NONE, REDUCE_LEFT, SHIFT } from "./arc-hybrid.js";
 import {
   DirectedSink,
   SentenceAtoms,
   writeConfigurationFeatures,
   writeRelationFeatures,
-} from "./features.ts";
-import { DynamicOracle, GoldTree, staticOracle } from "./oracle.ts";
+} from "./features.js";
+import { DynamicOracle, GoldTree, staticOracle } from "./oracle.js";
 
 /** A sentence to parse: words and POS tags, with the gold tree when it is known. */
 export interface ParseExample {

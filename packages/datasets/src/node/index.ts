@@ -1,0 +1,39 @@
+/**
+ * `@lagrange/datasets/node`: the dataset registry's file side (Node only): finding, downloading and
+ * verifying corpora on disk, and opening them as sentences. The main entry (formats, label
+ * schemes, evaluation, the catalog) needs no file system and bundles for the browser.
+ */
+export {
+  CORPUS_FORMATS,
+  type Corpus,
+  type CorpusFormat,
+  corpusLocator,
+  type OpenCorpusOptions,
+  openCorpus,
+  withoutLabels,
+} from "../registry/corpus.js";
+export type { OpenDatasetOptions, OpenedSplit } from "../registry/open.js";
+export { openDataset } from "../registry/open.js";
+export type {
+  AbsentSplit,
+  AvailableSplit,
+  DownloadProgress,
+  FetchLike,
+  LocateOptions,
+  MissingSplit,
+  ResolveOptions,
+  SplitLocation,
+  SplitResolution,
+  SplitSource,
+} from "../registry/resolve.js";
+export {
+  CACHE_DIR_ENV,
+  cacheDir,
+  DATA_DIR_ENV,
+  findMirrorDir,
+  findSplitFile,
+  locateSplit,
+  OFFLINE_ENV,
+  resolveSplit,
+  sha256File,
+} from "../registry/resolve.js";
