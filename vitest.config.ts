@@ -9,7 +9,7 @@ export default defineConfig({
   resolve: { conditions: [SOURCE_CONDITION, "module", "node", "import", "default"] },
   ssr: { resolve: { conditions: [SOURCE_CONDITION, "node", "import", "default"] } },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
+    include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "tools/*/**/*.test.ts"],
     testTimeout: 60_000,
     pool: "forks",
     poolOptions: { forks: { execArgv: [`--conditions=${SOURCE_CONDITION}`] } },

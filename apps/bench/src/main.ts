@@ -11,6 +11,7 @@ import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { writeReport } from "./report.js";
 import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./suites/bcrf.js";
+import { cliStartup, cliStartupMarkdown } from "./suites/cli-startup.js";
 import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.js";
 import { l2sMarkdown, l2sSuite, writeL2sFigures } from "./suites/l2s.js";
 import { maxflowBench, maxflowMarkdown } from "./suites/maxflow.js";
@@ -448,5 +449,25 @@ program
       }
     },
   );
+
+program
+  .command("cli-startup")
+  .description(
+    "lagrange --help and --version from the built binary (apps/cli/dist) against node -e 0 and the source run: medians of N spawns; JSON + Markdown",
+  )
+  .option(
+    "--out <file.json>",
+    "write the JSON result here (the Markdown table goes beside it as .md)",
+  )
+  .option("--runs <n>", "spawns per command; times are medians", integer, 21)
+  .option("--build", "rebuild apps/cli/dist first (default: only when it is missing)")
+  .action(async (opts: { out?: string; runs: number; build?: boolean }) => {
+    const result = await cliStartup({
+      runs: opts.runs,
+      build: opts.build === true,
+      onStatus: status,
+    });
+    await emit(result, cliStartupMarkdown(result), opts.out);
+  });
 
 await program.parseAsync(process.argv.slice(2), { from: "user" });

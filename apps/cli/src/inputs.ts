@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { type CrfModel, loadModel } from "@lagrange/chain-crf";
 import { LagrangeError, lagrangeErrorCode } from "@lagrange/core";
-import { type Corpus, type OpenCorpusOptions, openCorpus } from "@lagrange/datasets/node";
+import type { Corpus } from "@lagrange/datasets";
+import { type OpenCorpusOptions, openCorpus } from "@lagrange/datasets/node";
 import { usageError } from "./exit-codes.js";
 
 /**

@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 import { type CrfModel, getPreset, loadModel } from "@lagrange/chain-crf";
-import type { Corpus } from "@lagrange/datasets/node";
+import type { Corpus } from "@lagrange/datasets";
 import { isL2sModelFile, type L2sModel, loadL2sModel } from "@lagrange/l2s";
 import {
   type GoldLabels,

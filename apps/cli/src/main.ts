@@ -1,12 +1,13 @@
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { registerConstraints } from "./commands/constraints.js";
-import { registerDemo } from "./commands/demo.js";
-import { registerEval } from "./commands/eval.js";
-import { registerInfo } from "./commands/info.js";
-import { registerParse } from "./commands/parse.js";
-import { registerRules } from "./commands/rules.js";
-import { registerTag } from "./commands/tag.js";
-import { registerTrain } from "./commands/train.js";
+import { defineConstraints } from "./define/constraints.js";
+import { defineDemo } from "./define/demo.js";
+import { defineEval } from "./define/eval.js";
+import { defineInfo } from "./define/info.js";
+import { defineParse } from "./define/parse.js";
+import { defineRules } from "./define/rules.js";
+import { defineTag } from "./define/tag.js";
+import { defineTrain } from "./define/train.js";
 import { EXIT_CODES_HELP, ExitCode, exitCodeOf, isAbort } from "./exit-codes.js";
 import { removeTemporaryFiles, stopSignal } from "./interruption.js";
 import { writeStderr } from "./progress.js";
@@ -14,23 +15,30 @@ import { writeStderr } from "./progress.js";
 function buildProgram(): Command {
   const program = new Command("lagrange")
     .description("Structured prediction with global constraints: train, tag, parse, evaluate.")
+    .version(version(), "-V, --version", "print the version")
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeErr: writeStderr });
-  registerEval(program);
-  registerTrain(program);
-  registerTag(program);
-  registerParse(program);
-  registerConstraints(program);
-  registerRules(program);
-  registerInfo(program);
-  registerDemo(program);
+  defineEval(program);
+  defineTrain(program);
+  defineTag(program);
+  defineParse(program);
+  defineConstraints(program);
+  defineRules(program);
+  defineInfo(program);
+  defineDemo(program);
   const withExitCodes = (command: Command): void => {
     command.addHelpText("after", EXIT_CODES_HELP);
     for (const sub of command.commands) withExitCodes(sub);
   };
   withExitCodes(program);
   return program;
+}
+
+/** The version of @lagrange/cli: its package.json, one directory above src/ and dist/ alike. */
+function version(): string {
+  const manifest = readFileSync(new URL("../package.json", import.meta.url), "utf8");
+  return (JSON.parse(manifest) as { version: string }).version;
 }
 
 /** Runs the CLI on `argv` (without the node and script names); returns the exit code. */
@@ -121,6 +129,6 @@ export async function runAsProcess(argv: readonly string[]): Promise<void> {
   process.exitCode = await main(argv);
 }
 
-const isEntry =
-  import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("main.ts");
+/** Run as a script (`node … src/main.ts`, the workspace's way); the built binary enters by bin.ts. */
+const isEntry = /[\\/]main\.[cm]?[jt]s$/.test(process.argv[1] ?? "");
 if (isEntry) await runAsProcess(process.argv.slice(2));

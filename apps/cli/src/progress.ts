@@ -1,4 +1,8 @@
-import { SingleBar } from "cli-progress";
+import { createRequire } from "node:module";
+
+/** cli-progress, loaded on the first bar (a terminal only): `--help` and piped runs never load it. */
+const loadCliProgress = (): typeof import("cli-progress") =>
+  createRequire(import.meta.url)("cli-progress");
 
 export interface Progress {
   update(done: number, detail?: string): void;
@@ -15,6 +19,7 @@ export function progressBar(
   enabled = process.stderr.isTTY,
 ): Progress {
   if (!enabled || total <= 0) return { update() {}, stop() {} };
+  const { SingleBar } = loadCliProgress();
   const bar = new SingleBar({
     format: `${label.padEnd(10)} [{bar}] {percentage}% | {value}/{total} | {detail}`,
     stream: process.stderr,

@@ -7,7 +7,8 @@ import { parseConstraintsFile } from "@lagrange/constraint-templates";
 import { seededRandom } from "@lagrange/core";
 import { minedRuleStats } from "@lagrange/ilp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseDelimiters, parseRuleFamilies } from "./commands/rules.js";
+import { parseRuleFamilies } from "./commands/rules.js";
+import { parseDelimiters } from "./define/values.js";
 import { expectCleanExit, runCli, strayTemporaryFiles } from "./probe/cli-process.js";
 import { lastColumn, run } from "./test-support.js";
 

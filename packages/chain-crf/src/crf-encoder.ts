@@ -42,8 +42,6 @@ export class CrfEncoder implements Encoder {
   readonly numWeights: number;
   readonly numInstances: number;
   readonly numLabels: number;
-  /** The module exporting {@link restoreEncoder}, for worker threads. */
-  readonly restoreModule: string = import.meta.url;
   readonly #begin: number;
   readonly #instances: InstanceLoss;
   #shared: SharedCorpus | null = null;

@@ -139,6 +139,13 @@ export {
   UnknownDatasetError,
 } from "./registry/catalog.js";
 export {
+  CORPUS_FORMATS,
+  type Corpus,
+  type CorpusFormat,
+  corpusLocator,
+  withoutLabels,
+} from "./registry/corpus-model.js";
+export {
   DatasetChecksumError,
   DatasetConfigError,
   DatasetDownloadError,

@@ -19,7 +19,7 @@ export {
   twoPhaseIlpDecoder,
 } from "./decoders.js";
 export { FactorGraphIlp, type FactorGraphIlpResult } from "./factor-graph-ilp.js";
-export { loadHighsRuntime, prepareIlp } from "./highs-runtime.js";
+export { prepareIlp } from "./prepare.js";
 export {
   DEFAULT_RULE_DELIMITERS,
   type MinedRule,

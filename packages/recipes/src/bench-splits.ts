@@ -1,6 +1,6 @@
 import { LagrangeError } from "@lagrange/core";
-import { convertScheme, type SchemeName } from "@lagrange/datasets";
-import { type Corpus, openCorpus } from "@lagrange/datasets/node";
+import { type Corpus, convertScheme, type SchemeName } from "@lagrange/datasets";
+import { openCorpus } from "@lagrange/datasets/node";
 
 /**
  * A corpus with its gold labels rewritten from its own chunk scheme into `scheme` (CoNLL-2003's

@@ -9,8 +9,7 @@ import {
   throwIfAborted,
   yieldToEventLoop,
 } from "@lagrange/core";
-import type { Sentence } from "@lagrange/datasets";
-import type { Corpus } from "@lagrange/datasets/node";
+import type { Corpus, Sentence } from "@lagrange/datasets";
 import {
   type ConsistencyFactorOptions,
   type ConsistencyModel,

@@ -81,6 +81,18 @@ export {
   withGeneralCrf,
 } from "./general-crf.js";
 export {
+  type CitationInspection,
+  CitationInspector,
+  type CitationInspectorOptions,
+  citationTokens,
+  type DecoderChoice,
+  decoderChoices,
+  type FiredConstraint,
+  firedConstraints,
+  type LabelledSpans,
+  type ObjectivePoint,
+} from "./inspect/inspect.js";
+export {
   L2S_DATASETS,
   L2S_DEFAULT_DATASETS,
   type L2sBenchmarkOptions,

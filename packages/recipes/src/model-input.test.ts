@@ -1,6 +1,6 @@
 import { lagrangeErrorCode } from "@lagrange/core";
+import type { Corpus, CorpusFormat } from "@lagrange/datasets";
 import { inferScheme, parseConll } from "@lagrange/datasets";
-import type { Corpus, CorpusFormat } from "@lagrange/datasets/node";
 import { describe, expect, it } from "vitest";
 import { inputForModel, modelInputColumns } from "./model-input.js";
 import { TrainingFailedError, trainOnCorpus } from "./training.js";

@@ -1,7 +1,13 @@
 import { type ConstraintsFile, parseBioLabel, SegmentIndex } from "@lagrange/constraint-templates";
 import { LagrangeError } from "@lagrange/core";
-import { type LabelScheme, requireScheme, type SchemeCheck, tokenPlace } from "@lagrange/datasets";
-import { type Corpus, corpusLocator } from "@lagrange/datasets/node";
+import {
+  type Corpus,
+  corpusLocator,
+  type LabelScheme,
+  requireScheme,
+  type SchemeCheck,
+  tokenPlace,
+} from "@lagrange/datasets";
 import {
   type MineRulesOptions,
   minedRulesFile,

@@ -13,7 +13,7 @@ import {
 } from "@lagrange/core";
 import type { LabelScheme, Sentence } from "@lagrange/datasets";
 import { standardDecoders } from "./decoders.js";
-import { modelPreset, sentenceAttributes } from "./model-input.js";
+import { modelPreset, sentenceAttributes } from "./model-features.js";
 import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
 
 export interface TaggerOptions {

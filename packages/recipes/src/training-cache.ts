@@ -1,6 +1,5 @@
 import { getPreset, type TrainingProgress } from "@lagrange/chain-crf";
-import type { LabelScheme } from "@lagrange/datasets";
-import type { Corpus } from "@lagrange/datasets/node";
+import type { Corpus, LabelScheme } from "@lagrange/datasets";
 import type { BaseModel } from "./citations/experiment.js";
 import { cachedModel, cacheModel, modelCacheKey } from "./citations/model-cache.js";
 import { sentenceAttributes } from "./model-input.js";
@@ -17,6 +16,11 @@ export interface CachedTrainingOptions {
   readonly iterations: number;
   /** L2 regularisation (default 1, CRFsuite's). */
   readonly c2?: number;
+  /**
+   * Keep attributes seen at least this often (default 1): a smaller model file (a page ships it);
+   * part of the cache key when set.
+   */
+  readonly minAttributeFrequency?: number;
   /** Labels in a fixed order (label ids shared with another model); part of the cache key. */
   readonly labels?: readonly string[];
   /** Threads for the objective (default 2); they do not change the model, so not its key. */
@@ -54,6 +58,9 @@ export async function trainOrLoadModel(
         iterations: options.iterations,
         scheme,
         ...(options.labels === undefined ? {} : { labels: [...options.labels] }),
+        ...(options.minAttributeFrequency === undefined
+          ? {}
+          : { minAttributeFrequency: options.minAttributeFrequency }),
       },
     );
     const model = await cachedModel(options.cacheDir, options.name, key);
@@ -79,6 +86,9 @@ export async function trainOrLoadModel(
     maxIterations: options.iterations,
     c2,
     ...(options.labels === undefined ? {} : { labels: options.labels }),
+    ...(options.minAttributeFrequency === undefined
+      ? {}
+      : { minAttributeFrequency: options.minAttributeFrequency }),
     threads: options.threads ?? 2,
     ...(options.onTrainingProgress === undefined ? {} : { onProgress: options.onTrainingProgress }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -1,7 +1,7 @@
 import { trainingObjective } from "@lagrange/bcrf";
 import { lagrangeErrorCode } from "@lagrange/core";
+import type { Corpus } from "@lagrange/datasets";
 import { inferScheme, parseConll } from "@lagrange/datasets";
-import type { Corpus } from "@lagrange/datasets/node";
 import { describe, expect, it } from "vitest";
 import { trainOnCorpus } from "./training.js";
 

@@ -7,6 +7,8 @@ import {
 } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
 import {
+  type Corpus,
+  corpusLocator,
   decodingMask,
   evaluateChunks,
   evaluateSegments,
@@ -22,7 +24,6 @@ import {
   type Sentence,
   tokenPlace,
 } from "@lagrange/datasets";
-import { type Corpus, corpusLocator } from "@lagrange/datasets/node";
 import { sentenceAttributes } from "./model-input.js";
 
 export interface TrainOnCorpusOptions

@@ -7,12 +7,10 @@ import {
 } from "@lagrange/constraint-templates";
 import type { Sentence } from "@lagrange/datasets";
 import { attributesOf, inputForModel, learnConstraints, scoreSentences } from "@lagrange/recipes";
-import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
-import { type Command, Option } from "commander";
+import type { PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { badInputError, usageError } from "../exit-codes.js";
 import { openData, readModel } from "../inputs.js";
 import { interruptible } from "../interruption.js";
-import { malformedOption, parseInteger, parseNumber, parsePositive } from "../options.js";
 import { type Output, writeOutput } from "../output.js";
 import { note, warn } from "../progress.js";
 import { learnedConstraintsReport } from "../render.js";
@@ -147,48 +145,7 @@ function unknownLabels(model: CrfModel, sentences: readonly Sentence[]): string[
   return [...unknown];
 }
 
-export function registerConstraints(program: Command): void {
-  const constraints = program
-    .command("constraints")
-    .description("Global constraints over a model's labels (anzaroot2014): learn penalties");
-  constraints
-    .command("learn")
-    .description(
-      "Generate candidate constraints from templates, prune them by importance (imp(c) ≥ threshold) and learn their penalties on held-out data; writes a versioned constraints file and prints which constraints were kept and dropped",
-    )
-    .requiredOption("--model <file>", "model file (the base CRF)")
-    .requiredOption(
-      "--data <spec>",
-      "held-out labelled data: a registry name[:split] (default split dev) or a file path",
-    )
-    .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
-    .option(
-      "--templates <list>",
-      "comma-separated families: singleton, pairwise, hierarchical, bio (the BIO mask, always on), rules (adjacency, precedence, state-change, begin-end, presence-precedence) or single rule families",
-      "singleton,pairwise,hierarchical",
-    )
-    .option("--threshold <x>", "keep candidates with importance imp(c) ≥ x", parseNumber, 2.75)
-    .addOption(
-      new Option("--algorithm <name>", "penalty learner")
-        .choices([...PENALTY_ALGORITHMS])
-        .default("averaged-perceptron"),
-    )
-    .option("--epochs <n>", "passes over the held-out data", parseInteger, 5)
-    .option("--learning-rate <x>", "perceptron step / SSVM η₀ (default 0.1)", parsePositive)
-    .addOption(
-      new Option(
-        "--count-unit <unit>",
-        "what singleton and pairwise constraints count: segments, or full labels (the paper's literal reading)",
-      )
-        .choices(["label", "segment"])
-        .default("segment"),
-    )
-    .addOption(malformedOption())
-    .requiredOption(
-      "--out <file>",
-      "constraints file to write (JSON, atomically; checked before learning; never an input)",
-    )
-    .action(async (opts: ConstraintsLearnOptions) => {
-      process.stdout.write(await interruptible((signal) => constraintsLearnCommand(opts, signal)));
-    });
+/** What `lagrange constraints` does (its options are declared in ../define/constraints.ts). */
+export async function constraintsAction(opts: ConstraintsLearnOptions): Promise<void> {
+  process.stdout.write(await interruptible((signal) => constraintsLearnCommand(opts, signal)));
 }

@@ -1,8 +1,6 @@
-import { availableParallelism } from "node:os";
 import { type CitationDemo, citationDemo, prepareCitationExperiment } from "@lagrange/recipes";
-import type { Command } from "commander";
 import { interruptible } from "../interruption.js";
-import { parseInteger, threadCount } from "../options.js";
+import { threadCount } from "../options.js";
 import { note, progressBar } from "../progress.js";
 import { learnedConstraintsReport } from "../render.js";
 
@@ -88,27 +86,7 @@ function exampleText(demo: CitationDemo): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function registerDemo(program: Command): void {
-  program
-    .command("demo")
-    .description(
-      "The main job (anzaroot2014): train a citation CRF on UMass citations (or generated ones), learn soft-constraint penalties on half of dev, decode the other half with Viterbi and with Soft-DD, print both and a citation the constraints changed",
-    )
-    .option("--crf-iterations <n>", "L-BFGS iterations of the citation CRF", parseInteger, 60)
-    .option(
-      "--threads <n>",
-      "worker threads for training (at most the number of cores)",
-      parseInteger,
-      Math.min(2, availableParallelism()),
-    )
-    .option("--epochs <n>", "penalty-learning epochs", parseInteger, 5)
-    .option(
-      "--seed <n>",
-      "seed of the dev split into learning and evaluation halves",
-      parseInteger,
-      1,
-    )
-    .action(async (opts: DemoOptions) => {
-      process.stdout.write(await interruptible((signal) => demoCommand(opts, signal)));
-    });
+/** What `lagrange demo` does (its options are declared in ../define/demo.ts). */
+export async function demoAction(opts: DemoOptions): Promise<void> {
+  process.stdout.write(await interruptible((signal) => demoCommand(opts, signal)));
 }

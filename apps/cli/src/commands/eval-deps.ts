@@ -6,11 +6,8 @@ import {
   evaluateDependencies,
 } from "@lagrange/datasets";
 import { conlluSentences } from "@lagrange/recipes";
+import type { DepsPunctuation } from "../define/values.js";
 import { openData } from "../inputs.js";
-
-/** `--punctuation`: score punctuation words, leave them out, or print both rows. */
-export const DEPS_PUNCTUATION = ["include", "exclude", "both"] as const;
-export type DepsPunctuation = (typeof DEPS_PUNCTUATION)[number];
 
 export interface DepsOptions {
   readonly punctuation: DepsPunctuation;

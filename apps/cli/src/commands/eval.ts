@@ -5,10 +5,10 @@ import {
   evaluateConllText,
   evaluateSegments,
 } from "@lagrange/datasets";
-import { type Command, Option } from "commander";
+import type { DepsPunctuation } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
 import { requireFile } from "../inputs.js";
-import { DEPS_PUNCTUATION, type DepsPunctuation, depsCommand } from "./eval-deps.js";
+import { depsCommand } from "./eval-deps.js";
 
 export interface EvalOptions {
   readonly json?: boolean;
@@ -155,72 +155,44 @@ const CONLLEVAL_OPTIONS: readonly [keyof EvalFlags, string][] = [
   ["flat", "--flat"],
 ];
 
-export function registerEval(program: Command): void {
-  program
-    .command("eval")
-    .description(
-      "Evaluate predictions (gold = second-to-last column, prediction = last): a drop-in conlleval.pl. With --deps, dependency trees instead: eval --deps gold.conllu predicted.conllu prints the unlabelled and labelled attachment scores (UAS, LAS), with punctuation and without",
-    )
-    .argument(
-      "<pred>",
-      "prediction file in CoNLL columns, or - for standard input; with --deps, the gold CoNLL-U (a file or a registry name[:split], default split dev)",
-    )
-    .argument("[predicted]", "with --deps: the predicted CoNLL-U (lagrange parse's output)")
-    .option(
-      "--deps",
-      "score dependency trees (HEAD, DEPREL of CoNLL-U; the two files must hold the same words): UAS, LAS and label accuracy",
-    )
-    .addOption(
-      new Option(
-        "--punctuation <mode>",
-        "--deps: score punctuation words (include: UD's CoNLL 2017/2018 convention), leave them out (exclude: CoNLL-X and Penn Treebank; punctuation = gold UPOS PUNCT), or both rows (default both)",
-      ).choices([...DEPS_PUNCTUATION]),
-    )
-    .option("--json", "print the figures as JSON (percent, like conlleval)")
-    .option("-r, --raw", "conlleval -r: tags carry no B-/I- prefix")
-    .option("-d, --delimiter <char>", "conlleval -d: the column delimiter (default a space)")
-    .option("-o, --outside <tag>", "conlleval -o: the outside tag, with --raw (default O)")
-    .option("-l, --latex", "conlleval -l: a LaTeX table")
-    .addOption(
-      new Option("--hierarchical", "evaluate hierarchical labels per field (segment)").conflicts(
-        "flat",
-      ),
-    )
-    .option("--flat", "force conlleval's flat chunk evaluation")
-    .action(async (pred: string, predicted: string | undefined, opts: EvalFlags) => {
-      if (opts.deps === true) {
-        const given = CONLLEVAL_OPTIONS.filter(([key]) => opts[key] !== undefined).map(
-          ([, name]) => name,
-        );
-        if (given.length > 0) {
-          throw usageError(`${given.join(", ")}: conlleval's options; --deps scores trees`);
-        }
-        if (predicted === undefined) {
-          throw usageError("--deps needs two files: the gold CoNLL-U, then the predicted one");
-        }
-        process.stdout.write(
-          await depsCommand(pred, predicted, {
-            punctuation: opts.punctuation ?? "both",
-            json: opts.json === true,
-          }),
-        );
-        return;
-      }
-      if (predicted !== undefined) {
-        throw usageError(
-          `a second file (${predicted}) is for --deps (gold and predicted CoNLL-U); conlleval reads gold and predictions from the columns of one file`,
-        );
-      }
-      if (opts.punctuation !== undefined) {
-        throw usageError("--punctuation is an option of --deps (dependency trees)");
-      }
-      const { flat, hierarchical, deps: _, punctuation: __, ...rest } = opts;
-      const choice = hierarchical === true ? true : flat === true ? false : undefined;
-      process.stdout.write(
-        await evalCommand(pred, {
-          ...rest,
-          ...(choice === undefined ? {} : { hierarchical: choice }),
-        }),
-      );
-    });
+/** What `lagrange eval` does (its options are declared in ../define/eval.ts). */
+export async function evalAction(
+  pred: string,
+  predicted: string | undefined,
+  opts: EvalFlags,
+): Promise<void> {
+  if (opts.deps === true) {
+    const given = CONLLEVAL_OPTIONS.filter(([key]) => opts[key] !== undefined).map(
+      ([, name]) => name,
+    );
+    if (given.length > 0) {
+      throw usageError(`${given.join(", ")}: conlleval's options; --deps scores trees`);
+    }
+    if (predicted === undefined) {
+      throw usageError("--deps needs two files: the gold CoNLL-U, then the predicted one");
+    }
+    process.stdout.write(
+      await depsCommand(pred, predicted, {
+        punctuation: opts.punctuation ?? "both",
+        json: opts.json === true,
+      }),
+    );
+    return;
+  }
+  if (predicted !== undefined) {
+    throw usageError(
+      `a second file (${predicted}) is for --deps (gold and predicted CoNLL-U); conlleval reads gold and predictions from the columns of one file`,
+    );
+  }
+  if (opts.punctuation !== undefined) {
+    throw usageError("--punctuation is an option of --deps (dependency trees)");
+  }
+  const { flat, hierarchical, deps: _, punctuation: __, ...rest } = opts;
+  const choice = hierarchical === true ? true : flat === true ? false : undefined;
+  process.stdout.write(
+    await evalCommand(pred, {
+      ...rest,
+      ...(choice === undefined ? {} : { hierarchical: choice }),
+    }),
+  );
 }

@@ -1,5 +1,4 @@
 import { loadL2sModel } from "@lagrange/l2s";
-import type { Command } from "commander";
 import { readModel, requireFile } from "../inputs.js";
 import { describeModel, isL2sModelPath } from "../l2s-models.js";
 
@@ -52,13 +51,7 @@ async function l2sInfo(path: string, json: boolean): Promise<string> {
   ].join("\n");
 }
 
-export function registerInfo(program: Command): void {
-  program
-    .command("info")
-    .description("Describe a model file")
-    .argument("<model>", "model file")
-    .option("--json", "as JSON")
-    .action(async (model: string, opts: { json?: boolean }) => {
-      process.stdout.write(await infoCommand(model, opts.json === true));
-    });
+/** What `lagrange info` does (its options are declared in ../define/info.ts). */
+export async function infoAction(model: string, opts: { json?: boolean }): Promise<void> {
+  process.stdout.write(await infoCommand(model, opts.json === true));
 }

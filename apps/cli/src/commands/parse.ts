@@ -9,7 +9,6 @@ import {
   Tagger,
   tagWithL2s,
 } from "@lagrange/recipes";
-import type { Command } from "commander";
 import { usageError } from "../exit-codes.js";
 import { openData } from "../inputs.js";
 import { interruptible } from "../interruption.js";
@@ -142,31 +141,11 @@ function withTags(
   });
 }
 
-export function registerParse(program: Command): void {
-  program
-    .command("parse")
-    .description(
-      "Parse CoNLL-U with a learning-to-search dependency parser (lagrange train --learner l2s --task parser): writes the same CoNLL-U with HEAD and DEPREL predicted, every other field, comment and multiword-token line kept; sentences/s to stderr. --tagger predicts the POS tags the parser reads first (predicted-POS parsing). Score the output with lagrange eval --deps",
-    )
-    .argument(
-      "[input]",
-      "CoNLL-U to parse: a file (any extension) or a registry name[:split] (default split dev)",
-    )
-    .requiredOption("--model <file>", "parser model (lagrange train --learner l2s --task parser)")
-    .option("--data <spec>", "the input, as an option (instead of the argument)")
-    .option(
-      "--tagger <file>",
-      "a POS tagger model (CRF, or lagrange train --learner l2s --task pos) whose predictions replace the field the parser reads (UPOS, or XPOS when it was trained on --tag-field XPOS) before parsing, in the output too",
-    )
-    .option(
-      "-o, --out <file>",
-      "output CoNLL-U file, written atomically; checked before parsing (default standard output)",
-    )
-    .action(async (input: string | undefined, opts: ParseOptions) => {
-      if (input !== undefined && opts.data !== undefined) {
-        throw usageError(`the input ${input} and --data ${opts.data}: give one of them`);
-      }
-      const options = { ...opts, ...(input === undefined ? {} : { data: input }) };
-      note(await interruptible((signal) => parseCommand(options, signal)));
-    });
+/** What `lagrange parse` does (its options are declared in ../define/parse.ts). */
+export async function parseAction(input: string | undefined, opts: ParseOptions): Promise<void> {
+  if (input !== undefined && opts.data !== undefined) {
+    throw usageError(`the input ${input} and --data ${opts.data}: give one of them`);
+  }
+  const options = { ...opts, ...(input === undefined ? {} : { data: input }) };
+  note(await interruptible((signal) => parseCommand(options, signal)));
 }

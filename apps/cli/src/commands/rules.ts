@@ -1,25 +1,11 @@
 import { RULE_FAMILIES, serializeConstraintsFile } from "@lagrange/constraint-templates";
-import { parseLabelScheme } from "@lagrange/datasets";
-import { corpusLocator } from "@lagrange/datasets/node";
-import {
-  RULE_COST_POLICIES,
-  RULE_MINING_DEFAULTS,
-  type RuleCostPolicy,
-  type RuleFamily,
-  type RuleMining,
-} from "@lagrange/ilp";
+import { corpusLocator, parseLabelScheme } from "@lagrange/datasets";
+import type { RuleCostPolicy, RuleFamily, RuleMining } from "@lagrange/ilp";
 import { type MinedOnCorpus, mineRulesOnCorpus } from "@lagrange/recipes";
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { parseDelimiters } from "../define/values.js";
 import { usageError } from "../exit-codes.js";
 import { openData, readModel } from "../inputs.js";
 import { interruptible } from "../interruption.js";
-import {
-  malformedOption,
-  parseInteger,
-  parseNonNegative,
-  parseNumber,
-  parsePositive,
-} from "../options.js";
 import { type Output, writeOutput } from "../output.js";
 import { note, progressBar } from "../progress.js";
 
@@ -70,27 +56,6 @@ export function parseRuleFamilies(spec: string): RuleFamily[] {
   }
   if (families.size === 0) throw usageError("--families: name at least one rule family");
   return RULE_FAMILIES.filter((f) => families.has(f as RuleFamily)) as RuleFamily[];
-}
-
-/**
- * `--delimiters`: `auto`; tokens separated by spaces (`"( ) -- ..."`); or, without a space, one
- * delimiter per character (`",;:()"`).
- */
-export function parseDelimiters(spec: string): readonly string[] | "auto" {
-  const text = spec.trim();
-  if (text === "auto") return "auto";
-  const tokens = /\s/.test(text) ? text.split(/\s+/) : Array.from(text);
-  const unique = [...new Set(tokens.filter((t) => t !== ""))];
-  if (unique.length === 0) {
-    throw new InvalidArgumentError(`expected delimiter tokens or "auto", got "${spec}"`);
-  }
-  return unique;
-}
-
-function parseFraction(value: string): number {
-  const x = parseNumber(value);
-  if (x < 0 || x > 1) throw new InvalidArgumentError(`expected a number in 0…1, got "${value}"`);
-  return x;
 }
 
 /** `lagrange rules mine`: returns the report (stdout); the file is written atomically. */
@@ -204,90 +169,7 @@ export function rulesReport(mining: RuleMining, data: string, cost: RuleCostPoli
   return `${lines.join("\n")}\n`;
 }
 
-export function registerRules(program: Command): void {
-  const rules = program
-    .command("rules")
-    .description(
-      "fersini2014's rule templates (adjacency, precedence, state change, begin-end, presence and precedence): mine them from labelled data",
-    );
-  rules
-    .command("mine")
-    .description(
-      "Count every candidate rule template over the gold labels of the training data (support: instances whose premise fires; confidence: the share the gold labels satisfy), keep those above the thresholds and write them as a versioned constraints file whose penalties are the rule costs, for `lagrange tag --constraints`. A counting substitute for the paper's MINSAT/Lsquare learner",
-    )
-    .requiredOption(
-      "--data <spec>",
-      "labelled training data: a registry name[:split] (default split train) or a file path",
-    )
-    .option(
-      "--format <format>",
-      "file format for a path: conll, conllu, umass, inline (default from the extension)",
-    )
-    .option(
-      "--scheme <name>",
-      "label scheme the gold labels are checked against: IOB1, IOB2, hierarchical-BIO (rule templates read B-/I-/O labels only; default: the data's)",
-    )
-    .option(
-      "--model <file>",
-      "write the rules for this model's label set, in its order (default: the data's gold labels in order of first appearance, which is what `lagrange train` on the same data gives)",
-    )
-    .option(
-      "--families <list>",
-      `"rules" (all five) or a comma-separated list of ${RULE_FAMILIES.join(", ")}`,
-      "rules",
-    )
-    .option(
-      "--min-support <n>",
-      "keep rules whose premise fires at least n times",
-      parseInteger,
-      RULE_MINING_DEFAULTS.minSupport,
-    )
-    .option(
-      "--min-confidence <x>",
-      "keep rules the gold labels satisfy in at least this share of their instances (0…1)",
-      parseFraction,
-      RULE_MINING_DEFAULTS.minConfidence,
-    )
-    .option(
-      "--min-lift <x>",
-      "keep rules whose confidence is at least x times the consequent's rate without the premise",
-      parseNonNegative,
-      RULE_MINING_DEFAULTS.minLift,
-    )
-    .addOption(
-      new Option(
-        "--cost <policy>",
-        "rule cost (the penalty): paper (fersini2014 Eq. 30 made ≥ 0; small, for the two-phase ILP), violation-rate (−log of the smoothed violation rate), log-odds (on the scale of CRF scores, for soft-dd)",
-      )
-        .choices([...RULE_COST_POLICIES])
-        .default(RULE_MINING_DEFAULTS.cost),
-    )
-    .option(
-      "--smoothing <alpha>",
-      "Laplace smoothing α of the costs (> 0)",
-      parsePositive,
-      RULE_MINING_DEFAULTS.smoothing,
-    )
-    .option(
-      "--delimiters <tokens>",
-      'state-change delimiters: characters (",;:()"), tokens separated by spaces ("( ) -- ..."), or auto (default: , . ; : ( ) and every punctuation token seen min-support times)',
-      parseDelimiters,
-    )
-    .option("--no-outside", "rules never name O (tokens outside every segment)")
-    .addOption(malformedOption())
-    .option(
-      "--allow-empty",
-      "write the file even when no rule passes the thresholds (by default that is an error, exit 1)",
-    )
-    .requiredOption(
-      "--out <file>",
-      "constraints file to write (JSON, atomically; checked before mining; never an input)",
-    )
-    .addHelpText(
-      "after",
-      "\nWhen no candidate rule passes the thresholds nothing is written and the command exits 1 (unless --allow-empty).\nData whose labels are not O/B-/I- (BIOES, plain tags) is a usage error (exit 2); malformed data exits 3 at its file:line.",
-    )
-    .action(async (opts: RulesMineOptions) => {
-      process.stdout.write(await interruptible((signal) => rulesMineCommand(opts, signal)));
-    });
+/** What `lagrange rules` does (its options are declared in ../define/rules.ts). */
+export async function rulesAction(opts: RulesMineOptions): Promise<void> {
+  process.stdout.write(await interruptible((signal) => rulesMineCommand(opts, signal)));
 }

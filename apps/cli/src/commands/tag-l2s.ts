@@ -3,15 +3,13 @@ import { checkpoints, type DecoderDefinition, type DecoderRegistry } from "@lagr
 import { tokenPlace } from "@lagrange/datasets";
 import { loadL2sModel } from "@lagrange/l2s";
 import { type L2sTagger, l2sChainScores, loadPlugin, standardDecoders } from "@lagrange/recipes";
+import { L2S_DEFAULT_DECODER } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
 import { openData, requireFile } from "../inputs.js";
 import { l2sTaggerInput, requireL2sTagger } from "../l2s-models.js";
 import { conllLines, writeOutput } from "../output.js";
 import { progressBar, warn } from "../progress.js";
 import type { TagOptions } from "./tag.js";
-
-/** The decoder an L2S tagger is tagged with when `--decoder` is not given: its own policy's. */
-export const L2S_DEFAULT_DECODER = "greedy";
 
 /** The decoders whose steps `--bcrf-iterations` sets. */
 const ITERATING_DECODERS = new Set(["bcrf", "mean-field"]);

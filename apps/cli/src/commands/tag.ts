@@ -29,16 +29,15 @@ import {
   Tagger,
   tagGeneral,
 } from "@lagrange/recipes";
-import { type Command, InvalidArgumentError } from "commander";
+import { DEFAULT_TIME_LIMIT_SECONDS, L2S_DEFAULT_DECODER } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
 import { openData, readModel, requireFile } from "../inputs.js";
 import { interruptible } from "../interruption.js";
 import { isL2sModelPath } from "../l2s-models.js";
-import { collect, malformedOption, parseInteger, parsePositive } from "../options.js";
 import { conllLines, type Output, writeOutput } from "../output.js";
 import { note, type Progress, progressBar, warn } from "../progress.js";
 import { taggingReport } from "../render.js";
-import { L2S_DEFAULT_DECODER, tagL2sCommand } from "./tag-l2s.js";
+import { tagL2sCommand } from "./tag-l2s.js";
 
 export interface TagOptions {
   readonly model: string;
@@ -348,14 +347,6 @@ function generalDecodingReport(tagging: GeneralTagging): string {
   return `${tagging.groups.length} groups, ${linked.length} with consistency factors (${share}); decoding ${(tagging.decodingMs / 1000).toFixed(2)} s`;
 }
 
-function parseTau(value: string): number {
-  const tau = Number(value);
-  if (!(tau > 0 && tau <= 1)) {
-    throw new InvalidArgumentError(`expected a number in (0, 1], got "${value}"`);
-  }
-  return tau;
-}
-
 /** The decoders whose iterations `--bcrf-iterations` sets, with their defaults. */
 const BCRF_DECODERS: ReadonlyMap<string, string> = new Map([
   ["bcrf", `${BCRF_DECODING_DEFAULTS.iterations} Bregman-projection half-steps`],
@@ -378,68 +369,8 @@ function warnBcrfIterationsIgnored(options: TagOptions, decoder: string): void {
 
 /** The decoders that solve an integer program and honour a time limit. */
 const ILP_DECODERS = new Set(["exact", "two-phase"]);
-const DEFAULT_TIME_LIMIT_SECONDS = 10;
 
-export function registerTag(program: Command): void {
-  program
-    .command("tag")
-    .description(
-      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, exact, two-phase, two-slave, naive-dd, bcrf, mean-field, greedy, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with two-slave, naive-dd, exact, or viterbi for the chain alone. An L2S tagger (lagrange train --learner l2s --task pos|ner) is tagged by its own left-to-right policy (--decoder greedy, the default), or by any decoder of its scores alone (viterbi, bcrf, mean-field); an L2S parser model is for lagrange parse",
-    )
-    .requiredOption("--model <file>", "model file")
-    .requiredOption(
-      "--data <spec>",
-      "data to tag: a registry name[:split] (default split dev) or a file path",
-    )
-    .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
-    .option(
-      "--decoder <name>",
-      `viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), two-slave or naive-dd (a general CRF's higher-order patterns, qian-liu2014), bcrf (corro's Bregman CRF inference: parallel Bregman projections, then the best scheme-valid labelling of their marginals; approximate), mean-field (naive mean field, the paper's baseline: per-token argmax, may break the scheme), greedy (learning to search's left-to-right policy), or a plug-in's (default viterbi; two-slave for a general model; ${L2S_DEFAULT_DECODER} for an L2S tagger). Any chain model decodes with any of them, whatever its --objective`,
-    )
-    .option(
-      "--constraints <file>",
-      "constraints file from `lagrange constraints learn` or `lagrange rules mine` (for soft-dd, hard-dd, exact, two-phase)",
-    )
-    .option(
-      "--tau <x>",
-      "two-phase: labellings qualify when their probability is within a factor τ of the best, s(y) ≥ Z* + log τ (0 < τ ≤ 1; default 0.1)",
-      parseTau,
-    )
-    .option(
-      "--time-limit <seconds>",
-      `exact, two-phase: per-sentence time limit; sentences that hit it keep the best labelling found and are listed (default ${DEFAULT_TIME_LIMIT_SECONDS})`,
-      parsePositive,
-    )
-    .option(
-      "--plugin <module>",
-      "a JavaScript module whose default export (host) => void adds decoders and slaves; repeatable",
-      collect,
-    )
-    .option(
-      "--slave <name>",
-      "a plug-in slave added to every sentence's problem; repeatable",
-      collect,
-    )
-    .option(
-      "--max-iterations <n>",
-      "dual-decomposition iterations per sentence (default 200; viterbi has one); the best labelling so far is kept",
-      parseInteger,
-    )
-    .option(
-      "--bcrf-iterations <k>",
-      `bcrf: Bregman-projection (IBP) half-steps per sentence (default ${BCRF_DECODING_DEFAULTS.iterations}); mean-field: parallel updates (default ${MEAN_FIELD_DEFAULTS.iterations})`,
-      parseInteger,
-    )
-    .option(
-      "--unlabeled",
-      "the data has no gold label column: every column is an input (default: a file as wide as the model's input columns is unlabeled, one column wider has gold last)",
-    )
-    .addOption(malformedOption())
-    .option(
-      "--out <file>",
-      "output file, written atomically; checked before tagging (default standard output)",
-    )
-    .action(async (opts: TagOptions) => {
-      note(await interruptible((signal) => tagCommand(opts, signal)));
-    });
+/** What `lagrange tag` does (its options are declared in ../define/tag.ts). */
+export async function tagAction(opts: TagOptions): Promise<void> {
+  note(await interruptible((signal) => tagCommand(opts, signal)));
 }

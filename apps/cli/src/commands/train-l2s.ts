@@ -1,6 +1,8 @@
 import { getPreset } from "@lagrange/chain-crf";
 import {
   type ConlluSentence,
+  type Corpus,
+  corpusLocator,
   evaluateChunks,
   evaluateDependencies,
   evaluateSegments,
@@ -9,7 +11,6 @@ import {
   type LabelScheme,
   parseLabelScheme,
 } from "@lagrange/datasets";
-import { type Corpus, corpusLocator } from "@lagrange/datasets/node";
 import {
   BASE_LEARNERS,
   type BaseLearnerOptions,
@@ -33,21 +34,12 @@ import {
   trainL2sParser,
   trainL2sTagger,
 } from "@lagrange/recipes";
-import { InvalidArgumentError } from "commander";
+import { L2S_TASKS, type L2sTask, type Learner } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
 import { openData } from "../inputs.js";
 import { l2sTaggerInput } from "../l2s-models.js";
-import { parseInteger } from "../options.js";
 import { writeOutput } from "../output.js";
 import { note, type Progress, progressBar, warn } from "../progress.js";
-
-/** `--learner`: CRF training (every model kind of `lagrange train`), or learning to search. */
-export const LEARNERS = ["crf", "l2s"] as const;
-export type Learner = (typeof LEARNERS)[number];
-
-/** `--task` of `--learner l2s`. */
-export const L2S_TASKS = ["pos", "ner", "parser"] as const;
-export type L2sTask = (typeof L2S_TASKS)[number];
 
 export { BASE_LEARNERS, ROLL_INS, ROLL_OUTS };
 export type BaseLearner = (typeof BASE_LEARNERS)[number];
@@ -184,33 +176,6 @@ export function checkLearnerOptions(
       "--no-bridge: --task pos tags plain labels, with no scheme for the bridge to keep; ignored",
     );
   }
-}
-
-/** `--passes`: an integer ≥ 1, or a rate in (0, 1) (one pass that learns from that share of decisions). */
-export function parsePasses(value: string): number {
-  const x = Number(value);
-  if (value.trim() === "" || !(Number.isSafeInteger(x) ? x >= 1 : x > 0 && x < 1)) {
-    throw new InvalidArgumentError(
-      `expected an integer ≥ 1 (passes) or a rate in (0, 1) (one subsampled pass), got "${value}"`,
-    );
-  }
-  return x;
-}
-
-/** `--bits`: the hashed weight table has 2^bits slots per action. */
-export function parseBits(value: string): number {
-  const x = parseInteger(value);
-  if (x > 30) throw new InvalidArgumentError(`expected an integer in 1…30, got "${value}"`);
-  return x;
-}
-
-/** `--seed`: any integer ≥ 0. */
-export function parseSeed(value: string): number {
-  const x = Number(value);
-  if (value.trim() === "" || !Number.isSafeInteger(x) || x < 0) {
-    throw new InvalidArgumentError(`expected an integer ≥ 0, got "${value}"`);
-  }
-  return x;
 }
 
 /** `lagrange train --learner l2s`: returns the summary line; the model is written atomically. */

@@ -10,56 +10,29 @@ import {
   getPreset,
   type JsonValue,
   modelToBytes,
-  TRAINING_ALGORITHMS,
   type TrainingAlgorithm,
   type TrainingProgress,
 } from "@lagrange/chain-crf";
 import type { DecoderRegistry } from "@lagrange/core";
-import { type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
-import { type Corpus, corpusLocator } from "@lagrange/datasets/node";
+import { type Corpus, corpusLocator, type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
 import {
-  GENERAL_CRF_DEFAULTS,
   GROUPING_KINDS,
   type GroupingKind,
   standardDecoders,
   type TrainedGeneralCrf,
   type TrainOnCorpusOptions,
-  TWEET_GROUP_DEFAULTS,
   trainGeneralCrf,
   trainOnCorpus,
 } from "@lagrange/recipes";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
+import { GENERAL_DEFAULTS, type Learner, type ModelKind } from "../define/values.js";
 import { usageError } from "../exit-codes.js";
 import { openData } from "../inputs.js";
 import { interruptible } from "../interruption.js";
-import {
-  givenOptions,
-  malformedOption,
-  parseInteger,
-  parseNonNegative,
-  parsePositive,
-  threadCount,
-} from "../options.js";
+import { givenOptions, threadCount } from "../options.js";
 import { writeOutput } from "../output.js";
 import { note, type Progress, progressBar, warn } from "../progress.js";
-import {
-  BASE_LEARNERS,
-  checkLearnerOptions,
-  L2S_TASKS,
-  type L2sTrainOptions,
-  LEARNERS,
-  type Learner,
-  parseBits,
-  parsePasses,
-  parseSeed,
-  ROLL_INS,
-  ROLL_OUTS,
-  trainL2sCommand,
-} from "./train-l2s.js";
-
-/** `--model`: a linear-chain CRF, or qian-liu2014's general CRF (chain + consistency factors). */
-export const MODEL_KINDS = ["chain", "general"] as const;
-export type ModelKind = (typeof MODEL_KINDS)[number];
+import { checkLearnerOptions, type L2sTrainOptions, trainL2sCommand } from "./train-l2s.js";
 
 export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   /** `crf` (default: the chain or general CRF) or `l2s` (learning to search, `--task` required). */
@@ -106,15 +79,6 @@ export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
 
 /** The options of CRF training, once `--preset` is known to be there. */
 type CrfTrainOptions = TrainOptions & { readonly preset: string };
-
-/** The general CRF's defaults (the recipes' own), shown by `--help` and in messages. */
-const GENERAL_DEFAULTS = {
-  folds: GENERAL_CRF_DEFAULTS.folds,
-  epochs: GENERAL_CRF_DEFAULTS.epochs,
-  trainDecoder: GENERAL_CRF_DEFAULTS.decoder,
-  maxGroup: TWEET_GROUP_DEFAULTS.maxGroupSize,
-  minOverlap: TWEET_GROUP_DEFAULTS.minOverlap,
-} as const;
 
 /** Inference steps per loss evaluation of the objectives that iterate (`--bcrf-iterations`). */
 const OBJECTIVE_ITERATIONS: Readonly<Record<Exclude<TrainingObjectiveName, "crf">, number>> = {
@@ -511,190 +475,8 @@ function checkGeneralOptions(options: TrainOptions): void {
   }
 }
 
-export function registerTrain(program: Command): void {
-  program
-    .command("train")
-    .description(
-      "Train a linear-chain CRF (or, with --model general, qian-liu2014's general CRF: the chain plus consistency factors over groups of sentences) and write a model file. --objective bcrf or mean-field trains the same features under corro's Bregman CRF loss or mean field's; --partial reads ? (unknown) and {B-PER,I-PER} (label set) cells in the gold column as partial annotations. --learner l2s trains by learning to search (chang2016) instead: --task pos or ner, a left-to-right tagger (lagrange tag tags with it), or --task parser, an arc-hybrid dependency parser on CoNLL-U (lagrange parse parses with it); the CRF's options (--algorithm, --c2, --objective, --threads, …) do not apply to it, nor its options (--passes, --roll-in, …) to the CRF",
-    )
-    .requiredOption(
-      "--data <spec>",
-      "training data: a registry name[:split] (default split train) or a file path",
-    )
-    .option(
-      "--format <format>",
-      "file format for a path: conll, conllu, umass, inline (default from the extension)",
-    )
-    .addOption(
-      new Option(
-        "--learner <name>",
-        "crf: a CRF trained by the options below (--algorithm, --objective, --model, …); l2s: learning to search (chang2016), with --task and the L2S options",
-      )
-        .choices([...LEARNERS])
-        .default("crf"),
-    )
-    .option(
-      "--preset <name>",
-      "feature preset: chunking, ner, ner-words, citation, pos (required with --learner crf; --learner l2s: default pos for --task pos, ner for --task ner — ner-words when the data has only words)",
-    )
-    .addOption(
-      new Option("--algorithm <name>", "trainer")
-        .choices([...TRAINING_ALGORITHMS])
-        .default("lbfgs"),
-    )
-    .option(
-      "--c1 <x>",
-      "L1 coefficient c1·‖w‖₁ (lbfgs, owlqn: optimised by OWL-QN; default 1 for owlqn, else 0)",
-      parseNonNegative,
-    )
-    .option("--c2 <x>", "L2 coefficient c2·‖w‖², CRFsuite's convention", parseNonNegative)
-    .option("--max-iterations <n>", "iterations (L-BFGS) or epochs (perceptron, SGD)", parseInteger)
-    .option(
-      "--threads <n>",
-      "worker threads for the L-BFGS objective (at most the number of cores)",
-      parseInteger,
-    )
-    .option("--min-freq <n>", "keep attributes seen at least n times", parseInteger)
-    .option(
-      "--dev <spec>",
-      "held-out data evaluated during training (registry name[:split] or path)",
-    )
-    .option("--patience <n>", "early stopping: evaluations without dev improvement", parseInteger)
-    .addOption(
-      new Option(
-        "--objective <name>",
-        "the loss minimised on the CRF's features: crf (the likelihood), bcrf (corro's Bregman CRF: the Fenchel–Young loss of parallel Bregman projections), mean-field (unrolled naive mean field, the paper's baseline); the model file records it, and any decoder tags with the model",
-      )
-        .choices([...TRAINING_OBJECTIVES])
-        .default("crf"),
-    )
-    .option(
-      "--bcrf-iterations <k>",
-      `--objective bcrf: IBP half-steps per loss evaluation (default ${BCRF_DEFAULT_ITERATIONS}); mean-field: unrolled updates (default ${MEAN_FIELD_DEFAULTS.iterations})`,
-      parseInteger,
-    )
-    .option(
-      "--partial",
-      "the gold label column holds partial annotations: ? an unknown label, {B-PER,I-PER} a set of allowed labels (labels a set names join the model's); training marginalises over the labellings they allow (objectives crf and bcrf; not mean-field, not --algorithm ap); partially annotated --dev sentences are left out of the dev scores. Without it such a cell is an error at its file:line",
-    )
-    .option(
-      "--constrained-training",
-      "train under the scheme's transition mask (likelihood over valid labellings only)",
-    )
-    .option(
-      "--scheme <name>",
-      "label scheme for decoding and evaluation: IOB2, IOB1, IOE1, IOE2, BIOES, BILOU, hierarchical-BIO, none (default: the data's — the registry's, UMass ⇒ hierarchical-BIO, or read off the labels)",
-    )
-    .addOption(malformedOption())
-    .addOption(
-      new Option(
-        "--model <kind>",
-        "chain: a linear-chain CRF; general: the chain CRF plus consistency weights linking repeated phrases across a group of sentences (qian-liu2014; tag it with --decoder two-slave, naive-dd or exact)",
-      )
-        .choices([...MODEL_KINDS])
-        .default("chain"),
-    )
-    .addOption(
-      new Option(
-        "--groups <kind>",
-        "--model general (required there): tweets (clusters of tweets sharing words) or documents (the data's documents)",
-      ).choices([...GROUPING_KINDS]),
-    )
-    .option(
-      "--folds <n>",
-      `--model general: jackknife folds; the perceptron learns from chain scores of CRFs that did not see the group (1 = the full CRF's; default ${GENERAL_DEFAULTS.folds})`,
-      parseInteger,
-    )
-    .option(
-      "--epochs <n>",
-      `--model general: perceptron epochs over the groups (default ${GENERAL_DEFAULTS.epochs})`,
-      parseInteger,
-    )
-    .option(
-      "--train-decoder <name>",
-      `--model general: the decoder the perceptron decodes groups with: two-slave, naive-dd or exact (default ${GENERAL_DEFAULTS.trainDecoder})`,
-    )
-    .option(
-      "--max-group <n>",
-      `--groups tweets: the largest tweet cluster (default ${GENERAL_DEFAULTS.maxGroup})`,
-      parseInteger,
-    )
-    .option(
-      "--min-overlap <n>",
-      `--groups tweets: word types two tweets share to be linked (default ${GENERAL_DEFAULTS.minOverlap})`,
-      parseInteger,
-    )
-    .option(
-      "--allow-no-progress",
-      "write the model even when training made no progress (0 iterations or a diverged loss); by default that is an error (exit 1)",
-    )
-    .addOption(
-      new Option(
-        "--task <task>",
-        "--learner l2s (required there): pos (plain tags, e.g. UD UPOS of CoNLL-U or a CoNLL label column), ner (entities under the data's scheme, or --scheme; the constraint bridge keeps every prediction valid), parser (arc-hybrid dependency parser on CoNLL-U: HEAD and DEPREL)",
-      ).choices([...L2S_TASKS]),
-    )
-    .option(
-      "--passes <n>",
-      "--learner l2s: passes over the training data (an integer), or a rate in (0, 1): one pass learning from that share of the decisions (default 1)",
-      parsePasses,
-    )
-    .addOption(
-      new Option(
-        "--roll-in <policy>",
-        "--learner l2s: who decides before a learned decision: reference (the gold, as SEARN's first step), learned (the policy itself, LOLS), mixture (DAgger) (default learned; reference for --oracle static)",
-      ).choices([...ROLL_INS]),
-    )
-    .addOption(
-      new Option(
-        "--roll-out <policy>",
-        "--learner l2s: who completes the output after a deviation, to cost it: reference, learned, mixture, or none (default: the task's own one-step costs — Hamming for the taggers, the dynamic oracle's exact costs-to-go for the parser)",
-      ).choices([...ROLL_OUTS]),
-    )
-    .addOption(
-      new Option(
-        "--base-learner <name>",
-        "--learner l2s: the cost-sensitive classifier the policy is: csoaa (VW's one-against-all regression, AdaGrad; default for --task pos and ner) or perceptron (the cost-sensitive averaged perceptron; default for --task parser)",
-      ).choices([...BASE_LEARNERS]),
-    )
-    .option(
-      "--bits <b>",
-      "--learner l2s: log2 of the hashed weight table (VW's -b; default 20 for csoaa, 22 for perceptron)",
-      parseBits,
-    )
-    .option(
-      "--learning-rate <eta>",
-      "--learner l2s, --base-learner csoaa: the learning rate (VW's -l; default 0.5); the perceptron has none",
-      parsePositive,
-    )
-    .option(
-      "--seed <s>",
-      "--learner l2s: seeds the shuffles, subsampling and mixtures; a seed reproduces a run (default 1)",
-      parseSeed,
-    )
-    .option(
-      "--no-bridge",
-      "--learner l2s --task ner: let the tagger leave the scheme (by default the constraint bridge allows only labels valid after the previous one, in training and tagging)",
-    )
-    .addOption(
-      new Option(
-        "--oracle <kind>",
-        "--task parser: dynamic (exact costs of every transition from any configuration; default) or static (imitates the gold transition sequence, with a reference roll-in)",
-      ).choices(["dynamic", "static"]),
-    )
-    .option("--unlabelled", "--task parser: predict heads only (no DEPREL; UAS only)")
-    .addOption(
-      new Option(
-        "--tag-field <field>",
-        "--task parser: the CoNLL-U POS field the parser reads (default UPOS)",
-      ).choices(["UPOS", "XPOS"]),
-    )
-    .requiredOption(
-      "--out <model>",
-      "model file to write (atomically; checked before training; never one of the inputs)",
-    )
-    .action(async (opts: TrainOptions, command: Command) => {
-      const given = givenOptions(command);
-      process.stdout.write(await interruptible((signal) => trainCommand(opts, signal, given)));
-    });
+/** What `lagrange train` does (its options are declared in ../define/train.ts). */
+export async function trainAction(opts: TrainOptions, command: Command): Promise<void> {
+  const given = givenOptions(command);
+  process.stdout.write(await interruptible((signal) => trainCommand(opts, signal, given)));
 }

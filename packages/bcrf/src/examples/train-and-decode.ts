@@ -27,4 +27,4 @@ const { model } = await trainCrf(corpus, {
 const scores = model.chainScores(preset.extract([["a"], ["dog"], ["sleeps"]]));
 const decoding = bcrfDecoder().decode({ scores }, { iterations: 5 });
 export const tags = Array.from(decoding.labels, (id) => model.labels.names()[id]);
-// tags = ["DET", "NOUN", "VERB"]
+console.log(tags); // [ 'DET', 'NOUN', 'VERB' ]

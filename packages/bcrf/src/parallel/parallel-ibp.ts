@@ -89,7 +89,9 @@ export class ParallelBcrf {
     const control = new Int32Array(new SharedArrayBuffer(4 * (CONTROL.done + threads)));
     const results = new Float64Array(new SharedArrayBuffer(8 * threads));
     const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
-    const entry = new URL(`./worker.${ext}`, import.meta.url).href;
+    // A distinct name (not worker.js): a bundle puts every worker entry flat beside its chunks,
+    // where this URL still finds it (the CLI's build makes it an entry point of that name).
+    const entry = new URL(`./bcrf-ibp-worker.${ext}`, import.meta.url).href;
     const registerTsx = ext === "ts";
     const script = registerTsx
       ? new URL("./worker-bootstrap.mjs", import.meta.url)

@@ -43,8 +43,15 @@ export type ObjectiveSpec =
   | ({ readonly kind: "bcrf" } & BcrfTrainingOptions)
   | ({ readonly kind: "mean-field" } & MeanFieldTrainingObjectiveOptions);
 
+/**
+ * The module workers import {@link restoreObjective} from: bcrf-objectives, a file of its own
+ * beside this one (a bundle keeps it as an entry point of that name, flat beside the chunk that
+ * holds this code, where import.meta.url itself would name a chunk without the export).
+ */
 function sourceOf(spec: ObjectiveSpec): ObjectiveSource {
-  return { module: import.meta.url, exportName: "restoreObjective", options: spec };
+  const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
+  const module = new URL(`./bcrf-objectives.${ext}`, import.meta.url).href;
+  return { module, exportName: "restoreObjective", options: spec };
 }
 
 /** Rebuilds an objective from its spec (the export worker threads call). */

@@ -14,8 +14,12 @@ import type { Encoder } from "../encoder.js";
 import { sumLoss } from "./types.js";
 
 export interface EncoderWorkerSource {
-  /** Module that exports the restore function (a .ts module needs tsx, found from this package). */
-  readonly encoderModule: URL | string;
+  /**
+   * Module that exports the restore function (a .ts module needs tsx, found from this package);
+   * default: this package's CRF encoder ({@link restoreEncoder} of crf-encoder), which the worker
+   * imports itself, so that the pool also works where module files have moved (a bundle).
+   */
+  readonly encoderModule?: URL | string;
   /** Name of the export `(descriptor, { begin, end }) => Encoder`; default "restoreEncoder". */
   readonly exportName?: string;
   /** Structured-clonable description of the encoder (big arrays on SharedArrayBuffer). */
@@ -42,10 +46,11 @@ export interface WorkerRequest {
 
 /** What each worker receives as workerData. */
 export interface WorkerSetup {
-  /** The worker's own entry module (worker.ts / worker.js); the bootstrap imports it. */
+  /** The worker's own entry module (crf-objective-worker.ts / .js); the bootstrap imports it. */
   readonly entry: string;
   readonly registerTsx: boolean;
-  readonly encoderModule: string;
+  /** Undefined: the built-in CRF encoder. */
+  readonly encoderModule: string | undefined;
   readonly exportName: string;
   readonly descriptor: unknown;
   readonly range: { readonly begin: number; readonly end: number };
@@ -133,10 +138,15 @@ export class ObjectivePool {
     const bounds = shardBoundaries(encoder, options.threads);
     const K = encoder.numWeights;
     const weights = new Float64Array(new SharedArrayBuffer(K * 8));
-    const encoderModule = moduleHref(options.encoderModule);
+    const encoderModule =
+      options.encoderModule === undefined ? undefined : moduleHref(options.encoderModule);
     const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
-    const entry = new URL(`./worker.${ext}`, import.meta.url).href;
-    const registerTsx = ext === "ts" || TS_MODULE.test(new URL(encoderModule).pathname);
+    // A distinct name (not worker.js): a bundle puts every worker entry flat beside its chunks,
+    // where this URL still finds it (the CLI's build makes it an entry point of that name).
+    const entry = new URL(`./crf-objective-worker.${ext}`, import.meta.url).href;
+    const registerTsx =
+      ext === "ts" ||
+      (encoderModule !== undefined && TS_MODULE.test(new URL(encoderModule).pathname));
     const script = registerTsx
       ? new URL("./worker-bootstrap.mjs", import.meta.url)
       : new URL(entry);

@@ -42,7 +42,7 @@ export interface LbfgsTrainerOptions extends TrainerOptions {
    */
   readonly threads?: number;
   /** Module exporting the restore function for workers; default the encoder's `restoreModule`,
-   * else the CRF's own module. */
+   * else the CRF's own restoreEncoder (built in to the worker). */
   readonly encoderModule?: URL | string;
   /** Name of the restore export (default "restoreEncoder"). */
   readonly exportName?: string;
@@ -54,12 +54,6 @@ export interface LbfgsTrainResult extends TrainResult {
 }
 
 const TRAINER = "trainLbfgs";
-
-/** The CRF's encoder module, whose `restoreEncoder` rebuilds a CrfEncoder inside a worker. */
-function defaultEncoderModule(): URL {
-  const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
-  return new URL(`../crf-encoder.${ext}`, import.meta.url);
-}
 
 /**
  * Minimises Σ_i loss_i(w) + c2·‖w‖² + c1·‖w‖₁ with L-BFGS (OWL-QN when c1 > 0), the objective of
@@ -87,9 +81,12 @@ export async function trainLbfgs(
   try {
     if (threads > 1 && encoder.numInstances > 1 && isShardable(encoder)) {
       const { ObjectivePool } = await import("#platform");
+      const encoderModule = options.encoderModule ?? encoder.restoreModule;
       pool = await ObjectivePool.open(encoder, {
         threads,
-        encoderModule: options.encoderModule ?? encoder.restoreModule ?? defaultEncoderModule(),
+        // Neither given: the workers restore the built-in CRF encoder (no module URL, which a
+        // bundle would not keep).
+        ...(encoderModule === undefined ? {} : { encoderModule }),
         ...(options.exportName === undefined ? {} : { exportName: options.exportName }),
         descriptor: encoder.descriptor(),
         ...(options.signal === undefined ? {} : { signal: options.signal }),

@@ -65,6 +65,7 @@ export interface TrainResult {
  * plain data (big arrays on SharedArrayBuffer so workers share rather than copy them), and the
  * module at `restoreModule` (or the trainer's `encoderModule` option) exports
  * `restoreEncoder(descriptor, { begin, end })` returning an encoder over instances begin..end−1.
+ * Neither given: the workers restore this package's CRF encoder (CrfEncoder has no restoreModule).
  */
 export interface ShardableEncoder extends Encoder {
   descriptor(): unknown;

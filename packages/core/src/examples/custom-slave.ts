@@ -49,5 +49,6 @@ export const solution = solveDualDecomposition({
     }),
   ],
 });
+console.log(solution.labels.join(" "), solution.status, solution.primal);
 // solution.status === "optimal" (primal = dual = 2.5) and solution.labels = [0, 0, 1]: alone, the
 // CRF would put its one NAME on token 0; the gazetteer moves it to token 2.

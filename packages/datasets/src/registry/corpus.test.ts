@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { lagrangeErrorCode } from "@lagrange/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inputRows } from "../sentence.js";
-import { corpusLocator, openCorpus, withoutLabels } from "./corpus.js";
+import { openCorpus } from "./corpus.js";
+import { corpusLocator, withoutLabels } from "./corpus-model.js";
 
 let dir: string;
 beforeAll(async () => {

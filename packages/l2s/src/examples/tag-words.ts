@@ -37,4 +37,4 @@ const { policy } = await trainSearch(tagger, corpus, {
   rollOut: "reference",
 });
 export const tags = new SearchPredictor(tagger, policy).predict({ words: ["a", "dog", "sleeps"] });
-// tags = ["DET", "NOUN", "VERB"]
+console.log(tags); // [ 'DET', 'NOUN', 'VERB' ]

@@ -18,5 +18,6 @@ const trio = patternFactor({
 const cut = minCutSlave([sameWord, trio], 2); // a relaxed core Slave over positions 0, 1, 3
 // Chain + min-cut on core's master: the master's agreement multipliers give the chain −λ, the cut +λ.
 export const solution = solveDualDecomposition({ n: 4, L: 2, slaves: [{ slave: chain }, cut] });
+console.log(solution.labels.join(" "), solution.status, solution.primal.toFixed(2));
 // solution.labels = [1, 1, 0, 1], solution.status = "optimal" (dual = primal = 1.6): alone, the
 // chain says [1, 0, 0, 0] (score 1.2); the consistency rewards pull tokens 1 and 3 to NAME.

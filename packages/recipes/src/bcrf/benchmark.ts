@@ -23,8 +23,8 @@ import {
   prepareTrainingData,
 } from "@lagrange/chain-crf";
 import type { Decoder } from "@lagrange/core";
+import type { Corpus } from "@lagrange/datasets";
 import { evaluateChunks, evaluateTokens, type SchemeName } from "@lagrange/datasets";
-import type { Corpus } from "@lagrange/datasets/node";
 import { openBenchSplits } from "../bench-splits.js";
 import { cachedModel, cacheModel, modelCacheKey } from "../citations/model-cache.js";
 import { standardDecoders } from "../decoders.js";

@@ -1,6 +1,6 @@
 import { lagrangeErrorCode } from "@lagrange/core";
-import { generateCitationSentences } from "@lagrange/datasets";
-import { type Corpus, openCorpus } from "@lagrange/datasets/node";
+import { type Corpus, generateCitationSentences } from "@lagrange/datasets";
+import { openCorpus } from "@lagrange/datasets/node";
 
 export interface CitationCorpora {
   /** Where the citations came from, in words. */

@@ -23,6 +23,8 @@ import { type CitationCorporaOptions, citationCorpora } from "./corpus.js";
 export interface CitationExperimentOptions extends CitationCorporaOptions {
   /** L-BFGS iterations of the base CRF (default 60; quick 15). */
   readonly crfIterations?: number;
+  /** Keep attributes seen at least this often in training (default 1; higher: a smaller model). */
+  readonly minAttributeFrequency?: number;
   /** Threads for CRF training (default 2). */
   readonly threads?: number;
   /** Seed of the dev split into a learning half and a test half (default 1). */
@@ -93,6 +95,9 @@ export async function prepareCitationExperiment(
     scheme: "hierarchical-BIO",
     iterations: crfIterations,
     c2: 1,
+    ...(options.minAttributeFrequency === undefined
+      ? {}
+      : { minAttributeFrequency: options.minAttributeFrequency }),
     threads: options.threads ?? 2,
     ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
     onStatus: status,

@@ -1,4 +1,5 @@
 import { type AttributeSequence, getPreset, trainCrf } from "@lagrange/chain-crf";
+import type { Corpus } from "@lagrange/datasets";
 import {
   type ConlluSentence,
   decodingMask,
@@ -9,7 +10,6 @@ import {
   type SchemeName,
   schemeViolations,
 } from "@lagrange/datasets";
-import type { Corpus } from "@lagrange/datasets/node";
 import { BASE_LEARNERS } from "@lagrange/l2s";
 import { openBenchSplits } from "../bench-splits.js";
 import { standardDecoders } from "../decoders.js";

@@ -1,6 +1,5 @@
 import { LagrangeError } from "@lagrange/core";
-import type { ConlluSentence } from "@lagrange/datasets";
-import type { Corpus } from "@lagrange/datasets/node";
+import type { ConlluSentence, Corpus } from "@lagrange/datasets";
 import {
   type ArcHybridParserOptions,
   arcHybridParser,

@@ -1,6 +1,8 @@
 import { getPreset } from "@lagrange/chain-crf";
 import { type ChainScores, type DecoderRegistry, LagrangeError } from "@lagrange/core";
 import {
+  type Corpus,
+  corpusLocator,
   decodingMask,
   inputRows,
   LABEL_SCHEMES,
@@ -10,7 +12,6 @@ import {
   type Sentence,
   type TransitionMask,
 } from "@lagrange/datasets";
-import { type Corpus, corpusLocator } from "@lagrange/datasets/node";
 import {
   type BaseLearnerOptions,
   hashTokenAttributes,

@@ -1,5 +1,5 @@
-import { generateCitationSentences, type Sentence } from "@lagrange/datasets";
-import { type Corpus, openCorpus } from "@lagrange/datasets/node";
+import { type Corpus, generateCitationSentences, type Sentence } from "@lagrange/datasets";
+import { openCorpus } from "@lagrange/datasets/node";
 import { seededHalves } from "../citations/experiment.js";
 
 /** The datasets of the two-phase benchmark, as a user names them. */

@@ -11,7 +11,7 @@ import {
   type Decoding,
   summarizeDecodings,
 } from "@lagrange/core";
-import type { Corpus } from "@lagrange/datasets/node";
+import type { Corpus } from "@lagrange/datasets";
 import {
   type IlpDecodeOptions,
   type IlpDecoding,

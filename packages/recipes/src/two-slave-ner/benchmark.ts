@@ -1,6 +1,6 @@
 import { type Decoder, LagrangeError } from "@lagrange/core";
-import { evaluateChunks } from "@lagrange/datasets";
-import { type Corpus, openCorpus } from "@lagrange/datasets/node";
+import { type Corpus, evaluateChunks } from "@lagrange/datasets";
+import { openCorpus } from "@lagrange/datasets/node";
 import type { IlpDecodeOptions } from "@lagrange/ilp";
 import { consistencyFeatureNames } from "@lagrange/mincut";
 import { standardDecoders } from "../decoders.js";

@@ -10,7 +10,9 @@ import { sumLoss } from "./types.js";
 
 type Restore = (descriptor: unknown, range: { begin: number; end: number }) => Encoder;
 
-if (parentPort === null) throw new Error("chain-crf train/worker must run in a worker thread");
+if (parentPort === null) {
+  throw new Error("chain-crf train/crf-objective-worker must run in a worker thread");
+}
 const port = parentPort;
 const setup = workerData as WorkerSetup;
 const reply = (message: WorkerReply) => port.postMessage(message);
@@ -22,10 +24,16 @@ async function start(): Promise<void> {
   let first: number;
   let last: number;
   try {
-    const module = (await import(setup.encoderModule)) as Record<string, unknown>;
+    // No module named: the built-in CRF encoder, imported relatively (a bundler follows this).
+    const module = (
+      setup.encoderModule === undefined
+        ? await import("../crf-encoder.js")
+        : await import(setup.encoderModule)
+    ) as Record<string, unknown>;
     const restore = module[setup.exportName];
     if (typeof restore !== "function") {
-      throw new Error(`${setup.encoderModule} does not export a function "${setup.exportName}"`);
+      const where = setup.encoderModule ?? "the CRF encoder module";
+      throw new Error(`${where} does not export a function "${setup.exportName}"`);
     }
     const { begin, end } = setup.range;
     encoder = (restore as Restore)(setup.descriptor, { begin, end });

@@ -1,0 +1,41 @@
+import { type Command, Option } from "commander";
+import type { evalAction } from "../commands/eval.js";
+import { DEPS_PUNCTUATION } from "./values.js";
+
+export function defineEval(program: Command): void {
+  program
+    .command("eval")
+    .description(
+      "Evaluate predictions (gold = second-to-last column, prediction = last): a drop-in conlleval.pl. With --deps, dependency trees instead: eval --deps gold.conllu predicted.conllu prints the unlabelled and labelled attachment scores (UAS, LAS), with punctuation and without",
+    )
+    .argument(
+      "<pred>",
+      "prediction file in CoNLL columns, or - for standard input; with --deps, the gold CoNLL-U (a file or a registry name[:split], default split dev)",
+    )
+    .argument("[predicted]", "with --deps: the predicted CoNLL-U (lagrange parse's output)")
+    .option(
+      "--deps",
+      "score dependency trees (HEAD, DEPREL of CoNLL-U; the two files must hold the same words): UAS, LAS and label accuracy",
+    )
+    .addOption(
+      new Option(
+        "--punctuation <mode>",
+        "--deps: score punctuation words (include: UD's CoNLL 2017/2018 convention), leave them out (exclude: CoNLL-X and Penn Treebank; punctuation = gold UPOS PUNCT), or both rows (default both)",
+      ).choices([...DEPS_PUNCTUATION]),
+    )
+    .option("--json", "print the figures as JSON (percent, like conlleval)")
+    .option("-r, --raw", "conlleval -r: tags carry no B-/I- prefix")
+    .option("-d, --delimiter <char>", "conlleval -d: the column delimiter (default a space)")
+    .option("-o, --outside <tag>", "conlleval -o: the outside tag, with --raw (default O)")
+    .option("-l, --latex", "conlleval -l: a LaTeX table")
+    .addOption(
+      new Option("--hierarchical", "evaluate hierarchical labels per field (segment)").conflicts(
+        "flat",
+      ),
+    )
+    .option("--flat", "force conlleval's flat chunk evaluation")
+    .action(async (...args: Parameters<typeof evalAction>) => {
+      const { evalAction } = await import("../commands/eval.js");
+      await evalAction(...args);
+    });
+}

@@ -1,0 +1,74 @@
+import type { Command } from "commander";
+import type { tagAction } from "../commands/tag.js";
+import { collect, malformedOption, parseInteger, parsePositive } from "../options.js";
+import {
+  DEFAULT_TIME_LIMIT_SECONDS,
+  L2S_DEFAULT_DECODER,
+  PACKAGE_DEFAULTS,
+  parseTau,
+} from "./values.js";
+
+export function defineTag(program: Command): void {
+  program
+    .command("tag")
+    .description(
+      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, exact, two-phase, two-slave, naive-dd, bcrf, mean-field, greedy, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with two-slave, naive-dd, exact, or viterbi for the chain alone. An L2S tagger (lagrange train --learner l2s --task pos|ner) is tagged by its own left-to-right policy (--decoder greedy, the default), or by any decoder of its scores alone (viterbi, bcrf, mean-field); an L2S parser model is for lagrange parse",
+    )
+    .requiredOption("--model <file>", "model file")
+    .requiredOption(
+      "--data <spec>",
+      "data to tag: a registry name[:split] (default split dev) or a file path",
+    )
+    .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
+    .option(
+      "--decoder <name>",
+      `viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), two-slave or naive-dd (a general CRF's higher-order patterns, qian-liu2014), bcrf (corro's Bregman CRF inference: parallel Bregman projections, then the best scheme-valid labelling of their marginals; approximate), mean-field (naive mean field, the paper's baseline: per-token argmax, may break the scheme), greedy (learning to search's left-to-right policy), or a plug-in's (default viterbi; two-slave for a general model; ${L2S_DEFAULT_DECODER} for an L2S tagger). Any chain model decodes with any of them, whatever its --objective`,
+    )
+    .option(
+      "--constraints <file>",
+      "constraints file from `lagrange constraints learn` or `lagrange rules mine` (for soft-dd, hard-dd, exact, two-phase)",
+    )
+    .option(
+      "--tau <x>",
+      "two-phase: labellings qualify when their probability is within a factor τ of the best, s(y) ≥ Z* + log τ (0 < τ ≤ 1; default 0.1)",
+      parseTau,
+    )
+    .option(
+      "--time-limit <seconds>",
+      `exact, two-phase: per-sentence time limit; sentences that hit it keep the best labelling found and are listed (default ${DEFAULT_TIME_LIMIT_SECONDS})`,
+      parsePositive,
+    )
+    .option(
+      "--plugin <module>",
+      "a JavaScript module whose default export (host) => void adds decoders and slaves; repeatable",
+      collect,
+    )
+    .option(
+      "--slave <name>",
+      "a plug-in slave added to every sentence's problem; repeatable",
+      collect,
+    )
+    .option(
+      "--max-iterations <n>",
+      "dual-decomposition iterations per sentence (default 200; viterbi has one); the best labelling so far is kept",
+      parseInteger,
+    )
+    .option(
+      "--bcrf-iterations <k>",
+      `bcrf: Bregman-projection (IBP) half-steps per sentence (default ${PACKAGE_DEFAULTS.bcrfDecodingIterations}); mean-field: parallel updates (default ${PACKAGE_DEFAULTS.meanFieldIterations})`,
+      parseInteger,
+    )
+    .option(
+      "--unlabeled",
+      "the data has no gold label column: every column is an input (default: a file as wide as the model's input columns is unlabeled, one column wider has gold last)",
+    )
+    .addOption(malformedOption())
+    .option(
+      "--out <file>",
+      "output file, written atomically; checked before tagging (default standard output)",
+    )
+    .action(async (...args: Parameters<typeof tagAction>) => {
+      const { tagAction } = await import("../commands/tag.js");
+      await tagAction(...args);
+    });
+}

@@ -1,0 +1,230 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, type Page, test } from "@playwright/test";
+import { CHROMIUM, chromiumMissing } from "../playwright.config.js";
+
+const app = join(dirname(fileURLToPath(import.meta.url)), "..");
+const shippedModel = join(app, "public", "citation.model");
+const shippedConstraints = join(app, "public", "citation.constraints.json");
+const timingsFile = join(app, "test-results", "timings.json");
+
+test.skip(
+  chromiumMissing,
+  `no Chromium at ${CHROMIUM}: install it (apt-get install chromium) to run the playground's browser tests`,
+);
+
+/** The shipped model labels its venue a journal without pages; a learned constraint fixes that. */
+const CITATION =
+  "M. Collins. Discriminative training methods for hidden Markov models: theory and experiments with perceptron algorithms. EMNLP 2002.";
+
+async function ready(page: Page): Promise<void> {
+  await page.goto("./");
+  await expect(page.locator("body")).toHaveAttribute("data-ready", "true", { timeout: 30_000 });
+  await expect(page.locator("#error")).toBeHidden();
+}
+
+async function decodedCount(page: Page): Promise<number> {
+  return Number((await page.locator("body").getAttribute("data-decoded")) ?? 0);
+}
+
+/** Submits and waits until the page has decoded once more. */
+async function decodeNow(page: Page, submit: () => Promise<void>): Promise<void> {
+  const before = await decodedCount(page);
+  await submit();
+  await expect.poll(() => decodedCount(page)).toBeGreaterThan(before);
+}
+
+test("a pasted citation shows Viterbi and constrained labels as nested spans", async ({
+  page,
+}, testInfo) => {
+  const started = Date.now();
+  await ready(page);
+  const paint = await page.evaluate(
+    () =>
+      performance.getEntriesByType("paint").find((e) => e.name === "first-contentful-paint")
+        ?.startTime ?? null,
+  );
+  await page.locator("#citation").fill(CITATION);
+  await decodeNow(page, () => page.getByRole("button", { name: "Decode" }).click());
+  const rows = page.locator(".spans");
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toHaveAttribute("data-row", /Viterbi/);
+  await expect(rows.nth(1)).toHaveAttribute("data-row", /soft-dd/);
+  for (const row of [rows.nth(0), rows.nth(1)]) {
+    await expect(row.locator(".span[data-level='0']").first()).toBeVisible();
+    // Nested fields: a person inside the authors, with its name written, not colour alone.
+    await expect(row.locator(".span[data-level='1']").first()).toBeVisible();
+    await expect(row.locator(".span-label").first()).not.toBeEmpty();
+  }
+  await expect(page.locator("#model-info")).toContainText("UMass");
+  await expect(page.locator("#fired li").first()).toContainText("penalty");
+  const labelsOf = (row: number) =>
+    page.locator(".labelling").nth(row).locator(".token-labels li").allTextContents();
+  expect(await labelsOf(0)).not.toEqual(await labelsOf(1));
+
+  // Decode time: the median of a few decodes of the same citation (the first one warms up).
+  const decodes: number[] = [];
+  const totals: number[] = [];
+  for (let k = 0; k < 7; k++) {
+    await decodeNow(page, () => page.getByRole("button", { name: "Decode" }).click());
+    decodes.push(Number(await page.locator("#decode-ms").getAttribute("data-ms")));
+    totals.push(Number(await page.locator("#total-ms").getAttribute("data-ms")));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  await mkdir(dirname(timingsFile), { recursive: true });
+  await writeFile(
+    timingsFile,
+    `${JSON.stringify(
+      {
+        firstContentfulPaintMs: paint,
+        softDDDecodeMsMedian: median(decodes),
+        softDDPipelineMsMedian: median(totals),
+        decodeMs: decodes,
+        pipelineMs: totals,
+        tokens: await page.locator(".labelling").first().locator(".token-labels li").count(),
+        measuredAt: new Date(started).toISOString(),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  const shot = await page.screenshot({ fullPage: true });
+  await writeFile(testInfo.outputPath("pasted-citation.png"), shot);
+  await page.setViewportSize({ width: 1200, height: 900 });
+  await writeFile(join(app, "screenshot.png"), await page.locator("#results").screenshot());
+});
+
+test("every enabled decoder decodes; disabled ones say why", async ({ page }, testInfo) => {
+  await ready(page);
+  const radios = page.locator("#decoder-list input[type=radio]");
+  const count = await radios.count();
+  expect(count).toBeGreaterThanOrEqual(10);
+  const enabled: string[] = [];
+  const decodeMs: Record<string, number> = {};
+  for (let k = 0; k < count; k++) {
+    const radio = radios.nth(k);
+    const name = (await radio.getAttribute("value"))!;
+    const note = page.locator(`#decoder-${name}-note`);
+    if (await radio.isDisabled()) {
+      await expect(note).toContainText("Unavailable:");
+      continue;
+    }
+    enabled.push(name);
+    await decodeNow(page, () => radio.check());
+    // The second decode of the same citation: warm, as a reader's would be.
+    await decodeNow(page, () => page.getByRole("button", { name: "Decode" }).click());
+    decodeMs[name] = Number(await page.locator("#decode-ms").getAttribute("data-ms"));
+    await expect(page.locator("#error")).toBeHidden();
+    await expect(page.locator(".spans").nth(1)).toHaveAttribute("data-row", new RegExp(name));
+    const summary = (await page.locator("#summary").textContent()) ?? "";
+    const iterations = Number(/(\d+) iterations?/.exec(summary)?.[1]);
+    const traced = !summary.includes("no objective per iteration");
+    const drawable = (await page.locator("#chart .no-objective").count()) === 0;
+    await expect(page.locator("circle.point.dual")).toHaveCount(
+      drawable ? (traced ? iterations : 1) : 0,
+    );
+  }
+  expect(enabled).toEqual(expect.arrayContaining(["viterbi", "soft-dd", "hard-dd"]));
+  await writeFile(testInfo.outputPath("decoders.json"), JSON.stringify({ enabled }, null, 2));
+  await mkdir(dirname(timingsFile), { recursive: true });
+  await writeFile(
+    join(dirname(timingsFile), "decoder-timings.json"),
+    `${JSON.stringify({ citation: "the first example", decodeMs }, null, 2)}\n`,
+  );
+  await writeFile(
+    testInfo.outputPath("last-decoder.png"),
+    await page.screenshot({ fullPage: true }),
+  );
+});
+
+test("the chart has one point per iteration and the heatmap tokens × labels cells", async ({
+  page,
+}) => {
+  await ready(page);
+  await page.locator("#decoder-soft-dd").check();
+  const summary = (await page.locator("#summary").textContent()) ?? "";
+  const iterations = Number(/(\d+) iterations?/.exec(summary)?.[1]);
+  const tokens = Number(/(\d+) tokens/.exec(summary)?.[1]);
+  await expect(page.locator("circle.point.dual")).toHaveCount(iterations);
+  await expect(page.locator("table.objective tbody tr")).toHaveCount(iterations);
+  await expect(page.locator("#chart svg[role=img]")).toHaveAttribute("aria-labelledby", /chart/);
+  const shown = Number(await page.locator("table.heatmap").getAttribute("data-rows"));
+  await expect(page.locator("table.heatmap td.cell")).toHaveCount(shown * tokens);
+  await page.getByLabel(/Show every label/).check();
+  const all = Number(await page.locator("table.heatmap").getAttribute("data-rows"));
+  expect(all).toBeGreaterThanOrEqual(shown);
+  await expect(page.locator("table.heatmap td.cell")).toHaveCount(all * tokens);
+});
+
+test("uploading model and constraints files, and broken ones showing the package's error", async ({
+  page,
+}, testInfo) => {
+  await ready(page);
+  await page.locator("#files summary").click();
+  await decodeNow(page, () => page.locator("#model-file").setInputFiles(shippedModel));
+  await expect(page.locator("#model-info")).toContainText("citation.model");
+  await expect(page.locator("#error")).toBeHidden();
+
+  await page.locator("#model-file").setInputFiles({
+    name: "broken.model",
+    mimeType: "application/octet-stream",
+    buffer: Buffer.from("this is not a model file"),
+  });
+  await expect(page.locator("#error")).toBeVisible();
+  await expect(page.locator("#error")).toContainText("broken.model");
+  await writeFile(
+    testInfo.outputPath("broken-model.png"),
+    await page.screenshot({ fullPage: true }),
+  );
+  // The page still works: the previous model decodes.
+  await decodeNow(page, () => page.getByRole("button", { name: "Decode" }).click());
+
+  const text = await readFile(shippedConstraints, "utf8");
+  await decodeNow(page, () =>
+    page.locator("#constraints-file").setInputFiles({
+      name: "mine.constraints.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(text),
+    }),
+  );
+  await expect(page.locator("#model-info")).toContainText("mine.constraints.json");
+
+  await page.locator("#constraints-file").setInputFiles({
+    name: "bad.constraints.json",
+    mimeType: "application/json",
+    buffer: Buffer.from('{"format": "lagrange-constraints", "version": 1'),
+  });
+  await expect(page.locator("#error")).toContainText("bad.constraints.json");
+  // A bad file changes nothing: the constraints loaded before stay and still decode.
+  await expect(page.locator("#model-info")).toContainText("mine.constraints.json");
+  await expect(page.locator("#decoder-soft-dd")).toBeEnabled();
+});
+
+test("keyboard only: pick an example, a decoder and decode", async ({ page }) => {
+  await ready(page);
+  await page.locator("body").focus();
+  await page.keyboard.press("Tab");
+  await expect(page.locator("#example")).toBeFocused();
+  const before = await decodedCount(page);
+  await page.keyboard.press("ArrowDown");
+  await expect.poll(() => decodedCount(page)).toBeGreaterThan(before);
+  await page.keyboard.press("Tab");
+  await expect(page.locator("#citation")).toBeFocused();
+  await page.keyboard.press("Tab");
+  const focused = await page.evaluate(() => document.activeElement?.getAttribute("name"));
+  expect(focused).toBe("decoder");
+  // Arrow keys move within the radio group, skipping disabled decoders, and decode.
+  const again = await decodedCount(page);
+  await page.keyboard.press("ArrowDown");
+  await expect.poll(() => decodedCount(page)).toBeGreaterThan(again);
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "Decode" })).toBeFocused();
+  const outline = await page.evaluate(
+    () => getComputedStyle(document.activeElement as Element).outlineStyle,
+  );
+  expect(outline).not.toBe("none");
+  const last = await decodedCount(page);
+  await page.keyboard.press("Enter");
+  await expect.poll(() => decodedCount(page)).toBeGreaterThan(last);
+});

@@ -1,0 +1,285 @@
+import { type CrfModel, loadModelFromBytes } from "@lagrange/chain-crf";
+import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/constraint-templates";
+import {
+  type CitationInspection,
+  CitationInspector,
+  type DecoderChoice,
+  decoderChoices,
+  standardDecoders,
+} from "@lagrange/recipes/browser";
+import { EXAMPLES } from "./examples.js";
+import { el, renderChart, renderFired, renderHeatmap, renderLabelling } from "./render.js";
+
+const SHIPPED_MODEL = "citation.model";
+const SHIPPED_CONSTRAINTS = "citation.constraints.json";
+const PROVENANCE = "model.json";
+
+interface Provenance {
+  readonly corpus: string;
+  readonly trainCitations: number;
+  readonly devF1: { readonly viterbi: number; readonly softDD: number };
+  readonly constraints: number;
+  readonly modelBytes: number;
+}
+
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const form = byId<HTMLFormElement>("decode-form");
+const citation = byId<HTMLTextAreaElement>("citation");
+const example = byId<HTMLSelectElement>("example");
+const decoderList = byId<HTMLDivElement>("decoder-list");
+const modelInfo = byId<HTMLParagraphElement>("model-info");
+const errorBox = byId<HTMLParagraphElement>("error");
+const allLabels = byId<HTMLInputElement>("all-labels");
+
+const registry = standardDecoders();
+const state: {
+  model?: CrfModel;
+  modelSource: string;
+  constraints?: readonly ConstraintsFileEntry[] | undefined;
+  constraintsSource: string;
+  choices: DecoderChoice[];
+  decoder: string;
+  inspectors: Map<string, CitationInspector>;
+  last?: CitationInspection;
+} = {
+  modelSource: "",
+  constraintsSource: "",
+  choices: [],
+  decoder: "soft-dd",
+  inspectors: new Map(),
+};
+
+function showError(message: string | null): void {
+  errorBox.hidden = message === null;
+  errorBox.textContent = message ?? "";
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function fetchBytes(path: string): Promise<Uint8Array> {
+  const response = await fetch(path);
+  if (!response.ok) throw new Error(`cannot fetch ${path}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+function setModel(model: CrfModel, source: string): void {
+  state.model = model;
+  state.modelSource = source;
+  state.inspectors.clear();
+}
+
+/** Parses constraints against the current model's labels; a bad file throws and changes nothing. */
+function setConstraints(text: string | undefined, source: string): void {
+  const entries =
+    text === undefined || state.model === undefined
+      ? undefined
+      : parseConstraintsFile(text, { source, expectedLabels: state.model.labels.names() }).entries;
+  state.inspectors.clear();
+  state.constraints = entries;
+  state.constraintsSource = entries === undefined ? "none" : source;
+}
+
+function describeSources(provenance: Provenance | undefined): void {
+  const model = state.model!;
+  const constraints =
+    state.constraints === undefined
+      ? "no constraints"
+      : `${state.constraints.length} constraints from ${state.constraintsSource}`;
+  const shipped =
+    provenance === undefined || state.modelSource !== SHIPPED_MODEL
+      ? ""
+      : ` Trained on ${provenance.corpus} (${provenance.trainCitations} citations); field F1 on held-out dev citations: Viterbi ${provenance.devF1.viterbi}%, Soft-DD ${provenance.devF1.softDD}%.`;
+  modelInfo.textContent = `Model: ${state.modelSource} (${model.numLabels} labels, preset ${model.preset ?? "none"}); ${constraints}.${shipped}`;
+}
+
+async function refreshDecoders(): Promise<void> {
+  state.choices = await decoderChoices(registry, { constraints: state.constraints !== undefined });
+  const usable = state.choices.filter((c) => c.usable).map((c) => c.name);
+  if (!usable.includes(state.decoder)) {
+    state.decoder = usable.includes("soft-dd") ? "soft-dd" : (usable[0] ?? "viterbi");
+  }
+  decoderList.replaceChildren(
+    ...state.choices.map((choice) => {
+      const id = `decoder-${choice.name}`;
+      const input = el("input", {
+        type: "radio",
+        name: "decoder",
+        id,
+        value: choice.name,
+        "aria-describedby": `${id}-note`,
+      });
+      input.checked = choice.name === state.decoder;
+      input.disabled = !choice.usable;
+      input.addEventListener("change", () => {
+        state.decoder = choice.name;
+        void decode();
+      });
+      const note =
+        choice.note === null ? choice.description : `${choice.description} — ${choice.note}`;
+      return el("div", { class: `decoder${choice.usable ? "" : " disabled"}` }, [
+        input,
+        el("label", { for: id }, [el("strong", {}, [choice.name])]),
+        el("span", { id: `${id}-note`, class: "note" }, [
+          choice.usable ? note : `Unavailable: ${note}`,
+        ]),
+      ]);
+    }),
+  );
+}
+
+function inspector(): CitationInspector {
+  let found = state.inspectors.get(state.decoder);
+  if (found === undefined) {
+    found = new CitationInspector({
+      model: state.model!,
+      registry,
+      decoder: state.decoder,
+      ...(state.constraints === undefined ? {} : { constraints: state.constraints }),
+    });
+    state.inspectors.set(state.decoder, found);
+  }
+  return found;
+}
+
+function render(result: CitationInspection, totalMs: number): void {
+  const constrainedTitle =
+    result.constraintCount > 0
+      ? `Constrained (${result.decoder})`
+      : `${result.decoder} (no constraints)`;
+  const summary = byId<HTMLParagraphElement>("summary");
+  summary.replaceChildren(
+    `${result.tokens.length} tokens. ${result.decoder}: ${result.iterations} iteration${result.iterations === 1 ? "" : "s"}${result.traced ? "" : " (it reports no objective per iteration: the chart shows its final one)"}, ${result.certified ? "certified optimal" : `status ${result.status}`}. `,
+    el("span", { id: "decode-ms", "data-ms": result.decodeMs.toFixed(3) }, [
+      `Decoded in ${result.decodeMs.toFixed(2)} ms`,
+    ]),
+    el("span", { id: "total-ms", "data-ms": totalMs.toFixed(3) }, [
+      ` (features, scores, both decodings and marginals: ${totalMs.toFixed(2)} ms).`,
+    ]),
+  );
+  byId("labellings").replaceChildren(
+    renderLabelling("Viterbi (the chain alone)", result.tokens, result.viterbi),
+    renderLabelling(constrainedTitle, result.tokens, result.constrained),
+  );
+  byId("fired").replaceChildren(renderFired(result.fired, result.constraintCount));
+  byId("chart").replaceChildren(...renderChart(result.objective, result.decoder));
+  byId("heatmap").replaceChildren(renderHeatmap(result, allLabels.checked));
+}
+
+/** Decodes the citation; `keepNotice`: a file handler's message about what it dropped stays. */
+async function decode(keepNotice = false): Promise<void> {
+  if (state.model === undefined) return;
+  try {
+    const started = performance.now();
+    const result = inspector().inspect(citation.value);
+    const totalMs = performance.now() - started;
+    state.last = result;
+    render(result, totalMs);
+    if (!keepNotice) showError(null);
+    document.body.dataset.decoded = String(Number(document.body.dataset.decoded ?? 0) + 1);
+  } catch (error) {
+    showError(messageOf(error));
+  }
+}
+
+/** The last constraints file read (shipped or uploaded): re-checked against a new model. */
+let constraintsText: string | undefined;
+
+async function readFileInput(input: HTMLInputElement): Promise<File | undefined> {
+  return input.files?.[0] ?? undefined;
+}
+
+async function onModelFile(input: HTMLInputElement): Promise<void> {
+  const file = await readFileInput(input);
+  if (file === undefined) return;
+  showError(null);
+  try {
+    const model = loadModelFromBytes(new Uint8Array(await file.arrayBuffer()), file.name);
+    const previous = state.constraints;
+    setModel(model, file.name);
+    // The loaded constraints stay when they name this model's labels.
+    try {
+      if (previous !== undefined) setConstraints(constraintsText, state.constraintsSource);
+    } catch (error) {
+      setConstraints(undefined, "none");
+      showError(`constraints dropped: ${messageOf(error)}`);
+    }
+    describeSources(undefined);
+    await refreshDecoders();
+    await decode(true);
+  } catch (error) {
+    showError(messageOf(error));
+  }
+}
+
+async function onConstraintsFile(input: HTMLInputElement): Promise<void> {
+  const file = await readFileInput(input);
+  if (file === undefined) return;
+  showError(null);
+  try {
+    const text = await file.text();
+    setConstraints(text, file.name);
+    constraintsText = text;
+    describeSources(undefined);
+    await refreshDecoders();
+    await decode();
+  } catch (error) {
+    showError(`${messageOf(error)} (the constraints loaded before stay)`);
+  }
+}
+
+async function loadShipped(): Promise<void> {
+  const [bytes, text, provenance] = await Promise.all([
+    fetchBytes(SHIPPED_MODEL),
+    fetch(SHIPPED_CONSTRAINTS).then((r) => r.text()),
+    fetch(PROVENANCE).then((r) => r.json() as Promise<Provenance>),
+  ]);
+  setModel(loadModelFromBytes(bytes, SHIPPED_MODEL), SHIPPED_MODEL);
+  setConstraints(text, SHIPPED_CONSTRAINTS);
+  constraintsText = text;
+  describeSources(provenance);
+  await refreshDecoders();
+}
+
+for (const [k, text] of EXAMPLES.entries()) {
+  example.append(
+    el("option", { value: String(k) }, [text.length > 90 ? `${text.slice(0, 87)}…` : text]),
+  );
+}
+citation.value = EXAMPLES[0]!;
+example.addEventListener("change", () => {
+  citation.value = EXAMPLES[Number(example.value)]!;
+  void decode();
+});
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  void decode();
+});
+allLabels.addEventListener("change", () => {
+  if (state.last !== undefined)
+    byId("heatmap").replaceChildren(renderHeatmap(state.last, allLabels.checked));
+});
+byId<HTMLInputElement>("model-file").addEventListener("change", (e) => {
+  void onModelFile(e.currentTarget as HTMLInputElement);
+});
+byId<HTMLInputElement>("constraints-file").addEventListener("change", (e) => {
+  void onConstraintsFile(e.currentTarget as HTMLInputElement);
+});
+byId<HTMLButtonElement>("reset-files").addEventListener("click", () => {
+  void loadShipped().then(
+    () => decode(),
+    (error: unknown) => showError(messageOf(error)),
+  );
+});
+
+loadShipped().then(
+  async () => {
+    await decode();
+    document.body.dataset.ready = "true";
+  },
+  (error: unknown) => {
+    showError(`cannot load the shipped model: ${messageOf(error)}`);
+    document.body.dataset.ready = "true";
+  },
+);
