@@ -27,7 +27,10 @@ if (!existsSync(main)) {
     ],
     { stdio: "inherit" },
   );
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => {});
+  // Ctrl-C reaches the whole process group, the child included: wait for it to stop cleanly. A
+  // SIGTERM (or SIGHUP) sent to this process alone is passed on.
+  process.on("SIGINT", () => {});
+  for (const signal of ["SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => {
     if (signal !== null) process.kill(process.pid, signal);
     process.exit(code ?? 1);
