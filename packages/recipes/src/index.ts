@@ -16,6 +16,8 @@ export {
   type CrossoverPoint,
   type CrossoverResult,
 } from "./bcrf/crossover.js";
+// The browser-safe part (the Decoder registry, the playground's inspection): one list, there.
+export * from "./browser/index.js";
 export {
   type CitationBenchmark,
   type CitationBenchmarkOptions,
@@ -56,7 +58,6 @@ export {
   scoreSentences,
   selectCandidates,
 } from "./constraint-learning.js";
-export { loadPlugin, standardDecoders } from "./decoders.js";
 export {
   ChainScoring,
   corpusGroups,
@@ -80,18 +81,6 @@ export {
   trainGeneralCrf,
   withGeneralCrf,
 } from "./general-crf.js";
-export {
-  type CitationInspection,
-  CitationInspector,
-  type CitationInspectorOptions,
-  citationTokens,
-  type DecoderChoice,
-  decoderChoices,
-  type FiredConstraint,
-  firedConstraints,
-  type LabelledSpans,
-  type ObjectivePoint,
-} from "./inspect/inspect.js";
 export {
   L2S_DATASETS,
   L2S_DEFAULT_DATASETS,
