@@ -1,0 +1,2 @@
+// @lagrange/scale: tagging whole corpora — streaming, all cores, many machines.
+export {};
