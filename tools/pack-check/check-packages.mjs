@@ -40,6 +40,7 @@ const PACKAGES = [
   "bcrf",
   "l2s",
   "recipes",
+  "scale",
 ];
 /** Main entries that must bundle for a browser with no `node:` import (issue 14). */
 const BROWSER_ENTRIES = [

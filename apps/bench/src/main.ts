@@ -13,8 +13,10 @@ import { writeReport } from "./report.js";
 import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./suites/bcrf.js";
 import { cliStartup, cliStartupMarkdown } from "./suites/cli-startup.js";
 import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.js";
+import { crfsuiteInterop, crfsuiteInteropMarkdown } from "./suites/crfsuite-interop.js";
 import { l2sMarkdown, l2sSuite, writeL2sFigures } from "./suites/l2s.js";
 import { maxflowBench, maxflowMarkdown } from "./suites/maxflow.js";
+import { scaleBench, scaleMarkdown, writeScaleFigure } from "./suites/scale.js";
 import { softDdCitations, softDdCitationsMarkdown } from "./suites/soft-dd-citations.js";
 import { twoPhaseIlp, twoPhaseIlpMarkdown } from "./suites/two-phase-ilp.js";
 import {
@@ -74,6 +76,41 @@ program
         onStatus: status,
       });
       await emit(result, crfVsCrfsuiteMarkdown(result), opts.out);
+    },
+  );
+
+program
+  .command("crfsuite-interop")
+  .description(
+    "CRFsuite model files on CoNLL-2000: a CRFsuite-trained model imported and a Lagrange-trained one exported, tags compared both ways; JSON + Markdown",
+  )
+  .option(
+    "--out <file.json>",
+    "write the JSON result here (the Markdown table goes beside it as .md)",
+  )
+  .option("--threads <n>", "Lagrange's threads for training", integer, 2)
+  .option("--max-train <n>", "train on the first n sentences only (a quick check)", integer)
+  .option("--max-iterations <n>", "L-BFGS iterations for both trainers (default 50)", integer)
+  .option(
+    "--model <file>",
+    "export this Lagrange CoNLL-2000 model (chunking preset) instead of training one",
+  )
+  .action(
+    async (opts: {
+      out?: string;
+      threads: number;
+      maxTrain?: number;
+      maxIterations?: number;
+      model?: string;
+    }) => {
+      const result = await crfsuiteInterop({
+        threads: opts.threads,
+        ...(opts.maxTrain === undefined ? {} : { maxTrainSentences: opts.maxTrain }),
+        ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
+        ...(opts.model === undefined ? {} : { model: opts.model }),
+        onStatus: status,
+      });
+      await emit(result, crfsuiteInteropMarkdown(result), opts.out);
     },
   );
 
@@ -468,6 +505,26 @@ program
       onStatus: status,
     });
     await emit(result, cliStartupMarkdown(result), opts.out);
+  });
+
+program
+  .command("scale")
+  .description(
+    "tagging a large generated corpus (default 1,000,000 citations) through the built binary: one streaming process, --threads 2, and 1 and 2 BullMQ queue workers on a local redis-server, with Viterbi and Soft-DD; tokens/s, peak RSS, 1× vs 20× streaming memory; JSON + Markdown + SVG",
+  )
+  .option("--out <file.json>", "write the JSON result here (Markdown and the SVG beside it)")
+  .option("--citations <n>", "generated citations to tag", integer, 1_000_000)
+  .option("--decoders <list>", "comma-separated decoders", "viterbi,soft-dd")
+  .option("--no-queue", "skip the queue runs (no redis-server)")
+  .action(async (opts: { out?: string; citations: number; decoders: string; queue: boolean }) => {
+    const result = await scaleBench({
+      citations: opts.citations,
+      decoders: opts.decoders.split(",").map((d) => d.trim()),
+      queue: opts.queue,
+      onStatus: status,
+    });
+    await emit(result, scaleMarkdown(result), opts.out);
+    if (opts.out !== undefined) status(`wrote ${await writeScaleFigure(result, opts.out)}`);
   });
 
 await program.parseAsync(process.argv.slice(2), { from: "user" });

@@ -29,6 +29,8 @@ const result = await build({
     // The names parallel to pool.ts's and parallel-ibp.ts's `new URL("./….js", import.meta.url)`.
     "crf-objective-worker": join(packages, "chain-crf/src/train/crf-objective-worker.ts"),
     "bcrf-ibp-worker": join(packages, "bcrf/src/parallel/bcrf-ibp-worker.ts"),
+    // scale's tag pool: `new URL("./tag-worker.js", import.meta.url)` in tag-pool.ts.
+    "tag-worker": join(packages, "scale/src/pool/tag-worker.ts"),
     // A plug-in objective's module, imported by URL in the objective workers.
     "bcrf-objectives": join(packages, "bcrf/src/training/bcrf-objectives.ts"),
   },

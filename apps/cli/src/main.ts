@@ -3,8 +3,11 @@ import { Command, CommanderError } from "commander";
 import { defineConstraints } from "./define/constraints.js";
 import { defineDemo } from "./define/demo.js";
 import { defineEval } from "./define/eval.js";
+import { defineExport } from "./define/export.js";
+import { defineImport } from "./define/import.js";
 import { defineInfo } from "./define/info.js";
 import { defineParse } from "./define/parse.js";
+import { defineQueue } from "./define/queue.js";
 import { defineRules } from "./define/rules.js";
 import { defineTag } from "./define/tag.js";
 import { defineTrain } from "./define/train.js";
@@ -26,7 +29,10 @@ function buildProgram(): Command {
   defineConstraints(program);
   defineRules(program);
   defineInfo(program);
+  defineImport(program);
+  defineExport(program);
   defineDemo(program);
+  defineQueue(program);
   const withExitCodes = (command: Command): void => {
     command.addHelpText("after", EXIT_CODES_HELP);
     for (const sub of command.commands) withExitCodes(sub);

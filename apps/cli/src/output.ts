@@ -1,7 +1,6 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { type AtomicFile, openAtomicFile } from "@lagrange/core/node";
-import type { Sentence } from "@lagrange/datasets";
 import { usageError } from "./exit-codes.js";
 import { trackTemporaryFile } from "./interruption.js";
 
@@ -129,17 +128,8 @@ function standardOutput(): Output {
 }
 
 /**
- * One output line per token: the input's columns (for inline formats: token and gold label; for
- * unlabeled input: its columns alone) and the predicted label last, so that with gold, gold is
- * second-to-last as conlleval expects.
+ * One output line per token: the input's columns and the predicted label last (with gold, gold is
+ * second-to-last as conlleval expects). The one CoNLL writer, shared with the stream and the queue,
+ * so that their outputs are byte-identical.
  */
-export function conllLines(sentence: Sentence, predicted: readonly string[]): string {
-  const { columns, tokens } = sentence;
-  let text = "";
-  for (let t = 0; t < tokens.length; t++) {
-    let line = "";
-    for (const column of columns) line += `${column[t]} `;
-    text += `${line}${predicted[t]}\n`;
-  }
-  return `${text}\n`;
-}
+export { conllRecord as conllLines } from "@lagrange/scale";

@@ -79,6 +79,13 @@ export {
   viterbi,
 } from "./inference/api.js";
 export { InferenceContext, type InferenceContextOptions } from "./inference/context.js";
+// CRFsuite model files (interop)
+export {
+  CrfsuiteExportError,
+  type CrfsuiteExportOptions,
+  crfsuiteModelFromBytes,
+  crfsuiteModelToBytes,
+} from "./interop/crfsuite/index.js";
 export {
   type CompiledAttributes,
   type CompiledDataset,

@@ -38,8 +38,25 @@ import { conllLines, type Output, writeOutput } from "../output.js";
 import { note, type Progress, progressBar, warn } from "../progress.js";
 import { taggingReport } from "../render.js";
 import { tagL2sCommand } from "./tag-l2s.js";
+import type { TagStreamingOptions } from "./tag-stream.js";
 
-export interface TagOptions {
+/**
+ * Whether `lagrange tag` streams (./tag-stream.ts): standard input, or any streaming option
+ * given. Other inputs (registry names, UMass, inline, CoNLL-U files) are read whole as before.
+ */
+function wantsStreaming(options: TagOptions): boolean {
+  return (
+    options.data === "-" ||
+    options.format === "ndjson" ||
+    options.threads !== undefined ||
+    options.window !== undefined ||
+    options.outputFormat !== undefined ||
+    options.onError !== undefined ||
+    options.explain === true
+  );
+}
+
+export interface TagOptions extends TagStreamingOptions {
   readonly model: string;
   readonly data: string;
   readonly format?: string;
@@ -85,11 +102,22 @@ export async function readConstraintsFile(
  */
 export async function tagCommand(options: TagOptions, signal?: AbortSignal): Promise<string> {
   requireFile("--model", options.model);
+  const streaming = wantsStreaming(options);
+  const notStreamed = (what: string) =>
+    usageError(
+      `--data -, --threads, --window, --output-format, --on-error and --explain stream a linear-chain CRF's tagging; ${options.model} is ${what}`,
+    );
   // A learning-to-search model (lagrange train --learner l2s) by its file's magic.
-  if (await isL2sModelPath(options.model)) return tagL2sCommand(options, signal);
+  if (await isL2sModelPath(options.model)) {
+    if (streaming) throw notStreamed("an L2S tagger");
+    return tagL2sCommand(options, signal);
+  }
   const model = await readModel(options.model);
   const general = generalCrfOf(model);
-  if (general !== null) return tagGeneralCommand(options, general, signal);
+  if (general !== null) {
+    if (streaming) throw notStreamed("a general CRF (its groups need the whole input)");
+    return tagGeneralCommand(options, general, signal);
+  }
   const registry = standardDecoders();
   for (const plugin of options.plugin ?? []) {
     requireFile("--plugin", plugin);
@@ -116,6 +144,11 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
     warn(`--time-limit bounds the ILP decoders (exact, two-phase); ${decoder} ignores it`);
   }
   await registry.prepare(decoder);
+  if (streaming) {
+    // Loaded on demand: @lagrange/scale also brings the job queue's client.
+    const { tagStreamCommand } = await import("./tag-stream.js");
+    return tagStreamCommand(options, model, decoder, constrained, signal);
+  }
   const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
   return writeOutput(options.out, { option: "--out", inputs }, (output) =>
     tagInto(output, options, model, registry, decoder, constrained, signal),

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { Option } from "commander";
 import type { tagAction } from "../commands/tag.js";
 import { collect, malformedOption, parseInteger, parsePositive } from "../options.js";
 import {
@@ -19,7 +20,10 @@ export function defineTag(program: Command): void {
       "--data <spec>",
       "data to tag: a registry name[:split] (default split dev) or a file path",
     )
-    .option("--format <format>", "file format for a path: conll, conllu, umass, inline")
+    .option(
+      "--format <format>",
+      "file format for a path: conll, conllu, umass, inline; ndjson (one JSON object per line: tokens, columns?, labels?) streams",
+    )
     .option(
       "--decoder <name>",
       `viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), two-slave or naive-dd (a general CRF's higher-order patterns, qian-liu2014), bcrf (corro's Bregman CRF inference: parallel Bregman projections, then the best scheme-valid labelling of their marginals; approximate), mean-field (naive mean field, the paper's baseline: per-token argmax, may break the scheme), greedy (learning to search's left-to-right policy), or a plug-in's (default viterbi; two-slave for a general model; ${L2S_DEFAULT_DECODER} for an L2S tagger). Any chain model decodes with any of them, whatever its --objective`,
@@ -63,6 +67,32 @@ export function defineTag(program: Command): void {
       "the data has no gold label column: every column is an input (default: a file as wide as the model's input columns is unlabeled, one column wider has gold last)",
     )
     .addOption(malformedOption())
+    .option(
+      "--threads <n>",
+      "worker threads that tag (each loads the model and constraints once); streams the input; output stays in input order",
+      parseInteger,
+    )
+    .option(
+      "--window <n>",
+      "streaming: sentences read and not yet written, at most: memory is bounded by it, not by the input (default 1024)",
+      parseInteger,
+    )
+    .addOption(
+      new Option(
+        "--output-format <format>",
+        "streaming output: conll (the input's columns and the predicted label) or ndjson (one sentence per line: tokens, columns?, gold?, labels); default the input's format",
+      ).choices(["conll", "ndjson"]),
+    )
+    .addOption(
+      new Option(
+        "--on-error <policy>",
+        "streaming: a malformed or untaggable record stops tagging with its file:line (stop, the default; everything before it is written), or is reported on stderr and skipped (skip: the rest is written, then the count is printed and the exit code is 3)",
+      ).choices(["stop", "skip"]),
+    )
+    .option(
+      "--explain",
+      "NDJSON output: add each sentence's decoding (iterations, status, certified, primal, dual, gap) and the constraints that fired (multiplier > 0)",
+    )
     .option(
       "--out <file>",
       "output file, written atomically; checked before tagging (default standard output)",

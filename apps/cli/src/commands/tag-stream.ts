@@ -1,0 +1,132 @@
+import { createReadStream } from "node:fs";
+import { readFile } from "node:fs/promises";
+import type { CrfModel } from "@lagrange/chain-crf";
+import type { DecodeOptions } from "@lagrange/core";
+import { type StreamFormat, tagStream } from "@lagrange/scale";
+import { DEFAULT_TIME_LIMIT_SECONDS } from "../define/values.js";
+import { badInputError, usageError } from "../exit-codes.js";
+import { requireFile } from "../inputs.js";
+import { threadCount } from "../options.js";
+import { type Output, writeOutput } from "../output.js";
+import { note, warn } from "../progress.js";
+import { taggingReport } from "../render.js";
+import { readConstraintsFile, type TagOptions } from "./tag.js";
+
+/** The streaming options of `lagrange tag` (../define/tag.ts). */
+export interface TagStreamingOptions {
+  readonly threads?: number;
+  readonly window?: number;
+  readonly outputFormat?: string;
+  readonly onError?: "stop" | "skip";
+  readonly explain?: boolean;
+}
+
+/**
+ * `lagrange tag` over a stream: CoNLL or NDJSON records in (a file, or standard input with
+ * `--data -`), tagged in input order in bounded memory, on `--threads` worker threads. A record
+ * skipped under `--on-error skip` is reported on stderr as it goes; the output is complete but for
+ * those records, and the command then exits 3 (bad input) with their count, so that a pipeline
+ * cannot take a shortened output for a whole one.
+ */
+export async function tagStreamCommand(
+  options: TagOptions & TagStreamingOptions,
+  model: CrfModel,
+  decoder: string,
+  constrained: boolean,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const stdin = options.data === "-";
+  if (!stdin) requireFile("--data", options.data);
+  const inputFormat = streamFormat("--format", options.format ?? guessFormat(options.data));
+  const outputFormat = streamFormat("--output-format", options.outputFormat ?? inputFormat);
+  if (options.explain === true && outputFormat !== "ndjson") {
+    throw usageError(
+      "--explain: the decoder's figures are written in NDJSON only (--output-format ndjson)",
+    );
+  }
+  if (options.malformed !== undefined && options.malformed !== "skip") {
+    warn("--malformed is for UMass files; a stream's bad records follow --on-error");
+  }
+  const constraints =
+    options.constraints === undefined
+      ? undefined
+      : await readConstraintsFile(options.constraints, model.labels.names());
+  const decodeOptions: DecodeOptions & Record<string, number> = {
+    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+    ...(options.tau === undefined ? {} : { tau: options.tau }),
+    ...(options.bcrfIterations === undefined ? {} : { iterations: options.bcrfIterations }),
+    timeLimitMs: 1000 * (options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS),
+  };
+  const threads = options.threads === undefined ? 1 : threadCount(options.threads);
+  const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
+  let skippedCount = 0;
+  const report = await writeOutput(
+    options.out,
+    { option: "--out", inputs },
+    async (output: Output) => {
+      {
+        const result = await tagStream({
+          // Workers read the model file themselves; one thread uses the model already read.
+          model: threads > 1 ? options.model : model,
+          decoder,
+          ...(constraints === undefined ? {} : { constraints }),
+          ...(options.constraints === undefined || threads === 1
+            ? {}
+            : {
+                constraintsText: {
+                  text: await readFile(options.constraints, "utf8"),
+                  source: options.constraints,
+                },
+              }),
+          slaves: options.slave ?? [],
+          plugins: options.plugin ?? [],
+          decodeOptions,
+          allowUnconstrained: !constrained,
+          input: stdin ? process.stdin : createReadStream(options.data),
+          inputFormat,
+          inputName: stdin ? "<stdin>" : options.data,
+          output,
+          outputFormat,
+          ...(options.window === undefined ? {} : { window: options.window }),
+          threads,
+          onError: options.onError ?? "stop",
+          explain: options.explain === true,
+          gold: options.unlabeled === true ? "none" : "auto",
+          ...(signal === undefined ? {} : { signal }),
+          onSkip: (s) => note(`lagrange: skipped ${s.place}: ${s.reason}`),
+        });
+        skippedCount = result.skippedCount;
+        if (result.timedOut.length > 0) {
+          const limit = options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS;
+          warn(
+            `${result.timedOut.length} sentence(s) hit the ${limit} s time limit; their labels are the best found, not proven optimal: ${result.timedOut.slice(0, 20).join(", ")}${result.timedOut.length > 20 ? ", …" : ""}`,
+          );
+        }
+        const time = { ...result.time };
+        const accuracy =
+          result.evaluation === undefined
+            ? ""
+            : `; token accuracy ${(100 * result.evaluation.accuracy).toFixed(2)}% against the gold column`;
+        return `${taggingReport(time, result.seconds, result.decoding)}${threads > 1 ? ` on ${threads} threads` : ""}${result.labeled ? accuracy : " (unlabeled input: no gold column)"}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
+      }
+    },
+  );
+  if (skippedCount > 0) {
+    note(report);
+    throw badInputError(
+      `skipped ${skippedCount} malformed record(s) (listed above, --on-error skip); the output has every other record`,
+    );
+  }
+  return report;
+}
+
+function guessFormat(path: string): string {
+  return /\.(nd)?jsonl?$/i.test(path) ? "ndjson" : "conll";
+}
+
+function streamFormat(option: string, format: string): StreamFormat {
+  if (format === "conll" || format === "ndjson") return format;
+  throw usageError(
+    `${option} ${format}: streaming tagging (--data -, --threads, --window, --output-format, --on-error, --explain) reads and writes conll or ndjson`,
+  );
+}

@@ -1,0 +1,21 @@
+import { type Command, Option } from "commander";
+import type { importAction } from "../commands/import.js";
+
+export function defineImport(program: Command): void {
+  program
+    .command("import")
+    .description(
+      "Convert another system's model file into a Lagrange model: import --from crfsuite M.crfsuite --out M.lgm (CRFsuite's crf1d models, as crfsuite learn and python-crfsuite write them). The model has no feature preset: tag CRFsuite attribute input with it",
+    )
+    .argument("<model>", "the model file to convert")
+    .addOption(
+      new Option("--from <system>", "the system that wrote it")
+        .choices(["crfsuite"])
+        .makeOptionMandatory(),
+    )
+    .requiredOption("--out <file>", "the Lagrange model file to write")
+    .action(async (...args: Parameters<typeof importAction>) => {
+      const { importAction } = await import("../commands/import.js");
+      await importAction(...args);
+    });
+}

@@ -1,0 +1,147 @@
+/**
+ * Worker threads that tag batches of sentences. Each worker loads the model, constraints and
+ * plug-ins once (from workerData); a batch goes to the worker with the fewest batches pending,
+ * and its promise resolves with that batch's results, so the caller reassembles input order by
+ * awaiting the promises in the order it made them.
+ *
+ * Plain worker_threads rather than piscina: a worker must register tsx before it imports its
+ * TypeScript module (tests run the sources), which piscina's own worker entry, importing the task
+ * module by itself, does not let us do; and what is left — least-busy dispatch and one promise per
+ * batch — is a few lines. chain-crf's ObjectivePool does not fit either: it shares gradients over
+ * SharedArrayBuffers in lockstep, not independent batches.
+ */
+import { Worker } from "node:worker_threads";
+import { AbortError, LagrangeError, type LagrangeErrorCode } from "@lagrange/core";
+import type { BatchResult, InputSentence, TaggingSetup } from "../stream/setup.js";
+import type { TagWorkerData, TagWorkerReply, TagWorkerRequest } from "./messages.js";
+
+export interface TagPoolOptions {
+  readonly setup: TaggingSetup & { readonly model: Uint8Array | string };
+  readonly threads: number;
+  readonly explain?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+export interface TagPool {
+  readonly threads: number;
+  run(batch: readonly InputSentence[]): Promise<BatchResult>;
+  /** Terminates every worker; pending batches reject. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+interface Pending {
+  readonly done: (result: BatchResult) => void;
+  readonly fail: (error: Error) => void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  readonly pending: Map<number, Pending>;
+}
+
+export async function openTagPool(options: TagPoolOptions): Promise<TagPool> {
+  const { threads, signal } = options;
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new RangeError(`openTagPool: threads must be an integer ≥ 1, got ${threads}`);
+  }
+  signal?.throwIfAborted();
+  const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
+  // A distinct name (not worker.js): the CLI's bundle puts every worker entry flat beside its
+  // chunks under this name, where this URL still finds it.
+  const entry = new URL(`./tag-worker.${ext}`, import.meta.url).href;
+  const registerTsx = ext === "ts";
+  const script = registerTsx ? new URL("./worker-bootstrap.mjs", import.meta.url) : new URL(entry);
+  const data: TagWorkerData = {
+    entry,
+    registerTsx,
+    setup: options.setup,
+    explain: options.explain === true,
+  };
+  const slots: Slot[] = [];
+  let closed = false;
+  let broken: Error | undefined;
+  const breakAll = (error: Error) => {
+    broken ??= error;
+    for (const slot of slots) {
+      for (const p of slot.pending.values()) p.fail(error);
+      slot.pending.clear();
+    }
+  };
+  const ready: Promise<void>[] = [];
+  for (let w = 0; w < threads; w++) {
+    const worker = new Worker(script, { workerData: data });
+    const slot: Slot = { worker, pending: new Map() };
+    slots.push(slot);
+    ready.push(
+      new Promise<void>((started, failedToStart) => {
+        worker.on("message", (reply: TagWorkerReply) => {
+          if (reply.type === "ready") return started();
+          if (reply.type === "result") {
+            const p = slot.pending.get(reply.id);
+            slot.pending.delete(reply.id);
+            p?.done(reply.result);
+            return;
+          }
+          const error = rebuild(reply.message, reply.code);
+          if (reply.id < 0) return failedToStart(error);
+          const p = slot.pending.get(reply.id);
+          slot.pending.delete(reply.id);
+          p?.fail(error);
+        });
+        worker.on("error", (error: Error) => {
+          const wrapped = new Error(`tag worker ${w + 1}: ${error.message}`, { cause: error });
+          failedToStart(wrapped);
+          breakAll(wrapped);
+        });
+        worker.on("exit", (code: number) => {
+          if (!closed) {
+            const error = new Error(`tag worker ${w + 1} exited (code ${code})`);
+            failedToStart(error);
+            breakAll(error);
+          }
+        });
+      }),
+    );
+  }
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    breakAll(new AbortError());
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  };
+  const onAbort = () => void close();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    await Promise.all(ready);
+  } catch (error) {
+    signal?.removeEventListener("abort", onAbort);
+    await close();
+    throw error;
+  }
+  let nextId = 0;
+  return {
+    threads,
+    run(batch) {
+      if (broken !== undefined) return Promise.reject(broken);
+      if (closed) return Promise.reject(new AbortError());
+      let best = slots[0]!;
+      for (const slot of slots) if (slot.pending.size < best.pending.size) best = slot;
+      const id = nextId++;
+      return new Promise<BatchResult>((done, fail) => {
+        best.pending.set(id, { done, fail });
+        best.worker.postMessage({ id, batch } satisfies TagWorkerRequest);
+      });
+    },
+    close: async () => {
+      signal?.removeEventListener("abort", onAbort);
+      await close();
+    },
+  };
+}
+
+/** A worker's error as the main thread's: a LagrangeError keeps its code (and so its exit code). */
+function rebuild(message: string, code: string | undefined): Error {
+  return code === undefined
+    ? new Error(message)
+    : new LagrangeError(code as LagrangeErrorCode, message);
+}

@@ -1,0 +1,214 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { type CrfModel, loadModelFromBytes } from "@lagrange/chain-crf";
+import { parseConstraintsFile } from "@lagrange/constraint-templates";
+import { LagrangeError } from "@lagrange/core";
+import {
+  type Corpus,
+  DataFormatError,
+  parseConll,
+  parseConllu,
+  parseInlineTags,
+  type Sentence,
+  tokenPlace,
+} from "@lagrange/datasets";
+import {
+  generalCrfOf,
+  InfeasibleSentenceError,
+  inputForModel,
+  standardDecoders,
+  Tagger,
+} from "@lagrange/recipes";
+import { conllRecord } from "../stream/format.js";
+import type { ShardFormat } from "./shards.js";
+
+/** What a worker needs to tag any shard of a job: recorded at submission, read from Redis. */
+export interface TaggingSpec {
+  /** A path every worker can read (a shared file system) or an http(s):// or file: URL. */
+  readonly model: string;
+  /** SHA-256 of the model's bytes at submission: a worker refuses a model that changed since. */
+  readonly modelSha256: string;
+  /** Default `viterbi`. */
+  readonly decoder?: string;
+  /** The constraints file's text (it travels in Redis, so workers need no copy of it). */
+  readonly constraints?: string;
+  /** The constraints file's name, for its error messages. */
+  readonly constraintsSource?: string;
+  /** The corpus file's name: errors in a shard name it and the corpus's own line numbers. */
+  readonly data: string;
+  readonly format: ShardFormat;
+  /** The data has no gold column (default: read off its width, as `lagrange tag` does). */
+  readonly unlabeled?: boolean;
+}
+
+export interface ShardInput {
+  readonly text: string;
+  /** The corpus line the shard's text starts on. */
+  readonly firstLine: number;
+}
+
+export interface ShardOutput {
+  /** One line per token (input columns, then the predicted label), a blank line per sentence. */
+  readonly text: string;
+  readonly sentences: number;
+  readonly tokens: number;
+}
+
+/** The bytes of a model from a path or URL. */
+export async function readModelBytes(model: string): Promise<Uint8Array> {
+  if (/^https?:\/\//.test(model)) {
+    const response = await fetch(model);
+    if (!response.ok) throw new Error(`${model}: HTTP ${response.status} ${response.statusText}`);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+  return readFile(model.startsWith("file:") ? new URL(model) : model);
+}
+
+export function sha256Hex(bytes: Uint8Array | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** The model's bytes changed between submission and tagging: retrying cannot help. */
+export class ModelChangedError extends LagrangeError {
+  override readonly name = "ModelChangedError";
+  constructor(model: string, expected: string, found: string) {
+    super(
+      "bad-input",
+      `${model}: the model changed since the job was submitted (sha256 ${found.slice(0, 12)}…, submitted ${expected.slice(0, 12)}…); submit the job again`,
+    );
+  }
+}
+
+interface ShardTagger {
+  readonly model: CrfModel;
+  readonly tagger: Tagger;
+}
+
+/**
+ * One tagger per (model, checksum, decoder, constraints) in a worker process: a model is read and
+ * its decoder prepared once, however many shards and jobs use it. A failed load is not cached.
+ */
+const taggers = new Map<string, Promise<ShardTagger>>();
+
+function taggerFor(spec: TaggingSpec): Promise<ShardTagger> {
+  const key = JSON.stringify([
+    spec.model,
+    spec.modelSha256,
+    spec.decoder ?? "viterbi",
+    spec.constraints === undefined ? "" : sha256Hex(spec.constraints),
+  ]);
+  let entry = taggers.get(key);
+  if (entry === undefined) {
+    entry = buildTagger(spec);
+    taggers.set(key, entry);
+    entry.catch(() => taggers.delete(key));
+  }
+  return entry;
+}
+
+async function buildTagger(spec: TaggingSpec): Promise<ShardTagger> {
+  const bytes = await readModelBytes(spec.model);
+  const found = sha256Hex(bytes);
+  if (found !== spec.modelSha256) throw new ModelChangedError(spec.model, spec.modelSha256, found);
+  const model = loadModelFromBytes(bytes, spec.model);
+  if (generalCrfOf(model) !== null) {
+    throw new LagrangeError(
+      "usage",
+      `${spec.model} is a general CRF: its groups span the corpus, so it cannot be tagged shard by shard`,
+    );
+  }
+  const registry = standardDecoders();
+  const decoder = spec.decoder ?? "viterbi";
+  await registry.prepare(decoder);
+  const constraints =
+    spec.constraints === undefined
+      ? undefined
+      : parseConstraintsFile(spec.constraints, {
+          source: spec.constraintsSource ?? "constraints",
+          expectedLabels: model.labels.names(),
+        }).entries;
+  const tagger = new Tagger({
+    model,
+    registry,
+    decoder,
+    ...(constraints === undefined ? {} : { constraints }),
+  });
+  return { model, tagger };
+}
+
+/** Checks at submission what a worker would find wrong with the spec at once (an unknown decoder, bad constraints). */
+export async function checkTaggingSpec(spec: TaggingSpec): Promise<void> {
+  await taggerFor(spec);
+}
+
+function parseShard(spec: TaggingSpec, text: string): Sentence[] {
+  const options = { file: spec.data };
+  switch (spec.format) {
+    case "conll":
+      return parseConll(text, options);
+    case "conllu":
+      return parseConllu(text, options);
+    case "inline":
+      return parseInlineTags(text, options);
+  }
+}
+
+/** The shard's line numbers are the corpus's: error messages point at the file the user has. */
+function corpusLine(error: unknown, offset: number): unknown {
+  if (!(error instanceof DataFormatError)) return error;
+  return new DataFormatError(error.file, error.line + offset, error.detail, error.column);
+}
+
+/**
+ * Tags one shard: THE place a shard is tagged (switching to a streaming tagger is one edit here).
+ * Yields to the event loop every few milliseconds, so that BullMQ renews the shard's lock and a
+ * SIGTERM is heard while a long shard is tagged. `pauseMs` slows each sentence down (fault tests).
+ */
+export async function tagShard(
+  spec: TaggingSpec,
+  shard: ShardInput,
+  options: { readonly signal?: AbortSignal; readonly pauseMs?: number } = {},
+): Promise<ShardOutput> {
+  const { model, tagger } = await taggerFor(spec);
+  const offset = shard.firstLine - 1;
+  let sentences: Sentence[];
+  try {
+    sentences = parseShard(spec, shard.text);
+  } catch (error) {
+    throw corpusLine(error, offset);
+  }
+  for (const sentence of sentences) {
+    if (sentence.source !== undefined) {
+      sentence.source = { ...sentence.source, line: sentence.source.line + offset };
+    }
+  }
+  const corpus: Corpus = { label: spec.data, format: spec.format, sentences, scheme: "none" };
+  const input = inputForModel(corpus, model, spec.unlabeled === true ? "none" : "auto");
+  let text = "";
+  let tokens = 0;
+  let since = performance.now();
+  for (const sentence of input.sentences) {
+    if (performance.now() - since > 20 || options.pauseMs !== undefined) {
+      await (options.pauseMs === undefined
+        ? yieldToEventLoop()
+        : new Promise((resolve) => setTimeout(resolve, options.pauseMs)));
+      since = performance.now();
+    }
+    options.signal?.throwIfAborted();
+    let labels: readonly string[];
+    try {
+      labels = tagger.tag(sentence, options.signal).labels;
+    } catch (error) {
+      if (error instanceof InfeasibleSentenceError) {
+        throw new LagrangeError("bad-input", `${tokenPlace(sentence, 0)}: ${error.message}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    text += conllRecord(sentence, labels);
+    tokens += sentence.tokens.length;
+  }
+  return { text, sentences: input.sentences.length, tokens };
+}

@@ -1,0 +1,426 @@
+import { modelToBytes } from "@lagrange/chain-crf";
+import {
+  type DecoderRegistry,
+  type Decoding,
+  type DecodingSummary,
+  DecodingTally,
+  LagrangeError,
+} from "@lagrange/core";
+import type { DataFormatError, Sentence } from "@lagrange/datasets";
+import { inputForModel, modelScheme, type TaggingTime } from "@lagrange/recipes";
+import { conllRecord, ndjsonRecord } from "./format.js";
+import { readRecords, type StreamFormat, type StreamRecord } from "./records.js";
+import {
+  type BatchResult,
+  type DecodingStats,
+  type InputSentence,
+  isFailure,
+  modelOf,
+  registryOf,
+  type TaggingSetup,
+  ThreadTagger,
+} from "./setup.js";
+
+/** Where tagged records go: a Node writable (back-pressure: its `drain`) or an async writer. */
+export type TagSink = NodeJS.WritableStream | { write(data: string): Promise<void> | void };
+
+export interface TagStreamOptions extends TaggingSetup {
+  /** Lines of CoNLL or NDJSON, as text or UTF-8 byte chunks (a Node Readable, a file stream). */
+  readonly input: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>;
+  readonly inputFormat: StreamFormat;
+  /** The input's name in messages and positions: a path, or `<stdin>`. Default `<stream>`. */
+  readonly inputName?: string;
+  readonly output: TagSink;
+  /** Default: the input format. */
+  readonly outputFormat?: StreamFormat;
+  /** Sentences read but not yet written, at most (memory bound). Default 1024. */
+  readonly window?: number;
+  /** Sentences per batch (per message to a worker). Default: from the window and threads, ≤ 64. */
+  readonly batchSize?: number;
+  /** Worker threads that tag; 1 (default) tags on the calling thread. */
+  readonly threads?: number;
+  /** A malformed or untaggable record: stop with its file:line (default), or skip and report it. */
+  readonly onError?: "stop" | "skip";
+  /** NDJSON output: add the decoder's figures and the constraints that fired. */
+  readonly explain?: boolean;
+  /** `none`: every column is an input; `auto` (default): read off the width, as `lagrange tag` does. */
+  readonly gold?: "auto" | "none";
+  /** A registry with plug-ins already loaded: single thread only (workers load `plugins`). */
+  readonly registry?: DecoderRegistry;
+  readonly signal?: AbortSignal;
+  /** After each batch written. */
+  readonly onProgress?: (progress: TagStreamProgress) => void;
+  /** Each skipped record, as it is skipped (onError `skip`). */
+  readonly onSkip?: (skipped: SkippedRecord) => void;
+}
+
+export interface TagStreamProgress {
+  readonly sentences: number;
+  readonly tokens: number;
+  readonly skipped: number;
+}
+
+export interface SkippedRecord {
+  /** `file:line` of the record. */
+  readonly place: string;
+  readonly reason: string;
+}
+
+export interface TagStreamResult {
+  /** Sentences written. */
+  readonly sentences: number;
+  readonly tokens: number;
+  /** Records skipped (onError `skip`): the first {@link MAX_SKIPPED_KEPT}; `skippedCount` counts all. */
+  readonly skipped: readonly SkippedRecord[];
+  readonly skippedCount: number;
+  readonly seconds: number;
+  /** Time per phase summed over threads (their sum exceeds `seconds` with several threads). */
+  readonly time: TaggingTime;
+  /** The decoder's tally (a constrained decoder; undefined otherwise). */
+  readonly decoding?: DecodingSummary;
+  /** Places of sentences that hit the ILP time limit (labels the best found, not proven optimal). */
+  readonly timedOut: readonly string[];
+  /** Token accuracy against gold, computed as records pass (undefined without gold). */
+  readonly evaluation?: {
+    readonly tokens: number;
+    readonly correct: number;
+    readonly accuracy: number;
+  };
+  /** Whether the input carried gold labels (as read off its width). */
+  readonly labeled: boolean;
+}
+
+export const MAX_SKIPPED_KEPT = 1000;
+const MAX_TIMED_OUT_KEPT = 1000;
+
+/** A batch runner: the calling thread, or a worker pool. */
+export interface BatchRunner {
+  run(batch: readonly InputSentence[]): Promise<BatchResult>;
+  close(): Promise<void>;
+}
+
+interface Slot {
+  /** The record as read (its gold view decided). */
+  readonly sentence?: Sentence;
+  readonly error?: DataFormatError;
+}
+
+interface Pending {
+  readonly slots: readonly Slot[];
+  readonly result: Promise<BatchResult>;
+  readonly sentences: number;
+}
+
+/**
+ * Tags a stream of CoNLL or NDJSON records into a sink, in input order, with at most `window`
+ * sentences read and not yet written whatever the input's size: reading waits for writing, and
+ * writing waits for the sink's drain. With `threads` > 1, batches go to worker threads that each
+ * load the model, constraints and plug-ins once. A malformed record stops the stream with its
+ * `file:line` after everything before it is written (onError `stop`), or is reported and skipped
+ * (`skip`: see `skipped`, never a silently shorter output).
+ */
+export async function tagStream(options: TagStreamOptions): Promise<TagStreamResult> {
+  const started = performance.now();
+  const file = options.inputName ?? "<stream>";
+  const threads = options.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new LagrangeError("usage", `threads: expected an integer ≥ 1, got ${threads}`);
+  }
+  const window = options.window ?? 1024;
+  if (!Number.isInteger(window) || window < 1) {
+    throw new LagrangeError("usage", `window: expected an integer ≥ 1, got ${window}`);
+  }
+  const batchSize =
+    options.batchSize ?? Math.max(1, Math.min(64, Math.floor(window / (2 * threads))));
+  const outputFormat = options.outputFormat ?? options.inputFormat;
+  const explain = options.explain === true;
+  if (explain && outputFormat !== "ndjson") {
+    throw new LagrangeError(
+      "usage",
+      "explain: the decoder's figures are written in NDJSON output only",
+    );
+  }
+  const skipBad = options.onError === "skip";
+  const { signal } = options;
+  const model = await modelOf(options.model);
+  const runner = await openRunner(options, model, threads, explain);
+  const constrained = runner.constrained;
+  const write = writer(options.output);
+  const tally = new DecodingTally();
+  const skipped: SkippedRecord[] = [];
+  const timedOut: string[] = [];
+  const time = { sentences: 0, tokens: 0, featuresMs: 0, scoringMs: 0, decodingMs: 0 };
+  let skippedCount = 0;
+  let sentences = 0;
+  let tokens = 0;
+  let goldTokens = 0;
+  let correct = 0;
+  /** Decided on the first sentence: whether its last column is gold (or an input). */
+  let stripGold: boolean | undefined;
+  let labeled = false;
+
+  const skip = (record: SkippedRecord) => {
+    skippedCount++;
+    if (skipped.length < MAX_SKIPPED_KEPT) skipped.push(record);
+    options.onSkip?.(record);
+  };
+  const view = (sentence: Sentence): Sentence => {
+    if (stripGold === undefined) {
+      if (options.gold === "none") stripGold = sentence.labels !== undefined;
+      // NDJSON names its gold labels; CoNLL's last column is gold or input by the file's width.
+      else if (options.inputFormat === "ndjson") stripGold = false;
+      else {
+        const corpus = { label: file, sentences: [sentence], format: "conll" as const };
+        const decided = inputForModel({ ...corpus, scheme: modelScheme(model) }, model, "auto");
+        stripGold = sentence.labels !== undefined && decided.sentences[0]!.labels === undefined;
+      }
+      labeled = sentence.labels !== undefined && !stripGold;
+    }
+    if (!stripGold || sentence.labels === undefined) return sentence;
+    const { labels: _, ...rest } = sentence;
+    return rest;
+  };
+
+  const queue: Pending[] = [];
+  let inFlight = 0;
+  const writeHead = async () => {
+    const head = queue.shift()!;
+    inFlight -= head.sentences;
+    const result = await head.result;
+    time.featuresMs += result.time.featuresMs;
+    time.scoringMs += result.time.scoringMs;
+    time.decodingMs += result.time.decodingMs;
+    let text = "";
+    let k = 0;
+    for (const slot of head.slots) {
+      if (slot.error !== undefined) {
+        if (!skipBad) {
+          await write(text);
+          throw slot.error;
+        }
+        skip({ place: `${slot.error.file}:${slot.error.line}`, reason: slot.error.detail });
+        continue;
+      }
+      const sentence = slot.sentence!;
+      const item = result.items[k++]!;
+      if (isFailure(item)) {
+        if (!skipBad) {
+          await write(text);
+          throw new LagrangeError("bad-input", `${item.place}: ${item.reason}`);
+        }
+        skip(item);
+        continue;
+      }
+      const n = sentence.tokens.length;
+      sentences++;
+      tokens += n;
+      time.sentences++;
+      time.tokens += n;
+      if (constrained) tally.add(asDecoding(item.stats));
+      if (item.stats.status === "time-limit" && timedOut.length < MAX_TIMED_OUT_KEPT) {
+        const source = sentence.source;
+        timedOut.push(
+          source === undefined ? `sentence ${sentences}` : `${source.file}:${source.line}`,
+        );
+      }
+      const gold = sentence.labels;
+      if (gold !== undefined) {
+        goldTokens += n;
+        for (let t = 0; t < n; t++) if (gold[t] === item.labels[t]) correct++;
+      }
+      text +=
+        outputFormat === "conll"
+          ? conllRecord(sentence, item.labels)
+          : ndjsonRecord(sentence, item.labels, explain ? item.stats : undefined);
+    }
+    await write(text);
+    options.onProgress?.({ sentences, tokens, skipped: skippedCount });
+  };
+
+  let slots: Slot[] = [];
+  let inputs: InputSentence[] = [];
+  const submit = async () => {
+    if (slots.length === 0) return;
+    while (queue.length > 0 && inFlight + inputs.length > window) await writeHead();
+    const result = runner.run(inputs);
+    // Awaited in order by writeHead; until then a failure must not count as unhandled.
+    result.catch(() => {});
+    queue.push({ slots, result, sentences: inputs.length });
+    inFlight += inputs.length;
+    slots = [];
+    inputs = [];
+  };
+
+  try {
+    reading: for await (const records of readRecords(options.input, {
+      format: options.inputFormat,
+      file,
+      ...(signal === undefined ? {} : { signal }),
+    })) {
+      for (const record of records) {
+        signal?.throwIfAborted();
+        if (record.kind === "error") {
+          slots.push({ error: record.error });
+          // Stopping: nothing past the first bad record is read; what precedes it is written.
+          if (!skipBad) {
+            break reading;
+          }
+          continue;
+        }
+        const sentence = view(record.sentence);
+        slots.push({ sentence });
+        inputs.push(inputView(sentence));
+        if (inputs.length >= batchSize) await submit();
+      }
+    }
+    await submit();
+    while (queue.length > 0) await writeHead();
+  } finally {
+    // Batches still running when a record stopped the stream are dropped with the workers.
+    await runner.close();
+  }
+  return {
+    sentences,
+    tokens,
+    skipped,
+    skippedCount,
+    seconds: (performance.now() - started) / 1000,
+    time,
+    ...(constrained ? { decoding: tally.summary() } : {}),
+    timedOut,
+    ...(goldTokens > 0
+      ? { evaluation: { tokens: goldTokens, correct, accuracy: correct / goldTokens } }
+      : {}),
+    labeled,
+  };
+}
+
+/** The model's input: every column but gold (a worker receives no more than it reads). */
+function inputView(sentence: Sentence): InputSentence {
+  const { labels, tokens, source } = sentence;
+  const columns =
+    labels === undefined ? sentence.columns : sentence.columns.filter((c) => c !== labels);
+  return source === undefined ? { tokens, columns } : { tokens, columns, source };
+}
+
+/**
+ * The tally reads a Decoding; a worker sends its figures only (not the label arrays), so the
+ * labels are stood in for by one cell that differs exactly when the decoding changed them.
+ */
+function asDecoding(stats: DecodingStats): Decoding {
+  return {
+    labels: ONE_ZERO,
+    firstLabels: stats.changed ? ONE_ONE : ONE_ZERO,
+    primal: stats.primal,
+    ...(stats.dual === undefined ? {} : { dual: stats.dual }),
+    status: stats.status as Decoding["status"],
+    iterations: stats.iterations,
+    certified: stats.certified,
+    gap: stats.gap,
+    multipliers: NO_MULTIPLIERS,
+    firstViolated: stats.firstViolated,
+    violated: stats.violated,
+    hardViolated: stats.hardViolated,
+  };
+}
+const ONE_ZERO = new Int32Array([0]);
+const ONE_ONE = new Int32Array([1]);
+const NO_MULTIPLIERS = new Float64Array(0);
+
+interface OpenedRunner extends BatchRunner {
+  /** The decoder decodes under constraints (its tally is reported). */
+  readonly constrained: boolean;
+}
+
+async function openRunner(
+  options: TagStreamOptions,
+  model: Awaited<ReturnType<typeof modelOf>>,
+  threads: number,
+  explain: boolean,
+): Promise<OpenedRunner> {
+  const registry = await registryOf(options, options.registry);
+  const name = options.decoder ?? "viterbi";
+  const alone =
+    options.allowUnconstrained === true &&
+    options.constraints === undefined &&
+    (options.slaves ?? []).length === 0;
+  const constrained = registry.decoder(name).accepts.constraints && !alone;
+  const setup: TaggingSetup = {
+    model,
+    ...(options.decoder === undefined ? {} : { decoder: options.decoder }),
+    ...(options.constraints === undefined ? {} : { constraints: options.constraints }),
+    ...(options.constraintsText === undefined ? {} : { constraintsText: options.constraintsText }),
+    ...(options.slaves === undefined ? {} : { slaves: options.slaves }),
+    ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
+    ...(options.decodeOptions === undefined ? {} : { decodeOptions: options.decodeOptions }),
+    ...(options.allowUnconstrained === undefined
+      ? {}
+      : { allowUnconstrained: options.allowUnconstrained }),
+  };
+  // Built here even with workers: a setup the decoder refuses fails before any thread starts.
+  const tagger = new ThreadTagger(model, registry, setup, explain);
+  if (threads === 1) {
+    const { signal } = options;
+    return {
+      constrained,
+      run: async (batch) => tagger.tagBatch(batch, signal),
+      close: async () => {},
+    };
+  }
+  if (options.registry !== undefined && (options.plugins ?? []).length === 0) {
+    // A registry object cannot cross threads; its plug-ins must come as module paths.
+    const known = registry.decoders().map((d) => d.name);
+    if (!known.includes(name) || (options.slaves ?? []).length > 0) {
+      throw new LagrangeError(
+        "usage",
+        "threads > 1: a registry object cannot be sent to worker threads; give the plug-ins as module paths (plugins)",
+      );
+    }
+  }
+  const { openTagPool } = await import("../pool/tag-pool.js");
+  const bytes =
+    typeof options.model === "string" || options.model instanceof Uint8Array
+      ? options.model
+      : modelToBytes(model);
+  if (setup.constraints !== undefined && setup.constraintsText === undefined) {
+    throw new LagrangeError(
+      "usage",
+      "threads > 1: give the constraints file's text too (constraintsText): templates cannot be sent to worker threads",
+    );
+  }
+  const { constraints: _templates, ...portable } = setup;
+  const pool = await openTagPool({
+    setup: { ...portable, model: bytes },
+    threads,
+    explain,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  return { constrained, run: (batch) => pool.run(batch), close: () => pool.close() };
+}
+
+/** `write` with back-pressure: a Node writable's `drain`, or the writer's own promise. */
+function writer(sink: TagSink): (text: string) => Promise<void> {
+  const node = sink as NodeJS.WritableStream;
+  if (typeof node.once === "function" && typeof node.removeListener === "function") {
+    return (text) =>
+      new Promise<void>((done, fail) => {
+        if (text === "") return done();
+        const failed = (error: Error) => {
+          node.removeListener("drain", drained);
+          fail(error);
+        };
+        const drained = () => {
+          node.removeListener("error", failed);
+          done();
+        };
+        if (node.write(text)) return done();
+        node.once("drain", drained).once("error", failed);
+      });
+  }
+  const plain = sink as { write(data: string): Promise<void> | void };
+  return async (text) => {
+    if (text !== "") await plain.write(text);
+  };
+}
+
+export type { StreamFormat, StreamRecord };
