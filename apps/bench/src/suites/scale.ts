@@ -167,6 +167,11 @@ export interface ScaleRow {
   readonly peakRssMiB: readonly number[];
   /** The output equals the single-process output byte for byte. */
   readonly identical: boolean;
+  /**
+   * Queue runs: the queue's own rate (`queue status`: tokens over the time from the first shard's
+   * start to the last result), which leaves out submitting, worker start-up and collecting.
+   */
+  readonly queueTokensPerSecond?: number;
 }
 
 export interface ScaleResult {
@@ -372,6 +377,13 @@ export async function scaleBench(options: ScaleOptions = {}): Promise<ScaleResul
               work,
             );
             const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+            const status = spawnSync(
+              process.execPath,
+              [BUILT, "queue", "status", "--redis", redis.url, "--job", job, "--json"],
+              { cwd: work, encoding: "utf8" },
+            );
+            const queueTokensPerSecond = (JSON.parse(status.stdout) as { tokensPerSecond: number })
+              .tokensPerSecond;
             await Promise.all(
               workers.map(async (w) => {
                 w.kill("SIGTERM");
@@ -385,6 +397,7 @@ export async function scaleBench(options: ScaleOptions = {}): Promise<ScaleResul
                 workers: count,
                 seconds,
                 peakRssMiB: rssFiles.map(peakMiB),
+                queueTokensPerSecond,
               },
               out,
             );
@@ -425,16 +438,27 @@ export function scaleMarkdown(r: ScaleResult): string {
     `${r.citations.toLocaleString("en")} generated citations (${r.tokens.toLocaleString("en")} tokens, flat field labels), ${r.date}, Node ${r.node}: \`pnpm bench scale\`. Every run is the built \`lagrange\` binary; peak RSS per tagging process.`,
     "",
     markdownTable(
-      ["setup", "decoder", "tokens/s", "seconds", "peak RSS (MiB)", "same output"],
+      [
+        "setup",
+        "decoder",
+        "tokens/s",
+        "queue's own tokens/s",
+        "seconds",
+        "peak RSS (MiB)",
+        "same output",
+      ],
       r.rows.map((row) => [
         row.setup,
         row.decoder,
         Math.round(row.tokensPerSecond),
+        row.queueTokensPerSecond === undefined ? "" : Math.round(row.queueTokensPerSecond),
         row.seconds.toFixed(1),
         row.peakRssMiB.map((m) => m.toFixed(0)).join(" + "),
         row.identical ? "yes" : "**no**",
       ]),
     ),
+    "",
+    "tokens/s: all tokens over the wall time of the whole run (for the queue: submit, workers, collect). The queue's own rate (`lagrange queue status`) runs from the first shard's start to the last result: it leaves out cutting and storing the shards, worker start-up and writing the output, one-time costs that do not grow with workers.",
     "",
     `Streaming memory: peak RSS ${r.rss.small.toFixed(0)} MiB at ${r.rss.citations[0].toLocaleString("en")} citations, ${r.rss.large.toFixed(0)} MiB at ${r.rss.citations[1].toLocaleString("en")} (20×): ${r.rss.ratio.toFixed(2)}× (target ≤ ${r.targets.rssRatio20x}×).`,
   ];
@@ -444,6 +468,10 @@ export function scaleMarkdown(r: ScaleResult): string {
     const two = speedOf(r, d, "one process, --threads 2");
     const q1 = speedOf(r, d, "queue, 1 worker");
     const q2 = speedOf(r, d, "queue, 2 workers");
+    const own = (setup: string) =>
+      r.rows.find((row) => row.decoder === d && row.setup.startsWith(setup))?.queueTokensPerSecond;
+    const o1 = own("queue, 1 worker");
+    const o2 = own("queue, 2 workers");
     const parts = [];
     if (one && two)
       parts.push(
@@ -455,8 +483,9 @@ export function scaleMarkdown(r: ScaleResult): string {
       );
     if (one && q1)
       parts.push(
-        `queue overhead ${(100 * (1 - q1 / one)).toFixed(1)}% (target ≤ ${100 * r.targets.queueOverhead}%)`,
+        `queue overhead end to end ${(100 * (1 - q1 / one)).toFixed(1)}%${o1 ? `, per worker (the queue's own rate) ${(100 * (1 - o1 / one)).toFixed(1)}%` : ""} (target ≤ ${100 * r.targets.queueOverhead}% per worker)`,
       );
+    if (o1 && o2) parts.push(`2 workers at the queue's own rate ${(o2 / o1).toFixed(2)}× one`);
     lines.push("", `${d}: ${parts.join("; ")}.`);
   }
   return `${lines.join("\n")}\n`;
