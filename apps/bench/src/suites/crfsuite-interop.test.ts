@@ -4,12 +4,8 @@ import { join } from "node:path";
 import { type AttributeSequence, fromAttributeLists, trainCrf } from "@lagrange/chain-crf";
 import { seededRandom } from "@lagrange/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  interopCheck,
-  type LabelledSplit,
-  loadCrfsuiteBinding,
-  trainWithCrfsuite,
-} from "./crfsuite-interop.js";
+import { loadCrfsuiteBinding } from "../systems/crfsuite-binding.js";
+import { interopCheck, type LabelledSplit, trainWithCrfsuite } from "./crfsuite-interop.js";
 
 /**
  * A generated chunking-like task: a word's class decides its likely label, the previous label

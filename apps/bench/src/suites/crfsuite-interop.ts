@@ -4,7 +4,6 @@
  * CRFsuite's tagger as Lagrange does. The figure is identical tokens (the target: all of them).
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -19,33 +18,8 @@ import {
 import { inputRows } from "@lagrange/datasets";
 import { openDataset } from "@lagrange/datasets/node";
 import { markdownTable } from "../report.js";
+import { type CrfsuiteBinding, loadCrfsuiteBinding } from "../systems/crfsuite-binding.js";
 import { attributeNamesPerToken } from "../systems/shared-data.js";
-
-/** The part of the npm binding (`crfsuite` 1.0.1) used here. */
-export interface CrfsuiteBinding {
-  Trainer: new (options?: {
-    debug?: boolean;
-  }) => {
-    set_params(options: Record<string, string>): void;
-    append(xseq: string[][], yseq: string[]): void;
-    train(modelPath: string): number;
-  };
-  Tagger: new () => {
-    open(modelPath: string): boolean;
-    close(): boolean;
-    /** The labels (the package's .d.ts claims `{ probability, result }`; the C++ returns the array). */
-    tag(xseq: string[][]): string[];
-  };
-}
-
-/** The binding, or null where its native build is missing (an optional dependency). */
-export function loadCrfsuiteBinding(): CrfsuiteBinding | null {
-  try {
-    return createRequire(import.meta.url)("crfsuite") as CrfsuiteBinding;
-  } catch {
-    return null;
-  }
-}
 
 export interface LabelledSplit {
   readonly attributes: readonly AttributeSequence[];

@@ -2,30 +2,16 @@
  * The CRFsuite peer, run in its own process so that its peak memory is its own. The npm binding
  * always trains with L-BFGS (crf1d) and takes attribute names as they are.
  */
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { loadCrfsuiteBinding } from "./crfsuite-binding.js";
 import { peakRssMB, type SystemJob, type SystemReport } from "./protocol.js";
 import { attributeNamesPerToken, extractSplit } from "./shared-data.js";
 
-interface CrfsuiteBinding {
-  Trainer: new (options?: {
-    debug?: boolean;
-  }) => {
-    set_params(options: Record<string, string>): void;
-    append(xseq: string[][], yseq: string[]): void;
-    train(modelPath: string): number;
-  };
-  Tagger: new () => {
-    open(modelPath: string): boolean;
-    /** Returns the labels (the package's .d.ts claims `{ probability, result }`; the C++ returns the array). */
-    tag(xseq: string[][]): string[];
-  };
-}
-
 export async function runCrfsuite(job: SystemJob): Promise<SystemReport> {
-  const require = createRequire(import.meta.url);
-  const crfsuite = require("crfsuite") as CrfsuiteBinding;
+  const crfsuite = loadCrfsuiteBinding();
+  if (crfsuite === null)
+    throw new Error("the crfsuite npm binding is not built (pnpm install builds it)");
   const trainSplit = await extractSplit(job, job.trainSplit, job.maxTrainSentences);
   const testSplit = await extractSplit(job, job.testSplit);
   const train = {

@@ -1,4 +1,4 @@
-import { DataFormatError, type DocumentInfo, type Sentence } from "@lagrange/datasets";
+import { DataFormatError, type DocumentInfo, type Sentence, sourceLines } from "@lagrange/datasets";
 
 /** The line formats a stream is read and written in. */
 export type StreamFormat = "conll" | "ndjson";
@@ -10,8 +10,6 @@ export type StreamRecord =
   | { readonly kind: "sentence"; readonly sentence: Sentence }
   | { readonly kind: "error"; readonly error: DataFormatError };
 
-/** Lines longer than this are taken as binary garbage rather than buffered without bound. */
-const MAX_LINE_CHARS = 64 * 1024 * 1024;
 const BLANK = /^[ \t]*$/;
 const DEFAULT_MARKER = "-DOCSTART-";
 
@@ -200,10 +198,11 @@ export interface ReadRecordsOptions {
 }
 
 /**
- * Splits a stream of text or UTF-8 byte chunks into records, yielded in batches (one per chunk
- * that completes any) so that the per-line cost is a plain loop. Memory: the chunk, the longest
- * line and the records of one chunk. Bytes that are not UTF-8 and NUL bytes stop the stream with
- * the line they are on: past them there is no telling where records start.
+ * Splits a stream of text or UTF-8 byte chunks into records, yielded in batches (one per batch of
+ * lines that completes any) so that the per-line cost is a plain loop. The lines come from the
+ * datasets package's one line reader (`sourceLines`: UTF-8, NUL and line-length checks at their
+ * line), so a stream reads its text exactly as the file readers do. Memory: a chunk, the longest
+ * line and the records of one batch.
  */
 export async function* readRecords(
   input: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
@@ -212,60 +211,13 @@ export async function* readRecords(
   const { file, signal } = options;
   const parser: RecordParser =
     options.format === "ndjson" ? new NdjsonRecords(file) : new ConllRecords(file);
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-  let carry = "";
   let lineNumber = 0;
-  const lines = (text: string, out: StreamRecord[]) => {
-    let start = 0;
-    for (;;) {
-      const end = text.indexOf("\n", start);
-      if (end < 0) break;
-      let line = text.slice(start, end);
-      if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
-      lineNumber++;
-      if (line.includes("\0")) {
-        throw new DataFormatError(file, lineNumber, "NUL byte: expected text, found binary data");
-      }
-      parser.line(line, lineNumber, out);
-      start = end + 1;
-    }
-    return text.slice(start);
-  };
-  for await (const chunk of input) {
-    signal?.throwIfAborted();
-    let text: string;
-    if (typeof chunk === "string") text = chunk;
-    else {
-      try {
-        text = decoder.decode(chunk, { stream: true });
-      } catch {
-        throw new DataFormatError(file, lineNumber + 1, "invalid UTF-8: expected UTF-8 text");
-      }
-    }
+  for await (const batch of sourceLines(input, file, signal)) {
     const out: StreamRecord[] = [];
-    carry = lines(carry + text, out);
-    if (carry.length > MAX_LINE_CHARS) {
-      throw new DataFormatError(
-        file,
-        lineNumber + 1,
-        `a line longer than ${MAX_LINE_CHARS} characters: expected text lines`,
-      );
-    }
+    for (const line of batch) parser.line(line, ++lineNumber, out);
     if (out.length > 0) yield out;
   }
-  let rest: string;
-  try {
-    rest = decoder.decode();
-  } catch {
-    throw new DataFormatError(
-      file,
-      lineNumber + 1,
-      "invalid UTF-8 at the end: expected UTF-8 text",
-    );
-  }
   const out: StreamRecord[] = [];
-  carry = lines(carry + rest, out);
-  if (carry.length > 0) lines(`${carry}\n`, out);
   parser.finish(out);
   if (out.length > 0) yield out;
 }
