@@ -1,5 +1,4 @@
 import {
-  awaitJob,
   collectJob,
   DEFAULT_REDIS_URL,
   deadLetterReport,
@@ -144,12 +143,23 @@ export async function queueCollect(options: QueueCollectOptions): Promise<void> 
   const status = await interruptible((signal) =>
     asUsage(async () => {
       const common = { ...target, wait: options.wait, signal };
-      // Settled first, so that without --partial a job with dead shards writes no file at all.
-      const settled = await awaitJob(common);
-      if (settled.dead.length > 0 && options.partial !== true) return settled;
-      return writeOutput(options.out, { option: "--out", inputs: [] }, (output) =>
-        collectJob({ ...common, partial: true, write: (chunk) => output.write(chunk) }),
-      );
+      // Written as the shards come in; a dead shard without --partial discards the file.
+      try {
+        return await writeOutput(options.out, { option: "--out", inputs: [] }, async (output) => {
+          const collected = await collectJob({
+            ...common,
+            ...(options.partial === true ? { partial: true } : {}),
+            write: (chunk) => output.write(chunk),
+          });
+          if (collected.dead.length > 0 && options.partial !== true) {
+            throw new QueueJobError("dead shards", collected, "dead-letters");
+          }
+          return collected;
+        });
+      } catch (error) {
+        if (error instanceof QueueJobError && error.code === "dead-letters") return error.status;
+        throw error;
+      }
     }),
   );
   const written = status.dead.length === 0 || options.partial === true;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { LagrangeError } from "@lagrange/core";
-import { Queue, type RedisClient } from "bullmq";
+import { type Job, Queue, type RedisClient } from "bullmq";
 import {
   checkJobName,
   connectionOf,
@@ -103,41 +103,43 @@ async function readStatus(
     earliest = Math.min(earliest, s.at - s.ms);
     workers.add(s.worker);
   }
-  let active = 0;
-  let waiting = 0;
-  let failed = 0;
-  const dead: DeadShard[] = [];
-  const pending: number[] = [];
-  for (let i = 0; i < shards; i++) if (stats[String(i)] === undefined) pending.push(i);
-  for (let start = 0; start < pending.length; start += 256) {
-    const jobs = await Promise.all(
-      pending.slice(start, start + 256).map(async (i) => {
-        const found = await queue.getJob(shardJobId(job, i));
-        return { i, found, state: found === undefined ? "unknown" : await found.getState() };
-      }),
+  // Only the shards without a result are looked up, and through the queue's active, delayed and
+  // failed sets (small: at most one shard per worker, the retries, the dead letters) rather than
+  // one lookup per pending shard: collect polls this while a million-sentence job runs.
+  const [activeJobs, delayedJobs, failedJobs] = await Promise.all([
+    queue.getActive(),
+    queue.getDelayed(),
+    queue.getFailed(),
+  ]);
+  const pendingOfThisJob = (list: readonly (Job | undefined)[]): Job<ShardJobData>[] =>
+    list.filter(
+      (found): found is Job<ShardJobData> =>
+        found !== undefined &&
+        found.name === job &&
+        // Done a moment ago: its result is in, its job not yet removed.
+        stats[String((found.data as ShardJobData).index)] === undefined,
     );
-    for (const { i, found, state } of jobs) {
-      if (state === "active") active++;
-      else if (state === "failed" && found !== undefined) {
-        const data = found.data as ShardJobData;
-        dead.push({
-          index: i,
-          firstLine: data.firstLine,
-          attempts: found.attemptsMade,
-          error: found.failedReason ?? "unknown error",
-        });
-      } else if ((found?.attemptsMade ?? 0) > 0) failed++;
-      // Waiting, delayed, prioritized, or completed a moment ago (stats not yet read): not done yet.
-      else waiting++;
-    }
-  }
+  const active = pendingOfThisJob(activeJobs).length;
+  // Failed at least once and waiting out the back-off before the next try.
+  const failed = pendingOfThisJob(delayedJobs).length;
+  // BullMQ moves a job to `failed` only when no try is left: a dead letter.
+  const dead: DeadShard[] = pendingOfThisJob(failedJobs).map((found) => ({
+    index: found.data.index,
+    firstLine: found.data.firstLine,
+    attempts: found.attemptsMade,
+    error: found.failedReason ?? "unknown error",
+  }));
+  dead.sort((a, b) => a.index - b.index);
+  const done = Object.keys(stats).length;
+  // Queued and never tried, or back in the queue after a retry's delay.
+  const waiting = Math.max(0, shards - done - active - failed - dead.length);
   // From the first shard's start to the latest result: the queue's rate, not the idle time before workers came.
   const seconds = latest > earliest ? (latest - earliest) / 1000 : 0;
   return {
     job,
     shards,
     sentences: Number(meta.sentences ?? 0),
-    done: Object.keys(stats).length,
+    done,
     active,
     waiting,
     failed,
@@ -163,7 +165,7 @@ export interface CollectOptions extends QueueTarget {
   readonly wait?: boolean;
   /** Write the shards that are done even when some are dead (the command still fails, naming them). */
   readonly partial?: boolean;
-  /** How often to look while waiting (default 500 ms). */
+  /** How often to look while waiting (default 250 ms for collect, 500 ms for awaitJob). */
   readonly pollMs?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (status: JobStatus) => void;
@@ -196,24 +198,55 @@ export async function awaitJob(options: CollectOptions): Promise<JobStatus> {
 }
 
 /**
- * Writes a settled job's output in shard order through `write` (the caller makes the file atomic),
- * shard by shard so that memory holds one shard. With dead shards it writes nothing unless
- * `partial`; then it writes the rest. Returns the status; the caller fails when `dead` is not empty.
+ * Writes a job's output in shard order through `write` (the caller makes the file atomic) while
+ * the job runs: each shard as soon as it and every shard before it are in, so that the output is
+ * nearly written when the last shard is done, and memory holds one shard. Returns when every
+ * shard is written or dead. A dead shard stops the collection (the caller discards what was
+ * written and fails) unless `partial`: then it is left out and the rest written. With
+ * `wait: false`, a job not settled at the first look fails with {@link QueueJobError}.
  */
 export async function collectJob(
   options: CollectOptions & { readonly write: (chunk: string) => Promise<void> },
 ): Promise<JobStatus> {
-  const status = await awaitJob(options);
-  if (status.dead.length > 0 && options.partial !== true) return status;
+  checkJobName(options.job);
   const keys = jobKeys(options.queue ?? DEFAULT_QUEUE_NAME, options.job);
-  await withQueue(options, async (_queue, client) => {
-    for (let i = 0; i < status.shards; i++) {
+  return withQueue(options, async (queue, client) => {
+    let next = 0;
+    for (;;) {
       options.signal?.throwIfAborted();
-      const text = await client.hget(keys.results, String(i));
-      if (text !== null) await options.write(text);
+      const status = await readStatus(queue, client, options, options.job);
+      options.onProgress?.(status);
+      const settled = status.shards > 0 && status.done + status.dead.length === status.shards;
+      if (!settled && options.wait === false) {
+        throw new QueueJobError(
+          `job ${options.job}: ${status.shards - status.done} of ${status.shards} shard(s) not done yet (${status.active} active, ${status.waiting} waiting, ${status.failed} failed and to be retried, ${status.dead.length} dead)`,
+          status,
+          "incomplete",
+        );
+      }
+      if (status.dead.length > 0 && options.partial !== true) return status;
+      const dead = new Set(status.dead.map((d) => d.index));
+      // Until submit has stored them all, the shard count is not known: write what is there.
+      const last = status.shards > 0 ? status.shards : Number.POSITIVE_INFINITY;
+      while (next < last) {
+        if (dead.has(next)) {
+          next++;
+          continue;
+        }
+        options.signal?.throwIfAborted();
+        const text = await client.hget(keys.results, String(next));
+        if (text === null) break;
+        await options.write(text);
+        next++;
+      }
+      if (settled && next === status.shards) return status;
+      await sleep(
+        options.pollMs ?? 250,
+        undefined,
+        options.signal ? { signal: options.signal } : {},
+      );
     }
   });
-  return status;
 }
 
 /** One line per dead shard: index, first corpus line, tries, error. */

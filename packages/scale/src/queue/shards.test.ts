@@ -1,17 +1,46 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Shard, shardCorpus } from "./shards.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lagrange-shards-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function shardsOf(text: string, format: "conll" | "inline", size: number): Promise<Shard[]> {
+async function shardsOf(
+  text: string,
+  format: "conll" | "inline",
+  size: number,
+  chunkBytes?: number,
+): Promise<Shard[]> {
   const path = join(dir, `${format}-${size}.txt`);
   writeFileSync(path, text);
   const out: Shard[] = [];
-  for await (const shard of shardCorpus(path, format, size)) out.push(shard);
+  for await (const shard of shardCorpus(path, format, size, undefined, chunkBytes)) out.push(shard);
+  return out;
+}
+
+/** The cutting rule line by line on the whole text: what the chunked cutter must agree with. */
+function referenceShards(text: string, format: "conll" | "inline", size: number): Shard[] {
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const out: Shard[] = [];
+  let current = { firstLine: 1, sentences: 0, text: "" };
+  let inSentence = false;
+  lines.forEach((line, i) => {
+    const blank = /^[ \t]*$/.test(line);
+    if (!blank && !inSentence) {
+      if (current.sentences === size) {
+        out.push({ index: out.length, ...current });
+        current = { firstLine: i + 1, sentences: 0, text: "" };
+      }
+      current.sentences++;
+      inSentence = format !== "inline";
+    } else if (blank) inSentence = false;
+    current.text += `${line}\n`;
+  });
+  if (current.text !== "") out.push({ index: out.length, ...current });
   return out;
 }
 
@@ -31,6 +60,24 @@ describe("shardCorpus", () => {
       [0, 1, 2],
       [1, 4, 1],
     ]);
+  });
+
+  it("agrees with the line-by-line rule whatever the chunk boundaries and line ends", async () => {
+    const piece = fc.constantFrom("a X", "bé Y", "€", " ", "\t", "\n", "\n", "\r\n", "\r", "\n\n");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 40 }).map((parts) => parts.join("")),
+        fc.constantFrom("conll" as const, "inline" as const),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 9 }),
+        async (text, format, size, chunkBytes) => {
+          expect(await shardsOf(text, format, size, chunkBytes)).toEqual(
+            referenceShards(text, format, size),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("refuses a shard size that is not a positive integer", async () => {

@@ -43,8 +43,13 @@ export interface SubmitResult {
   readonly sentences: number;
 }
 
-/** How many shards go to Redis in one round trip. */
-const BATCH = 64;
+/**
+ * Shards go to Redis in batches of at most this many shards or bytes of text, and the first shard
+ * at once: workers started beside `submit` begin on the first shard while the rest are cut, and
+ * the submitting process holds one batch, not the corpus.
+ */
+const BATCH_SHARDS = 64;
+const BATCH_BYTES = 4 * 1024 * 1024;
 
 /**
  * Splits the corpus into shards of whole sentences and queues one BullMQ job per shard, its text
@@ -112,6 +117,7 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
     let shards = 0;
     let sentences = 0;
     let batch: { index: number; firstLine: number; text: string; sentences: number }[] = [];
+    let batchBytes = 0;
     const flush = async () => {
       if (batch.length === 0) return;
       await client.hset(
@@ -138,6 +144,7 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
         })),
       );
       batch = [];
+      batchBytes = 0;
     };
     for await (const shard of shardCorpus(
       options.data,
@@ -146,9 +153,10 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
       options.signal,
     )) {
       batch.push(shard);
+      batchBytes += shard.text.length;
       shards++;
       sentences += shard.sentences;
-      if (batch.length === BATCH) await flush();
+      if (shards === 1 || batch.length === BATCH_SHARDS || batchBytes >= BATCH_BYTES) await flush();
     }
     await flush();
     await client.hset(keys.meta, {
