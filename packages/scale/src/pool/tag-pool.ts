@@ -1,5 +1,6 @@
 /**
- * Worker threads that tag batches of sentences. Each worker loads the model, constraints and
+ * Worker threads that read, tag and write batches of lines (the thread that reads the stream only
+ * cuts it into lines and writes the text that comes back). Each worker loads the model, constraints and
  * plug-ins once (from workerData); a batch goes to the worker with the fewest batches pending,
  * and its promise resolves with that batch's results, so the caller reassembles input order by
  * awaiting the promises in the order it made them.
@@ -12,25 +13,30 @@
  */
 import { Worker } from "node:worker_threads";
 import { AbortError, LagrangeError, type LagrangeErrorCode } from "@lagrange/core";
-import type { BatchResult, InputSentence, TaggingSetup } from "../stream/setup.js";
+import type { LineBatchResult, LineBatchSpec } from "../stream/line-batch.js";
+import type { LineBatch } from "../stream/records.js";
+import type { TaggingSetup } from "../stream/setup.js";
 import type { TagWorkerData, TagWorkerReply, TagWorkerRequest } from "./messages.js";
 
 export interface TagPoolOptions {
   readonly setup: TaggingSetup & { readonly model: Uint8Array | string };
   readonly threads: number;
   readonly explain?: boolean;
+  /** How batches are read and written (the worker parses the lines and formats the output). */
+  readonly spec: LineBatchSpec;
   readonly signal?: AbortSignal;
 }
 
 export interface TagPool {
   readonly threads: number;
-  run(batch: readonly InputSentence[]): Promise<BatchResult>;
+  /** Reads, tags and writes a batch of lines; `stripGold`: the last CoNLL column is an input. */
+  run(batch: LineBatch, stripGold: boolean): Promise<LineBatchResult>;
   /** Terminates every worker; pending batches reject. Safe to call more than once. */
   close(): Promise<void>;
 }
 
 interface Pending {
-  readonly done: (result: BatchResult) => void;
+  readonly done: (result: LineBatchResult) => void;
   readonly fail: (error: Error) => void;
 }
 
@@ -56,6 +62,7 @@ export async function openTagPool(options: TagPoolOptions): Promise<TagPool> {
     registerTsx,
     setup: options.setup,
     explain: options.explain === true,
+    spec: options.spec,
   };
   const slots: Slot[] = [];
   let closed = false;
@@ -121,15 +128,15 @@ export async function openTagPool(options: TagPoolOptions): Promise<TagPool> {
   let nextId = 0;
   return {
     threads,
-    run(batch) {
+    run(batch, stripGold) {
       if (broken !== undefined) return Promise.reject(broken);
       if (closed) return Promise.reject(new AbortError());
       let best = slots[0]!;
       for (const slot of slots) if (slot.pending.size < best.pending.size) best = slot;
       const id = nextId++;
-      return new Promise<BatchResult>((done, fail) => {
+      return new Promise<LineBatchResult>((done, fail) => {
         best.pending.set(id, { done, fail });
-        best.worker.postMessage({ id, batch } satisfies TagWorkerRequest);
+        best.worker.postMessage({ id, batch, stripGold } satisfies TagWorkerRequest);
       });
     },
     close: async () => {

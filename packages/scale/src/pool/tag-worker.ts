@@ -1,7 +1,9 @@
-// A tag-pool worker: builds its tagger once from workerData, then tags the batches it is sent.
+// A tag-pool worker: builds its tagger once from workerData, then reads, tags and writes the
+// batches of lines it is sent.
 import { parentPort, workerData } from "node:worker_threads";
 import { parseConstraintsFile } from "@lagrange/constraint-templates";
 import { lagrangeErrorCode } from "@lagrange/core";
+import { tagLineBatch } from "../stream/line-batch.js";
 import { modelOf, registryOf, ThreadTagger } from "../stream/setup.js";
 import type { TagWorkerData, TagWorkerReply, TagWorkerRequest } from "./messages.js";
 
@@ -31,7 +33,11 @@ try {
   port.on("message", (request: TagWorkerRequest) => {
     let reply: TagWorkerReply;
     try {
-      reply = { type: "result", id: request.id, result: tagger.tagBatch(request.batch) };
+      reply = {
+        type: "result",
+        id: request.id,
+        result: tagLineBatch(tagger, request.batch, request.stripGold, data.spec),
+      };
     } catch (error) {
       reply = failure(request.id, error);
     }

@@ -13,6 +13,75 @@ export type StreamRecord =
 const BLANK = /^[ \t]*$/;
 const DEFAULT_MARKER = "-DOCSTART-";
 
+/**
+ * What a CoNLL reader has decided by a given line (the separator, the width of a token line, the
+ * document in effect), carried into a batch of lines that another thread reads from there on.
+ */
+export interface ConllState {
+  readonly separator: string | undefined;
+  readonly width: number;
+  readonly document: DocumentInfo | undefined;
+  /** Document markers seen so far. */
+  readonly documents: number;
+}
+
+const FRESH_CONLL_STATE: ConllState = {
+  separator: undefined,
+  width: 0,
+  document: undefined,
+  documents: 0,
+};
+
+/**
+ * Follows a CoNLL stream's {@link ConllState} line by line, as {@link ConllRecords} decides it,
+ * without building records: the main thread cuts the stream into batches with it and hands each
+ * worker the state at its batch's start. Once the width is known only marker lines matter.
+ */
+class ConllStateTracker {
+  #separator: string | undefined;
+  #width = 0;
+  #document: DocumentInfo | undefined;
+  #documents = 0;
+  #inError = false;
+
+  constructor(readonly file: string) {}
+
+  state(): ConllState {
+    return {
+      separator: this.#separator,
+      width: this.#width,
+      document: this.#document,
+      documents: this.#documents,
+    };
+  }
+
+  line(text: string, lineNumber: number, blank: boolean): void {
+    if (blank) {
+      this.#inError = false;
+      return;
+    }
+    if (this.#separator === undefined) {
+      if (text.includes("\t")) this.#separator = "\t";
+      else if (text.includes(" ")) this.#separator = " ";
+    }
+    if (this.#width !== 0 && !text.startsWith(DEFAULT_MARKER)) return;
+    const fields = this.#separator === undefined ? [text] : text.split(this.#separator);
+    if (fields[0] === DEFAULT_MARKER) {
+      this.#inError = false;
+      this.#document = {
+        index: this.#documents++,
+        marker: fields,
+        source: { file: this.file, line: lineNumber },
+      };
+      return;
+    }
+    if (this.#width !== 0 || this.#inError) return;
+    // The first token line sets the width unless it has an empty column (then its block is malformed).
+    if (fields.includes("")) this.#inError = true;
+    else this.#width = fields.length;
+  }
+}
+
 interface RecordParser {
   /** Reads one line (without its newline); pushes finished records to `out`. */
   line(text: string, lineNumber: number, out: StreamRecord[]): void;
@@ -28,26 +97,36 @@ interface RecordParser {
  */
 class ConllRecords implements RecordParser {
   #separator: string | undefined;
-  #width = 0;
+  #width: number;
   #rows: string[][] = [];
   #firstLine = 0;
   #error: DataFormatError | undefined;
   #document: DocumentInfo | undefined;
-  #documents = 0;
+  #documents: number;
 
-  constructor(readonly file: string) {}
+  /** `state`: what the lines before this reader's first line decided (a batch read by a worker). */
+  constructor(
+    readonly file: string,
+    state: ConllState = FRESH_CONLL_STATE,
+  ) {
+    this.#separator = state.separator;
+    this.#width = state.width;
+    this.#document = state.document;
+    this.#documents = state.documents;
+  }
 
   line(text: string, lineNumber: number, out: StreamRecord[]): void {
     if (BLANK.test(text)) {
       this.#flush(out);
       return;
     }
-    if (this.#error !== undefined) return; // the rest of a malformed block
+    // No line of a malformed block can decide the separator: a block is malformed only once it is known.
     if (this.#separator === undefined) {
       if (text.includes("\t")) this.#separator = "\t";
       else if (text.includes(" ")) this.#separator = " ";
     }
     const fields = this.#separator === undefined ? [text] : text.split(this.#separator);
+    // A document marker ends the block before it, even a malformed one (whose error it reports).
     if (fields[0] === DEFAULT_MARKER) {
       this.#flush(out);
       this.#document = {
@@ -57,6 +136,7 @@ class ConllRecords implements RecordParser {
       };
       return;
     }
+    if (this.#error !== undefined) return; // the rest of a malformed block
     if (this.#rows.length === 0) this.#firstLine = lineNumber;
     const separator = this.#separator === "\t" ? "tab" : "space";
     for (let c = 0; c < fields.length; c++) {
@@ -220,4 +300,98 @@ export async function* readRecords(
   const out: StreamRecord[] = [];
   parser.finish(out);
   if (out.length > 0) yield out;
+}
+
+/**
+ * A run of whole records of the input, as lines: what the main thread cuts and a worker parses
+ * and tags (so that the thread that reads the stream does little more than split it into lines).
+ */
+export interface LineBatch {
+  readonly lines: readonly string[];
+  /** The input line number of `lines[0]`. */
+  readonly firstLine: number;
+  /** Records (sentences, or malformed blocks) that begin in the batch. */
+  readonly records: number;
+  /** CoNLL: the reader's state at the batch's first line. */
+  readonly conll?: ConllState;
+}
+
+export interface LineBatchOptions extends ReadRecordsOptions {
+  /** Records per batch. */
+  readonly records: number;
+}
+
+/**
+ * Cuts a stream into batches of whole records, as lines: a CoNLL batch ends on a blank line (a
+ * batch keeps the blank lines after its records), an NDJSON batch between lines. The lines come
+ * from `sourceLines` as in {@link readRecords}; {@link parseLineBatch} reads a batch's records
+ * exactly as `readRecords` reads them in the whole stream.
+ */
+export async function* readLineBatches(
+  input: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  options: LineBatchOptions,
+): AsyncGenerator<LineBatch> {
+  const { file, signal } = options;
+  if (!Number.isInteger(options.records) || options.records < 1) {
+    throw new RangeError(`records per batch: expected an integer ≥ 1, got ${options.records}`);
+  }
+  const tracker = options.format === "conll" ? new ConllStateTracker(file) : undefined;
+  const perLine = options.format === "ndjson";
+  let lines: string[] = [];
+  let firstLine = 1;
+  let records = 0;
+  let lineNumber = 0;
+  let inRecord = false;
+  let state = tracker?.state();
+  const batch = (): LineBatch => ({
+    lines,
+    firstLine,
+    records,
+    ...(state === undefined ? {} : { conll: state }),
+  });
+  for await (const chunk of sourceLines(input, file, signal)) {
+    for (const line of chunk) {
+      lineNumber++;
+      let blank = true;
+      for (let i = 0; i < line.length; i++) {
+        const c = line.charCodeAt(i);
+        if (c !== 32 && c !== 9) {
+          blank = false;
+          break;
+        }
+      }
+      if (!blank && !inRecord) {
+        if (records === options.records) {
+          yield batch();
+          lines = [];
+          firstLine = lineNumber;
+          records = 0;
+          state = tracker?.state();
+        }
+        records++;
+        inRecord = !perLine;
+      } else if (blank) {
+        inRecord = false;
+      }
+      tracker?.line(line, lineNumber, blank);
+      lines.push(line);
+    }
+  }
+  if (records > 0) yield batch();
+}
+
+/** The records of a batch cut by {@link readLineBatches}. */
+export function parseLineBatch(
+  batch: LineBatch,
+  options: { readonly format: StreamFormat; readonly file: string },
+): StreamRecord[] {
+  const parser: RecordParser =
+    options.format === "ndjson"
+      ? new NdjsonRecords(options.file)
+      : new ConllRecords(options.file, batch.conll);
+  const out: StreamRecord[] = [];
+  let lineNumber = batch.firstLine;
+  for (const line of batch.lines) parser.line(line, lineNumber++, out);
+  parser.finish(out);
+  return out;
 }

@@ -6,15 +6,18 @@ import {
   DecodingTally,
   LagrangeError,
 } from "@lagrange/core";
-import type { DataFormatError, Sentence } from "@lagrange/datasets";
+import { DataFormatError } from "@lagrange/datasets";
 import { inputForModel, modelScheme, type TaggingTime } from "@lagrange/recipes";
-import { conllRecord, ndjsonRecord } from "./format.js";
-import { readRecords, type StreamFormat, type StreamRecord } from "./records.js";
+import { type LineBatchResult, type LineBatchSpec, tagLineBatch } from "./line-batch.js";
 import {
-  type BatchResult,
+  type LineBatch,
+  parseLineBatch,
+  readLineBatches,
+  type StreamFormat,
+  type StreamRecord,
+} from "./records.js";
+import {
   type DecodingStats,
-  type InputSentence,
-  isFailure,
   modelOf,
   registryOf,
   type TaggingSetup,
@@ -93,29 +96,25 @@ export interface TagStreamResult {
 export const MAX_SKIPPED_KEPT = 1000;
 const MAX_TIMED_OUT_KEPT = 1000;
 
-/** A batch runner: the calling thread, or a worker pool. */
-export interface BatchRunner {
-  run(batch: readonly InputSentence[]): Promise<BatchResult>;
+/** Where batches are read, tagged and written: the calling thread, or a worker pool. */
+interface BatchRunner {
+  run(batch: LineBatch, stripGold: boolean): Promise<LineBatchResult>;
   close(): Promise<void>;
 }
 
-interface Slot {
-  /** The record as read (its gold view decided). */
-  readonly sentence?: Sentence;
-  readonly error?: DataFormatError;
-}
-
 interface Pending {
-  readonly slots: readonly Slot[];
-  readonly result: Promise<BatchResult>;
-  readonly sentences: number;
+  readonly result: Promise<LineBatchResult>;
+  /** Records in the batch: what the window counts. */
+  readonly records: number;
 }
 
 /**
  * Tags a stream of CoNLL or NDJSON records into a sink, in input order, with at most `window`
  * sentences read and not yet written whatever the input's size: reading waits for writing, and
- * writing waits for the sink's drain. With `threads` > 1, batches go to worker threads that each
- * load the model, constraints and plug-ins once. A malformed record stops the stream with its
+ * writing waits for the sink's drain. The calling thread only cuts the input into batches of
+ * lines and writes the text that comes back: with `threads` > 1, worker threads (each with the
+ * model, constraints and plug-ins loaded once) read, tag and write the batches, so that the
+ * reading thread does not become the bottleneck on all cores. A malformed record stops the stream with its
  * `file:line` after everything before it is written (onError `stop`), or is reported and skipped
  * (`skip`: see `skipped`, never a silently shorter output).
  */
@@ -143,7 +142,14 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
   const skipBad = options.onError === "skip";
   const { signal } = options;
   const model = await modelOf(options.model);
-  const runner = await openRunner(options, model, threads, explain);
+  const spec: LineBatchSpec = {
+    format: options.inputFormat,
+    file,
+    outputFormat,
+    explain,
+    stopAtError: !skipBad,
+  };
+  const runner = await openRunner(options, model, threads, spec);
   const constrained = runner.constrained;
   const write = writer(options.output);
   const tally = new DecodingTally();
@@ -155,7 +161,7 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
   let tokens = 0;
   let goldTokens = 0;
   let correct = 0;
-  /** Decided on the first sentence: whether its last column is gold (or an input). */
+  /** Decided on the first sentence: whether its last column is an input (not gold). */
   let stripGold: boolean | undefined;
   let labeled = false;
 
@@ -164,116 +170,80 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
     if (skipped.length < MAX_SKIPPED_KEPT) skipped.push(record);
     options.onSkip?.(record);
   };
-  const view = (sentence: Sentence): Sentence => {
-    if (stripGold === undefined) {
-      if (options.gold === "none") stripGold = sentence.labels !== undefined;
-      // NDJSON names its gold labels; CoNLL's last column is gold or input by the file's width.
-      else if (options.inputFormat === "ndjson") stripGold = false;
-      else {
-        const corpus = { label: file, sentences: [sentence], format: "conll" as const };
-        const decided = inputForModel({ ...corpus, scheme: modelScheme(model) }, model, "auto");
-        stripGold = sentence.labels !== undefined && decided.sentences[0]!.labels === undefined;
-      }
-      labeled = sentence.labels !== undefined && !stripGold;
+  /** Decides, on the stream's first sentence, whether its last CoNLL column is gold or an input. */
+  const decideGold = (batch: LineBatch) => {
+    const first = parseLineBatch(batch, spec).find((r) => r.kind === "sentence");
+    if (first === undefined) return;
+    const sentence = first.sentence;
+    if (options.gold === "none") stripGold = sentence.labels !== undefined;
+    // NDJSON names its gold labels; CoNLL's last column is gold or input by the file's width.
+    else if (options.inputFormat === "ndjson") stripGold = false;
+    else {
+      const corpus = { label: file, sentences: [sentence], format: "conll" as const };
+      const decided = inputForModel({ ...corpus, scheme: modelScheme(model) }, model, "auto");
+      stripGold = sentence.labels !== undefined && decided.sentences[0]!.labels === undefined;
     }
-    if (!stripGold || sentence.labels === undefined) return sentence;
-    const { labels: _, ...rest } = sentence;
-    return rest;
+    labeled = sentence.labels !== undefined && !stripGold;
   };
 
   const queue: Pending[] = [];
   let inFlight = 0;
   const writeHead = async () => {
     const head = queue.shift()!;
-    inFlight -= head.sentences;
+    inFlight -= head.records;
     const result = await head.result;
     time.featuresMs += result.time.featuresMs;
     time.scoringMs += result.time.scoringMs;
     time.decodingMs += result.time.decodingMs;
     let text = "";
-    let k = 0;
-    for (const slot of head.slots) {
-      if (slot.error !== undefined) {
-        if (!skipBad) {
-          await write(text);
-          throw slot.error;
-        }
-        skip({ place: `${slot.error.file}:${slot.error.line}`, reason: slot.error.detail });
+    for (const part of result.parts) {
+      if (typeof part === "string") {
+        text += part;
         continue;
       }
-      const sentence = slot.sentence!;
-      const item = result.items[k++]!;
-      if (isFailure(item)) {
-        if (!skipBad) {
-          await write(text);
-          throw new LagrangeError("bad-input", `${item.place}: ${item.reason}`);
-        }
-        skip(item);
-        continue;
+      if (!skipBad) {
+        await write(text);
+        const f = part.format;
+        throw f === undefined
+          ? new LagrangeError("bad-input", `${part.place}: ${part.reason}`)
+          : new DataFormatError(f.file, f.line, f.detail, f.column);
       }
-      const n = sentence.tokens.length;
-      sentences++;
-      tokens += n;
-      time.sentences++;
-      time.tokens += n;
-      if (constrained) tally.add(asDecoding(item.stats));
-      if (item.stats.status === "time-limit" && timedOut.length < MAX_TIMED_OUT_KEPT) {
-        const source = sentence.source;
-        timedOut.push(
-          source === undefined ? `sentence ${sentences}` : `${source.file}:${source.line}`,
-        );
-      }
-      const gold = sentence.labels;
-      if (gold !== undefined) {
-        goldTokens += n;
-        for (let t = 0; t < n; t++) if (gold[t] === item.labels[t]) correct++;
-      }
-      text +=
-        outputFormat === "conll"
-          ? conllRecord(sentence, item.labels)
-          : ndjsonRecord(sentence, item.labels, explain ? item.stats : undefined);
+      skip({ place: part.place, reason: part.reason });
+    }
+    sentences += result.sentences;
+    tokens += result.tokens;
+    time.sentences += result.sentences;
+    time.tokens += result.tokens;
+    goldTokens += result.goldTokens;
+    correct += result.correct;
+    if (constrained) for (const stats of result.decodings) tally.add(asDecoding(stats));
+    for (const place of result.timedOut) {
+      if (timedOut.length < MAX_TIMED_OUT_KEPT) timedOut.push(place);
     }
     await write(text);
     options.onProgress?.({ sentences, tokens, skipped: skippedCount });
   };
 
-  let slots: Slot[] = [];
-  let inputs: InputSentence[] = [];
-  const submit = async () => {
-    if (slots.length === 0) return;
-    while (queue.length > 0 && inFlight + inputs.length > window) await writeHead();
-    const result = runner.run(inputs);
-    // Awaited in order by writeHead; until then a failure must not count as unhandled.
-    result.catch(() => {});
-    queue.push({ slots, result, sentences: inputs.length });
-    inFlight += inputs.length;
-    slots = [];
-    inputs = [];
-  };
-
   try {
-    reading: for await (const records of readRecords(options.input, {
+    for await (const batch of readLineBatches(options.input, {
       format: options.inputFormat,
       file,
+      records: batchSize,
       ...(signal === undefined ? {} : { signal }),
     })) {
-      for (const record of records) {
-        signal?.throwIfAborted();
-        if (record.kind === "error") {
-          slots.push({ error: record.error });
-          // Stopping: nothing past the first bad record is read; what precedes it is written.
-          if (!skipBad) {
-            break reading;
-          }
-          continue;
-        }
-        const sentence = view(record.sentence);
-        slots.push({ sentence });
-        inputs.push(inputView(sentence));
-        if (inputs.length >= batchSize) await submit();
+      signal?.throwIfAborted();
+      if (stripGold === undefined) decideGold(batch);
+      // On one thread a batch is tagged when it is handed over: written at once, its output never
+      // outlives a few scavenges (held across the window, it was promoted and doubled the heap).
+      while (queue.length > 0 && (threads === 1 || inFlight + batch.records > window)) {
+        await writeHead();
       }
+      const result = runner.run(batch, stripGold ?? false);
+      // Awaited in order by writeHead; until then a failure must not count as unhandled.
+      result.catch(() => {});
+      queue.push({ result, records: batch.records });
+      inFlight += batch.records;
     }
-    await submit();
     while (queue.length > 0) await writeHead();
   } finally {
     // Batches still running when a record stopped the stream are dropped with the workers.
@@ -293,14 +263,6 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
       : {}),
     labeled,
   };
-}
-
-/** The model's input: every column but gold (a worker receives no more than it reads). */
-function inputView(sentence: Sentence): InputSentence {
-  const { labels, tokens, source } = sentence;
-  const columns =
-    labels === undefined ? sentence.columns : sentence.columns.filter((c) => c !== labels);
-  return source === undefined ? { tokens, columns } : { tokens, columns, source };
 }
 
 /**
@@ -336,8 +298,9 @@ async function openRunner(
   options: TagStreamOptions,
   model: Awaited<ReturnType<typeof modelOf>>,
   threads: number,
-  explain: boolean,
+  spec: LineBatchSpec,
 ): Promise<OpenedRunner> {
+  const { explain } = spec;
   const registry = await registryOf(options, options.registry);
   const name = options.decoder ?? "viterbi";
   const alone =
@@ -363,7 +326,7 @@ async function openRunner(
     const { signal } = options;
     return {
       constrained,
-      run: async (batch) => tagger.tagBatch(batch, signal),
+      run: async (batch, stripGold) => tagLineBatch(tagger, batch, stripGold, spec, signal),
       close: async () => {},
     };
   }
@@ -393,9 +356,14 @@ async function openRunner(
     setup: { ...portable, model: bytes },
     threads,
     explain,
+    spec,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-  return { constrained, run: (batch) => pool.run(batch), close: () => pool.close() };
+  return {
+    constrained,
+    run: (batch, stripGold) => pool.run(batch, stripGold),
+    close: () => pool.close(),
+  };
 }
 
 /** `write` with back-pressure: a Node writable's `drain`, or the writer's own promise. */

@@ -1,0 +1,158 @@
+import type { Sentence } from "@lagrange/datasets";
+import { conllRecord, ndjsonRecord } from "./format.js";
+import { type LineBatch, parseLineBatch, type StreamFormat } from "./records.js";
+import {
+  type BatchTime,
+  type DecodingStats,
+  type InputSentence,
+  isFailure,
+  type ThreadTagger,
+} from "./setup.js";
+
+/** What is the same for every batch of a stream: sent once to each worker. */
+export interface LineBatchSpec {
+  readonly format: StreamFormat;
+  /** The input's name in messages and positions. */
+  readonly file: string;
+  readonly outputFormat: StreamFormat;
+  readonly explain: boolean;
+  /** Stop at the batch's first bad record (the stream stops there) rather than skip it. */
+  readonly stopAtError: boolean;
+}
+
+/** A record that was not tagged: where and why, and for a record the reader could not read, its parts. */
+export interface BatchFailure {
+  /** `file:line` of the record. */
+  readonly place: string;
+  readonly reason: string;
+  /** A malformed record (a `DataFormatError`'s fields); absent when the decoder could not tag it. */
+  readonly format?: {
+    readonly file: string;
+    readonly line: number;
+    readonly detail: string;
+    readonly column?: number;
+  };
+}
+
+/**
+ * A batch tagged and written: its output text and its bad records in input order (runs of good
+ * records joined into one string), and what the stream sums. All plain data, cheap to post.
+ */
+export interface LineBatchResult {
+  readonly parts: readonly (string | BatchFailure)[];
+  readonly sentences: number;
+  readonly tokens: number;
+  /** Tokens with a gold label, and those tagged as gold says (token accuracy). */
+  readonly goldTokens: number;
+  readonly correct: number;
+  /** Each tagged sentence's decoder figures, in order (for the tally of a constrained decoder). */
+  readonly decodings: readonly DecodingStats[];
+  /** Places of sentences that hit the ILP time limit. */
+  readonly timedOut: readonly string[];
+  readonly time: BatchTime;
+}
+
+/**
+ * Reads, tags and writes one batch of lines: the whole per-record work of a stream, done where
+ * the batch is tagged (a worker thread, or the calling thread alone). `stripGold` is the stream's
+ * decision, made on its first sentence, whether the last CoNLL column is gold or an input.
+ */
+export function tagLineBatch(
+  tagger: ThreadTagger,
+  batch: LineBatch,
+  stripGold: boolean,
+  spec: LineBatchSpec,
+  signal?: AbortSignal,
+): LineBatchResult {
+  const records = parseLineBatch(batch, spec);
+  // The sentences up to the first bad record when stopping (nothing after it is written).
+  const sentences: (Sentence | BatchFailure)[] = [];
+  const inputs: InputSentence[] = [];
+  for (const record of records) {
+    if (record.kind === "error") {
+      const { file, line, detail, column } = record.error;
+      sentences.push({
+        place: `${file}:${line}`,
+        reason: detail,
+        format: column === undefined ? { file, line, detail } : { file, line, detail, column },
+      });
+      if (spec.stopAtError) break;
+      continue;
+    }
+    const sentence = stripGold ? withoutGold(record.sentence) : record.sentence;
+    sentences.push(sentence);
+    inputs.push(inputView(sentence));
+  }
+  const tagged = tagger.tagBatch(inputs, signal);
+  const parts: (string | BatchFailure)[] = [];
+  const decodings: DecodingStats[] = [];
+  const timedOut: string[] = [];
+  let text = "";
+  let count = 0;
+  let tokens = 0;
+  let goldTokens = 0;
+  let correct = 0;
+  let k = 0;
+  for (const entry of sentences) {
+    if (isBatchFailure(entry)) {
+      if (text !== "") parts.push(text);
+      text = "";
+      parts.push(entry);
+      continue;
+    }
+    const item = tagged.items[k++]!;
+    if (isFailure(item)) {
+      if (text !== "") parts.push(text);
+      text = "";
+      parts.push(item);
+      if (spec.stopAtError) break;
+      continue;
+    }
+    const n = entry.tokens.length;
+    count++;
+    tokens += n;
+    decodings.push(item.stats);
+    if (item.stats.status === "time-limit") {
+      const source = entry.source;
+      timedOut.push(source === undefined ? `sentence ${count}` : `${source.file}:${source.line}`);
+    }
+    const gold = entry.labels;
+    if (gold !== undefined) {
+      goldTokens += n;
+      for (let t = 0; t < n; t++) if (gold[t] === item.labels[t]) correct++;
+    }
+    text +=
+      spec.outputFormat === "conll"
+        ? conllRecord(entry, item.labels)
+        : ndjsonRecord(entry, item.labels, spec.explain ? item.stats : undefined);
+  }
+  if (text !== "") parts.push(text);
+  return {
+    parts,
+    sentences: count,
+    tokens,
+    goldTokens,
+    correct,
+    decodings,
+    timedOut,
+    time: tagged.time,
+  };
+}
+
+function isBatchFailure(entry: Sentence | BatchFailure): entry is BatchFailure {
+  return (entry as BatchFailure).reason !== undefined;
+}
+
+function withoutGold(sentence: Sentence): Sentence {
+  if (sentence.labels === undefined) return sentence;
+  const { labels: _, ...rest } = sentence;
+  return rest;
+}
+
+/** The model's input: every column but gold. */
+export function inputView(sentence: Sentence): InputSentence {
+  const { labels, tokens, source } = sentence;
+  const columns =
+    labels === undefined ? sentence.columns : sentence.columns.filter((c) => c !== labels);
+  return source === undefined ? { tokens, columns } : { tokens, columns, source };
+}
