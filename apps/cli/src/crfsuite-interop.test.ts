@@ -79,6 +79,56 @@ describe("lagrange import / export (CRFsuite)", () => {
     expectSameTags(original, imported);
   });
 
+  it("tags CRFsuite-format data with an imported model (--format crfsuite), as the model tags it", async () => {
+    const original = randomModel(5, false, null);
+    const source = join(dir, "tagging.crfsuite");
+    await writeFile(source, crfsuiteModelToBytes(original));
+    const model = join(dir, "tagging.lgm");
+    expect((await run(["import", "--from", "crfsuite", source, "--out", model])).code).toBe(0);
+    const data = sequences(7, 30);
+    const expected = data.map((tokens) => original.tag(fromAttributeLists(tokens)));
+    // The label field holds what the original model says for the first 20, something else after.
+    const text = data
+      .map(
+        (tokens, i) =>
+          `${tokens
+            .map((names, t) => `${i < 20 ? expected[i]![t] : "?"}\t${names.join("\t")}`)
+            .join("\n")}\n`,
+      )
+      .join("\n");
+    const input = join(dir, "tagging.txt");
+    await writeFile(input, text);
+    const out = join(dir, "tagged.txt");
+    const result = await run([
+      "tag",
+      "--model",
+      model,
+      "--data",
+      input,
+      "--format",
+      "crfsuite",
+      "--out",
+      out,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const goldTokens = expected.slice(0, 20).reduce((sum, labels) => sum + labels.length, 0);
+    expect(result.stderr).toContain(
+      `token accuracy 100.00% against the input's labels (${goldTokens} tokens)`,
+    );
+    expect(await readFile(out, "utf8")).toBe(expected.map((l) => `${l.join("\n")}\n\n`).join(""));
+
+    const conll = join(dir, "words.conll");
+    await writeFile(conll, "a\nb\n");
+    const refused = await run(["tag", "--model", model, "--data", conll]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/imported from CRFsuite.*--format crfsuite/);
+    const malformed = join(dir, "malformed.txt");
+    await writeFile(malformed, "A\tw=1\nB\tw=2:x\n");
+    const bad = await run(["tag", "--model", model, "--data", malformed, "--format", "crfsuite"]);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toMatch(/malformed\.txt:2:\d+: weight "x"/);
+  });
+
   it("exports a model, first/last weights on __BOS__/__EOS__ for a preset model", async () => {
     const original = randomModel(2, true, "chunking");
     const model = join(dir, "out.lgm");

@@ -17,7 +17,7 @@ export function modelPreset(model: CrfModel): Preset {
   if (model.preset === null) {
     throw new LagrangeError(
       "bad-input",
-      "the model records no feature preset, so its attributes cannot be rebuilt",
+      "the model records no feature preset, so its attributes cannot be rebuilt from text columns (a model imported from CRFsuite reads CRFsuite attribute lists)",
     );
   }
   return getPreset(model.preset);

@@ -111,7 +111,8 @@ export class Tagger {
   readonly model: CrfModel;
   readonly decoder: Decoder;
   readonly scheme: LabelScheme;
-  readonly #preset: Preset;
+  /** Null for a model that reads attribute lists only (imported from CRFsuite): see {@link tagAttributes}. */
+  readonly #preset: Preset | null;
   readonly #scorer: ChainScorer;
   readonly #constraintsFor:
     | ((instance: { n: number; L: number; tokens: readonly string[] }) => LinearConstraint[])
@@ -126,7 +127,7 @@ export class Tagger {
     const registry = options.registry ?? standardDecoders();
     this.model = model;
     this.scheme = modelScheme(model);
-    this.#preset = modelPreset(model);
+    this.#preset = model.preset === null ? null : modelPreset(model);
     const decoder = options.decoder ?? "viterbi";
     const slaves =
       typeof decoder === "string"
@@ -152,7 +153,7 @@ export class Tagger {
   /** The preset's attributes of a sentence (its feature columns). */
   attributes(sentence: Sentence): AttributeSequence {
     const started = performance.now();
-    const attributes = sentenceAttributes(this.#preset, sentence);
+    const attributes = sentenceAttributes(this.#preset ?? modelPreset(this.model), sentence);
     this.#time.featuresMs += performance.now() - started;
     return attributes;
   }

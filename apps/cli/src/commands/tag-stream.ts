@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { CrfModel } from "@lagrange/chain-crf";
 import type { DecodeOptions } from "@lagrange/core";
@@ -8,9 +8,9 @@ import { badInputError, usageError } from "../exit-codes.js";
 import { requireFile } from "../inputs.js";
 import { threadCount } from "../options.js";
 import { type Output, writeOutput } from "../output.js";
-import { note, warn } from "../progress.js";
+import { note, progressBar, warn } from "../progress.js";
 import { taggingReport } from "../render.js";
-import { readConstraintsFile, type TagOptions } from "./tag.js";
+import { NDJSON_PATH, readConstraintsFile, type TagOptions } from "./tag.js";
 
 /** The streaming options of `lagrange tag` (../define/tag.ts). */
 export interface TagStreamingOptions {
@@ -60,10 +60,16 @@ export async function tagStreamCommand(
   const threads = options.threads === undefined ? 1 : threadCount(options.threads);
   const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
   let skippedCount = 0;
-  const report = await writeOutput(
-    options.out,
-    { option: "--out", inputs },
-    async (output: Output) => {
+  // A file's bytes read measure the progress (the bar shares stderr with the report: --out only).
+  const file = stdin ? undefined : createReadStream(options.data);
+  const bar = progressBar(
+    "tag",
+    file === undefined ? 0 : statSync(options.data).size,
+    options.out !== undefined && process.stderr.isTTY,
+  );
+  let report: string;
+  try {
+    report = await writeOutput(options.out, { option: "--out", inputs }, async (output: Output) => {
       {
         const result = await tagStream({
           // Workers read the model file themselves; one thread uses the model already read.
@@ -82,7 +88,7 @@ export async function tagStreamCommand(
           plugins: options.plugin ?? [],
           decodeOptions,
           allowUnconstrained: !constrained,
-          input: stdin ? process.stdin : createReadStream(options.data),
+          input: file ?? process.stdin,
           inputFormat,
           inputName: stdin ? "<stdin>" : options.data,
           output,
@@ -94,6 +100,7 @@ export async function tagStreamCommand(
           gold: options.unlabeled === true ? "none" : "auto",
           ...(signal === undefined ? {} : { signal }),
           onSkip: (s) => note(`lagrange: skipped ${s.place}: ${s.reason}`),
+          onProgress: (p) => bar.update(file?.bytesRead ?? 0, `${p.sentences} sentences`),
         });
         skippedCount = result.skippedCount;
         if (result.timedOut.length > 0) {
@@ -109,8 +116,11 @@ export async function tagStreamCommand(
             : `; token accuracy ${(100 * result.evaluation.accuracy).toFixed(2)}% against the gold column`;
         return `${taggingReport(time, result.seconds, result.decoding)}${threads > 1 ? ` on ${threads} threads` : ""}${result.labeled ? accuracy : " (unlabeled input: no gold column)"}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
       }
-    },
-  );
+    });
+  } finally {
+    bar.stop();
+    file?.destroy();
+  }
   if (skippedCount > 0) {
     note(report);
     throw badInputError(
@@ -121,7 +131,7 @@ export async function tagStreamCommand(
 }
 
 function guessFormat(path: string): string {
-  return /\.(nd)?jsonl?$/i.test(path) ? "ndjson" : "conll";
+  return NDJSON_PATH.test(path) ? "ndjson" : "conll";
 }
 
 function streamFormat(option: string, format: string): StreamFormat {

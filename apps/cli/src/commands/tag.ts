@@ -1,3 +1,4 @@
+import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import {
   BCRF_DECODING_DEFAULTS,
@@ -14,6 +15,7 @@ import {
   lagrangeErrorCode,
 } from "@lagrange/core";
 import { tokenPlace } from "@lagrange/datasets";
+import { formatOfPath } from "@lagrange/datasets/node";
 import type { IlpDecodeOptions } from "@lagrange/ilp";
 import {
   checkDecoderUse,
@@ -40,20 +42,29 @@ import { taggingReport } from "../render.js";
 import { tagL2sCommand } from "./tag-l2s.js";
 import type { TagStreamingOptions } from "./tag-stream.js";
 
+/** A path read as NDJSON when no --format says otherwise. */
+export const NDJSON_PATH = /\.(nd)?jsonl?$/i;
+
 /**
- * Whether `lagrange tag` streams (./tag-stream.ts): standard input, or any streaming option
- * given. Other inputs (registry names, UMass, inline, CoNLL-U files) are read whole as before.
+ * Whether `lagrange tag` streams (./tag-stream.ts): standard input, a CoNLL or NDJSON file, or any
+ * streaming option given. Other inputs (registry names, UMass, inline, CoNLL-U files) are read
+ * whole.
  */
-function wantsStreaming(options: TagOptions): boolean {
-  return (
+function wantsStreaming(options: TagOptions): "asked" | "file" | false {
+  const file = existsSync(options.data) && !statSync(options.data).isDirectory();
+  const format =
+    options.format ??
+    (file ? (NDJSON_PATH.test(options.data) ? "ndjson" : formatOfPath(options.data)) : undefined);
+  const asked =
     options.data === "-" ||
-    options.format === "ndjson" ||
+    format === "ndjson" ||
     options.threads !== undefined ||
     options.window !== undefined ||
     options.outputFormat !== undefined ||
     options.onError !== undefined ||
-    options.explain === true
-  );
+    options.explain === true;
+  if (asked) return "asked";
+  return file && format === "conll" ? "file" : false;
 }
 
 export interface TagOptions extends TagStreamingOptions {
@@ -109,13 +120,13 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
     );
   // A learning-to-search model (lagrange train --learner l2s) by its file's magic.
   if (await isL2sModelPath(options.model)) {
-    if (streaming) throw notStreamed("an L2S tagger");
+    if (streaming === "asked") throw notStreamed("an L2S tagger");
     return tagL2sCommand(options, signal);
   }
   const model = await readModel(options.model);
   const general = generalCrfOf(model);
   if (general !== null) {
-    if (streaming) throw notStreamed("a general CRF (its groups need the whole input)");
+    if (streaming === "asked") throw notStreamed("a general CRF (its groups need the whole input)");
     return tagGeneralCommand(options, general, signal);
   }
   const registry = standardDecoders();
@@ -144,6 +155,28 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
     warn(`--time-limit bounds the ILP decoders (exact, two-phase); ${decoder} ignores it`);
   }
   await registry.prepare(decoder);
+  if (options.format === "crfsuite") {
+    const streamingOnly = [
+      options.threads !== undefined,
+      options.window !== undefined,
+      options.outputFormat !== undefined,
+      options.onError !== undefined,
+      options.explain === true,
+    ];
+    if (streamingOnly.some(Boolean)) {
+      throw usageError(
+        "--threads, --window, --output-format, --on-error and --explain are for CoNLL and NDJSON; --format crfsuite reads CRFsuite's format as it streams and writes one label per line",
+      );
+    }
+    const { tagCrfsuiteCommand } = await import("./tag-crfsuite.js");
+    const tagger = await chainTagger(options, model, registry, decoder, constrained);
+    return tagCrfsuiteCommand(options, model, tagger, constrained, signal);
+  }
+  if (model.preset === null) {
+    throw usageError(
+      `${options.model} has no feature preset (a model imported from CRFsuite): it reads CRFsuite attribute lists, not text columns; tag data in CRFsuite's format with --format crfsuite`,
+    );
+  }
   if (streaming) {
     // Loaded on demand: @lagrange/scale also brings the job queue's client.
     const { tagStreamCommand } = await import("./tag-stream.js");
@@ -189,31 +222,7 @@ async function tagInto(
   constrained: boolean,
   signal: AbortSignal | undefined,
 ): Promise<string> {
-  const constraints =
-    options.constraints === undefined
-      ? undefined
-      : await readConstraintsFile(options.constraints, model.labels.names());
-  // The ILP decoders read tau and the time limit, bcrf and mean-field the iterations; the others
-  // ignore what they do not know.
-  const decodeOptions: IlpDecodeOptions & BcrfDecodeOptions = {
-    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
-    ...(options.tau === undefined ? {} : { tau: options.tau }),
-    ...(options.bcrfIterations === undefined ? {} : { iterations: options.bcrfIterations }),
-    timeLimitMs: 1000 * (options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS),
-  };
-  const tagger = new Tagger({
-    model,
-    registry,
-    // greedy alone (it takes constraints, none given): built here, past the check that a
-    // constrained decoder is given some.
-    decoder:
-      !constrained && registry.decoder(decoderName).accepts.constraints
-        ? registry.create(decoderName)
-        : decoderName,
-    ...(constraints === undefined ? {} : { constraints }),
-    slaves: options.slave ?? [],
-    decodeOptions,
-  });
+  const tagger = await chainTagger(options, model, registry, decoderName, constrained);
   const read = await openData("--data", options.data, {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",
@@ -263,6 +272,41 @@ async function tagInto(
     );
   }
   return `${taggingReport(tagger.time, seconds, summary)}${unlabeled ? " (unlabeled input: no gold column)" : ""}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
+}
+
+/** The Tagger of `lagrange tag` for a linear-chain model: decoder, constraints, slaves, options. */
+async function chainTagger(
+  options: TagOptions,
+  model: CrfModel,
+  registry: DecoderRegistry,
+  decoderName: string,
+  constrained: boolean,
+): Promise<Tagger> {
+  const constraints =
+    options.constraints === undefined
+      ? undefined
+      : await readConstraintsFile(options.constraints, model.labels.names());
+  // The ILP decoders read tau and the time limit, bcrf and mean-field the iterations; the others
+  // ignore what they do not know.
+  const decodeOptions: IlpDecodeOptions & BcrfDecodeOptions = {
+    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+    ...(options.tau === undefined ? {} : { tau: options.tau }),
+    ...(options.bcrfIterations === undefined ? {} : { iterations: options.bcrfIterations }),
+    timeLimitMs: 1000 * (options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS),
+  };
+  return new Tagger({
+    model,
+    registry,
+    // greedy alone (it takes constraints, none given): built here, past the check that a
+    // constrained decoder is given some.
+    decoder:
+      !constrained && registry.decoder(decoderName).accepts.constraints
+        ? registry.create(decoderName)
+        : decoderName,
+    ...(constraints === undefined ? {} : { constraints }),
+    slaves: options.slave ?? [],
+    decodeOptions,
+  });
 }
 
 /** The decoder a general CRF is tagged with when `--decoder` is not given. */

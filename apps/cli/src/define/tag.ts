@@ -22,7 +22,7 @@ export function defineTag(program: Command): void {
     )
     .option(
       "--format <format>",
-      "file format for a path: conll, conllu, umass, inline; ndjson (one JSON object per line: tokens, columns?, labels?) streams",
+      "file format for a path: conll, conllu, umass, inline; ndjson (one JSON object per line: tokens, columns?, labels?); crfsuite (CRFsuite's data format: label TAB attributes, for a model imported from CRFsuite; writes one label per line). CoNLL and NDJSON files and standard input stream",
     )
     .option(
       "--decoder <name>",

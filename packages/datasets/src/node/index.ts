@@ -3,7 +3,7 @@
  * verifying corpora on disk, and opening them as sentences. The main entry (formats, label
  * schemes, evaluation, the catalog) needs no file system and bundles for the browser.
  */
-export { type OpenCorpusOptions, openCorpus } from "../registry/corpus.js";
+export { formatOfPath, type OpenCorpusOptions, openCorpus } from "../registry/corpus.js";
 export type { OpenDatasetOptions, OpenedSplit } from "../registry/open.js";
 export { openDataset } from "../registry/open.js";
 export type {

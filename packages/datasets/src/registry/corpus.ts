@@ -39,7 +39,8 @@ export interface OpenCorpusOptions {
   readonly signal?: AbortSignal;
 }
 
-function formatOfPath(path: string): CorpusFormat {
+/** The format `openCorpus` reads a path in when none is given: by its extension, CoNLL by default. */
+export function formatOfPath(path: string): CorpusFormat {
   switch (extname(path).toLowerCase()) {
     case ".conllu":
       return "conllu";

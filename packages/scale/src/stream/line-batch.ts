@@ -83,7 +83,7 @@ export function tagLineBatch(
     sentences.push(sentence);
     inputs.push(inputView(sentence));
   }
-  const tagged = tagger.tagBatch(inputs, signal);
+  const tagged = tagger.tagBatch(inputs, signal, spec.stopAtError);
   const parts: (string | BatchFailure)[] = [];
   const decodings: DecodingStats[] = [];
   const timedOut: string[] = [];
@@ -100,7 +100,8 @@ export function tagLineBatch(
       parts.push(entry);
       continue;
     }
-    const item = tagged.items[k++]!;
+    const item = tagged.items[k++];
+    if (item === undefined) break; // tagging stopped at a failure before this sentence
     if (isFailure(item)) {
       if (text !== "") parts.push(text);
       text = "";

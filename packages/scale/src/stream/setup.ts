@@ -135,11 +135,19 @@ export class ThreadTagger {
     return this.#tagger.model.labels.names();
   }
 
-  /** Tags a batch; a sentence no labelling fits (infeasible) is a failure, not an exception. */
-  tagBatch(sentences: readonly InputSentence[], signal?: AbortSignal): BatchResult {
+  /**
+   * Tags a batch; a sentence no labelling fits (infeasible) is a failure, not an exception. With
+   * `stopAtFailure`, the items end at the first failure (a stream that stops there tags no more).
+   */
+  tagBatch(
+    sentences: readonly InputSentence[],
+    signal?: AbortSignal,
+    stopAtFailure = false,
+  ): BatchResult {
     const before = this.#tagger.time;
-    const items: BatchItem[] = new Array(sentences.length);
+    const items: BatchItem[] = [];
     for (let i = 0; i < sentences.length; i++) {
+      if (stopAtFailure && i > 0 && isFailure(items[i - 1]!)) break;
       const sentence = sentences[i]!;
       try {
         const tagged = this.#tagger.tag(sentence as Sentence, signal);
