@@ -1,4 +1,6 @@
+import type { CrfModel } from "@lagrange/chain-crf";
 import type { Sentence } from "@lagrange/datasets";
+import { inputForModel, modelScheme } from "@lagrange/recipes";
 import { conllRecord, ndjsonRecord } from "./format.js";
 import { type LineBatch, parseLineBatch, type StreamFormat } from "./records.js";
 import {
@@ -138,6 +140,29 @@ export function tagLineBatch(
     timedOut,
     time: tagged.time,
   };
+}
+
+/**
+ * Whether a stream's last CoNLL column is an input rather than gold (`stripGold`), decided on its
+ * first sentence as `lagrange tag` decides for a file: `none` makes every column an input; NDJSON
+ * names its gold; CoNLL's last column is gold or an input by the width the model reads.
+ */
+export function goldView(
+  first: Sentence,
+  model: CrfModel,
+  gold: "auto" | "none",
+  format: StreamFormat,
+  file: string,
+): { readonly stripGold: boolean; readonly labeled: boolean } {
+  let stripGold: boolean;
+  if (gold === "none") stripGold = first.labels !== undefined;
+  else if (format === "ndjson") stripGold = false;
+  else {
+    const corpus = { label: file, sentences: [first], format: "conll" as const };
+    const decided = inputForModel({ ...corpus, scheme: modelScheme(model) }, model, "auto");
+    stripGold = first.labels !== undefined && decided.sentences[0]!.labels === undefined;
+  }
+  return { stripGold, labeled: first.labels !== undefined && !stripGold };
 }
 
 function isBatchFailure(entry: Sentence | BatchFailure): entry is BatchFailure {

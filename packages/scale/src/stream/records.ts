@@ -319,6 +319,8 @@ export interface LineBatch {
 export interface LineBatchOptions extends ReadRecordsOptions {
   /** Records per batch. */
   readonly records: number;
+  /** The number of the input's first line (default 1): a shard cut from a larger file. */
+  readonly firstLine?: number;
 }
 
 /**
@@ -338,9 +340,9 @@ export async function* readLineBatches(
   const tracker = options.format === "conll" ? new ConllStateTracker(file) : undefined;
   const perLine = options.format === "ndjson";
   let lines: string[] = [];
-  let firstLine = 1;
+  let firstLine = options.firstLine ?? 1;
   let records = 0;
-  let lineNumber = 0;
+  let lineNumber = firstLine - 1;
   let inRecord = false;
   let state = tracker?.state();
   const batch = (): LineBatch => ({

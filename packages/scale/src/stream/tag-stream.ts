@@ -7,8 +7,8 @@ import {
   LagrangeError,
 } from "@lagrange/core";
 import { DataFormatError } from "@lagrange/datasets";
-import { inputForModel, modelScheme, type TaggingTime } from "@lagrange/recipes";
-import { type LineBatchResult, type LineBatchSpec, tagLineBatch } from "./line-batch.js";
+import type { TaggingTime } from "@lagrange/recipes";
+import { goldView, type LineBatchResult, type LineBatchSpec, tagLineBatch } from "./line-batch.js";
 import {
   type LineBatch,
   parseLineBatch,
@@ -174,16 +174,9 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
   const decideGold = (batch: LineBatch) => {
     const first = parseLineBatch(batch, spec).find((r) => r.kind === "sentence");
     if (first === undefined) return;
-    const sentence = first.sentence;
-    if (options.gold === "none") stripGold = sentence.labels !== undefined;
-    // NDJSON names its gold labels; CoNLL's last column is gold or input by the file's width.
-    else if (options.inputFormat === "ndjson") stripGold = false;
-    else {
-      const corpus = { label: file, sentences: [sentence], format: "conll" as const };
-      const decided = inputForModel({ ...corpus, scheme: modelScheme(model) }, model, "auto");
-      stripGold = sentence.labels !== undefined && decided.sentences[0]!.labels === undefined;
-    }
-    labeled = sentence.labels !== undefined && !stripGold;
+    const decided = goldView(first.sentence, model, options.gold ?? "auto", spec.format, file);
+    stripGold = decided.stripGold;
+    labeled = decided.labeled;
   };
 
   const queue: Pending[] = [];
