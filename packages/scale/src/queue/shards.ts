@@ -1,4 +1,5 @@
 import { createReadStream } from "node:fs";
+import { isBlankRange } from "../stream/records.js";
 
 /** The file formats a corpus may be sharded in: their sentences never span a blank line (CoNLL, CoNLL-U) or a line (inline). */
 export const SHARD_FORMATS = ["conll", "conllu", "inline"] as const;
@@ -54,14 +55,7 @@ export async function* shardCorpus(
       const end = text.indexOf("\n", lineStart);
       if (end < 0) break;
       lineNumber++;
-      let blank = true;
-      for (let i = lineStart; i < end; i++) {
-        const c = text.charCodeAt(i);
-        if (c !== 32 && c !== 9) {
-          blank = false;
-          break;
-        }
-      }
+      const blank = isBlankRange(text, lineStart, end);
       if (!blank && !inSentence) {
         // A new sentence begins: the shard is full, so this line opens the next one.
         if (sentences === size) {

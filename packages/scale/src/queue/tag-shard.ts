@@ -21,8 +21,8 @@ import {
   Tagger,
 } from "@lagrange/recipes";
 import { conllRecord } from "../stream/format.js";
-import { goldView, type LineBatchSpec, tagLineBatch } from "../stream/line-batch.js";
-import { parseLineBatch, readLineBatches } from "../stream/records.js";
+import { batchGoldView, type LineBatchSpec, tagLineBatch } from "../stream/line-batch.js";
+import { readLineBatches } from "../stream/records.js";
 import { ThreadTagger } from "../stream/setup.js";
 import type { ShardFormat } from "./shards.js";
 
@@ -207,18 +207,12 @@ async function tagConllShard(
       ? yieldToEventLoop()
       : new Promise((resolve) => setTimeout(resolve, options.pauseMs)));
     options.signal?.throwIfAborted();
-    if (stripGold === undefined) {
-      const first = parseLineBatch(batch, lineSpec).find((r) => r.kind === "sentence");
-      if (first !== undefined) {
-        stripGold = goldView(
-          first.sentence,
-          model,
-          spec.unlabeled === true ? "none" : "auto",
-          "conll",
-          file,
-        ).stripGold;
-      }
-    }
+    stripGold ??= batchGoldView(
+      batch,
+      lineSpec,
+      model,
+      spec.unlabeled === true ? "none" : "auto",
+    )?.stripGold;
     const result = tagLineBatch(tagger, batch, stripGold ?? false, lineSpec, options.signal);
     for (const part of result.parts) {
       if (typeof part === "string") out.push(part);

@@ -165,6 +165,19 @@ export function goldView(
   return { stripGold, labeled: first.labels !== undefined && !stripGold };
 }
 
+/** {@link goldView} on a batch's first sentence; undefined when the batch has none (all malformed). */
+export function batchGoldView(
+  batch: LineBatch,
+  spec: Pick<LineBatchSpec, "format" | "file">,
+  model: CrfModel,
+  gold: "auto" | "none",
+): { readonly stripGold: boolean; readonly labeled: boolean } | undefined {
+  const first = parseLineBatch(batch, spec).find((r) => r.kind === "sentence");
+  return first === undefined
+    ? undefined
+    : goldView(first.sentence, model, gold, spec.format, spec.file);
+}
+
 function isBatchFailure(entry: Sentence | BatchFailure): entry is BatchFailure {
   return (entry as BatchFailure).reason !== undefined;
 }

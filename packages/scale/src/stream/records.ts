@@ -302,6 +302,15 @@ export async function* readRecords(
   if (out.length > 0) yield out;
 }
 
+/** Whether `text[start, end)` holds only spaces and tabs: the record separator of the line formats. */
+export function isBlankRange(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9) return false;
+  }
+  return true;
+}
+
 /**
  * A run of whole records of the input, as lines: what the main thread cuts and a worker parses
  * and tags (so that the thread that reads the stream does little more than split it into lines).
@@ -354,14 +363,7 @@ export async function* readLineBatches(
   for await (const chunk of sourceLines(input, file, signal)) {
     for (const line of chunk) {
       lineNumber++;
-      let blank = true;
-      for (let i = 0; i < line.length; i++) {
-        const c = line.charCodeAt(i);
-        if (c !== 32 && c !== 9) {
-          blank = false;
-          break;
-        }
-      }
+      const blank = isBlankRange(line, 0, line.length);
       if (!blank && !inRecord) {
         if (records === options.records) {
           yield batch();

@@ -8,10 +8,14 @@ import {
 } from "@lagrange/core";
 import { DataFormatError } from "@lagrange/datasets";
 import type { TaggingTime } from "@lagrange/recipes";
-import { goldView, type LineBatchResult, type LineBatchSpec, tagLineBatch } from "./line-batch.js";
+import {
+  batchGoldView,
+  type LineBatchResult,
+  type LineBatchSpec,
+  tagLineBatch,
+} from "./line-batch.js";
 import {
   type LineBatch,
-  parseLineBatch,
   readLineBatches,
   type StreamFormat,
   type StreamRecord,
@@ -171,14 +175,6 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
     options.onSkip?.(record);
   };
   /** Decides, on the stream's first sentence, whether its last CoNLL column is gold or an input. */
-  const decideGold = (batch: LineBatch) => {
-    const first = parseLineBatch(batch, spec).find((r) => r.kind === "sentence");
-    if (first === undefined) return;
-    const decided = goldView(first.sentence, model, options.gold ?? "auto", spec.format, file);
-    stripGold = decided.stripGold;
-    labeled = decided.labeled;
-  };
-
   const queue: Pending[] = [];
   let inFlight = 0;
   const writeHead = async () => {
@@ -225,7 +221,11 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
       ...(signal === undefined ? {} : { signal }),
     })) {
       signal?.throwIfAborted();
-      if (stripGold === undefined) decideGold(batch);
+      if (stripGold === undefined) {
+        const decided = batchGoldView(batch, spec, model, options.gold ?? "auto");
+        stripGold = decided?.stripGold;
+        labeled = decided?.labeled ?? false;
+      }
       // On one thread a batch is tagged when it is handed over: written at once, its output never
       // outlives a few scavenges (held across the window, it was promoted and doubled the heap).
       while (queue.length > 0 && (threads === 1 || inFlight + batch.records > window)) {
