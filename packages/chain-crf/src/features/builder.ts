@@ -1,3 +1,4 @@
+import { ADD_NUMBERED, attachSymbols, type SymbolSpace } from "./symbols.js";
 import type { Attribute, AttributeList, AttributeSequence, AttributeSink, Rows } from "./types.js";
 
 /** Collects one kind of attribute (state or transition) into flat arrays. */
@@ -9,6 +10,11 @@ class FlatListBuilder {
   /** Last token whose start offset has been written. */
   private token = 0;
   private length = 0;
+  /** Symbol numbers parallel to `names` (scratch, reused); see {@link SymbolSpace}. */
+  private symbols = new Int32Array(256);
+  /** The space the numbers come from (null: none yet); `mixed` once a second one shows up. */
+  private space: SymbolSpace | null = null;
+  private mixed = false;
 
   begin(length: number): void {
     this.names = [];
@@ -16,14 +22,34 @@ class FlatListBuilder {
     this.offsets = new Int32Array(length + 1);
     this.token = 0;
     this.length = length;
+    this.space = null;
+    this.mixed = false;
   }
 
-  add(kind: string, token: number, name: string, value: number): void {
+  add(kind: string, token: number, name: string, value: number, symbol = -1): void {
     if (token !== this.token || this.length === 0) this.advance(kind, token);
     if (value !== 1 && this.values === null)
       this.values = new Array<number>(this.names.length).fill(1);
+    const k = this.names.length;
+    if (k === this.symbols.length) {
+      const grown = new Int32Array(2 * k);
+      grown.set(this.symbols);
+      this.symbols = grown;
+    }
+    this.symbols[k] = symbol;
     this.names.push(name);
     if (this.values !== null) this.values.push(value);
+  }
+
+  /** {@link add} with value 1 for `name`, number `symbol` of `space`. */
+  addSymbol(kind: string, token: number, name: string, symbol: number, space: SymbolSpace): void {
+    if (space !== this.space) {
+      // Numbers from two spaces in one list (an extractor's cache reset mid-sequence) cannot be
+      // told apart: the list goes without.
+      if (this.space !== null) this.mixed = true;
+      this.space = space;
+    }
+    this.add(kind, token, name, 1, symbol);
   }
 
   get isEmpty(): boolean {
@@ -40,6 +66,17 @@ class FlatListBuilder {
     };
     this.begin(0);
     return list;
+  }
+
+  /** Attaches the numbers of the list just finished to `list` (its names are still in scratch). */
+  attach(list: AttributeList, space: SymbolSpace | null): void {
+    if (space === null) return;
+    attachSymbols(list, { space, symbols: this.symbols.slice(0, list.names.length) });
+  }
+
+  /** The space of the current list's numbers, or null when they are unusable (read before `finish`). */
+  numberedSpace(): SymbolSpace | null {
+    return this.mixed ? null : this.space;
   }
 
   private advance(kind: string, token: number): void {
@@ -73,6 +110,19 @@ export class AttributeSequenceBuilder implements AttributeSink {
     this.stateList.add("state", token, name, value);
   }
 
+  /** An attribute with value 1, `name` being number `symbol` of `space` (this package's extractors). */
+  [ADD_NUMBERED](
+    transition: boolean,
+    token: number,
+    name: string,
+    symbol: number,
+    space: SymbolSpace,
+  ): void {
+    if (!transition) this.stateList.addSymbol("state", token, name, symbol, space);
+    else if (token < 1) this.transition(token, name, 1);
+    else this.transitionList.addSymbol("transition", token, name, symbol, space);
+  }
+
   transition(token: number, name: string, value: number): void {
     if (token < 1) {
       throw new RangeError(
@@ -84,9 +134,18 @@ export class AttributeSequenceBuilder implements AttributeSink {
 
   finish(): AttributeSequence {
     const hasTransition = !this.transitionList.isEmpty;
+    const stateSpace = this.stateList.numberedSpace();
+    const transitionSpace = this.transitionList.numberedSpace();
     const state = this.stateList.finish();
     const transition = this.transitionList.finish();
-    return { length: this.length, ...state, transition: hasTransition ? transition : null };
+    const sequence = {
+      length: this.length,
+      ...state,
+      transition: hasTransition ? transition : null,
+    };
+    this.stateList.attach(sequence, stateSpace);
+    if (hasTransition) this.transitionList.attach(transition, transitionSpace);
+    return sequence;
   }
 }
 

@@ -1,3 +1,5 @@
+import { AttributeSequenceBuilder } from "./builder.js";
+import { ADD_NUMBERED, SymbolSpace } from "./symbols.js";
 import type { AttributeSink } from "./types.js";
 
 /**
@@ -7,8 +9,71 @@ import type { AttributeSink } from "./types.js";
  */
 export type FieldTemplate = readonly (readonly [field: string, offset: number])[];
 
-/** Value tuple → attribute name: nested maps, one level per field of the template. */
-type NameTrie = Map<string, NameTrie | string>;
+/**
+ * Value-id tuples → name numbers: open addressing over flat arrays (linear probing), one table per
+ * template of two or more fields. Replaces a trie of Maps keyed by the value strings: one probe
+ * of a flat array per attribute instead of a hash table lookup per field.
+ */
+class TupleTable {
+  private keys: Int32Array;
+  /** −1 marks an empty slot. */
+  private symbols: Int32Array;
+  private mask: number;
+  private count = 0;
+
+  constructor(private readonly arity: number) {
+    this.keys = new Int32Array(256 * arity);
+    this.symbols = new Int32Array(256).fill(-1);
+    this.mask = 255;
+  }
+
+  /** The number of the tuple, or −1. */
+  get(tuple: Int32Array): number {
+    const { arity, keys, symbols, mask } = this;
+    for (let slot = hashTuple(tuple, 0, arity) & mask; ; slot = (slot + 1) & mask) {
+      const symbol = symbols[slot]!;
+      if (symbol < 0) return -1;
+      let j = 0;
+      while (j < arity && keys[slot * arity + j] === tuple[j]) j++;
+      if (j === arity) return symbol;
+    }
+  }
+
+  /** Adds a tuple that {@link get} did not find. */
+  set(tuple: Int32Array, symbol: number): void {
+    if (2 * (this.count + 1) > this.symbols.length) this.grow();
+    this.insert(tuple, 0, symbol);
+    this.count++;
+  }
+
+  private insert(source: Int32Array, at: number, symbol: number): void {
+    const { arity, keys, symbols, mask } = this;
+    let slot = hashTuple(source, at, arity) & mask;
+    while (symbols[slot]! >= 0) slot = (slot + 1) & mask;
+    for (let j = 0; j < arity; j++) keys[slot * arity + j] = source[at + j]!;
+    symbols[slot] = symbol;
+  }
+
+  private grow(): void {
+    const { keys, symbols } = this;
+    this.keys = new Int32Array(2 * keys.length);
+    this.symbols = new Int32Array(2 * symbols.length).fill(-1);
+    this.mask = 2 * symbols.length - 1;
+    for (let slot = 0; slot < symbols.length; slot++) {
+      if (symbols[slot]! >= 0) this.insert(keys, slot * this.arity, symbols[slot]!);
+    }
+  }
+}
+
+/** Hash of the ids source[at .. at + arity). */
+function hashTuple(source: Int32Array, at: number, arity: number): number {
+  let h = 0;
+  for (let j = at; j < at + arity; j++) {
+    h = Math.imul(h ^ source[j]!, 0x9e3779b1);
+    h ^= h >>> 15;
+  }
+  return h;
+}
 
 interface CompiledFieldTemplate {
   /** `name=`, ready to prepend. */
@@ -17,20 +82,35 @@ interface CompiledFieldTemplate {
   readonly offsets: Int32Array;
   readonly minOffset: number;
   readonly maxOffset: number;
-  trie: NameTrie;
+  /** One field: name number by value id (−1: none yet). */
+  direct: Int32Array;
+  /** Two or more fields. */
+  table: TupleTable | null;
 }
 
 /**
  * Compiled templates plus a cache of the names they made. Handing out the same string object for
  * the same attribute avoids building it again and, more importantly, lets whoever interns the names
  * hash each distinct attribute once instead of flattening and hashing millions of fresh
- * concatenations (several seconds on CoNLL-2000). The cache is bounded: past `maxCachedNames` it
- * starts over, so tagging an endless stream does not grow memory without limit.
+ * concatenations (several seconds on CoNLL-2000). The names are numbered (a {@link SymbolSpace})
+ * and found by the ids of their field values: each value of a sentence is hashed once, then an
+ * attribute costs a probe of a flat array. The cache is bounded: a sentence that finds more than
+ * `maxCachedNames` names or values cached starts it over, so tagging an endless stream does not
+ * grow memory without limit.
  */
 export class FieldTemplateSet {
   readonly templates: readonly CompiledFieldTemplate[];
-  private cached = 0;
+  /** The cached names, numbered (a builder sink takes the numbers too). */
+  private space = new SymbolSpace();
   private readonly values = new Map<string, string>();
+  private readonly valueIds = new Map<string, number>();
+  /** Fields some template reads. */
+  private readonly used: Int32Array;
+  /** The sentence whose value ids `ids` holds (field f, token t at f·n + t), and its length. */
+  private sentence: readonly (readonly string[])[] | null = null;
+  private sentenceLength = 0;
+  private ids = new Int32Array(0);
+  private readonly tuple: Int32Array;
 
   constructor(
     templates: readonly FieldTemplate[],
@@ -51,14 +131,17 @@ export class FieldTemplateSet {
         offsets: Int32Array.from(offsets),
         minOffset: Math.min(...offsets),
         maxOffset: Math.max(...offsets),
-        trie: new Map(),
+        direct: new Int32Array(0),
+        table: template.length > 1 ? new TupleTable(template.length) : null,
       };
     });
+    this.used = Int32Array.from(new Set(this.templates.flatMap((t) => Array.from(t.fields))));
+    this.tuple = new Int32Array(Math.max(...this.templates.map((t) => t.fields.length)));
   }
 
   /**
-   * One string object per distinct field value. Every trie lookup then hits the key it stored by
-   * pointer, not by comparing characters, and the value's hash is computed once.
+   * One string object per distinct field value. Every lookup of the value then hits the key it
+   * stored by pointer, not by comparing characters, and the value's hash is computed once.
    */
   canonical(value: string): string {
     const known = this.values.get(value);
@@ -67,39 +150,89 @@ export class FieldTemplateSet {
     return value;
   }
 
-  /** Emits the attributes of every template at token `t`, in template order. */
+  /**
+   * Emits the attributes of every template at token `t`, in template order. `values` (one array
+   * per field) is read once per sentence, on its first token: pass a new array for a new sentence.
+   */
   apply(values: readonly (readonly string[])[], n: number, t: number, sink: AttributeSink): void {
-    const templates = this.templates;
+    if (values !== this.sentence || n !== this.sentenceLength) this.begin(values, n);
+    const { templates, ids, tuple } = this;
     for (let k = 0; k < templates.length; k++) {
       const template = templates[k]!;
       if (t + template.minOffset < 0 || t + template.maxOffset >= n) continue;
-      const { fields, offsets } = template;
-      const last = fields.length - 1;
-      let node = template.trie;
-      for (let j = 0; j < last; j++) {
-        const value = values[fields[j]!]![t + offsets[j]!]!;
-        let next = node.get(value) as NameTrie | undefined;
-        if (next === undefined) {
-          next = new Map();
-          node.set(value, next);
-        }
-        node = next;
+      const { fields, offsets, table } = template;
+      let symbol: number;
+      if (table === null) {
+        const id = ids[fields[0]! * n + t + offsets[0]!]!;
+        symbol = id < template.direct.length ? template.direct[id]! : -1;
+      } else {
+        for (let j = 0; j < fields.length; j++) tuple[j] = ids[fields[j]! * n + t + offsets[j]!]!;
+        symbol = table.get(tuple);
       }
-      const value = values[fields[last]!]![t + offsets[last]!]!;
-      let name = node.get(value) as string | undefined;
-      if (name === undefined) {
-        name = template.prefix + values[fields[0]!]![t + offsets[0]!]!;
-        for (let j = 1; j <= last; j++) name += `|${values[fields[j]!]![t + offsets[j]!]!}`;
-        if (++this.cached > this.maxCachedNames) this.clear();
-        else node.set(value, name);
-      }
-      sink.state(t, name, 1);
+      if (symbol < 0) symbol = this.add(template, values, t);
+      const name = this.space.names[symbol]!;
+      if (sink instanceof AttributeSequenceBuilder)
+        sink[ADD_NUMBERED](false, t, name, symbol, this.space);
+      else sink.state(t, name, 1);
     }
   }
 
+  /** Ids of the sentence's values (starting the cache over first when it is full). */
+  private begin(values: readonly (readonly string[])[], n: number): void {
+    if (this.space.size >= this.maxCachedNames || this.valueIds.size >= this.maxCachedNames) {
+      this.clear();
+    }
+    this.sentence = values;
+    this.sentenceLength = n;
+    const fields = values.length;
+    if (this.ids.length < fields * n) this.ids = new Int32Array(2 * fields * n);
+    const { ids, valueIds, used } = this;
+    for (let u = 0; u < used.length; u++) {
+      const f = used[u]!;
+      const column = values[f]!;
+      for (let t = 0; t < n; t++) {
+        const value = column[t]!;
+        let id = valueIds.get(value);
+        if (id === undefined) {
+          id = valueIds.size;
+          valueIds.set(value, id);
+        }
+        ids[f * n + t] = id;
+      }
+    }
+  }
+
+  /** Names, numbers and records the attribute of `template` at token t (in `tuple` if 2+ fields). */
+  private add(
+    template: CompiledFieldTemplate,
+    values: readonly (readonly string[])[],
+    t: number,
+  ): number {
+    const { fields, offsets, table } = template;
+    let name = template.prefix + values[fields[0]!]![t + offsets[0]!]!;
+    for (let j = 1; j < fields.length; j++) name += `|${values[fields[j]!]![t + offsets[j]!]!}`;
+    const symbol = this.space.add(name);
+    if (table !== null) {
+      table.set(this.tuple, symbol);
+      return symbol;
+    }
+    const id = this.ids[fields[0]! * this.sentenceLength + t + offsets[0]!]!;
+    if (id >= template.direct.length) {
+      const grown = new Int32Array(Math.max(2 * template.direct.length, id + 1, 1024)).fill(-1);
+      grown.set(template.direct);
+      template.direct = grown;
+    }
+    template.direct[id] = symbol;
+    return symbol;
+  }
+
   private clear(): void {
-    for (const template of this.templates) template.trie = new Map();
-    this.cached = 0;
+    for (const template of this.templates) {
+      template.direct = new Int32Array(0);
+      if (template.table !== null) template.table = new TupleTable(template.fields.length);
+    }
+    this.valueIds.clear();
+    this.space = new SymbolSpace();
   }
 }
 

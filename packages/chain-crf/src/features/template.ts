@@ -1,5 +1,6 @@
-import { extractWith } from "./builder.js";
+import { AttributeSequenceBuilder, extractWith } from "./builder.js";
 import { FeatureInputError, TemplateSyntaxError } from "./errors.js";
+import { ADD_NUMBERED, SymbolSpace } from "./symbols.js";
 import type { AttributeSink, Preset, Rows } from "./types.js";
 
 /** CRF++ refuses `%x[row,col]` with |row| beyond this (`kMaxContextSize` in feature.cpp). */
@@ -137,25 +138,34 @@ function parseLine(
   return { kind, text: raw, line: lineNumber, literals, rows, columns };
 }
 
-/** Macro values → expanded name, one map level per macro (see FieldTemplateSet for why). */
-type NameTrie = Map<string, NameTrie | string>;
+/** Macro values → the expanded name's number, one map level per macro (see FieldTemplateSet). */
+type NameTrie = Map<string, NameTrie | number>;
 
 const MAX_CACHED_NAMES = 1_000_000;
 
-/** Expands template lines, handing out one string object per distinct attribute. */
+/**
+ * Expands template lines, handing out one string object per distinct attribute, numbered in
+ * `space` (see {@link SymbolSpace}).
+ */
 class LineExpander {
   private tries: NameTrie[];
-  private cached = 0;
+  space = new SymbolSpace();
+  /** The name of the last expansion, numbered or not. */
+  name = "";
 
   constructor(private readonly lines: readonly TemplateLine[]) {
     this.tries = lines.map(() => new Map());
   }
 
-  expand(index: number, rows: Rows, t: number): string {
+  /** Expands line `index` at token t into `name`; returns its number, or −1 when it has none. */
+  expand(index: number, rows: Rows, t: number): number {
     const line = this.lines[index]!;
     const { literals, rows: offsets, columns } = line;
     const last = offsets.length - 1;
-    if (last < 0) return literals[0]!;
+    if (last < 0) {
+      this.name = literals[0]!;
+      return -1;
+    }
     let node = this.tries[index]!;
     for (let m = 0; m < last; m++) {
       const value = expandMacro(rows, t, offsets[m]!, columns[m]!);
@@ -167,20 +177,43 @@ class LineExpander {
       node = next;
     }
     const value = expandMacro(rows, t, offsets[last]!, columns[last]!);
-    let name = node.get(value) as string | undefined;
-    if (name === undefined) {
-      name = literals[0]!;
+    let symbol = node.get(value) as number | undefined;
+    if (symbol === undefined) {
+      let name = literals[0]!;
       for (let m = 0; m <= last; m++) {
         name += expandMacro(rows, t, offsets[m]!, columns[m]!) + literals[m + 1]!;
       }
-      if (++this.cached > MAX_CACHED_NAMES) {
+      if (this.space.size >= MAX_CACHED_NAMES) {
         this.tries = this.lines.map(() => new Map());
-        this.cached = 0;
-      } else {
-        node.set(value, name);
+        this.space = new SymbolSpace();
+        this.name = name;
+        return -1;
       }
+      symbol = this.space.add(name);
+      node.set(value, symbol);
     }
-    return name;
+    this.name = this.space.names[symbol]!;
+    return symbol;
+  }
+
+  /** Expands line `index` at token t into a state attribute of `sink`. */
+  state(index: number, rows: Rows, t: number, sink: AttributeSink): void {
+    const symbol = this.expand(index, rows, t);
+    if (symbol >= 0 && sink instanceof AttributeSequenceBuilder) {
+      sink[ADD_NUMBERED](false, t, this.name, symbol, this.space);
+    } else {
+      sink.state(t, this.name, 1);
+    }
+  }
+
+  /** Expands line `index` at token t ≥ 1 into a transition attribute of `sink`. */
+  transition(index: number, rows: Rows, t: number, sink: AttributeSink): void {
+    const symbol = this.expand(index, rows, t);
+    if (symbol >= 0 && sink instanceof AttributeSequenceBuilder) {
+      sink[ADD_NUMBERED](true, t, this.name, symbol, this.space);
+    } else {
+      sink.transition(t, this.name, 1);
+    }
   }
 }
 
@@ -247,11 +280,9 @@ export function parseTemplate(text: string, options: TemplateOptions = {}): Crfp
       }
     }
     for (let t = 0; t < rows.length; t++) {
-      for (let k = 0; k < unigram.length; k++) sink.state(t, unigramExpander.expand(k, rows, t), 1);
+      for (let k = 0; k < unigram.length; k++) unigramExpander.state(k, rows, t, sink);
       if (t > 0) {
-        for (let k = 0; k < bigram.length; k++) {
-          sink.transition(t, bigramExpander.expand(k, rows, t), 1);
-        }
+        for (let k = 0; k < bigram.length; k++) bigramExpander.transition(k, rows, t, sink);
       }
     }
   };

@@ -1,6 +1,7 @@
 import { type LabelSet, ProblemValidationError } from "@lagrange/core";
 import type { AttributeList, AttributeSequence } from "../features/types.js";
 import { float64Array, int32Array, toSharedInt32 as toShared } from "./buffers.js";
+import { lookupNumbered, numberedNames } from "./symbol-ids.js";
 
 /** A training or test sequence: its attributes and (for training) one label name per token. */
 export interface LabelledSequence {
@@ -68,6 +69,14 @@ export interface CompileOptions {
 
 function countKnown(list: AttributeList, dict: LabelSet): number {
   let count = 0;
+  const numbered = numberedNames(list, dict);
+  if (numbered !== null) {
+    const { symbols, table } = numbered;
+    for (let k = 0; k < list.names.length; k++) {
+      if (lookupNumbered(dict, list.names, k, symbols, table) >= 0) count++;
+    }
+    return count;
+  }
   for (const name of list.names) if (dict.lookup(name) >= 0) count++;
   return count;
 }
@@ -80,12 +89,16 @@ function fill(
   out: { offsets: Int32Array; ids: Int32Array; values: Float64Array | null },
   cursor: number,
 ): number {
+  const numbered = numberedNames(list, dict);
   for (let t = 0; t < n; t++) {
     out.offsets[tokenBase + t] = cursor;
     const from = list.offsets[t]!;
     const to = list.offsets[t + 1]!;
     for (let k = from; k < to; k++) {
-      const id = dict.lookup(list.names[k]!);
+      const id =
+        numbered === null
+          ? dict.lookup(list.names[k]!)
+          : lookupNumbered(dict, list.names, k, numbered.symbols, numbered.table);
       if (id < 0) continue;
       out.ids[cursor] = id;
       if (out.values !== null) out.values[cursor] = list.values === null ? 1 : list.values[k]!;

@@ -5,6 +5,7 @@ import type { ChainView } from "../inference/view.js";
 import type { CompiledAttributes } from "./dataset.js";
 import type { FeatureLayout } from "./layout.js";
 import { InstanceScorer } from "./scorer.js";
+import { lookupNumbered, numberedNames } from "./symbol-ids.js";
 
 /** Attribute ids of one sequence, looked up into buffers that only grow. */
 export class GrowableAttributes implements CompiledAttributes {
@@ -29,6 +30,11 @@ export class GrowableAttributes implements CompiledAttributes {
     const { offsets, ids } = this;
     const values = this.#values;
     const src = list.values;
+    const numbered = numberedNames(list, dict);
+    if (numbered !== null) {
+      this.#fillNumbered(list, n, dict, numbered.symbols, numbered.table);
+      return this;
+    }
     let cursor = 0;
     for (let t = 0; t < n; t++) {
       offsets[t] = cursor;
@@ -43,6 +49,33 @@ export class GrowableAttributes implements CompiledAttributes {
     offsets[n] = cursor;
     this.values = src === null ? null : values;
     return this;
+  }
+
+  #fillNumbered(
+    list: AttributeList,
+    n: number,
+    dict: LabelSet,
+    symbols: Int32Array,
+    table: Int32Array,
+  ): void {
+    const { offsets, ids } = this;
+    const values = this.#values;
+    const src = list.values;
+    const names = list.names;
+    let cursor = 0;
+    for (let t = 0; t < n; t++) {
+      offsets[t] = cursor;
+      const kEnd = list.offsets[t + 1]!;
+      for (let k = list.offsets[t]!; k < kEnd; k++) {
+        const id = lookupNumbered(dict, names, k, symbols, table);
+        if (id < 0) continue;
+        ids[cursor] = id;
+        if (src !== null) values[cursor] = src[k]!;
+        cursor++;
+      }
+    }
+    offsets[n] = cursor;
+    this.values = src === null ? null : values;
   }
 }
 
