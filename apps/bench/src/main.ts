@@ -12,7 +12,21 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { writeReport } from "./report.js";
 import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./suites/bcrf.js";
 import { cliStartup, cliStartupMarkdown } from "./suites/cli-startup.js";
-import { crfVsCrfsuite, crfVsCrfsuiteMarkdown } from "./suites/crf-vs-crfsuite.js";
+import {
+  CRF_PROFILE_DATASETS,
+  type CrfProfileDataset,
+  crfProfile,
+  crfProfileMarkdown,
+} from "./suites/crf-profile.js";
+import {
+  CRF_VS_CRFSUITE_CASES,
+  type CrfVsCrfsuiteCase,
+  crfVsCrfsuite,
+  crfVsCrfsuiteMarkdown,
+  UMASS_DEFAULT_ITERATIONS,
+  UMASS_MASKS,
+  type UmassMask,
+} from "./suites/crf-vs-crfsuite.js";
 import { crfsuiteInterop, crfsuiteInteropMarkdown } from "./suites/crfsuite-interop.js";
 import { l2sMarkdown, l2sSuite, writeL2sFigures } from "./suites/l2s.js";
 import { maxflowBench, maxflowMarkdown } from "./suites/maxflow.js";
@@ -30,6 +44,22 @@ const integer = (value: string) => {
   if (!Number.isInteger(x) || x < 1)
     throw new InvalidArgumentError(`expected an integer ≥ 1, got "${value}"`);
   return x;
+};
+
+/** A comma-separated list of distinct thread counts, e.g. `1,2`. */
+const threadList = (value: string) => {
+  const counts = value.split(",").map((part) => part.trim());
+  const parsed = counts.map((part) => {
+    const x = Number(part);
+    if (part === "" || !Number.isInteger(x) || x < 1)
+      throw new InvalidArgumentError(
+        `expected comma-separated integers ≥ 1 (e.g. 1,2), got "${value}"`,
+      );
+    return x;
+  });
+  if (new Set(parsed).size !== parsed.length)
+    throw new InvalidArgumentError(`a thread count appears twice in "${value}"`);
+  return parsed;
 };
 
 const status = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -50,32 +80,103 @@ const program = new Command("bench")
 program
   .command("crf-vs-crfsuite")
   .description(
-    "Train and tag CoNLL-2000 with Lagrange and with CRFsuite (npm binding); JSON + Markdown",
+    "Train and tag CoNLL-2000 chunking and UMass citations with Lagrange and with CRFsuite (npm binding); JSON + Markdown",
   )
   .option(
     "--out <file.json>",
     "write the JSON result here (the Markdown table goes beside it as .md)",
   )
   .option("--repeats <n>", "runs per system; times are medians", integer, 1)
-  .option("--threads <n>", "Lagrange's threads for the objective", integer, 2)
+  .addOption(
+    new Option(
+      "--threads <list>",
+      "Lagrange's thread counts, comma-separated: one Lagrange run per count, one CRFsuite run, per repeat",
+    )
+      .argParser(threadList)
+      .default([1, 2], "1,2"),
+  )
+  .addOption(
+    new Option("--case <which>", "the dataset(s) compared")
+      .choices([...CRF_VS_CRFSUITE_CASES, "all"])
+      .default("all"),
+  )
   .option("--max-train <n>", "train on the first n sentences only (a quick check)", integer)
-  .option("--max-iterations <n>", "cap L-BFGS iterations for both systems", integer)
+  .option(
+    "--max-iterations <n>",
+    "cap L-BFGS iterations for both systems (CoNLL default: CRFsuite's stopping rule; also UMass's cap unless --umass-iterations)",
+    integer,
+  )
+  .option(
+    "--umass-iterations <n>",
+    `UMass: L-BFGS iterations cap for both systems (default ${UMASS_DEFAULT_ITERATIONS}, the citation recipe's)`,
+    integer,
+  )
+  .addOption(
+    new Option(
+      "--umass-mask <which>",
+      "UMass: Lagrange decodes under the hierarchical-BIO mask (on, production), without it (off), or both (one training)",
+    )
+      .choices(UMASS_MASKS)
+      .default("both"),
+  )
   .action(
     async (opts: {
       out?: string;
       repeats: number;
-      threads: number;
+      threads: number[];
+      case: CrfVsCrfsuiteCase | "all";
       maxTrain?: number;
       maxIterations?: number;
+      umassIterations?: number;
+      umassMask: UmassMask;
     }) => {
       const result = await crfVsCrfsuite({
         repeats: opts.repeats,
         threads: opts.threads,
+        cases: opts.case === "all" ? CRF_VS_CRFSUITE_CASES : [opts.case],
         ...(opts.maxTrain === undefined ? {} : { maxTrainSentences: opts.maxTrain }),
         ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
+        ...(opts.umassIterations === undefined ? {} : { umassIterations: opts.umassIterations }),
+        umassMask: opts.umassMask,
         onStatus: status,
       });
       await emit(result, crfVsCrfsuiteMarkdown(result), opts.out);
+    },
+  );
+
+program
+  .command("crf-profile")
+  .description(
+    "One CRF training pass on CoNLL-2000 timed phase by phase, each phase's rate against the same code's rate on data in cache; JSON + Markdown",
+  )
+  .option(
+    "--out <file.json>",
+    "write the JSON result here (the Markdown table goes beside it as .md)",
+  )
+  .addOption(
+    new Option("--dataset <name>", "corpus to profile")
+      .choices(Object.keys(CRF_PROFILE_DATASETS))
+      .default("conll2000"),
+  )
+  .option("--passes <n>", "passes per measurement (medians)", integer, 5)
+  .option("--threads <n>", "also time the worker pool with n threads (1: not)", integer, 2)
+  .option("--max-train <n>", "profile the first n sentences only (a quick check)", integer)
+  .action(
+    async (opts: {
+      out?: string;
+      dataset: CrfProfileDataset;
+      passes: number;
+      threads: number;
+      maxTrain?: number;
+    }) => {
+      const result = await crfProfile({
+        dataset: opts.dataset,
+        passes: opts.passes,
+        threads: opts.threads,
+        ...(opts.maxTrain === undefined ? {} : { maxTrainSentences: opts.maxTrain }),
+        onStatus: status,
+      });
+      await emit(result, crfProfileMarkdown(result), opts.out);
     },
   );
 

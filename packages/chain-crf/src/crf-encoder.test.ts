@@ -198,6 +198,10 @@ describe("CrfEncoder", () => {
         const batch = new Float64Array(encoder.numWeights).fill(0.5);
         expect(encoder.rangeLoss(begin, end, weights, batch, scale)).toBeCloseTo(loss, 9);
         for (let k = 0; k < batch.length; k++) expect(batch[k]).toBeCloseTo(expected[k]!, 9);
+        // A second pass over the same workspace (dense rows cleared in between) agrees exactly.
+        const again = new Float64Array(encoder.numWeights).fill(0.5);
+        encoder.rangeLoss(begin, end, weights, again, scale);
+        expect(Array.from(again)).toEqual(Array.from(batch));
       }),
       { numRuns: 80 },
     );

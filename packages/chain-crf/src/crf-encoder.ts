@@ -183,6 +183,7 @@ export class CrfEncoder implements Encoder {
     weights: Float64Array,
     gradient: Float64Array,
     scale = 1,
+    phaseSeconds: Float64Array | null = null,
   ): number {
     checkInstanceRange(begin, end, this.numInstances);
     // Built on first use; null (no WebAssembly, real-valued attributes) is kept too.
@@ -205,6 +206,7 @@ export class CrfEncoder implements Encoder {
         weights,
         gradient,
         scale,
+        phaseSeconds,
       );
     }
     const offsets = this.dataset.instanceOffsets;

@@ -107,7 +107,6 @@ export {
 } from "./model-file.js";
 export { loadModel, saveModel } from "./model-file-node.js";
 export { CrfSlave, type CrfSlaveOptions, crfChainSlaves, crfSlave } from "./slave.js";
-
 // Training
 export {
   type AsyncObjective,
@@ -141,6 +140,12 @@ export {
   trainLbfgs,
   trainSgd,
 } from "./train/index.js";
+export {
+  type CrfPassPhase,
+  type CrfPassProfile,
+  type ProfileCrfPassOptions,
+  profileCrfPass,
+} from "./train/profile.js";
 // One-call training (attributes in, model out) for apps
 export {
   type LabelScorer,

@@ -2,9 +2,17 @@
 
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { saveModel, trainCrf } from "@lagrange/chain-crf";
-import { peakRssMB, type SystemJob, type SystemReport } from "./protocol.js";
-import { extractSplit } from "./shared-data.js";
+import { type AttributeSequence, type CrfModel, saveModel, trainCrf } from "@lagrange/chain-crf";
+import { decodingMask } from "@lagrange/datasets";
+import {
+  type Decoding,
+  type DecodingReport,
+  peakRssMB,
+  type SystemJob,
+  type SystemReport,
+  timedPasses,
+} from "./protocol.js";
+import { extractionThroughput, extractSplit } from "./shared-data.js";
 
 export async function runLagrange(job: SystemJob): Promise<SystemReport> {
   const train = await extractSplit(job, job.trainSplit, job.maxTrainSentences);
@@ -13,6 +21,11 @@ export async function runLagrange(job: SystemJob): Promise<SystemReport> {
     attributes,
     labels: train.sentences[i]!.labels!,
   }));
+  const scheme = job.scheme;
+  const decodings: readonly Decoding[] = job.decodings ?? ["plain"];
+  if (scheme === undefined && decodings.some((d) => d !== "plain")) {
+    throw new Error(`decodings ${decodings.join(", ")} need a label scheme`);
+  }
   // Same clock as the CRFsuite child: from handing over the extracted attributes to a trained model.
   const started = performance.now();
   const result = await trainCrf(sequences, {
@@ -20,30 +33,63 @@ export async function runLagrange(job: SystemJob): Promise<SystemReport> {
     c2: job.c2,
     threads: job.threads ?? 1,
     ...(job.maxIterations === undefined ? {} : { maxIterations: job.maxIterations }),
+    // The citation recipe's configuration (trainOnCorpus): the model decodes under the scheme's
+    // mask; the objective is unconstrained, as CRFsuite's is.
+    ...(scheme === undefined
+      ? {}
+      : { constraintsFor: (labels: readonly string[]) => decodingMask(labels, scheme) ?? {} }),
     preset: job.preset,
+    ...(scheme === undefined ? {} : { settings: { scheme } }),
   });
   // CRFsuite's train() writes its model file too.
   await saveModel(result.model, join(job.workDir, "lagrange.model"));
   const trainSeconds = (performance.now() - started) / 1000;
 
-  const model = result.model;
-  const predictions: string[][] = new Array(test.sentences.length);
-  let tokens = 0;
-  const tagStarted = performance.now();
-  for (let i = 0; i < test.attributes.length; i++) {
-    predictions[i] = model.tag(test.attributes[i]!);
-    tokens += predictions[i]!.length;
-  }
-  const tagSeconds = (performance.now() - tagStarted) / 1000;
+  const extractTokensPerSecond = extractionThroughput(job, test.sentences);
+  const reports: DecodingReport[] = decodings.map((decoding) =>
+    decode(
+      decoding === "no mask" ? result.model.withConstraints({}) : result.model,
+      decoding,
+      test.attributes,
+      job.minTagSeconds ?? 1,
+    ),
+  );
   return {
     system: "lagrange",
     trainSeconds,
     trainIterations: result.iterations,
-    tagSeconds,
-    tagTokens: tokens,
-    tagTokensPerSecond: tokens / tagSeconds,
+    trainSequences: sequences.length,
+    extractTokensPerSecond,
+    decodings: reports,
     peakRssMB: peakRssMB(),
-    predictions,
     features: result.numFeatures,
+    labels: result.model.labels.size,
+  };
+}
+
+/** `model.tag` over attributes extracted beforehand: decoding throughput alone. */
+function decode(
+  model: CrfModel,
+  decoding: Decoding,
+  attributes: readonly AttributeSequence[],
+  minSeconds: number,
+): DecodingReport {
+  let predictions: string[][] | undefined;
+  const { seconds, tokens } = timedPasses(attributes.length, minSeconds, (limit) => {
+    const out: string[][] = new Array(limit);
+    let n = 0;
+    for (let i = 0; i < limit; i++) {
+      out[i] = model.tag(attributes[i]!);
+      n += out[i]!.length;
+    }
+    if (predictions === undefined && limit === attributes.length) predictions = out;
+    return n;
+  });
+  return {
+    decoding,
+    tagSeconds: seconds,
+    tagTokens: tokens,
+    tagTokensPerSecond: tokens / seconds,
+    predictions: predictions ?? [],
   };
 }

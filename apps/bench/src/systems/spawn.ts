@@ -40,11 +40,18 @@ export async function runSystem(
     });
     if (code !== 0) throw new Error(`${system} run failed (exit code ${code})`);
     const report = JSON.parse(await readFile(reportFile, "utf8")) as SystemReport;
-    // CRFsuite logs "***** Iteration #k *****" once per L-BFGS iteration.
+    // CRFsuite logs "***** Iteration #k *****" once per L-BFGS iteration, and its feature count.
     const iterations = (log.match(/\*{5} Iteration #\d+/g) ?? []).length;
-    return report.trainIterations === undefined && iterations > 0
-      ? { ...report, trainIterations: iterations }
-      : report;
+    const features = /Number of features: (\d+)/.exec(log)?.[1];
+    return {
+      ...report,
+      ...(report.trainIterations === undefined && iterations > 0
+        ? { trainIterations: iterations }
+        : {}),
+      ...(report.features === undefined && features !== undefined
+        ? { features: Number(features) }
+        : {}),
+    };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

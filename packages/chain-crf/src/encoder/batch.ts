@@ -3,7 +3,7 @@
  * encoder's corpus, so the two sparse feature sweeps (scoring, gradient) run there, ~2.3× faster
  * than the JavaScript loops.
  */
-import { forwardBackwardKernel } from "../inference/forward-backward.js";
+import { forwardBackwardKernel, PASS_PHASE } from "../inference/forward-backward.js";
 import { scoreView } from "../inference/score.js";
 import { instantiateSimd, type SimdKernels } from "../inference/simd.js";
 import { type ChainView, emptyView } from "../inference/view.js";
@@ -18,8 +18,10 @@ import {
 import type { InstanceLoss } from "./loss.js";
 
 /**
- * The batch path's WebAssembly memory: int32 corpus offsets and attribute ids, the layout's
- * attribute offsets and feature labels, then float64 weights, gradient, unary and residual rows.
+ * The batch path's WebAssembly memory: int32 corpus offsets and, per attribute occurrence, the
+ * byte range of its attribute's features in the packed arrays; the packed state weights and
+ * gradient (16 bytes a feature: float64 value, int32 label); float64 weights, gradient, unary
+ * and residual rows.
  */
 export interface SweepWorkspace {
   readonly dataset: CompiledDataset;
@@ -28,9 +30,12 @@ export interface SweepWorkspace {
   /** Global index of the first token copied (the sweeps index tokens from it). */
   readonly firstToken: number;
   readonly offsetsPtr: number;
-  readonly idsPtr: number;
-  readonly attrOffsetsPtr: number;
-  readonly labelsPtr: number;
+  readonly rangesPtr: number;
+  /** Float64 views of the packed arrays: value of feature f at [2f]. */
+  readonly packedWeights: Float64Array;
+  readonly packedWeightsPtr: number;
+  readonly packedGradient: Float64Array;
+  readonly packedGradientPtr: number;
   readonly weights: Float64Array;
   readonly weightsPtr: number;
   readonly gradient: Float64Array;
@@ -64,10 +69,20 @@ export function createSweepWorkspace(
   const offsets = dataset.state.offsets.slice(firstToken, endToken + 1);
   for (let j = 0; j < offsets.length; j++) offsets[j]! -= firstEntry;
   const ids = dataset.state.ids.subarray(firstEntry, dataset.state.offsets[endToken]!);
-  const ints = [offsets, ids, layout.attributeOffsets, layout.featureLabels];
+  const S = layout.featureLabels.length;
+  // Features live at byte 16·f of the packed arrays; int32 offsets must reach 16·S.
+  if (16 * S > 0x7fffffff) return null;
+  const attributeOffsets = layout.attributeOffsets;
+  const ranges = new Int32Array(2 * ids.length);
+  for (let k = 0; k < ids.length; k++) {
+    const a = ids[k]!;
+    ranges[2 * k] = 16 * attributeOffsets[a]!;
+    ranges[2 * k + 1] = 16 * attributeOffsets[a + 1]!;
+  }
+  const ints = [offsets, ranges];
   let bytes = 0;
   for (const a of ints) bytes += (a.byteLength + 7) & ~7;
-  bytes += 8 * (2 * layout.numWeights + 2 * rows);
+  bytes += 8 * (2 * layout.numWeights + 2 * rows + 4 * S);
   try {
     kernels.memory.grow(Math.ceil(bytes / 65536));
   } catch {
@@ -90,15 +105,24 @@ export function createSweepWorkspace(
   const [gradient, gradientPtr] = f64(layout.numWeights);
   const [unary, unaryPtr] = f64(rows);
   const [residual, residualPtr] = f64(rows);
+  const [packedWeights, packedWeightsPtr] = f64(2 * S);
+  const [packedGradient, packedGradientPtr] = f64(2 * S);
+  const labels = layout.featureLabels;
+  for (const ptr of [packedWeightsPtr, packedGradientPtr]) {
+    const ints32 = new Int32Array(buffer, ptr, 4 * S);
+    for (let f = 0; f < S; f++) ints32[4 * f + 2] = labels[f]!;
+  }
   return {
     dataset,
     layout,
     kernels,
     firstToken,
     offsetsPtr: ptrs[0]!,
-    idsPtr: ptrs[1]!,
-    attrOffsetsPtr: ptrs[2]!,
-    labelsPtr: ptrs[3]!,
+    rangesPtr: ptrs[1]!,
+    packedWeights,
+    packedWeightsPtr,
+    packedGradient,
+    packedGradientPtr,
     weights,
     weightsPtr,
     gradient,
@@ -124,12 +148,19 @@ export function sweepRangeLoss(
   weights: Float64Array,
   gradient: Float64Array,
   scale: number,
+  phaseSeconds: Float64Array | null = null,
 ): number {
-  const { dataset: ds, layout, weights: w, gradient: acc } = ws;
-  const { numLabels: L, numWeights: K } = layout;
+  const { layout, weights: w, gradient: acc } = ws;
+  const L = layout.numLabels;
   w.set(weights);
   acc.fill(0);
-  const gold = ds.labels;
+  const packedW = ws.packedWeights;
+  const packedG = ws.packedGradient;
+  const S = layout.featureLabels.length;
+  for (let f = 0; f < S; f++) {
+    packedW[2 * f] = weights[f]!;
+    packedG[2 * f] = 0;
+  }
   const view = applyConstraints(ws.view, instances.masks);
   view.L = L;
   view.unary = ws.unary;
@@ -139,6 +170,33 @@ export function sweepRangeLoss(
   view.startBase = layout.startBase;
   view.end = layout.endBase >= 0 ? w : null;
   view.endBase = layout.endBase;
+  const ctx = instances.ctx;
+  // One transition block for the whole pass: exponentiated once, not compared per sentence (the
+  // likelihood's own kernels only: a plug-in objective may pass blocks of its own).
+  ctx.transitionCacheValid = false;
+  ctx.transitionsFixed = instances.objective === null;
+  try {
+    return passLoss(ws, instances, first, last, gradient, scale, phaseSeconds, view);
+  } finally {
+    ctx.transitionsFixed = false;
+  }
+}
+
+function passLoss(
+  ws: SweepWorkspace,
+  instances: InstanceLoss,
+  first: number,
+  last: number,
+  gradient: Float64Array,
+  scale: number,
+  phaseSeconds: Float64Array | null,
+  view: ChainView,
+): number {
+  const { dataset: ds, layout, weights: w, gradient: acc } = ws;
+  const { numLabels: L, numWeights: K } = layout;
+  const packedG = ws.packedGradient;
+  const S = layout.featureLabels.length;
+  const gold = ds.labels;
   const k = ws.kernels;
   const ctx = instances.ctx;
   let loss = 0;
@@ -156,12 +214,11 @@ export function sweepRangeLoss(
       loss += instances.loss(from, to, w, 1, acc, scale);
       continue;
     }
+    let clock = phaseSeconds === null ? 0 : performance.now();
     k.scoreSweep(
       ws.offsetsPtr,
-      ws.idsPtr,
-      ws.attrOffsetsPtr,
-      ws.labelsPtr,
-      ws.weightsPtr,
+      ws.rangesPtr,
+      ws.packedWeightsPtr,
       ws.unaryPtr,
       from - ws.firstToken,
       to - ws.firstToken,
@@ -176,7 +233,12 @@ export function sweepRangeLoss(
       addBigramAndBoundaryCounts(layout, n, g.rows, g.pairwise, acc, scale);
       continue;
     }
-    const logZ = forwardBackwardKernel(ctx, view, true, null);
+    if (phaseSeconds !== null) {
+      const t = performance.now();
+      phaseSeconds[PASS_PHASE.stateScores]! += (t - clock) / 1000;
+    }
+    const logZ = forwardBackwardKernel(ctx, view, true, null, phaseSeconds);
+    if (phaseSeconds !== null) clock = performance.now();
     loss += logZ - scoreView(view, gold, from);
     // The marginals live in the context's own memory; the sweep reads residuals from this one.
     const residual = ws.residual;
@@ -186,7 +248,11 @@ export function sweepRangeLoss(
     sweepResidual(ws, from, to, scale);
     addBigramAndBoundaryCounts(layout, n, residual, ctx.pairwise, acc, scale);
     subtractGoldBigrams(layout, gold, from, to, acc, scale);
+    if (phaseSeconds !== null) {
+      phaseSeconds[PASS_PHASE.expectations]! += (performance.now() - clock) / 1000;
+    }
   }
+  for (let f = 0; f < S; f++) acc[f]! += packedG[2 * f]!;
   for (let q = 0; q < K; q++) gradient[q]! += acc[q]!;
   return loss;
 }
@@ -195,10 +261,8 @@ export function sweepRangeLoss(
 function sweepResidual(ws: SweepWorkspace, from: number, to: number, scale: number): void {
   ws.kernels.gradientSweep(
     ws.offsetsPtr,
-    ws.idsPtr,
-    ws.attrOffsetsPtr,
-    ws.labelsPtr,
-    ws.gradientPtr,
+    ws.rangesPtr,
+    ws.packedGradientPtr,
     ws.residualPtr,
     from - ws.firstToken,
     to - ws.firstToken,

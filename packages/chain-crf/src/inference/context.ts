@@ -33,6 +33,13 @@ export class InferenceContext {
   transitionCacheMask: Uint8Array = new Uint8Array(0);
   transitionCacheMasked = false;
   transitionCacheMax = 0;
+  /**
+   * Set by a caller that runs many chains under one shared transition block and mask (a training
+   * pass): the cached exponentials are then reused without comparing the L² inputs per chain,
+   * which at 131 labels cost more than the chain's own exponentials. Clear the cache
+   * (transitionCacheValid = false) when setting it, and unset it afterwards.
+   */
+  transitionsFixed = false;
   /** expUnary·beta rows of the backward pass, n·L (for the pairwise sums). */
   next: Float64Array = new Float64Array(0);
   /** Token marginals p(y_i = t), n·L, valid after forward-backward. */
@@ -69,6 +76,11 @@ export class InferenceContext {
   pairwisePtr = 0;
   expTransitionPtr = 0;
   transposedPtr = 0;
+  scalePtr = 0;
+  marginalsPtr = 0;
+  /** Where the whole-chain SIMD kernels leave their one result (8 bytes). */
+  statusPtr = 0;
+  status: Float64Array = new Float64Array(1);
   readonly #wantSimd: boolean;
   #simdTried = false;
 
@@ -82,15 +94,18 @@ export class InferenceContext {
     return this.simd !== null;
   }
 
-  /** Lays out alpha, beta, expUnary, next, pairwise and the transition blocks in SIMD memory. */
-  #layoutSimd(nl: number, LL: number, transitions: number): void {
+  /**
+   * Lays out alpha, beta, expUnary, next, marginals, scale, pairwise and the transition blocks in
+   * SIMD memory.
+   */
+  #layoutSimd(capacity: number, nl: number, LL: number, transitions: number): void {
     if (!this.#simdTried) {
       this.#simdTried = true;
       if (this.#wantSimd) this.simd = instantiateSimd(1);
     }
     const simd = this.simd;
     if (simd === null) return;
-    const doubles = 4 * nl + LL + 2 * transitions;
+    const doubles = 5 * nl + capacity + 1 + LL + 2 * transitions;
     const bytes = doubles * 8;
     const have = simd.memory.buffer.byteLength;
     if (bytes > have) simd.memory.grow(Math.ceil((bytes - have) / 65536));
@@ -106,6 +121,9 @@ export class InferenceContext {
     [this.beta, this.betaPtr] = take(nl);
     [this.expUnary, this.expUnaryPtr] = take(nl);
     [this.next, this.nextPtr] = take(nl);
+    [this.marginals, this.marginalsPtr] = take(nl);
+    [this.scale, this.scalePtr] = take(capacity);
+    [this.status, this.statusPtr] = take(1);
     [this.pairwise, this.pairwisePtr] = take(LL);
     [this.expTransition, this.expTransitionPtr] = take(transitions);
     [this.transposed, this.transposedPtr] = take(transitions);
@@ -138,7 +156,7 @@ export class InferenceContext {
     this.order = new Int32Array(L);
     this.kHeads = new Int32Array(L);
     this.kCapacity = 0;
-    this.#layoutSimd(nl, L * L, L * L);
+    this.#layoutSimd(cap, nl, L * L, L * L);
   }
 
   /** Room for position-specific exponentiated transitions of an n-token chain. */
@@ -148,7 +166,7 @@ export class InferenceContext {
       this.expTransition = new Float64Array(need);
       this.transposed = new Float64Array(need);
       this.transitionCacheValid = false;
-      this.#layoutSimd(this.capacity * L, L * L, need);
+      this.#layoutSimd(this.capacity, this.capacity * L, L * L, need);
     }
   }
 

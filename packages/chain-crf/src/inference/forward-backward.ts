@@ -1,9 +1,25 @@
 import type { InferenceContext } from "./context.js";
 import { matVec, outerProductSum } from "./linalg.js";
 import { localScores } from "./local.js";
+import { sparseForwardBackwardIfFaster } from "./sparse-forward-backward.js";
 import type { ChainView } from "./view.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
+
+/**
+ * The phases of one objective-and-gradient pass, as indices into the `phaseSeconds` arrays the
+ * kernels add their time to when profiling (the crf-profile bench); a null array costs nothing.
+ */
+export const PASS_PHASE = {
+  stateScores: 0,
+  exponentials: 1,
+  forward: 2,
+  backward: 3,
+  pairwise: 4,
+  marginals: 5,
+  expectations: 6,
+} as const;
+export const PASS_PHASE_COUNT = 7;
 
 /**
  * Forward-backward in exp space with per-position scaling (CRFsuite's scheme, far faster than
@@ -23,12 +39,20 @@ export function forwardBackwardKernel(
   v: ChainView,
   pairwise: boolean,
   pairwiseOut: Float64Array | null = null,
+  phaseSeconds: Float64Array | null = null,
 ): number {
+  // A mask sparse enough to pay: only the allowed transitions (sparse-forward-backward.ts).
+  if (v.allowed !== null) {
+    const sparse = sparseForwardBackwardIfFaster(ctx, v, pairwise, pairwiseOut);
+    if (sparse !== undefined) return sparse;
+  }
   const { n, L, transitionStride: stride } = v;
   const LL = L * L;
   ctx.ensure(n, L);
   if (stride !== 0) ctx.ensureTransitions(n, L);
-  const { expUnary: expU, alpha, beta, scale, marginals: marg, pairwise: pw } = ctx;
+  if (ctx.simd !== null && pairwiseOut === null)
+    return forwardBackwardSimd(ctx, v, pairwise, phaseSeconds);
+  const { expUnary: expU, alpha, beta, scale, pairwise: pw } = ctx;
   let shift = 0;
 
   const simd = ctx.simd;
@@ -145,17 +169,20 @@ export function forwardBackwardKernel(
       } else {
         outerProductSum(alpha, nx, 1, n - 1, L, expT, pw);
       }
-    } else {
-      for (let i = 0; i < n - 1; i++) {
-        const eb = i * LL;
-        for (let a = 0; a < L; a++) {
-          const pa = alpha[i * L + a]!;
-          for (let b = 0; b < L; b++)
-            pw[a * L + b]! += pa * expT[eb + a * L + b]! * nx[(i + 1) * L + b]!;
-        }
-      }
-    }
+    } else positionPairwiseSums(ctx, n, L);
   }
+  // Backward messages can overflow or underflow where the forward ones did not (extreme scores):
+  // a row of marginals that does not sum to one sends the chain to the exact kernel.
+  if (!scaledMarginals(ctx, n, L)) return forwardBackwardLogKernel(ctx, v, pairwise, pairwiseOut);
+  return logZ;
+}
+
+/**
+ * ctx.marginals = alpha·beta / scale per position (the scaled messages' product); false when a
+ * row does not sum to one (or is NaN): the messages over- or underflowed.
+ */
+export function scaledMarginals(ctx: InferenceContext, n: number, L: number): boolean {
+  const { alpha, beta, scale, marginals: marg } = ctx;
   for (let i = 0; i < n; i++) {
     const row = i * L;
     const inv = 1 / scale[i]!;
@@ -165,13 +192,120 @@ export function forwardBackwardKernel(
       marg[row + t] = p;
       rowSum += p;
     }
-    // Backward messages can overflow or underflow where the forward ones did not (extreme
-    // scores); a row that no longer sums to one (or is NaN) sends the chain to the exact kernel.
-    if (!(Math.abs(rowSum - 1) < 1e-6)) {
-      return forwardBackwardLogKernel(ctx, v, pairwise, pairwiseOut);
+    if (!(Math.abs(rowSum - 1) < 1e-6)) return false;
+  }
+  return true;
+}
+
+/** ctx.pairwise += Σ_i alpha_i[a] · expT_i[a][b] · next_{i+1}[b] for position-specific blocks. */
+function positionPairwiseSums(ctx: InferenceContext, n: number, L: number): void {
+  const { alpha, next: nx, expTransition: expT, pairwise: pw } = ctx;
+  const LL = L * L;
+  for (let i = 0; i < n - 1; i++) {
+    const eb = i * LL;
+    for (let a = 0; a < L; a++) {
+      const pa = alpha[i * L + a]!;
+      for (let b = 0; b < L; b++)
+        pw[a * L + b]! += pa * expT[eb + a * L + b]! * nx[(i + 1) * L + b]!;
     }
   }
-  return logZ;
+}
+
+/**
+ * The same computation with both recursions and the marginals in WebAssembly, one call per chain
+ * and direction: the per-position row work (products with the unary factors, sums, rescaling)
+ * runs there two lanes at a time instead of in JavaScript loops between per-position calls.
+ */
+function forwardBackwardSimd(
+  ctx: InferenceContext,
+  v: ChainView,
+  pairwise: boolean,
+  phaseSeconds: Float64Array | null,
+): number {
+  const { n, L, transitionStride: stride } = v;
+  const simd = ctx.simd!;
+  const expU = ctx.expUnary;
+  const status = ctx.status;
+  let clock = phaseSeconds === null ? 0 : performance.now();
+  const lap = (phase: number) => {
+    const t = performance.now();
+    phaseSeconds![phase]! += (t - clock) / 1000;
+    clock = t;
+  };
+  for (let i = 0; i < n; i++) localScores(v, i, expU, i * L);
+  if (phaseSeconds !== null) lap(PASS_PHASE.stateScores);
+  simd.shiftRows(ctx.expUnaryPtr, n, L, ctx.statusPtr);
+  let shift = status[0]!;
+  if (shift === NEG) return infeasible(ctx, n, L, pairwise, null);
+  const count = n * L;
+  simd.expPairs(ctx.expUnaryPtr, count >> 1);
+  if ((count & 1) === 1) expU[count - 1] = Math.exp(expU[count - 1]!);
+  if (n > 1) {
+    const m = stride === 0 ? sharedTransitions(ctx, v) : positionTransitions(ctx, v);
+    if (m === NEG) return infeasible(ctx, n, L, pairwise, null);
+    shift += stride === 0 ? (n - 1) * m : m;
+  }
+  if (phaseSeconds !== null) lap(PASS_PHASE.exponentials);
+  const blockBytes = stride === 0 ? 0 : 8 * L * L;
+  simd.forwardScaled(
+    ctx.expTransitionPtr,
+    ctx.expUnaryPtr,
+    ctx.alphaPtr,
+    ctx.scalePtr,
+    n,
+    L,
+    blockBytes,
+    ctx.statusPtr,
+  );
+  // A forward message that underflowed (or overflowed): the exact log-space recursion.
+  if (status[0] !== 1) return forwardBackwardLogKernel(ctx, v, pairwise, null);
+  const scale = ctx.scale;
+  let logScaleSum = 0;
+  for (let i = 0; i < n; i++) logScaleSum -= Math.log(scale[i]!);
+  if (phaseSeconds !== null) lap(PASS_PHASE.forward);
+  simd.backwardScaled(
+    ctx.transposedPtr,
+    ctx.expUnaryPtr,
+    ctx.betaPtr,
+    ctx.nextPtr,
+    ctx.scalePtr,
+    n,
+    L,
+    blockBytes,
+  );
+  if (phaseSeconds !== null) lap(PASS_PHASE.backward);
+  if (pairwise) {
+    const pw = ctx.pairwise;
+    if (n === 1) pw.fill(0, 0, L * L);
+    else if (stride === 0) {
+      simd.outerSum(
+        ctx.alphaPtr,
+        ctx.nextPtr + 8 * L,
+        n - 1,
+        L,
+        ctx.expTransitionPtr,
+        ctx.pairwisePtr,
+      );
+    } else {
+      pw.fill(0, 0, L * L);
+      positionPairwiseSums(ctx, n, L);
+    }
+  }
+  if (phaseSeconds !== null) lap(PASS_PHASE.pairwise);
+  simd.marginalsScaled(
+    ctx.alphaPtr,
+    ctx.betaPtr,
+    ctx.scalePtr,
+    ctx.marginalsPtr,
+    n,
+    L,
+    ctx.statusPtr,
+  );
+  // Backward messages can overflow or underflow where the forward ones did not (extreme
+  // scores); a row that no longer sums to one (or is NaN) sends the chain to the exact kernel.
+  if (phaseSeconds !== null) lap(PASS_PHASE.marginals);
+  if (!(status[0]! < 1e-6)) return forwardBackwardLogKernel(ctx, v, pairwise, null);
+  return logScaleSum + shift;
 }
 
 /**
@@ -188,6 +322,7 @@ function sharedTransitions(ctx: InferenceContext, v: ChainView): number {
   const cache = ctx.transitionCache;
   const allowedCache = ctx.transitionCacheMask;
   if (ctx.transitionCacheValid && (allowed !== null) === ctx.transitionCacheMasked) {
+    if (ctx.transitionsFixed) return ctx.transitionCacheMax;
     let same = true;
     for (let ab = 0; ab < LL; ab++) {
       if (cache[ab] !== trans[tb + ab] || (allowed !== null && allowedCache[ab] !== allowed[ab])) {
@@ -254,7 +389,8 @@ function positionTransitions(ctx: InferenceContext, v: ChainView): number {
   return total;
 }
 
-function infeasible(
+/** Log Z = −∞: every marginal 0 (the chain has no feasible labelling). */
+export function infeasible(
   ctx: InferenceContext,
   n: number,
   L: number,

@@ -46,3 +46,72 @@ describe("Viterbi's bounded recursion (shared transitions): the same answer as t
     );
   });
 });
+
+describe("Viterbi's column plan: heavy columns bounded by the leaders, light ones by their lists", () => {
+  it("equals the semiring DP on large structured masks (full columns, two-predecessor columns), with ties and adjustments", () => {
+    const ctx = new InferenceContext(4, 0, { simd: false });
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const random = createRandom(seed);
+        const n = random.int(1, 14);
+        const L = random.int(2, 48);
+        const scores = randomChainScores(random, {
+          n,
+          L,
+          startEnd: random.bool(),
+          integer: random.bool(0.5),
+          scale: random.pick([1, 3, 10]),
+        });
+        // BIO-like: even labels ≥ 2 are I-x (B-x = the label before, or I-x itself, may precede);
+        // the others admit every label, except a few forbidden pairs.
+        const allowed = new Uint8Array(L * L);
+        for (let b = 0; b < L; b++) {
+          const inside = b >= 2 && b % 2 === 0;
+          for (let a = 0; a < L; a++) {
+            allowed[a * L + b] = inside
+              ? a === b || a === b - 1
+                ? 1
+                : 0
+              : random.bool(0.9)
+                ? 1
+                : 0;
+          }
+        }
+        const masked = { ...scores, allowed };
+        const adjustment = Float64Array.from({ length: n * L }, () =>
+          random.bool(0.3) ? random.pick([-1, 0.5, 2]) : 0,
+        );
+        const fast = viterbi(masked, { context: ctx, adjustment });
+        const adjusted = { ...masked, unary: masked.unary.map((u, k) => u + adjustment[k]!) };
+        const reference = chainArgmax(adjusted);
+        if (reference.labels === null) {
+          expect(fast.score).toBe(Number.NEGATIVE_INFINITY);
+          return;
+        }
+        expect(fast.score).toBeCloseTo(reference.score, 9);
+        expect(Array.from(fast.labels)).toEqual(Array.from(reference.labels));
+      }),
+      { numRuns: 600, seed: 16 },
+    );
+  });
+
+  it("notices transition values changed in place under the same block", () => {
+    const ctx = new InferenceContext(4, 0, { simd: false });
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const random = createRandom(seed);
+        const n = random.int(2, 8);
+        const L = random.int(2, 20);
+        const scores = randomChainScores(random, { n, L, forbiddenFraction: 0.4, scale: 4 });
+        for (let round = 0; round < 3; round++) {
+          const fast = viterbi(scores, { context: ctx });
+          const reference = chainArgmax(scores);
+          if (reference.labels === null) expect(fast.score).toBe(Number.NEGATIVE_INFINITY);
+          else expect(Array.from(fast.labels)).toEqual(Array.from(reference.labels));
+          scores.transition[random.int(0, L * L - 1)]! += random.pick([-6, 6]);
+        }
+      }),
+      { numRuns: 300, seed: 17 },
+    );
+  });
+});

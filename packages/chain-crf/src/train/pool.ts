@@ -285,7 +285,10 @@ export class ObjectivePool {
     gradient.fill(0);
     let loss = sumLoss(this.encoder, 0, this.mainEnd, this.weights, gradient);
 
+    const mainDone = performance.now();
     const losses = await all;
+    const reduceStart = performance.now();
+    this.waitSeconds += (reduceStart - mainDone) / 1000;
     for (let s = 0; s < this.shards.length; s++) {
       const shard = this.shards[s]!;
       if (Atomics.load(shard.control, 1) !== generation) {
@@ -295,8 +298,16 @@ export class ObjectivePool {
       for (let j = 0; j < K; j++) gradient[j] = gradient[j]! + g[j]!;
       loss += losses[s]!;
     }
+    this.reduceSeconds += (performance.now() - reduceStart) / 1000;
     return loss;
   }
+
+  /**
+   * Seconds the main thread spent, over all evaluations so far, summing the workers' gradients
+   * into its own, and waiting for workers after finishing its shard (the crf-profile bench).
+   */
+  reduceSeconds = 0;
+  waitSeconds = 0;
 
   /** Terminates every worker; safe to call more than once. */
   async close(): Promise<void> {

@@ -29,6 +29,22 @@ export interface ConstraintMatrix {
   readonly hard: Uint8Array;
   /** A hard constraint that no one-hot labelling meets on its own, or −1. */
   readonly impossible: number;
+  /**
+   * Columns (indicators) with the same entries — the same constraints, the same coefficients, in
+   * the same order — form a class: the λ step updates one value per class and copies it to the
+   * members. Their −Aᵀλ entries undergo the very same floating-point operations, so they stay
+   * equal to the bit, and the result is the per-entry update's. Count constraints repeat the same
+   * labels at every position: at 131 labels a class stands for ~n columns. −1: in no constraint.
+   */
+  readonly columnClass: Int32Array;
+  readonly classCount: number;
+  /** Class c's columns are classMembers[classMemberStart[c] … classMemberStart[c+1]). */
+  readonly classMemberStart: Int32Array;
+  readonly classMembers: Int32Array;
+  /** Row k by classes: each class it touches once, with the members' shared coefficient. */
+  readonly classRowStart: Int32Array;
+  readonly classIndex: Int32Array;
+  readonly classCoefficient: Float64Array;
 }
 
 /** Validates and compiles `constraints` for a problem of n positions and L labels. */
@@ -82,7 +98,9 @@ export function compileConstraints(
       colCoefficient[at] = coefficient[e]!;
     }
   }
+  const classes = columnClasses(size, L, m, colStart, colRow, colCoefficient);
   const matrix = {
+    ...classes,
     source: constraints.slice(),
     n,
     L,
@@ -102,6 +120,114 @@ export function compileConstraints(
   };
   matrix.impossible = firstImpossible(matrix, feasibilityTolerance);
   return matrix;
+}
+
+/** The column classes of a compiled matrix (see {@link ConstraintMatrix.columnClass}). */
+function columnClasses(
+  size: number,
+  L: number,
+  m: number,
+  colStart: Int32Array,
+  colRow: Int32Array,
+  colCoefficient: Float64Array,
+): Pick<
+  ConstraintMatrix,
+  | "columnClass"
+  | "classCount"
+  | "classMemberStart"
+  | "classMembers"
+  | "classRowStart"
+  | "classIndex"
+  | "classCoefficient"
+> {
+  const columnClass = new Int32Array(size).fill(-1);
+  const representative: number[] = [];
+  const byHash = new Map<number, number[]>();
+  const bits = new Float64Array(1);
+  const words = new Int32Array(bits.buffer);
+  const same = (g: number, h: number): boolean => {
+    const from = colStart[g]!;
+    const other = colStart[h]!;
+    const length = colStart[g + 1]! - from;
+    if (colStart[h + 1]! - other !== length) return false;
+    for (let e = 0; e < length; e++) {
+      if (colRow[from + e] !== colRow[other + e]) return false;
+      const a = colCoefficient[from + e]!;
+      const b = colCoefficient[other + e]!;
+      // −0 and +0 coefficients subtract differently from a zero entry: equal means the same bits.
+      if (a !== b || (a === 0 && 1 / a !== 1 / b)) return false;
+    }
+    return true;
+  };
+  for (let g = 0; g < size; g++) {
+    if (colStart[g + 1] === colStart[g]) continue;
+    // Most often the same label one position back has the same entries: no hashing then.
+    const above = g >= L ? columnClass[g - L]! : -1;
+    if (above >= 0 && same(g, representative[above]!)) {
+      columnClass[g] = above;
+      continue;
+    }
+    let hash = 0;
+    for (let e = colStart[g]!; e < colStart[g + 1]!; e++) {
+      bits[0] = colCoefficient[e]!;
+      hash = (Math.imul(hash, 31) + colRow[e]!) | 0;
+      hash = (Math.imul(hash, 31) + (words[0]! ^ words[1]!)) | 0;
+    }
+    let bucket = byHash.get(hash);
+    if (bucket === undefined) {
+      bucket = [];
+      byHash.set(hash, bucket);
+    }
+    let c = -1;
+    for (const candidate of bucket) {
+      if (same(g, representative[candidate]!)) {
+        c = candidate;
+        break;
+      }
+    }
+    if (c < 0) {
+      c = representative.length;
+      representative.push(g);
+      bucket.push(c);
+    }
+    columnClass[g] = c;
+  }
+  const classCount = representative.length;
+  const classMemberStart = new Int32Array(classCount + 1);
+  for (let g = 0; g < size; g++) if (columnClass[g]! >= 0) classMemberStart[columnClass[g]! + 1]!++;
+  for (let c = 0; c < classCount; c++) classMemberStart[c + 1]! += classMemberStart[c]!;
+  const classMembers = new Int32Array(classMemberStart[classCount]!);
+  const fill = classMemberStart.slice(0, classCount);
+  for (let g = 0; g < size; g++)
+    if (columnClass[g]! >= 0) classMembers[fill[columnClass[g]!]!++] = g;
+  // Row k by classes, from each class's first member: its entries for row k (several when a
+  // constraint lists an indicator twice), in the order the per-entry update applies them.
+  const classRowStart = new Int32Array(m + 1);
+  for (let c = 0; c < classCount; c++) {
+    const g = representative[c]!;
+    for (let q = colStart[g]!; q < colStart[g + 1]!; q++) classRowStart[colRow[q]! + 1]!++;
+  }
+  for (let k = 0; k < m; k++) classRowStart[k + 1]! += classRowStart[k]!;
+  const classIndex = new Int32Array(classRowStart[m]!);
+  const classCoefficient = new Float64Array(classRowStart[m]!);
+  const next = classRowStart.slice(0, m);
+  for (let c = 0; c < classCount; c++) {
+    const g = representative[c]!;
+    for (let q = colStart[g]!; q < colStart[g + 1]!; q++) {
+      const at = next[colRow[q]!]!++;
+      classIndex[at] = c;
+      classCoefficient[at] = colCoefficient[q]!;
+    }
+  }
+  return {
+    columnClass,
+    classCount,
+    classMemberStart,
+    classMembers,
+    classRowStart,
+    classIndex,
+    classCoefficient,
+  };
 }
 
 /**

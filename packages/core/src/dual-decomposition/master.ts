@@ -228,7 +228,11 @@ function runMaster(
   let local = 0;
   for (let s = 0; s < S; s++) local += slaves[s]!.n;
   const localSize = single ? 0 : local * L;
-  scratch.grow(2 * m + 2 * size + n + 3 * localSize, 3 * n + 2 * local + localSize + S);
+  const classes = A === null ? 0 : A.classCount;
+  scratch.grow(
+    2 * m + 2 * size + n + 3 * localSize + classes,
+    3 * n + 2 * local + localSize + S + 2 * classes,
+  );
   const f64 = scratch.take(scratch.f64);
   const i32 = scratch.take(scratch.i32);
   const lambda = f64(m).fill(0);
@@ -248,6 +252,36 @@ function runMaster(
   const slaveIndicators = i32(localSize);
   const relaxed = i32(S);
   const firstLabels = new Int32Array(n);
+  // −Aᵀλ per column class (see ConstraintMatrix.columnClass), and the classes a step touched.
+  const classAdjustment = f64(classes).fill(0);
+  const touchedClasses = i32(classes);
+  const classTouched = i32(classes).fill(0);
+  let touchedCount = 0;
+  /** −Aᵀλ −= row k's terms · delta, on the classes; {@link spreadClasses} copies them out. */
+  const stepRow = (k: number, delta: number): void => {
+    const { classRowStart, classIndex, classCoefficient } = A!;
+    for (let e = classRowStart[k]!; e < classRowStart[k + 1]!; e++) {
+      const c = classIndex[e]!;
+      classAdjustment[c]! -= classCoefficient[e]! * delta;
+      if (classTouched[c] === 0) {
+        classTouched[c] = 1;
+        touchedClasses[touchedCount++] = c;
+      }
+    }
+  };
+  const spreadClasses = (): void => {
+    if (touchedCount === 0) return;
+    const { classMemberStart, classMembers } = A!;
+    for (let q = 0; q < touchedCount; q++) {
+      const c = touchedClasses[q]!;
+      const value = classAdjustment[c]!;
+      for (let e = classMemberStart[c]!; e < classMemberStart[c + 1]!; e++) {
+        constraintAdjustment[classMembers[e]!] = value;
+      }
+      classTouched[c] = 0;
+    }
+    touchedCount = 0;
+  };
 
   const localOffset = new Int32Array(S + 1);
   for (let s = 0; s < S; s++) localOffset[s + 1] = localOffset[s]! + slaves[s]!.n;
@@ -273,10 +307,9 @@ function runMaster(
       if (!(Number.isFinite(v) && v > 0)) continue;
       lambda[k] = v;
       lambdaDotB += v * A!.rhs[k]!;
-      for (let e = A!.rowStart[k]!; e < A!.rowStart[k + 1]!; e++) {
-        constraintAdjustment[A!.index[e]!]! -= A!.coefficient[e]! * v;
-      }
+      stepRow(k, v);
     }
+    spreadClasses();
   }
 
   const finish = (
@@ -290,7 +323,10 @@ function runMaster(
     let firstViolated = 0;
     if (A !== null) {
       ({ violated, hardViolated } = countViolations(A, bestLabels, activity, eps));
-      firstViolated = countViolations(A, firstLabels, activity, eps).violated;
+      // Most runs end on their first labelling (certified at once): count it once.
+      let same = true;
+      for (let i = 0; i < n && same; i++) same = firstLabels[i] === bestLabels[i];
+      firstViolated = same ? violated : countViolations(A, firstLabels, activity, eps).violated;
     }
     return {
       labels: bestLabels.slice(),
@@ -612,10 +648,9 @@ function runMaster(
         if (delta === 0) continue;
         lambda[k] = next;
         lambdaDotB += delta * A.rhs[k]!;
-        for (let e = A.rowStart[k]!; e < A.rowStart[k + 1]!; e++) {
-          constraintAdjustment[A.index[e]!]! -= A.coefficient[e]! * delta;
-        }
+        stepRow(k, delta);
       }
+      spreadClasses();
     }
   }
 

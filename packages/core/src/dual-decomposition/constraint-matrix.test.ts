@@ -1,0 +1,115 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { LinearConstraint } from "../constraints.js";
+import { createRandom } from "../random.js";
+import { compileConstraints } from "./constraint-matrix.js";
+
+/**
+ * Random constraints with the structure of count constraints (the same labels at every position,
+ * one coefficient per label) mixed with arbitrary ones, repeated indicators and signed zeros.
+ */
+function constraints(seed: number, n: number, L: number): LinearConstraint[] {
+  const random = createRandom(seed);
+  const out: LinearConstraint[] = [];
+  const m = random.int(1, 8);
+  for (let k = 0; k < m; k++) {
+    const indices: number[] = [];
+    const coefficients: number[] = [];
+    const coefficient = () => random.pick([1, -1, 0.5, 2, -0, 0, 3.25]);
+    if (random.bool(0.6)) {
+      const labels = Array.from({ length: L }, (_, t) => t).filter(() => random.bool(0.4));
+      const perLabel = labels.map(() => coefficient());
+      const from = random.bool(0.3) ? 1 : 0;
+      for (let i = from; i < n; i++) {
+        labels.forEach((t, j) => {
+          indices.push(i * L + t);
+          coefficients.push(perLabel[j]!);
+        });
+      }
+    } else {
+      const terms = random.int(0, 2 * L);
+      for (let e = 0; e < terms; e++) {
+        indices.push(random.int(0, n * L - 1));
+        coefficients.push(coefficient());
+      }
+    }
+    if (random.bool(0.2) && indices.length > 0) {
+      indices.push(indices[0]!);
+      coefficients.push(coefficient());
+    }
+    out.push({
+      indices: Int32Array.from(indices),
+      coefficients: Float64Array.from(coefficients),
+      rhs: random.int(0, 3),
+      penalty: 1,
+    });
+  }
+  return out;
+}
+
+describe("column classes of a compiled constraint matrix", () => {
+  it("updating −Aᵀλ by classes gives the per-entry update to the bit", () => {
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const random = createRandom(seed ^ 0x5eed);
+        const n = random.int(1, 6);
+        const L = random.int(1, 5);
+        const A = compileConstraints(constraints(seed, n, L), n, L, "as-given", 1e-9);
+        const size = n * L;
+        const byEntry = new Float64Array(size);
+        const byClass = new Float64Array(size);
+        const classValues = new Float64Array(A.classCount);
+        for (let step = 0; step < 4; step++) {
+          const touched = new Set<number>();
+          for (let k = 0; k < A.m; k++) {
+            if (random.bool(0.4)) continue;
+            const delta = random.pick([0.5, -0.25, 1e-3, 3, -1.75]);
+            for (let e = A.rowStart[k]!; e < A.rowStart[k + 1]!; e++) {
+              byEntry[A.index[e]!]! -= A.coefficient[e]! * delta;
+            }
+            for (let e = A.classRowStart[k]!; e < A.classRowStart[k + 1]!; e++) {
+              classValues[A.classIndex[e]!]! -= A.classCoefficient[e]! * delta;
+              touched.add(A.classIndex[e]!);
+            }
+          }
+          for (const c of touched) {
+            for (let e = A.classMemberStart[c]!; e < A.classMemberStart[c + 1]!; e++) {
+              byClass[A.classMembers[e]!] = classValues[c]!;
+            }
+          }
+          for (let g = 0; g < size; g++) expect(Object.is(byClass[g], byEntry[g])).toBe(true);
+        }
+        // Every column in some constraint has a class, and members share their entries.
+        for (let g = 0; g < size; g++) {
+          const inAny = A.colStart[g + 1]! > A.colStart[g]!;
+          expect(A.columnClass[g]! >= 0).toBe(inAny);
+        }
+      }),
+      { numRuns: 300, seed: 16 },
+    );
+  });
+
+  it("a count constraint over n positions is one class per label", () => {
+    const n = 20;
+    const L = 5;
+    const indices: number[] = [];
+    for (let i = 0; i < n; i++) indices.push(i * L + 1, i * L + 3);
+    const A = compileConstraints(
+      [
+        {
+          indices: Int32Array.from(indices),
+          coefficients: new Float64Array(indices.length).fill(1),
+          rhs: 2,
+          penalty: 0.5,
+        },
+      ],
+      n,
+      L,
+      "as-given",
+      1e-9,
+    );
+    // Labels 1 and 3 carry the same coefficient in the same row: one class for all 40 columns.
+    expect(A.classCount).toBe(1);
+    expect(A.classRowStart[1]! - A.classRowStart[0]!).toBe(1);
+  });
+});
