@@ -3,7 +3,7 @@
  * encoder's corpus, so the two sparse feature sweeps (scoring, gradient) run there, ~2.3× faster
  * than the JavaScript loops.
  */
-import { forwardBackwardKernel, PASS_PHASE } from "../inference/forward-backward.js";
+import { forwardBackwardKernel, lap, PASS_PHASE } from "../inference/forward-backward.js";
 import { scoreView } from "../inference/score.js";
 import { instantiateSimd, type SimdKernels } from "../inference/simd.js";
 import { type ChainView, emptyView } from "../inference/view.js";
@@ -37,9 +37,7 @@ export interface SweepWorkspace {
   readonly packedGradient: Float64Array;
   readonly packedGradientPtr: number;
   readonly weights: Float64Array;
-  readonly weightsPtr: number;
   readonly gradient: Float64Array;
-  readonly gradientPtr: number;
   readonly unary: Float64Array;
   readonly unaryPtr: number;
   readonly residual: Float64Array;
@@ -101,8 +99,8 @@ export function createSweepWorkspace(
     at += 8 * length;
     return [new Float64Array(buffer, ptr, length), ptr];
   };
-  const [weights, weightsPtr] = f64(layout.numWeights);
-  const [gradient, gradientPtr] = f64(layout.numWeights);
+  const [weights] = f64(layout.numWeights);
+  const [gradient] = f64(layout.numWeights);
   const [unary, unaryPtr] = f64(rows);
   const [residual, residualPtr] = f64(rows);
   const [packedWeights, packedWeightsPtr] = f64(2 * S);
@@ -124,9 +122,7 @@ export function createSweepWorkspace(
     packedGradient,
     packedGradientPtr,
     weights,
-    weightsPtr,
     gradient,
-    gradientPtr,
     unary,
     unaryPtr,
     residual,
@@ -233,10 +229,7 @@ function passLoss(
       addBigramAndBoundaryCounts(layout, n, g.rows, g.pairwise, acc, scale);
       continue;
     }
-    if (phaseSeconds !== null) {
-      const t = performance.now();
-      phaseSeconds[PASS_PHASE.stateScores]! += (t - clock) / 1000;
-    }
+    if (phaseSeconds !== null) lap(phaseSeconds, PASS_PHASE.stateScores, clock);
     const logZ = forwardBackwardKernel(ctx, view, true, null, phaseSeconds);
     if (phaseSeconds !== null) clock = performance.now();
     loss += logZ - scoreView(view, gold, from);
@@ -248,9 +241,7 @@ function passLoss(
     sweepResidual(ws, from, to, scale);
     addBigramAndBoundaryCounts(layout, n, residual, ctx.pairwise, acc, scale);
     subtractGoldBigrams(layout, gold, from, to, acc, scale);
-    if (phaseSeconds !== null) {
-      phaseSeconds[PASS_PHASE.expectations]! += (performance.now() - clock) / 1000;
-    }
+    if (phaseSeconds !== null) lap(phaseSeconds, PASS_PHASE.expectations, clock);
   }
   for (let f = 0; f < S; f++) acc[f]! += packedG[2 * f]!;
   for (let q = 0; q < K; q++) gradient[q]! += acc[q]!;

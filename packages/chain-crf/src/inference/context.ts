@@ -1,3 +1,4 @@
+import { MaskCopy } from "./mask-copy.js";
 import { instantiateSimd, type SimdKernels } from "./simd.js";
 
 export interface InferenceContextOptions {
@@ -57,16 +58,14 @@ export class InferenceContext {
   /**
    * Allowed predecessors per label, CSR style, of the transition mask last given to
    * {@link predecessors}: label b's are predLabels[predOffsets[b] … predOffsets[b+1]), ascending,
-   * with predPairs = a·L + b; predScores holds the gathered transition scores of a shared block.
+   * with predPairs = a·L + b.
    */
   predOffsets: Int32Array = new Int32Array(0);
   predLabels: Int32Array = new Int32Array(0);
   predPairs: Int32Array = new Int32Array(0);
-  predScores: Float64Array = new Float64Array(0);
   /** Labels in score order, L (the bounded Viterbi recursion). */
   order: Int32Array = new Int32Array(0);
-  #predMask = new Uint8Array(0);
-  #predL = -1;
+  readonly #predMask = new MaskCopy();
   /** The SIMD kernels and the byte offsets of the shared buffers in their memory. */
   simd: SimdKernels | null = null;
   alphaPtr = 0;
@@ -177,25 +176,13 @@ export class InferenceContext {
    */
   predecessors(allowed: Uint8Array, L: number): number {
     const LL = L * L;
-    const cached = this.#predMask;
-    if (this.#predL === L) {
-      let same = true;
-      for (let ab = 0; ab < LL; ab++) {
-        if (cached[ab] !== allowed[ab]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return this.predOffsets[L]!;
-    }
-    if (cached.length < LL) this.#predMask = new Uint8Array(LL);
+    if (this.#predMask.matches(allowed, L)) return this.predOffsets[L]!;
     if (this.predOffsets.length < L + 1) this.predOffsets = new Int32Array(L + 1);
     let nnz = 0;
     for (let ab = 0; ab < LL; ab++) if (allowed[ab] !== 0) nnz++;
     if (this.predLabels.length < nnz) {
       this.predLabels = new Int32Array(nnz);
       this.predPairs = new Int32Array(nnz);
-      this.predScores = new Float64Array(nnz);
     }
     const offsets = this.predOffsets;
     let k = 0;
@@ -209,8 +196,7 @@ export class InferenceContext {
       }
     }
     offsets[L] = k;
-    this.#predMask.set(allowed.subarray(0, LL));
-    this.#predL = L;
+    this.#predMask.set(allowed, L);
     return k;
   }
 

@@ -53,25 +53,9 @@ export function forwardBackwardKernel(
   if (ctx.simd !== null && pairwiseOut === null)
     return forwardBackwardSimd(ctx, v, pairwise, phaseSeconds);
   const { expUnary: expU, alpha, beta, scale, pairwise: pw } = ctx;
-  let shift = 0;
-
+  let shift = exponentiateUnaries(ctx, v);
+  if (shift === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);
   const simd = ctx.simd;
-  for (let i = 0; i < n; i++) {
-    const row = i * L;
-    localScores(v, i, expU, row);
-    let m = NEG;
-    for (let t = 0; t < L; t++) if (expU[row + t]! > m) m = expU[row + t]!;
-    if (m === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);
-    if (simd === null) for (let t = 0; t < L; t++) expU[row + t] = Math.exp(expU[row + t]! - m);
-    else for (let t = 0; t < L; t++) expU[row + t]! -= m;
-    shift += m;
-  }
-  if (simd !== null) {
-    // The n·L exps in one call, two lanes at a time (≈ 2× cheaper than Math.exp).
-    const count = n * L;
-    simd.expPairs(ctx.expUnaryPtr, count >> 1);
-    if ((count & 1) === 1) expU[count - 1] = Math.exp(expU[count - 1]!);
-  }
   if (n > 1) {
     const m = stride === 0 ? sharedTransitions(ctx, v) : positionTransitions(ctx, v);
     if (m === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);
@@ -132,10 +116,8 @@ export function forwardBackwardKernel(
     const si = scale[i]!;
     if (pairwiseOut === null) {
       // next rows are kept for the pairwise sums: Σ_i alpha[i][a]·next[i+1][b], weighted by
-      // T[a][b] once at the end.
-      if (simd !== null)
-        simd.axpyRows(ctx.transposedPtr + 8 * eb, ctx.nextPtr + 8 * nx, ctx.betaPtr + 8 * cur, L);
-      else matVec(expT, eb, next, nx, beta, cur, L);
+      // T[a][b] once at the end. (With SIMD this case runs in forwardBackwardSimd.)
+      matVec(expT, eb, next, nx, beta, cur, L);
       for (let a = 0; a < L; a++) beta[cur + a]! *= si;
     } else {
       const ob = i * LL;
@@ -155,26 +137,42 @@ export function forwardBackwardKernel(
     }
   }
   if (pairwise && pairwiseOut === null && n > 1) {
-    const nx = ctx.next;
     if (stride === 0) {
-      if (simd !== null) {
-        simd.outerSum(
-          ctx.alphaPtr,
-          ctx.nextPtr + 8 * L,
-          n - 1,
-          L,
-          ctx.expTransitionPtr,
-          ctx.pairwisePtr,
-        );
-      } else {
-        outerProductSum(alpha, nx, 1, n - 1, L, expT, pw);
-      }
+      outerProductSum(alpha, ctx.next, 1, n - 1, L, expT, pw);
     } else positionPairwiseSums(ctx, n, L);
   }
   // Backward messages can overflow or underflow where the forward ones did not (extreme scores):
   // a row of marginals that does not sum to one sends the chain to the exact kernel.
   if (!scaledMarginals(ctx, n, L)) return forwardBackwardLogKernel(ctx, v, pairwise, pairwiseOut);
   return logZ;
+}
+
+/**
+ * ctx.expUnary = exp(local scores − their per-position maximum); returns Σ of the maxima, or −∞
+ * when some position allows no label. With SIMD the n·L exps run in one call, two lanes at a time
+ * (≈ 2× cheaper than Math.exp).
+ */
+export function exponentiateUnaries(ctx: InferenceContext, v: ChainView): number {
+  const { n, L } = v;
+  const expU = ctx.expUnary;
+  const simd = ctx.simd;
+  let shift = 0;
+  for (let i = 0; i < n; i++) {
+    const row = i * L;
+    localScores(v, i, expU, row);
+    let m = NEG;
+    for (let t = 0; t < L; t++) if (expU[row + t]! > m) m = expU[row + t]!;
+    if (m === NEG) return NEG;
+    if (simd === null) for (let t = 0; t < L; t++) expU[row + t] = Math.exp(expU[row + t]! - m);
+    else for (let t = 0; t < L; t++) expU[row + t]! -= m;
+    shift += m;
+  }
+  if (simd !== null) {
+    const count = n * L;
+    simd.expPairs(ctx.expUnaryPtr, count >> 1);
+    if ((count & 1) === 1) expU[count - 1] = Math.exp(expU[count - 1]!);
+  }
+  return shift;
 }
 
 /**
@@ -211,6 +209,13 @@ function positionPairwiseSums(ctx: InferenceContext, n: number, L: number): void
   }
 }
 
+/** Adds the seconds since `since` to `phase`; returns now (a module function: no closure per call). */
+export function lap(phaseSeconds: Float64Array, phase: number, since: number): number {
+  const now = performance.now();
+  phaseSeconds[phase]! += (now - since) / 1000;
+  return now;
+}
+
 /**
  * The same computation with both recursions and the marginals in WebAssembly, one call per chain
  * and direction: the per-position row work (products with the unary factors, sums, rescaling)
@@ -227,13 +232,8 @@ function forwardBackwardSimd(
   const expU = ctx.expUnary;
   const status = ctx.status;
   let clock = phaseSeconds === null ? 0 : performance.now();
-  const lap = (phase: number) => {
-    const t = performance.now();
-    phaseSeconds![phase]! += (t - clock) / 1000;
-    clock = t;
-  };
   for (let i = 0; i < n; i++) localScores(v, i, expU, i * L);
-  if (phaseSeconds !== null) lap(PASS_PHASE.stateScores);
+  if (phaseSeconds !== null) clock = lap(phaseSeconds, PASS_PHASE.stateScores, clock);
   simd.shiftRows(ctx.expUnaryPtr, n, L, ctx.statusPtr);
   let shift = status[0]!;
   if (shift === NEG) return infeasible(ctx, n, L, pairwise, null);
@@ -245,7 +245,7 @@ function forwardBackwardSimd(
     if (m === NEG) return infeasible(ctx, n, L, pairwise, null);
     shift += stride === 0 ? (n - 1) * m : m;
   }
-  if (phaseSeconds !== null) lap(PASS_PHASE.exponentials);
+  if (phaseSeconds !== null) clock = lap(phaseSeconds, PASS_PHASE.exponentials, clock);
   const blockBytes = stride === 0 ? 0 : 8 * L * L;
   simd.forwardScaled(
     ctx.expTransitionPtr,
@@ -262,7 +262,7 @@ function forwardBackwardSimd(
   const scale = ctx.scale;
   let logScaleSum = 0;
   for (let i = 0; i < n; i++) logScaleSum -= Math.log(scale[i]!);
-  if (phaseSeconds !== null) lap(PASS_PHASE.forward);
+  if (phaseSeconds !== null) clock = lap(phaseSeconds, PASS_PHASE.forward, clock);
   simd.backwardScaled(
     ctx.transposedPtr,
     ctx.expUnaryPtr,
@@ -273,7 +273,7 @@ function forwardBackwardSimd(
     L,
     blockBytes,
   );
-  if (phaseSeconds !== null) lap(PASS_PHASE.backward);
+  if (phaseSeconds !== null) clock = lap(phaseSeconds, PASS_PHASE.backward, clock);
   if (pairwise) {
     const pw = ctx.pairwise;
     if (n === 1) pw.fill(0, 0, L * L);
@@ -291,7 +291,7 @@ function forwardBackwardSimd(
       positionPairwiseSums(ctx, n, L);
     }
   }
-  if (phaseSeconds !== null) lap(PASS_PHASE.pairwise);
+  if (phaseSeconds !== null) clock = lap(phaseSeconds, PASS_PHASE.pairwise, clock);
   simd.marginalsScaled(
     ctx.alphaPtr,
     ctx.betaPtr,
@@ -303,7 +303,7 @@ function forwardBackwardSimd(
   );
   // Backward messages can overflow or underflow where the forward ones did not (extreme
   // scores); a row that no longer sums to one (or is NaN) sends the chain to the exact kernel.
-  if (phaseSeconds !== null) lap(PASS_PHASE.marginals);
+  if (phaseSeconds !== null) clock = lap(phaseSeconds, PASS_PHASE.marginals, clock);
   if (!(status[0]! < 1e-6)) return forwardBackwardLogKernel(ctx, v, pairwise, null);
   return logScaleSum + shift;
 }

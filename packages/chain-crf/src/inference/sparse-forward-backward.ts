@@ -1,6 +1,10 @@
 import type { InferenceContext } from "./context.js";
-import { forwardBackwardLogKernel, infeasible, scaledMarginals } from "./forward-backward.js";
-import { localScores } from "./local.js";
+import {
+  exponentiateUnaries,
+  forwardBackwardLogKernel,
+  infeasible,
+  scaledMarginals,
+} from "./forward-backward.js";
 import { MaskCopy } from "./mask-copy.js";
 import type { ChainView } from "./view.js";
 
@@ -269,24 +273,8 @@ function run(
   const { n, L } = v;
   const LL = L * L;
   const { expUnary: expU, alpha, beta, scale, next } = ctx;
-  let shift = 0;
-  const simd = ctx.simd;
-  for (let i = 0; i < n; i++) {
-    const row = i * L;
-    localScores(v, i, expU, row);
-    let m = NEG;
-    for (let t = 0; t < L; t++) if (expU[row + t]! > m) m = expU[row + t]!;
-    if (m === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);
-    if (simd === null) for (let t = 0; t < L; t++) expU[row + t] = Math.exp(expU[row + t]! - m);
-    else for (let t = 0; t < L; t++) expU[row + t]! -= m;
-    shift += m;
-  }
-  if (simd !== null) {
-    // The context's unary rows live in the SIMD memory: its exp runs two lanes at a time.
-    const count = n * L;
-    simd.expPairs(ctx.expUnaryPtr, count >> 1);
-    if ((count & 1) === 1) expU[count - 1] = Math.exp(expU[count - 1]!);
-  }
+  let shift = exponentiateUnaries(ctx, v);
+  if (shift === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);
   if (n > 1) {
     const m = plan.exponentiate(v.transition, v.transitionBase);
     if (m === NEG) return infeasible(ctx, n, L, pairwise, pairwiseOut);

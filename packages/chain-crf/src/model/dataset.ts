@@ -70,14 +70,8 @@ export interface CompileOptions {
 function countKnown(list: AttributeList, dict: LabelSet): number {
   let count = 0;
   const numbered = numberedNames(list, dict);
-  if (numbered !== null) {
-    const { symbols, table } = numbered;
-    for (let k = 0; k < list.names.length; k++) {
-      if (lookupNumbered(dict, list.names, k, symbols, table) >= 0) count++;
-    }
-    return count;
-  }
-  for (const name of list.names) if (dict.lookup(name) >= 0) count++;
+  for (let k = 0; k < list.names.length; k++)
+    if (lookupNumbered(dict, list.names, k, numbered) >= 0) count++;
   return count;
 }
 
@@ -95,10 +89,7 @@ function fill(
     const from = list.offsets[t]!;
     const to = list.offsets[t + 1]!;
     for (let k = from; k < to; k++) {
-      const id =
-        numbered === null
-          ? dict.lookup(list.names[k]!)
-          : lookupNumbered(dict, list.names, k, numbered.symbols, numbered.table);
+      const id = lookupNumbered(dict, list.names, k, numbered);
       if (id < 0) continue;
       out.ids[cursor] = id;
       if (out.values !== null) out.values[cursor] = list.values === null ? 1 : list.values[k]!;

@@ -30,16 +30,15 @@ export class GrowableAttributes implements CompiledAttributes {
     const { offsets, ids } = this;
     const values = this.#values;
     const src = list.values;
+    // Numbered names (straight from a preset) are hashed once per dictionary, not per token.
     const numbered = numberedNames(list, dict);
-    if (numbered !== null) {
-      this.#fillNumbered(list, n, dict, numbered.symbols, numbered.table);
-      return this;
-    }
+    const names = list.names;
     let cursor = 0;
     for (let t = 0; t < n; t++) {
       offsets[t] = cursor;
-      for (let k = list.offsets[t]!; k < list.offsets[t + 1]!; k++) {
-        const id = dict.lookup(list.names[k]!);
+      const kEnd = list.offsets[t + 1]!;
+      for (let k = list.offsets[t]!; k < kEnd; k++) {
+        const id = lookupNumbered(dict, names, k, numbered);
         if (id < 0) continue;
         ids[cursor] = id;
         if (src !== null) values[cursor] = src[k]!;
@@ -49,33 +48,6 @@ export class GrowableAttributes implements CompiledAttributes {
     offsets[n] = cursor;
     this.values = src === null ? null : values;
     return this;
-  }
-
-  #fillNumbered(
-    list: AttributeList,
-    n: number,
-    dict: LabelSet,
-    symbols: Int32Array,
-    table: Int32Array,
-  ): void {
-    const { offsets, ids } = this;
-    const values = this.#values;
-    const src = list.values;
-    const names = list.names;
-    let cursor = 0;
-    for (let t = 0; t < n; t++) {
-      offsets[t] = cursor;
-      const kEnd = list.offsets[t + 1]!;
-      for (let k = list.offsets[t]!; k < kEnd; k++) {
-        const id = lookupNumbered(dict, names, k, symbols, table);
-        if (id < 0) continue;
-        ids[cursor] = id;
-        if (src !== null) values[cursor] = src[k]!;
-        cursor++;
-      }
-    }
-    offsets[n] = cursor;
-    this.values = src === null ? null : values;
   }
 }
 

@@ -13,24 +13,16 @@ const UNSEEN = -2;
  * model trained on them, and copies of a model (withConstraints) start from it.
  */
 class SymbolIds {
-  #space: SymbolSpace | null = null;
-  #ids: Int32Array = new Int32Array(0);
-  /** Tables of other spaces (several extractors, or one that replaced its space), dropped with them. */
-  readonly #others = new WeakMap<SymbolSpace, Int32Array>();
+  readonly #tables = new WeakMap<SymbolSpace, Int32Array>();
 
   /** The table for `space`, covering every number handed out so far. */
   table(space: SymbolSpace): Int32Array {
-    if (space !== this.#space) {
-      if (this.#space !== null) this.#others.set(this.#space, this.#ids);
-      this.#space = space;
-      this.#ids = this.#others.get(space) ?? new Int32Array(0);
-    }
-    if (this.#ids.length < space.size) {
-      const grown = new Int32Array(Math.max(space.size, 2 * this.#ids.length, 1024)).fill(UNSEEN);
-      grown.set(this.#ids);
-      this.#ids = grown;
-    }
-    return this.#ids;
+    const ids = this.#tables.get(space) ?? new Int32Array(0);
+    if (ids.length >= space.size) return ids;
+    const grown = new Int32Array(Math.max(space.size, 2 * ids.length, 1024)).fill(UNSEEN);
+    grown.set(ids);
+    this.#tables.set(space, grown);
+    return grown;
   }
 }
 
@@ -58,16 +50,17 @@ export function numberedNames(list: AttributeList, dict: LabelSet): NumberedName
   return { symbols: run.symbols, table: ids.table(run.space) };
 }
 
-/** `dict.lookup(names[k])`, through the table when name k has a number. */
+/** `dict.lookup(names[k])`, through the table when the list is numbered and name k has a number. */
 export function lookupNumbered(
   dict: LabelSet,
   names: readonly string[],
   k: number,
-  symbols: Int32Array,
-  table: Int32Array,
+  numbered: NumberedNames | null,
 ): number {
-  const symbol = symbols[k]!;
+  if (numbered === null) return dict.lookup(names[k]!);
+  const symbol = numbered.symbols[k]!;
   if (symbol < 0) return dict.lookup(names[k]!);
+  const table = numbered.table;
   let id = table[symbol]!;
   if (id === UNSEEN) {
     id = dict.lookup(names[k]!);
