@@ -1,38 +1,137 @@
 #!/usr/bin/env node
-// The `lagrange` binary. Installed from the tarball (which ships dist/ and no src/) it runs the
-// built bundle, dist/lagrange.js, in this very process. In a checkout (src/ present) it always runs
-// the TypeScript sources, so that what runs is what was just edited and never a stale build: the
-// workspace packages resolve to their sources under the "lagrange-source" export condition, which
-// only a fresh Node process can be given, so re-run Node with it and tsx. `pnpm --filter
-// @lagrange/cli build` writes dist/ (also `prepack`); run dist/lagrange.js to try the build itself.
-import { existsSync } from "node:fs";
+// The `lagrange` binary: a small supervisor in plain Node that runs the CLI in a child process and
+// makes every signal stop it. JavaScript signal handlers run only when the event loop turns, so a
+// command deep in synchronous work (a long L-BFGS evaluation, a WebAssembly solve, a blocked
+// open()) cannot see Ctrl-C by itself; this process always can. It passes SIGINT, SIGTERM and
+// SIGHUP on to the child, whose own handlers stop the work at its next checkpoint, remove partial
+// outputs and exit 130, 143 or 129 with one line. If the child has not exited GRACE_MS after the
+// first signal (or at a second signal), it is killed, the temporary files it registered over the
+// IPC channel (apps/cli/src/interruption.ts) are removed, and this process prints that line and
+// exits with that code itself. A child killed by another signal (the out-of-memory killer's
+// SIGKILL) is reported in one line and exits 128 + the signal's number.
+//
+// The child is the built bundle, dist/lagrange.js, in an installed package (which ships dist/ and
+// no src/), and the TypeScript sources in a checkout (src/ present), so that what runs is what was
+// just edited: the workspace packages resolve to their sources under the "lagrange-source" export
+// condition, with tsx. `pnpm --filter @lagrange/cli build` writes dist/ (also `prepack`).
+//
+// Help and the version start no work and write no file: an installed binary prints them in this
+// very process (one Node start-up, not two).
+import { spawn } from "node:child_process";
+import { existsSync, unlinkSync } from "node:fs";
+import { constants } from "node:os";
+import { fileURLToPath } from "node:url";
 
-const main = new URL("../src/main.ts", import.meta.url);
-if (!existsSync(main)) {
+/** How long the child has, after the first signal, to stop on its own. */
+const GRACE_MS = 500;
+/** The signals a command stops on, and its exit code for each (128 + the signal's number). */
+const STOP_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+
+const args = process.argv.slice(2);
+const source = new URL("../src/main.ts", import.meta.url);
+const checkout = existsSync(source);
+
+if (!checkout && onlyHelp(args)) {
   await import("../dist/lagrange.js");
 } else {
-  const { spawn } = await import("node:child_process");
-  const { createRequire } = await import("node:module");
-  const { fileURLToPath, pathToFileURL } = await import("node:url");
-  // tsx from this workspace, not from the working directory (where `--import tsx` would look).
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=lagrange-source",
-      "--import",
-      tsx,
-      fileURLToPath(main),
-      ...process.argv.slice(2),
-    ],
-    { stdio: "inherit" },
+  supervise(
+    checkout
+      ? await sourceEntry()
+      : [fileURLToPath(new URL("../dist/lagrange.js", import.meta.url))],
   );
-  // Ctrl-C reaches the whole process group, the child included: wait for it to stop cleanly. A
-  // SIGTERM (or SIGHUP) sent to this process alone is passed on.
-  process.on("SIGINT", () => {});
-  for (const signal of ["SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
-  child.on("exit", (code, signal) => {
-    if (signal !== null) process.kill(process.pid, signal);
-    process.exit(code ?? 1);
+}
+
+/** `lagrange`, `lagrange [help] [command] [--help]`, `lagrange --version`: nothing to stop. */
+function onlyHelp(argv) {
+  const last = argv.at(-1);
+  return (
+    argv.length === 0 ||
+    argv[0] === "help" ||
+    last === "--help" ||
+    last === "-h" ||
+    (argv.length === 1 && (last === "--version" || last === "-V"))
+  );
+}
+
+/** Node's arguments that run the sources: tsx from this workspace, not the working directory. */
+async function sourceEntry() {
+  const { createRequire } = await import("node:module");
+  const { pathToFileURL } = await import("node:url");
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+  return ["--conditions=lagrange-source", "--import", tsx, fileURLToPath(source)];
+}
+
+function supervise(entry) {
+  const child = spawn(process.execPath, [...process.execArgv, ...entry, ...args], {
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
+    // Tells the child to register its temporary files here (it removes the variable at once).
+    env: { ...process.env, LAGRANGE_SUPERVISOR: "1" },
   });
+  /** Temporary output files the child has open, to remove when it is killed. */
+  const temporaryFiles = new Set();
+  /** The child has written its own line on how the command ended. */
+  let reported = false;
+  child.on("message", (message) => {
+    if (message?.lagrange === "final-line") reported = true;
+    if (message?.lagrange !== "temporary-file" || typeof message.path !== "string") return;
+    if (message.op === "add") temporaryFiles.add(message.path);
+    else temporaryFiles.delete(message.path);
+  });
+
+  let stoppedBy;
+  let killed = false;
+  let grace;
+  const kill = () => {
+    killed = true;
+    child.kill("SIGKILL");
+  };
+  for (const name of Object.keys(STOP_CODES)) {
+    process.on(name, () => {
+      if (stoppedBy !== undefined) return kill();
+      stoppedBy = name;
+      // A terminal's Ctrl-C reaches the child too: the child takes this copy for the same event.
+      child.kill(name);
+      grace = setTimeout(kill, GRACE_MS);
+    });
+  }
+
+  child.on("error", (error) => {
+    say(`lagrange: cannot start the command: ${error.message}`);
+    process.exit(1);
+  });
+  // 'close', not 'exit': every message the child sent (a file it registered) has been read.
+  child.on("close", (code, signal) => {
+    clearTimeout(grace);
+    // The child removes its own temporary files unless it was killed: whatever is left was its.
+    for (const path of temporaryFiles) {
+      try {
+        unlinkSync(path);
+      } catch {
+        // Committed (renamed) or removed already.
+      }
+    }
+    if (signal === null) process.exit(code ?? 1);
+    const name = killed ? stoppedBy : signal;
+    if (Object.hasOwn(STOP_CODES, name)) {
+      // Killed while it wrote its own line (the grace period ran out meanwhile): one line is enough.
+      if (!(killed && reported)) say(`lagrange: stopped by ${name}; no partial output was kept`);
+      process.exit(STOP_CODES[name]);
+    }
+    const why =
+      name === "SIGKILL"
+        ? " (by another process, or by the system when memory ran out)"
+        : name === "SIGABRT"
+          ? " (Node aborted: out of memory, or a crash)"
+          : "";
+    say(`lagrange: the command was killed by ${name}${why}; no partial output was kept`);
+    process.exit(128 + (constants.signals[name] ?? 0));
+  });
+}
+
+function say(line) {
+  try {
+    process.stderr.write(`${line}\n`);
+  } catch {
+    // Nowhere left to report; the exit code still tells.
+  }
 }

@@ -4,13 +4,28 @@
  * with two threads — worker threads started from the bundle — then tag) on generated citations.
  * Builds dist/ first; skips, saying why, when esbuild cannot build here.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hermeticEnv, runCli, writeCitations } from "./probe/cli-process.js";
+import {
+  hermeticEnv,
+  runCli,
+  sha256,
+  strayTemporaryFiles,
+  writeCitations,
+} from "./probe/cli-process.js";
 
 const CLI = dirname(dirname(fileURLToPath(import.meta.url)));
 const BUILT = join(CLI, "dist/lagrange.js");
@@ -90,3 +105,73 @@ describe.skipIf(unbuildable !== undefined)("the built binary (dist/lagrange.js)"
     expect(builtTags).toBe(readFileSync(join(dir, "source.tags"), "utf8"));
   });
 });
+
+/**
+ * The binary as installed: bin/lagrange.mjs beside dist/ and no src/, in a node_modules of its
+ * own. Help runs in the binary's own process; a command runs in a child that the binary
+ * supervises, so a signal sent to the binary's process alone (a script's `kill -INT`) stops it.
+ */
+describe.skipIf(unbuildable !== undefined)(
+  "the installed binary (bin/ and dist/, no sources)",
+  () => {
+    let dir: string;
+    let bin: string;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "lagrange-installed-"));
+      const modules = join(dir, "node_modules");
+      const home = join(modules, "@lagrange", "cli");
+      mkdirSync(home, { recursive: true });
+      for (const part of ["bin", "dist", "package.json"])
+        cpSync(join(CLI, part), join(home, part), { recursive: true });
+      const manifest = JSON.parse(readFileSync(join(CLI, "package.json"), "utf8")) as {
+        dependencies: Record<string, string>;
+      };
+      for (const name of Object.keys(manifest.dependencies)) {
+        symlinkSync(realpathSync(join(CLI, "node_modules", name)), join(modules, name));
+      }
+      bin = join(home, "bin", "lagrange.mjs");
+      await writeCitations(join(dir, "citations.txt"), 300, 8);
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it("prints its help, and stops a training on SIGINT to its own process: 130, one line, the previous model kept", async () => {
+      const help = spawnSync(process.execPath, [bin, "--help"], { cwd: dir, encoding: "utf8" });
+      expect(help.status).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: lagrange /);
+      const model = join(dir, "m.model");
+      writeFileSync(model, "the previous model\n");
+      const hash = sha256(model);
+      const child = spawn(
+        process.execPath,
+        [
+          bin,
+          "train",
+          "--data",
+          "citations.txt",
+          "--format",
+          "umass",
+          "--preset",
+          "citation",
+          "--out",
+          "m.model",
+        ],
+        {
+          cwd: dir,
+          env: { ...process.env, ...hermeticEnv(dir) },
+          stdio: ["ignore", "ignore", "pipe"],
+        },
+      );
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+        if (/training lbfgs on/.test(stderr)) child.kill("SIGINT");
+      });
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      expect(code, stderr).toBe(130);
+      expect(stderr.match(/^lagrange: /gm), stderr).toEqual(["lagrange: "]);
+      expect(stderr).toMatch(/^lagrange: stopped by SIGINT; no partial output was kept$/m);
+      expect(sha256(model)).toBe(hash);
+      expect(strayTemporaryFiles(dir)).toEqual([]);
+    });
+  },
+);

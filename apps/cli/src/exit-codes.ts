@@ -15,9 +15,10 @@ export const ExitCode = {
   badInput: 3,
   /** A dataset split is not reachable (absent from the mirror, offline with no copy). */
   unavailable: 4,
-  /** Stopped by Ctrl-C (SIGINT); 143 for SIGTERM. Partial output files are removed. */
+  /** Stopped by Ctrl-C (SIGINT); 143 for SIGTERM, 129 for SIGHUP. Partial output files are removed. */
   interrupted: SIGNAL_EXIT_CODES.SIGINT,
   terminated: SIGNAL_EXIT_CODES.SIGTERM,
+  hungUp: SIGNAL_EXIT_CODES.SIGHUP,
 } as const;
 
 /** The table `--help` prints. */
@@ -26,10 +27,13 @@ Exit codes:
   0    success (also when the reader of standard output goes away, as with \`| head\`)
   1    failure while running: I/O error (disk full), training made no progress, internal error
   2    usage: unknown command, option, value or name; a named file that does not exist; an output
-       path that cannot be written or is one of the inputs
+       path that cannot be written or is one of the inputs; Redis refused the password, ACL user
+       or TLS certificate (lagrange queue: at once, never retried)
   3    malformed input: data, model, constraints file or plug-in (the message names file:line)
   4    a dataset split is not reachable (not in the mirror, offline)
-  130  stopped by Ctrl-C (SIGINT); 143 by SIGTERM (no partial output file is left)`;
+  130  stopped by Ctrl-C (SIGINT); 143 by SIGTERM; 129 by SIGHUP (no partial output file is left,
+       an existing output is kept; a command that has not stopped 0.5 s after the signal is killed)
+  137  killed by SIGKILL (another process, or the system out of memory); 128+n: by signal n`;
 
 /** A usage error of this command line (exit 2). */
 export function usageError(message: string): LagrangeError {

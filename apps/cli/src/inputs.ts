@@ -1,25 +1,160 @@
-import { existsSync, statSync } from "node:fs";
-import { type CrfModel, loadModel } from "@lagrange/chain-crf";
+import { statSync } from "node:fs";
+import { type CrfModel, loadModelFromBytes } from "@lagrange/chain-crf";
 import { LagrangeError, lagrangeErrorCode } from "@lagrange/core";
+import {
+  checkInputFile,
+  InputFileError,
+  type InputStream,
+  openInput,
+  readInput,
+} from "@lagrange/core/node";
 import type { Corpus } from "@lagrange/datasets";
 import { type OpenCorpusOptions, openCorpus } from "@lagrange/datasets/node";
-import { usageError } from "./exit-codes.js";
 
 /**
- * A file the command line names must exist and be a file: a missing one is a usage error (exit
- * 2) naming the option, the same for every option (a model, constraints, a plug-in, data).
+ * A file the command line names must exist, be a file and be readable: otherwise a usage error
+ * (exit 2) naming the option, the same for every option (a model, constraints, a plug-in, data,
+ * a positional file): `--data x.conll: no such file`, `--data x.conll: cannot be read
+ * (permission denied)` — also for a file in a folder that cannot be searched. Checked before any
+ * work, without opening the file (a FIFO is not consumed).
  */
 export function requireFile(option: string, path: string): void {
-  if (!existsSync(path)) throw usageError(`${option} ${path}: no such file`);
-  if (statSync(path).isDirectory()) {
-    throw usageError(`${option} ${path}: is a directory; expected a file`);
+  try {
+    checkInputFile(path);
+  } catch (error) {
+    throw namedInputError(option, error);
   }
 }
 
-/** `--model`: present (exit 2 otherwise), then read and validated (exit 3 when malformed). */
-export async function readModel(path: string, option = "--model"): Promise<CrfModel> {
+/**
+ * core's `InputFileError` (a file that cannot be opened, from any reader) as this command line's
+ * usage error naming the option; anything else as it is.
+ */
+export function namedInputError(option: string, error: unknown): unknown {
+  if (!(error instanceof InputFileError)) return error;
+  return new LagrangeError("usage", `${option} ${error.message}`, { cause: error });
+}
+
+/**
+ * What was read from a pipe or a FIFO (`--model <(zcat m.gz)`), by path: such an input can be
+ * read only once, and a command may need it twice (to tell a model's kind by its first bytes, for
+ * worker threads, for a constraints file's text). Regular files are read again instead.
+ */
+const readFromPipes = new Map<string, Uint8Array>();
+
+/**
+ * The bytes of a file the command line names, read to its end through core's one input opener
+ * (a FIFO with no writer yet waits stoppably: `signal`); a file that cannot be opened is a usage
+ * error naming `option`.
+ */
+export async function readNamedInput(
+  option: string,
+  path: string,
+  signal?: AbortSignal,
+  looksRight?: (head: Uint8Array) => boolean,
+): Promise<Uint8Array> {
+  const kept = readFromPipes.get(path);
+  if (kept !== undefined) return kept;
+  const options = signal === undefined ? {} : { signal };
+  try {
+    // A regular file: one buffer of its size. Anything else: kept, since it cannot be read again.
+    if (isRegularFile(path)) return await readInput(path, options);
+    return await keepPipeInput(path, await openInput(path, options), looksRight);
+  } catch (error) {
+    throw namedInputError(option, error);
+  }
+}
+
+/**
+ * Reads an opened input that is not a regular file (a pipe, a FIFO, a device) to its end, and
+ * keeps its bytes for the next reader of `path` in this process. When its first chunk does not
+ * look like the file expected (`looksRight`), reading stops there: the reader then says what is
+ * wrong with those bytes, and `/dev/zero` given as a model is not read without end.
+ */
+export async function keepPipeInput(
+  path: string,
+  input: InputStream,
+  looksRight?: (head: Uint8Array) => boolean,
+): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of input) {
+    chunks.push(chunk);
+    total += chunk.length;
+    if (chunks.length === 1 && looksRight !== undefined && !looksRight(chunk)) break;
+  }
+  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  readFromPipes.set(path, bytes);
+  return bytes;
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Opens a file the command line names for streaming (core's `openInput`), naming the option on failure. */
+export async function openNamedInput(
+  option: string,
+  path: string,
+  signal?: AbortSignal,
+): Promise<InputStream> {
+  try {
+    return await openInput(path, signal === undefined ? {} : { signal });
+  } catch (error) {
+    throw namedInputError(option, error);
+  }
+}
+
+/** A text file the command line names (constraints, predictions); see {@link readNamedInput}. */
+export async function readNamedText(
+  option: string,
+  path: string,
+  signal?: AbortSignal,
+): Promise<string> {
+  return new TextDecoder().decode(await readNamedInput(option, path, signal));
+}
+
+/**
+ * What to give worker threads that read a model file themselves: its path, or the bytes already
+ * read when it was a pipe (which the workers could not read again).
+ */
+export function modelSourceForWorkers(path: string): string | Uint8Array {
+  return readFromPipes.get(path) ?? path;
+}
+
+/** `--model`: present and readable (exit 2 otherwise), then read and validated (exit 3 when malformed). */
+export async function readModel(
+  path: string,
+  option = "--model",
+  signal?: AbortSignal,
+): Promise<CrfModel> {
+  return loadModelFromBytes(await readModelBytes(path, option, signal), path);
+}
+
+/**
+ * The bytes of a model file (of either kind) the command line names: present and readable (exit
+ * 2 otherwise), and read once (see {@link readNamedInput}); a pipe whose first bytes are no
+ * model's is not read further.
+ */
+export async function readModelBytes(
+  path: string,
+  option: string,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array> {
   requireFile(option, path);
-  return loadModel(path);
+  return readNamedInput(option, path, signal, startsLikeAModel);
+}
+
+/**
+ * Whether bytes can begin a Lagrange model file: both formats' magic starts "LGR" (CRF
+ * "LGRCRF\r\n", L2S "LGRL2S\r\n"); fewer bytes than that cannot tell yet.
+ */
+export function startsLikeAModel(head: Uint8Array): boolean {
+  return head.length < 3 || (head[0] === 0x4c && head[1] === 0x47 && head[2] === 0x52);
 }
 
 /**
@@ -34,6 +169,7 @@ export async function openData(
   try {
     return await openCorpus(spec, options);
   } catch (error) {
+    if (error instanceof InputFileError) throw namedInputError(option, error);
     if (lagrangeErrorCode(error) === "usage") {
       throw new LagrangeError("usage", `${option}: ${(error as Error).message}`, { cause: error });
     }

@@ -1,7 +1,7 @@
-import { open } from "node:fs/promises";
-import { type CrfModel, getPreset, loadModel } from "@lagrange/chain-crf";
+import { type CrfModel, getPreset, loadModelFromBytes } from "@lagrange/chain-crf";
+import { type InputStream, openInput } from "@lagrange/core/node";
 import type { Corpus } from "@lagrange/datasets";
-import { isL2sModelFile, type L2sModel, loadL2sModel } from "@lagrange/l2s";
+import { isL2sModelFile, type L2sModel, l2sModelFromBytes } from "@lagrange/l2s";
 import {
   type GoldLabels,
   inputForPreset,
@@ -11,7 +11,7 @@ import {
   l2sTaggerOf,
 } from "@lagrange/recipes";
 import { usageError } from "./exit-codes.js";
-import { requireFile } from "./inputs.js";
+import { keepPipeInput, readModelBytes, startsLikeAModel } from "./inputs.js";
 
 /** A model file of either kind: a CRF (chain-crf's format) or a learning-to-search model. */
 export type AnyModel =
@@ -20,27 +20,45 @@ export type AnyModel =
 
 /**
  * Whether a file starts with the learning-to-search magic. False when it cannot be read: the CRF
- * reader then says why, as it always has.
+ * reader then says why, as it always has. A regular file gives its first bytes; a pipe or a FIFO
+ * is read whole (and kept for the reader that follows: it cannot be read twice), without a
+ * thread waiting on it, so that `signal` stops the wait for its writer.
  */
-export async function isL2sModelPath(path: string): Promise<boolean> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
+export async function isL2sModelPath(path: string, signal?: AbortSignal): Promise<boolean> {
+  let input: InputStream | undefined;
   try {
-    handle = await open(path, "r");
-    const bytes = new Uint8Array(8);
-    const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
-    return isL2sModelFile(bytes.subarray(0, bytesRead));
-  } catch {
+    input = await openInput(path, { chunkBytes: 8, ...(signal === undefined ? {} : { signal }) });
+    if (input.kind !== "file") {
+      return isL2sModelFile(await keepPipeInput(path, input, startsLikeAModel));
+    }
+    for await (const head of input) return isL2sModelFile(head);
+    return false;
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
     return false;
   } finally {
-    await handle?.close().catch(() => {});
+    input?.close();
   }
 }
 
+/** An L2S model named on the command line (read once: see {@link readModelBytes}). */
+export async function readL2sModel(
+  path: string,
+  option = "--model",
+  signal?: AbortSignal,
+): Promise<L2sModel> {
+  return l2sModelFromBytes(await readModelBytes(path, option, signal), path);
+}
+
 /** A model named on the command line: present (exit 2 otherwise), read by its own format's reader. */
-export async function readAnyModel(path: string, option = "--model"): Promise<AnyModel> {
-  requireFile(option, path);
-  if (await isL2sModelPath(path)) return { kind: "l2s", model: await loadL2sModel(path) };
-  return { kind: "crf", model: await loadModel(path) };
+export async function readAnyModel(
+  path: string,
+  option = "--model",
+  signal?: AbortSignal,
+): Promise<AnyModel> {
+  const bytes = await readModelBytes(path, option, signal);
+  if (isL2sModelFile(bytes)) return { kind: "l2s", model: l2sModelFromBytes(bytes, path) };
+  return { kind: "crf", model: loadModelFromBytes(bytes, path) };
 }
 
 /** What a model is, in a message's words: "an L2S parser model (lagrange train --learner l2s --task parser)". */

@@ -12,7 +12,12 @@ import { defineRules } from "./define/rules.js";
 import { defineTag } from "./define/tag.js";
 import { defineTrain } from "./define/train.js";
 import { EXIT_CODES_HELP, ExitCode, exitCodeOf, isAbort } from "./exit-codes.js";
-import { removeTemporaryFiles, stopSignal } from "./interruption.js";
+import {
+  announceFinalLine,
+  removeTemporaryFiles,
+  SIGNAL_EXIT_CODES,
+  stopSignal,
+} from "./interruption.js";
 import { writeStderr } from "./progress.js";
 
 function buildProgram(): Command {
@@ -60,6 +65,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (errnoOf(error) === "EPIPE") return ExitCode.ok;
     const signal = stopSignal();
     const code = exitCodeOf(error, signal);
+    announceFinalLine();
     writeStderr(`lagrange: ${clip(messageOf(error, code, signal))}\n`);
     if (code === ExitCode.failure && process.env.LAGRANGE_DEBUG) {
       writeStderr(`${(error as Error).stack}\n`);
@@ -126,13 +132,18 @@ export async function runAsProcess(argv: readonly string[]): Promise<void> {
   const fatal = (error: unknown) => {
     removeTemporaryFiles();
     if (errnoOf(error) === "EPIPE") process.exit(ExitCode.ok);
+    announceFinalLine();
     writeStderr(`lagrange: internal error: ${(error as Error)?.message ?? String(error)}\n`);
     if (process.env.LAGRANGE_DEBUG) writeStderr(`${(error as Error)?.stack}\n`);
     process.exit(ExitCode.failure);
   };
   process.on("uncaughtException", fatal);
   process.on("unhandledRejection", fatal);
-  process.exitCode = await main(argv);
+  const code = await main(argv);
+  // Stopped by a signal: the outputs are aborted and the line written; nothing left to wait for
+  // (a solver, a worker, a read still in flight would hold the process past the supervisor's grace).
+  if ((Object.values(SIGNAL_EXIT_CODES) as number[]).includes(code)) process.exit(code);
+  process.exitCode = code;
 }
 
 /** Run as a script (`node … src/main.ts`, the workspace's way); the built binary enters by bin.ts. */

@@ -1,5 +1,6 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { throwIfAborted } from "@lagrange/core";
 import { type AtomicFile, openAtomicFile } from "@lagrange/core/node";
 import { usageError } from "./exit-codes.js";
 import { trackTemporaryFile } from "./interruption.js";
@@ -21,6 +22,12 @@ export interface OutputOptions {
    * output path that is one of them is refused, since writing it would destroy the input.
    */
   readonly inputs: readonly (string | undefined)[];
+  /**
+   * The command's stop signal (Ctrl-C, SIGTERM, SIGHUP): once it has fired, the output is aborted
+   * instead of committed, so a command stopped after its work (during the last iteration, while
+   * the model is serialised) never replaces an existing file.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -28,7 +35,8 @@ export interface OutputOptions {
  * written (missing folder, read-only place, a directory) or that is one of the inputs stops the
  * command at once as a usage error (exit 2) rather than after an hour of training. The file is a
  * temporary one beside the target until `close` renames it over the target; `abort`, a failure
- * and Ctrl-C remove it.
+ * and Ctrl-C remove it. A device, a FIFO or `/dev/stdout` is written in place, never replaced,
+ * and a symbolic link's target is written, not the link (see core's `openAtomicFile`).
  */
 async function openOutput(path: string | undefined, options: OutputOptions): Promise<Output> {
   if (path === undefined || path === "-") return standardOutput();
@@ -38,11 +46,18 @@ async function openOutput(path: string | undefined, options: OutputOptions): Pro
   }
   let file: AtomicFile;
   try {
-    file = await openAtomicFile(path);
+    // The signal ends the wait for a FIFO's reader (the only wait before the first write).
+    file = await openAtomicFile(
+      path,
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
   } catch (error) {
+    if (options.signal?.aborted === true) throw error;
     throw usageError(`${options.option} ${path}: cannot be written (${reason(error)})`);
   }
-  const forget = trackTemporaryFile(file.temporaryPath);
+  // A device, a FIFO or /dev/stdout is written in place: no temporary file to remove.
+  const forget =
+    file.temporaryPath === null ? () => undefined : trackTemporaryFile(file.temporaryPath);
   return {
     write: (data) => file.write(data),
     close: async () => {
@@ -71,6 +86,7 @@ export async function writeOutput<T>(
   const output = await openOutput(path, options);
   try {
     const result = await produce(output);
+    throwIfAborted(options.signal);
     await output.close();
     return result;
   } catch (error) {

@@ -207,6 +207,41 @@ describe("CrfEncoder", () => {
     );
   });
 
+  it("rangeLossPass paused between sentences = rangeLoss, value and gradient bit for bit", () => {
+    fc.assert(
+      fc.property(configs, fc.integer({ min: 1, max: 4 }), (c, every) => {
+        const { encoder, weights } = setup(
+          c.seed,
+          {
+            sequences: 9,
+            values: c.values,
+            transitions: c.transitions,
+            unlabelled: c.partial ? 0.2 : 0,
+          },
+          c.dense,
+          c.startEnd,
+        );
+        const begin = c.seed % 3;
+        const end = encoder.numInstances - (c.seed % 2);
+        const batch = new Float64Array(encoder.numWeights).fill(0.5);
+        const loss = encoder.rangeLoss(begin, end, weights, batch, 1.5);
+        const paused = new Float64Array(encoder.numWeights).fill(0.5);
+        const pass = encoder.rangeLossPass(begin, end, weights, paused, 1.5);
+        // Stops after every `every` sentences; the gradient is added only when the pass is done.
+        let calls = 0;
+        let runs = 1;
+        while (!pass.run(() => ++calls % every === 0)) runs++;
+        expect(runs).toBeGreaterThanOrEqual(Math.ceil((end - begin) / every));
+        expect(pass.loss).toBe(loss);
+        expect(Array.from(paused)).toEqual(Array.from(batch));
+        // Done: running it again adds nothing.
+        expect(pass.run(null)).toBe(true);
+        expect(Array.from(paused)).toEqual(Array.from(batch));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it("a restored encoder over a sub-range agrees with the original", () => {
     const { encoder, weights } = setup(5, { sequences: 6, transitions: true }, false, true);
     const descriptor = structuredClone(encoder.descriptor());

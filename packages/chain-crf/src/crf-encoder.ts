@@ -1,4 +1,9 @@
-import { createSweepWorkspace, type SweepWorkspace, sweepRangeLoss } from "./encoder/batch.js";
+import {
+  createSweepWorkspace,
+  type LossPass,
+  type SweepWorkspace,
+  startSweepPass,
+} from "./encoder/batch.js";
 import {
   checkTrainingConstraints,
   isConstrained,
@@ -185,21 +190,32 @@ export class CrfEncoder implements Encoder {
     scale = 1,
     phaseSeconds: Float64Array | null = null,
   ): number {
+    const pass = this.rangeLossPass(begin, end, weights, gradient, scale, phaseSeconds);
+    pass.run(null);
+    return pass.loss;
+  }
+
+  /**
+   * {@link rangeLoss} as a pass that can stop between sentences and go on later with the same
+   * value and gradient, bit for bit (see {@link LossPass}): a trainer on the main thread lets
+   * the event loop turn (a signal's handler run) during a long evaluation. The encoder must not
+   * be used otherwise until the pass is done.
+   */
+  rangeLossPass(
+    begin: number,
+    end: number,
+    weights: Float64Array,
+    gradient: Float64Array,
+    scale = 1,
+    phaseSeconds: Float64Array | null = null,
+  ): LossPass {
     checkInstanceRange(begin, end, this.numInstances);
-    // Built on first use; null (no WebAssembly, real-valued attributes) is kept too.
-    if (this.#sweepWorkspace === undefined) {
-      this.#sweepWorkspace = createSweepWorkspace(
-        this.dataset,
-        this.layout,
-        this.#begin,
-        this.numInstances,
-      );
-    }
+    const workspace = this.#workspace();
     const first = this.#begin + begin;
     const last = this.#begin + end;
-    if (this.#sweepWorkspace !== null) {
-      return sweepRangeLoss(
-        this.#sweepWorkspace,
+    if (workspace !== null) {
+      return startSweepPass(
+        workspace,
         this.#instances,
         first,
         last,
@@ -210,11 +226,34 @@ export class CrfEncoder implements Encoder {
       );
     }
     const offsets = this.dataset.instanceOffsets;
+    const instances = this.#instances;
+    let next = first;
     let loss = 0;
-    for (let g = first; g < last; g++) {
-      loss += this.#instances.loss(offsets[g]!, offsets[g + 1]!, weights, 1, gradient, scale);
+    return {
+      get loss() {
+        return loss;
+      },
+      run(pause) {
+        for (const start = next; next < last; next++) {
+          if (pause !== null && next > start && pause()) return false;
+          loss += instances.loss(offsets[next]!, offsets[next + 1]!, weights, 1, gradient, scale);
+        }
+        return true;
+      },
+    };
+  }
+
+  /** The batch path's workspace, built on first use; null (no WebAssembly, …) is kept too. */
+  #workspace(): SweepWorkspace | null {
+    if (this.#sweepWorkspace === undefined) {
+      this.#sweepWorkspace = createSweepWorkspace(
+        this.dataset,
+        this.layout,
+        this.#begin,
+        this.numInstances,
+      );
     }
-    return loss;
+    return this.#sweepWorkspace;
   }
 
   /** Plain data for {@link restoreEncoder}; the arrays are moved onto shared memory once. */

@@ -8,7 +8,11 @@ import { kBestKernel } from "./inference/kbest.js";
 import type { ChainView } from "./inference/view.js";
 import { viterbiKernel } from "./inference/viterbi.js";
 import { type CompiledDataset, compileDataset, type LabelledSequence } from "./model/dataset.js";
-import { buildAttributeDictionary } from "./model/dictionary.js";
+import {
+  AttributeFrequencyError,
+  buildAttributeDictionary,
+  countAttributes,
+} from "./model/dictionary.js";
 import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.js";
 import { SequenceScorer } from "./model/sequence-scorer.js";
 
@@ -472,6 +476,22 @@ export interface TrainingDataOptions {
   /** Allocate the compiled data on SharedArrayBuffer (for worker threads). Default true. */
   readonly shared?: boolean;
   readonly source?: string;
+  /**
+   * Called once the feature layout is known and before the encoder and the trainer allocate
+   * their label-sized buffers: the place to estimate the memory training needs
+   * (`estimateTrainingMemory`) and refuse by throwing.
+   */
+  readonly beforeEncoder?: (prepared: PreparedLayout) => void;
+}
+
+/** What {@link TrainingDataOptions.beforeEncoder} is shown. */
+export interface PreparedLayout {
+  readonly dataset: CompiledDataset;
+  readonly layout: FeatureLayout;
+  /** Distinct state attributes seen, before the frequency cut-off. */
+  readonly attributesSeen: number;
+  /** How often the most frequent state attribute occurs. */
+  readonly highestAttributeCount: number;
 }
 
 /** Everything a trainer needs, plus the dictionaries to build the model from its weights. */
@@ -496,10 +516,14 @@ export function prepareTrainingData(
     throw new ProblemValidationError(options.source ?? "sequences", "no training sequences");
   }
   const minFrequency = options.minAttributeFrequency ?? 1;
-  const attributes = buildAttributeDictionary(
+  const counted = countAttributes(
     sequences.map((s) => s.attributes),
     minFrequency,
   );
+  const attributes = counted.dictionary;
+  if (attributes.size === 0 && counted.distinct > 0) {
+    throw new AttributeFrequencyError(minFrequency, counted.highestCount, counted.distinct);
+  }
   const transitionAttributes = buildAttributeDictionary(
     sequences.map((s) => s.attributes.transition),
     minFrequency,
@@ -527,6 +551,12 @@ export function prepareTrainingData(
     transitionAttributes.size,
     options,
   );
+  options.beforeEncoder?.({
+    dataset,
+    layout,
+    attributesSeen: counted.distinct,
+    highestAttributeCount: counted.highestCount,
+  });
   const encoder = new CrfEncoder(dataset, layout);
   return { labels, attributes, transitionAttributes, dataset, layout, encoder };
 }

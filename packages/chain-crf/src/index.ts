@@ -94,11 +94,18 @@ export {
   type LabelledSequence,
   type LabelSets,
 } from "./model/dataset.js";
-export { buildAttributeDictionary } from "./model/dictionary.js";
+export { AttributeFrequencyError, buildAttributeDictionary } from "./model/dictionary.js";
 export { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.js";
+export {
+  estimateTrainingMemory,
+  TrainingMemoryError,
+  type TrainingMemoryEstimate,
+  type TrainingMemoryOptions,
+} from "./model/memory.js";
 // Model files
 export {
   loadModelFromBytes,
+  MAX_WEIGHT_MAGNITUDE,
   MODEL_FORMAT_VERSION,
   ModelFileError,
   modelToBytes,
@@ -153,5 +160,6 @@ export {
   type TrainCrfOptions,
   type TrainCrfResult,
   type TrainingAlgorithm,
+  type TrainingPreparation,
   trainCrf,
 } from "./train-crf.js";

@@ -1,3 +1,4 @@
+import { lagrangeErrorCode } from "@lagrange/core";
 import type { CrfModel } from "./crf-model.js";
 import {
   loadModelFromBytes,
@@ -21,13 +22,24 @@ export async function saveModel(
   await writeFileAtomic(path, modelToBytes(model, options));
 }
 
-/** Reads and validates a model file (Node only). */
-export async function loadModel(path: string): Promise<CrfModel> {
+/**
+ * Reads and validates a model file (Node only). A file that cannot be opened (missing,
+ * unreadable: core's `InputFileError`) is a `usage` error naming it, not a malformed model; the
+ * signal stops the wait for a FIFO's writer.
+ */
+export async function loadModel(
+  path: string,
+  options: { readonly signal?: AbortSignal } = {},
+): Promise<CrfModel> {
   const { readFileBytes } = await import("#platform");
   let bytes: Uint8Array;
   try {
-    bytes = await readFileBytes(path);
+    bytes = await readFileBytes(path, options.signal);
   } catch (error) {
+    const code = lagrangeErrorCode(error);
+    if (code === "usage" || code === "aborted" || (error as Error).name === "AbortError") {
+      throw error;
+    }
     throw new ModelFileError(path, `cannot read the model: ${(error as Error).message}`);
   }
   return loadModelFromBytes(bytes, path);

@@ -1,10 +1,15 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { seededRandom } from "@lagrange/core";
+import { crc32, seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "./crf-model.js";
-import { loadModelFromBytes, ModelFileError, modelToBytes } from "./model-file.js";
+import { CrfModel, modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import {
+  loadModelFromBytes,
+  MAX_WEIGHT_MAGNITUDE,
+  ModelFileError,
+  modelToBytes,
+} from "./model-file.js";
 import { loadModel, saveModel } from "./model-file-node.js";
 import { randomCorpus } from "./testing/random-corpus.js";
 
@@ -91,9 +96,11 @@ describe("model files", () => {
       const back = await loadModel(path);
       for (const s of sequences) expect(back.tag(s.attributes)).toEqual(m.tag(s.attributes));
       expect((await readFile(path)).length).toBe(modelToBytes(m, { precision: "float64" }).length);
-      await expect(loadModel(join(dir, "missing.crf"))).rejects.toThrow(
-        /missing\.crf: cannot read/,
-      );
+      // A file that cannot be opened is a usage error naming it (core's InputFileError), not "malformed".
+      await expect(loadModel(join(dir, "missing.crf"))).rejects.toMatchObject({
+        code: "usage",
+        message: `${join(dir, "missing.crf")}: no such file`,
+      });
       await expect(saveModel(m, join(dir, "no-such-dir", "m.crf"))).rejects.toThrow(
         /cannot write .*m\.crf: no such file or directory$/,
       );
@@ -102,4 +109,201 @@ describe("model files", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("checks every declared size against the bytes present before allocating (valid CRC)", () => {
+    const bytes = modelToBytes(model(3).model);
+    const section = (name: string) => (h: Header) =>
+      h.sections.find((x: { name: string }) => x.name === name);
+    const cases: Array<[(h: Header) => void, RegExp]> = [
+      [
+        (h) => {
+          section("weights")(h).length = -1;
+        },
+        /section "weights" declares a length of -1/,
+      ],
+      [
+        (h) => {
+          section("weights")(h).length = null;
+        },
+        /"weights" declares a length of null/,
+      ],
+      [
+        (h) => {
+          section("weights")(h).length = 1.5;
+        },
+        /"weights" declares a length of 1\.5/,
+      ],
+      [
+        (h) => {
+          section("weights")(h).length = "7";
+        },
+        /"weights" declares a length of "7"/,
+      ],
+      [
+        (h) => {
+          section("weights")(h).length = 2 ** 31 - 1;
+        },
+        /section "weights" declares 2147483647 float32 values \(8\.59 GB\) at byte \d+ of the binary part, but the file has \d+ bytes left/,
+      ],
+      [
+        (h) => {
+          section("weights")(h).length = 2 ** 32 - 1;
+        },
+        /4294967295 float32 values/,
+      ],
+      [
+        (h) => {
+          section("featureLabels")(h).length = 2 ** 53;
+        },
+        /declares a length of 9007/,
+      ],
+      [
+        (h) => {
+          section("featureLabels")(h).offset = -8;
+        },
+        /an offset of -8/,
+      ],
+      [
+        (h) => {
+          section("featureLabels")(h).type = "float64";
+        },
+        /stored as "float64"/,
+      ],
+      [
+        (h) => {
+          section("weights")(h).type = "toString";
+        },
+        /stored as "toString"/,
+      ],
+      [
+        (h) => {
+          h.binaryLength = -1;
+        },
+        /binaryLength is -1/,
+      ],
+      [
+        (h) => {
+          h.sections = null;
+        },
+        /missing section/,
+      ],
+      [
+        (h) => {
+          h.sections = [null, 1];
+        },
+        /missing section/,
+      ],
+      [
+        (h) => {
+          h.layout = null;
+        },
+        /missing layout/,
+      ],
+      [
+        (h) => {
+          h.layout.numLabels = 2 ** 32 - 1;
+        },
+        /layout/,
+      ],
+      [
+        (h) => {
+          h.layout.numAttributes = null;
+        },
+        /layout\.numAttributes is null/,
+      ],
+      [
+        (h) => {
+          h.labels = "B-NP";
+        },
+        /labels is not a list of names/,
+      ],
+      [
+        (h) => {
+          h.settings = 3;
+        },
+        /settings is 3/,
+      ],
+    ];
+    for (const [edit, pattern] of cases) expectError(withHeader(bytes, edit), pattern);
+  });
+
+  it("refuses NaN, infinite and absurdly large weights, naming the first one", () => {
+    const m = model(4).model;
+    for (const [bad, shown] of [
+      [Number.NaN, "NaN"],
+      [Number.POSITIVE_INFINITY, "Infinity"],
+      [Number.NEGATIVE_INFINITY, "-Infinity"],
+      [1e308, "1e\\+308"],
+      [-2e9, "-2000000000"],
+    ] as const) {
+      const weights = m.weights.slice();
+      weights[5] = bad;
+      weights[9] = bad;
+      const crafted = new CrfModel({ ...parts(m), weights });
+      for (const precision of ["float32", "float64"] as const) {
+        if (precision === "float32" && typeof bad === "number" && Math.abs(bad) > 3.4e38) continue;
+        expectError(
+          modelToBytes(crafted, { precision }),
+          new RegExp(`weight 5 \\(byte \\d+\\) is ${shown}: every weight must be a finite number`),
+        );
+      }
+    }
+    const fine = m.weights.slice();
+    fine[5] = MAX_WEIGHT_MAGNITUDE;
+    const back = loadModelFromBytes(
+      modelToBytes(new CrfModel({ ...parts(m), weights: fine }), { precision: "float64" }),
+    );
+    expect(back.weights[5]).toBe(MAX_WEIGHT_MAGNITUDE);
+  });
+
+  it("says what a CRFsuite or learning-to-search model is and how to use it", () => {
+    const crfsuite = new Uint8Array(64);
+    crfsuite.set(new TextEncoder().encode("lCRF"));
+    expectError(
+      crfsuite,
+      /^m\.crf: a CRFsuite model, not a Lagrange one: convert it with lagrange import --from crfsuite m\.crf --out m\.model/,
+    );
+    expect(() => loadModelFromBytes(crfsuite, "my model.crfsuite")).toThrow(
+      /--from crfsuite 'my model\.crfsuite' --out 'my model\.model'/,
+    );
+    const l2s = new Uint8Array(64);
+    l2s.set(new TextEncoder().encode("LGRL2S\r\n"));
+    expectError(
+      l2s,
+      /a learning-to-search model \(lagrange train --learner l2s\), not a CRF model/,
+    );
+  });
 });
+
+// biome-ignore lint/suspicious/noExplicitAny: a crafted header holds whatever a test puts in it
+type Header = any;
+
+/** The file with its JSON header edited and its checksum recomputed: only the reader's checks stop it. */
+function withHeader(bytes: Uint8Array, edit: (header: Header) => void): Uint8Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLength = view.getUint32(12, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + headerLength)));
+  edit(header);
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const padded = Math.ceil((16 + json.length) / 8) * 8 - 16;
+  const binary = bytes.subarray(16 + headerLength, bytes.length - 4);
+  const out = new Uint8Array(16 + padded + binary.length + 4).fill(0x20);
+  out.set(bytes.subarray(0, 12));
+  const outView = new DataView(out.buffer);
+  outView.setUint32(12, padded, true);
+  out.set(json, 16);
+  out.set(binary, 16 + padded);
+  outView.setUint32(out.length - 4, crc32(out, 0, out.length - 4), true);
+  return out;
+}
+
+function parts(m: CrfModel) {
+  return {
+    labels: m.labels,
+    attributes: m.attributes,
+    transitionAttributes: m.transitionAttributes,
+    layout: m.layout,
+    preset: m.preset,
+    settings: m.settings,
+  };
+}

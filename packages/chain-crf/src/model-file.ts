@@ -1,4 +1,4 @@
-import { crc32, LabelSet, LagrangeError } from "@lagrange/core";
+import { crc32, formatByteSize, LabelSet, LagrangeError } from "@lagrange/core";
 import { CrfModel, type JsonValue } from "./crf-model.js";
 import type { FeatureLayout } from "./model/layout.js";
 
@@ -144,9 +144,7 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     fail(`truncated: ${bytes.length} bytes, shorter than the ${PREAMBLE}-byte preamble`);
   }
   for (let k = 0; k < MAGIC.length; k++) {
-    if (bytes[k] !== MAGIC[k]) {
-      fail('not a Lagrange chain-CRF model file (wrong magic bytes; expected "LGRCRF\\r\\n")');
-    }
+    if (bytes[k] !== MAGIC[k]) fail(foreignFileReason(bytes, file));
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(8, true);
@@ -171,16 +169,15 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   } catch (error) {
     return fail(`corrupted header (not valid UTF-8 JSON: ${(error as Error).message})`);
   }
-  if (
-    typeof header !== "object" ||
-    header === null ||
-    header.format !== "lagrange-chain-crf" ||
-    !Number.isInteger(header.binaryLength)
-  ) {
+  if (typeof header !== "object" || header === null || header.format !== "lagrange-chain-crf") {
     fail("corrupted header (missing format or sizes)");
   }
+  const binaryLength = header.binaryLength;
+  if (!Number.isSafeInteger(binaryLength) || binaryLength < 0) {
+    fail(`header: binaryLength is ${describe(binaryLength)}; expected an integer ≥ 0`);
+  }
   const binaryStart = PREAMBLE + headerLength;
-  const expected = binaryStart + header.binaryLength + 4;
+  const expected = binaryStart + binaryLength + 4;
   if (bytes.length < expected) fail(`truncated: expected ${expected} bytes, got ${bytes.length}`);
   if (bytes.length > expected) {
     fail(
@@ -194,35 +191,35 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
       `checksum mismatch (stored CRC-32 ${hex(stored)}, computed ${hex(actual)}): the file is corrupted`,
     );
   }
-  const section = (name: string): SectionEntry => {
-    const entry = Array.isArray(header.sections)
-      ? header.sections.find((s) => s.name === name)
-      : undefined;
-    if (entry === undefined) return fail(`missing section "${name}"`);
-    const size = ELEMENT_SIZE[entry.type];
-    if (size === undefined || entry.offset + entry.length * size > header.binaryLength) {
-      fail(`section "${name}" lies outside the binary part`);
-    }
-    return entry;
-  };
+  // Every declared length and offset is checked against the bytes present before anything is
+  // allocated: a crafted header (valid checksum, a length of 2^32 or −1) is a malformed file,
+  // never a 12 GB allocation or "Invalid typed array length".
+  const section = (name: string, types: readonly SectionEntry["type"][]): SectionEntry =>
+    checkedSection(header.sections, name, types, binaryLength, fail);
   const readInt32 = (name: string): Int32Array => {
-    const { length, offset } = section(name);
+    const { length, offset } = section(name, ["int32"]);
     const out = new Int32Array(length);
     const base = binaryStart + offset;
     for (let k = 0; k < length; k++) out[k] = view.getInt32(base + 4 * k, true);
     return out;
   };
-  const w = section("weights");
+  const w = section("weights", ["float32", "float64"]);
   const weights = new Float64Array(w.length);
   const wBase = binaryStart + w.offset;
-  if (w.type === "float32") {
-    for (let k = 0; k < w.length; k++) weights[k] = view.getFloat32(wBase + 4 * k, true);
-  } else if (w.type === "float64") {
-    for (let k = 0; k < w.length; k++) weights[k] = view.getFloat64(wBase + 8 * k, true);
-  } else {
-    fail(`weights stored as ${String(w.type)}; expected float32 or float64`);
+  const width = ELEMENT_SIZE[w.type];
+  for (let k = 0; k < w.length; k++) {
+    const x =
+      w.type === "float32"
+        ? view.getFloat32(wBase + 4 * k, true)
+        : view.getFloat64(wBase + 8 * k, true);
+    if (!(Math.abs(x) <= MAX_WEIGHT_MAGNITUDE)) {
+      fail(
+        `weight ${k} (byte ${wBase + width * k}) is ${x}: every weight must be a finite number of magnitude at most ${MAX_WEIGHT_MAGNITUDE} (no training produces one beyond it, and a sentence's score could overflow to ±Infinity)`,
+      );
+    }
+    weights[k] = x;
   }
-  const h = header.layout;
+  const h = checkedLayoutScalars(header.layout, fail);
   const layout: FeatureLayout = {
     numLabels: h.numLabels,
     numAttributes: h.numAttributes,
@@ -238,6 +235,18 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     numWeights: h.numWeights,
   };
   checkLayout(layout, fail);
+  for (const key of ["labels", "attributes", "transitionAttributes"] as const) {
+    const names: unknown = header[key];
+    if (!Array.isArray(names) || !names.every((x) => typeof x === "string")) {
+      fail(`header: ${key} is not a list of names`);
+    }
+  }
+  if (header.preset !== undefined && header.preset !== null && typeof header.preset !== "string") {
+    fail(`header: preset is ${describe(header.preset)}; expected a name or null`);
+  }
+  if (header.settings !== undefined && !isRecord(header.settings)) {
+    fail(`header: settings is ${describe(header.settings)}; expected an object`);
+  }
   try {
     return new CrfModel({
       labels: LabelSet.from(header.labels),
@@ -281,6 +290,105 @@ function checkLayout(layout: FeatureLayout, fail: (reason: string) => never): vo
     layout.transitionAttributeOffsets[layout.numTransitionAttributes] === pairs.length;
   if (!ok) fail("layout: weight blocks do not fit together");
   for (const p of pairs) if (p < 0 || p >= LL) fail(`layout: label pair ${p} ≥ ${LL}`);
+}
+
+/**
+ * The header's section `name`: stored as one of `types`, its length and offset integers ≥ 0, and
+ * its values within the binary part's `binaryLength` bytes.
+ */
+function checkedSection(
+  sections: unknown,
+  name: string,
+  types: readonly SectionEntry["type"][],
+  binaryLength: number,
+  fail: (reason: string) => never,
+): SectionEntry {
+  const entry: unknown = Array.isArray(sections)
+    ? (sections as unknown[]).find((s) => isRecord(s) && s.name === name)
+    : undefined;
+  if (!isRecord(entry)) return fail(`missing section "${name}"`);
+  const { type, length, offset } = entry;
+  if (!types.includes(type as SectionEntry["type"])) {
+    fail(`section "${name}" stored as ${describe(type)}; expected ${types.join(" or ")}`);
+  }
+  const size = ELEMENT_SIZE[type as SectionEntry["type"]];
+  if (!Number.isSafeInteger(length) || (length as number) < 0) {
+    fail(`section "${name}" declares a length of ${describe(length)}; expected an integer ≥ 0`);
+  }
+  if (!Number.isSafeInteger(offset) || (offset as number) < 0) {
+    fail(`section "${name}" declares an offset of ${describe(offset)}; expected an integer ≥ 0`);
+  }
+  const at = offset as number;
+  const count = length as number;
+  const left = Math.max(0, binaryLength - at);
+  if (count * size > left) {
+    fail(
+      `section "${name}" declares ${count} ${type} values (${formatByteSize(count * size)}) at byte ${at} of the binary part, but the file has ${formatByteSize(left)} left there`,
+    );
+  }
+  return { name, type: type as SectionEntry["type"], length: count, offset: at };
+}
+
+/**
+ * The largest weight magnitude a model file may hold (CRFsuite imports included). Training never
+ * comes near it: a CRF's weights are a few units, an averaged perceptron's at most its update
+ * count. Below it a sentence's score, a sum of fewer than 10⁹ weights, stays below 10¹⁸: nowhere
+ * near float64's 1.8e308 (no score overflows to ±Infinity, whatever the input) and below the 10²⁰
+ * that HiGHS reads as infinite (the ILP decoders stay exact). A weight beyond it, or NaN, or
+ * ±Infinity, is a crafted or corrupted file, refused when read rather than tagged with.
+ */
+export const MAX_WEIGHT_MAGNITUDE = 1e9;
+
+/** The layout's scalars, each a safe integer (−1 allowed for the absent start/end blocks). */
+function checkedLayoutScalars(value: unknown, fail: (reason: string) => never): Header["layout"] {
+  if (!isRecord(value)) return fail("header: missing layout");
+  for (const key of [
+    "numLabels",
+    "numAttributes",
+    "transitionBase",
+    "startBase",
+    "endBase",
+    "numTransitionAttributes",
+    "transitionAttributeBase",
+    "numWeights",
+  ]) {
+    const x = value[key];
+    if (!Number.isSafeInteger(x) || (x as number) < -1) {
+      fail(`header: layout.${key} is ${describe(x)}; expected an integer`);
+    }
+  }
+  return value as unknown as Header["layout"];
+}
+
+/**
+ * Why bytes that are not a chain-CRF model file were refused, pointing at what they are when that
+ * is known: a CRFsuite model (convert it) or a learning-to-search model (another command reads it).
+ */
+function foreignFileReason(bytes: Uint8Array, file: string): string {
+  const starts = (text: string) => [...text].every((c, k) => bytes[k] === c.charCodeAt(0));
+  if (starts("lCRF")) {
+    const out = `${file.replace(/\.(crfsuite|crf|model)$/i, "")}.model`;
+    return `a CRFsuite model, not a Lagrange one: convert it with lagrange import --from crfsuite ${shellWord(file)} --out ${shellWord(out === file ? `${file}.lagrange.model` : out)} (or crfsuiteModelFromBytes)`;
+  }
+  if (starts("LGRL2S\r\n")) {
+    return "a learning-to-search model (lagrange train --learner l2s), not a CRF model: lagrange tag, parse, eval and info read it; this needs a CRF model";
+  }
+  return 'not a Lagrange chain-CRF model file (wrong magic bytes; expected "LGRCRF\\r\\n")';
+}
+
+/** A path as one word of a shell command (quoted when it needs to be). */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+function isRecord(x: unknown): x is { readonly [key: string]: unknown } {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/** A header value as a message shows it: JSON where it has one ("-1", "\"x\""), else its kind. */
+function describe(x: unknown): string {
+  if (typeof x === "number") return String(x);
+  return JSON.stringify(x) ?? String(x);
 }
 
 function hex(x: number): string {

@@ -3,11 +3,17 @@ import {
   type DecodingConstraints,
   type JsonValue,
   modelFromTraining,
+  type PreparedLayout,
   prepareTrainingData,
 } from "./crf-model.js";
 import type { SequenceObjective } from "./encoder/objective.js";
 import type { TrainingProgress } from "./encoder.js";
 import type { LabelledSequence } from "./model/dataset.js";
+import {
+  estimateTrainingMemory,
+  TrainingMemoryError,
+  type TrainingMemoryEstimate,
+} from "./model/memory.js";
 import { trainAveragedPerceptron } from "./train/perceptron.js";
 import { trainSgd } from "./train/sgd.js";
 import { trainLbfgs } from "./train/train-lbfgs.js";
@@ -68,6 +74,25 @@ export interface TrainCrfOptions {
   // biome-ignore lint/suspicious/noConfusingVoidType: a logging callback returns nothing
   readonly onProgress?: (progress: TrainingProgress) => boolean | void;
   readonly signal?: AbortSignal;
+  /**
+   * Refuse to train (a {@link TrainingMemoryError}, before the weight vectors and the per-sentence
+   * buffers are allocated) when {@link estimateTrainingMemory} says training needs more bytes
+   * than this. Default: no limit.
+   */
+  readonly maxMemoryBytes?: number;
+  /** Told the feature counts and the memory estimate once the layout is built, before training. */
+  readonly onPrepared?: (preparation: TrainingPreparation) => void;
+}
+
+/** What training is about to work with, reported before any trainer buffer exists. */
+export interface TrainingPreparation {
+  readonly memory: TrainingMemoryEstimate;
+  /** State attributes kept by the frequency cut-off, of `attributesSeen` distinct ones. */
+  readonly attributes: number;
+  readonly attributesSeen: number;
+  /** How often the most frequent attribute occurs. */
+  readonly highestAttributeCount: number;
+  readonly minAttributeFrequency: number;
 }
 
 export interface TrainCrfResult {
@@ -78,6 +103,36 @@ export interface TrainCrfResult {
   readonly stopReason: StopReason;
   readonly numFeatures: number;
   readonly bestHeldOut?: HeldOutScore & { readonly iteration: number };
+}
+
+/**
+ * What {@link trainCrf} does once the feature layout is known and before any label-sized buffer
+ * exists: reports the memory estimate (`onPrepared`) and refuses past `maxMemoryBytes`.
+ */
+function memoryCheck(
+  options: TrainCrfOptions,
+  algorithm: TrainingAlgorithm,
+): (prepared: PreparedLayout) => void {
+  return ({ dataset, layout, attributesSeen, highestAttributeCount }) => {
+    const memory = estimateTrainingMemory(layout, dataset, {
+      algorithm,
+      threads: options.threads ?? 1,
+      l1: (options.c1 ?? 0) > 0,
+      earlyStopping: options.heldOut?.patience !== undefined,
+      ...(options.objective === undefined ? {} : { objective: options.objective.name }),
+    });
+    options.onPrepared?.({
+      memory,
+      attributes: layout.numAttributes,
+      attributesSeen,
+      highestAttributeCount,
+      minAttributeFrequency: options.minAttributeFrequency ?? 1,
+    });
+    const limit = options.maxMemoryBytes;
+    if (limit !== undefined && memory.totalBytes > limit) {
+      throw new TrainingMemoryError(memory, limit);
+    }
+  };
 }
 
 /**
@@ -101,6 +156,7 @@ export async function trainCrf(
       : { minAttributeFrequency: options.minAttributeFrequency }),
     ...(options.labels === undefined ? {} : { labels: options.labels }),
     shared: (options.threads ?? 1) > 1,
+    beforeEncoder: memoryCheck(options, algorithm),
   });
   const constraints = options.constraintsFor?.(data.labels.names());
   if (options.constrainedTraining === true) {

@@ -6,6 +6,7 @@ import type { SlaveBinding } from "./dual-decomposition/bindings.js";
 import { DualDecomposition, type DualDecompositionOptions } from "./dual-decomposition/master.js";
 import { LagrangeError, ProblemValidationError } from "./errors.js";
 import type { PatternFactor } from "./factor-graph.js";
+import { guardDecoderDefinition, guardSlaveDefinition, installingOrigin } from "./plugin-guard.js";
 import type { Slave, SolveOptions } from "./solver.js";
 
 /** One problem for every decoder: a model's chain scores plus whatever global structure applies. */
@@ -115,15 +116,24 @@ export class DecoderRegistry {
     this.context = { chainSlaves: context.chainSlaves ?? (() => chainSlave) };
   }
 
+  /**
+   * Adds a decoder. One a plug-in adds (while `installPlugin` runs it) is checked at every call:
+   * what it throws or returns out of shape is an error naming the plug-in.
+   */
   addDecoder(definition: DecoderDefinition): this {
-    checkName("decoder", definition.name, this.#decoders);
-    this.#decoders.set(definition.name, definition);
+    const origin = installingOrigin(this);
+    checkName("decoder", definition?.name, this.#decoders);
+    const stored = origin === undefined ? definition : guardDecoderDefinition(definition, origin);
+    this.#decoders.set(definition.name, stored);
     return this;
   }
 
+  /** Adds a slave; one a plug-in adds is checked at every call, as its decoders are. */
   addSlave(definition: SlaveDefinition): this {
-    checkName("slave", definition.name, this.#slaves);
-    this.#slaves.set(definition.name, definition);
+    const origin = installingOrigin(this);
+    checkName("slave", definition?.name, this.#slaves);
+    const stored = origin === undefined ? definition : guardSlaveDefinition(definition, origin);
+    this.#slaves.set(definition.name, stored);
     return this;
   }
 
@@ -158,8 +168,8 @@ export class DecoderRegistry {
   }
 }
 
-function checkName(kind: string, name: string, known: ReadonlyMap<string, unknown>): void {
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) {
+function checkName(kind: string, name: unknown, known: ReadonlyMap<string, unknown>): void {
+  if (typeof name !== "string" || !/^[a-z0-9][a-z0-9-]*$/.test(name)) {
     throw new RegistryError(
       `${kind} name ${JSON.stringify(name)}: expected lower-case letters, digits and hyphens`,
     );

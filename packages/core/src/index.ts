@@ -1,3 +1,4 @@
+export { formatByteSize } from "./byte-size.js";
 export {
   type ChainScores,
   isPositionSpecific,
@@ -105,6 +106,7 @@ export {
 export {
   defineSlave,
   type IterationStats,
+  MAX_ITERATIONS,
   type Slave,
   type SlaveResult,
   type SlaveSpec,

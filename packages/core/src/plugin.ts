@@ -1,6 +1,8 @@
 import type { DecoderRegistry } from "./decoder.js";
+import { lagrangeErrorCode } from "./errors.js";
 import type * as CoreModule from "./index.js";
 import * as core from "./index.js";
+import { installingPlugin, isThenable, messageOf, pluginError } from "./plugin-guard.js";
 
 /**
  * What a plug-in is handed: the app's registry, and this copy of `@lagrange/core`, so a plug-in
@@ -24,7 +26,34 @@ export function definePlugin(plugin: LagrangePlugin): LagrangePlugin {
   return plugin;
 }
 
-/** Runs a plug-in against a registry. */
-export function installPlugin(registry: DecoderRegistry, plugin: LagrangePlugin): void {
-  plugin({ registry, core });
+/**
+ * Runs a plug-in against a registry. `source` names it in errors (its module path; default its
+ * function's name): what the plug-in throws while installing, and every decoder and slave it adds —
+ * checked at each call, so one that throws, returns a Promise, a label out of range, a labelling
+ * of the wrong length or a NaN score — is a `bad-input` error naming it. A plug-in registers
+ * synchronously: one that returns a Promise is refused.
+ */
+export function installPlugin(
+  registry: DecoderRegistry,
+  plugin: LagrangePlugin,
+  source?: string,
+): void {
+  const origin = `plug-in ${source ?? (plugin.name || "(anonymous function)")}`;
+  let returned: unknown;
+  try {
+    returned = installingPlugin(registry, origin, () => plugin({ registry, core }));
+  } catch (error) {
+    if (lagrangeErrorCode(error) === "bad-input" && (error as Error).message.startsWith(origin)) {
+      throw error;
+    }
+    throw pluginError(origin, `installing it threw: ${messageOf(error)}`, error);
+  }
+  if (isThenable(returned)) {
+    // Whatever it would add later would escape the checks: refuse it now.
+    (returned as Promise<unknown>).then(undefined, () => {});
+    throw pluginError(
+      origin,
+      "its default export returned a Promise: a plug-in adds its decoders and slaves synchronously",
+    );
+  }
 }

@@ -37,8 +37,14 @@ export interface IterationStats {
   readonly disagreements: number;
 }
 
+/**
+ * The largest iteration cap a decoder takes: 2^31 − 1. A cap of 1e308 is an integer too, and a run
+ * that never ends in practice; the decoders refuse more with a ProblemValidationError.
+ */
+export const MAX_ITERATIONS = 2 ** 31 - 1;
+
 export interface SolveOptions {
-  /** Iteration cap (default 200 for iterative decoders). */
+  /** Iteration cap (default 200 for iterative decoders; at most {@link MAX_ITERATIONS}). */
   readonly maxIterations?: number;
   /**
    * The relative duality gap under which a solution counts as certified (default 1e-6):

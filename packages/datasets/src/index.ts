@@ -93,7 +93,7 @@ export {
   writeInlineTagsFile,
 } from "./formats/inline.js";
 export type { ReadOptions, TextSource } from "./formats/io.js";
-export { sourceLines } from "./formats/io.js";
+export { sourceLines, strayCarriageReturnError } from "./formats/io.js";
 export type {
   CitationIssue,
   CitationReport,

@@ -9,7 +9,7 @@ import {
   validateConstraint,
 } from "@lagrange/core";
 import { type MaxMarginals, maxMarginals } from "./chain-tables.js";
-import { MipBuilder, MipSolver } from "./mip-builder.js";
+import { MipBuilder, type MipLimits, MipSolver } from "./mip-builder.js";
 
 /**
  * How a soft constraint's penalty is paid. `hinge` (the meaning of {@link LinearConstraint}, and
@@ -99,6 +99,86 @@ export class ChainIlp {
     tables: MaxMarginals = maxMarginals(scores),
   ): ChainIlpResult {
     const started = performance.now();
+    const model = this.#build(scores, constraints, objective, options, tables);
+    if (model === null) return infeasibleResult(performance.now() - started);
+    // The limit covers the whole call: building the model counts too.
+    const outcome = this.#solver.run(this.#builder, runLimits(options, started, model));
+    const solveMs = performance.now() - started;
+    const size = { columns: model.columns, rows: model.rows, kept: model.kept };
+    if (outcome.status === "infeasible") return { ...infeasibleResult(solveMs), ...size };
+    const labels = outcome.values === null ? null : labelsOf(outcome.values, model, scores);
+    const form = options.softForm ?? "hinge";
+    // The objective recomputed from the labels, not HiGHS's floating-point sum.
+    const value =
+      labels === null
+        ? NEG_INF
+        : objective.scoreWeight * scoreLabelling(scores, labels) +
+          objective.penaltyWeight * softPenalty(constraints, labels, scores.L, form);
+    const bound = outcome.status === "optimal" ? value : outcome.bound;
+    return { status: outcome.status, labels, objective: value, bound, solveMs, ...size };
+  }
+
+  /**
+   * Feasibility of subsets of `constraints` (hard ones: their penalties are ignored) together with
+   * the transition mask and the score bound `s(y) ≥ minScore`: the model is built and handed to
+   * HiGHS once, and each question relaxes the rows it leaves out. What a conflict search asks, many
+   * times over one sentence. The answer holds the solver's model: ask it before this ChainIlp
+   * solves anything else.
+   */
+  subsets(
+    scores: ChainScores,
+    constraints: readonly LinearConstraint[],
+    minScore: number,
+    tables: MaxMarginals = maxMarginals(scores),
+  ): ConstraintSubsets {
+    const hard = constraints.map(({ penalty: _, ...c }): LinearConstraint => c);
+    const objective: ChainObjective = {
+      scoreWeight: 0,
+      penaltyWeight: 0,
+      minScore,
+      maxPenalty: Number.POSITIVE_INFINITY,
+      pruneBelow: minScore,
+    };
+    const model = this.#build(scores, hard, objective, {}, tables);
+    const rowOf = model?.constraintRow ?? new Int32Array(constraints.length).fill(-1);
+    const relevant: number[] = [];
+    // The place of constraint k's row among `rows` (−1: it has none).
+    const slot = new Int32Array(constraints.length).fill(-1);
+    for (let k = 0; k < constraints.length; k++) {
+      if (rowOf[k]! >= 0) slot[k] = relevant.push(k) - 1;
+    }
+    const rows = Int32Array.from(relevant, (k) => rowOf[k]!);
+    const upper = new Float64Array(rows.length);
+    if (model !== null) this.#solver.load(this.#builder);
+    return {
+      relevant,
+      feasible: (enabled, options = {}) => {
+        const started = performance.now();
+        if (model === null) return { status: "infeasible", labels: null };
+        upper.fill(Number.POSITIVE_INFINITY);
+        for (const k of enabled) {
+          const at = slot[k] ?? -1;
+          if (at >= 0) upper[at] = constraints[k]!.rhs;
+        }
+        const outcome = this.#solver.rerun(rows, upper, runLimits(options, started, model));
+        if (outcome.status === "infeasible") return { status: "infeasible", labels: null };
+        const labels = outcome.values === null ? null : labelsOf(outcome.values, model, scores);
+        return { status: labels === null ? "time-limit" : "optimal", labels };
+      },
+    };
+  }
+
+  /**
+   * Builds the ILP in this solver's builder; null when the mask forbids every labelling. Rows of
+   * constraints that nothing left in the model can violate are left out.
+   */
+  #build(
+    scores: ChainScores,
+    constraints: readonly LinearConstraint[],
+    objective: ChainObjective,
+    options: IlpOptions,
+    tables: MaxMarginals,
+  ): BuiltModel | null {
     const { n, L } = scores;
     const form = options.softForm ?? "hinge";
     const { alpha, beta } = tables;
@@ -122,9 +202,7 @@ export class ChainIlp {
       }
     }
     const totalItems = n * L + (n - 1) * L * L;
-    if (tables.labels === null) {
-      return infeasibleResult(performance.now() - started);
-    }
+    if (tables.labels === null) return null;
 
     // One label at position 0 (flow conservation carries it to every position).
     const first = builder.row(1, 1);
@@ -178,6 +256,7 @@ export class ChainIlp {
       objective.maxPenalty < Number.POSITIVE_INFINITY
         ? builder.row(-Infinity, objective.maxPenalty)
         : -1;
+    const constraintRow = new Int32Array(constraints.length).fill(-1);
     for (let k = 0; k < constraints.length; k++) {
       const c = constraints[k]!;
       let most = 0;
@@ -187,6 +266,7 @@ export class ChainIlp {
       // Never violated by anything left in the model: no row needed.
       if (most <= c.rhs + 1e-12 * Math.max(1, Math.abs(c.rhs))) continue;
       const row = builder.row(-Infinity, c.rhs);
+      constraintRow[k] = row;
       for (let j = 0; j < c.indices.length; j++) {
         const column = nodeColumn[c.indices[j]!]!;
         if (column >= 0) builder.entry(row, column, c.coefficients[j]!);
@@ -199,46 +279,89 @@ export class ChainIlp {
           ? builder.column(weight, 0, excess, false)
           : builder.column(weight, 0, 1, true);
       builder.entry(row, violation, form === "hinge" ? -1 : -excess);
-      if (penaltyRow >= 0)
-        builder.entry(penaltyRow, violation, form === "hinge" ? c.penalty : c.penalty);
+      if (penaltyRow >= 0) builder.entry(penaltyRow, violation, c.penalty);
     }
-
-    // The limit covers the whole call: building the model counts too.
-    const outcome = this.#solver.run(
-      builder,
-      options.timeLimitMs === undefined
-        ? options
-        : {
-            ...options,
-            timeLimitMs: Math.max(1, options.timeLimitMs - (performance.now() - started)),
-          },
-    );
-    const solveMs = performance.now() - started;
-    const size = { columns: builder.columns, rows: builder.rows, kept: keptItems / totalItems };
-    if (outcome.status === "infeasible") return { ...infeasibleResult(solveMs), ...size };
-    let labels: Int32Array | null = null;
-    if (outcome.values !== null) {
-      const values = outcome.values;
-      labels = new Int32Array(n).fill(-1);
-      for (let i = 0; i < n; i++) {
-        for (let t = 0; t < L; t++) {
-          const column = nodeColumn[i * L + t]!;
-          if (column >= 0 && values[column]! > 0.5) labels[i] = t;
-        }
-      }
-      if (labels.some((y) => y < 0)) {
-        throw new Error("HiGHS returned a solution with no label at some position");
-      }
-    }
-    // The objective recomputed from the labels, not HiGHS's floating-point sum.
-    const value =
-      labels === null
-        ? NEG_INF
-        : objective.scoreWeight * scoreLabelling(scores, labels) +
-          objective.penaltyWeight * softPenalty(constraints, labels, L, form);
-    const bound = outcome.status === "optimal" ? value : outcome.bound;
-    return { status: outcome.status, labels, objective: value, bound, solveMs, ...size };
+    return {
+      nodeColumn,
+      constraintRow,
+      columns: builder.columns,
+      rows: builder.rows,
+      entries: builder.entries,
+      kept: keptItems / totalItems,
+      boundRow: scoreRow >= 0 || penaltyRow >= 0,
+    };
   }
+}
+
+/** What {@link ChainIlp.subsets} answers. */
+export interface ConstraintSubsets {
+  /**
+   * Indices of the constraints that some labelling left in the model violates: the others hold
+   * whatever is asked, so no conflict needs them.
+   */
+  readonly relevant: readonly number[];
+  /**
+   * Whether some labelling meets the `enabled` constraints (indices) and the score bound: its
+   * labels when one is found, `time-limit` when the limit ended the search first.
+   */
+  feasible(
+    enabled: Iterable<number>,
+    options?: Pick<IlpOptions, "timeLimitMs">,
+  ): { readonly status: IlpStatus; readonly labels: Int32Array | null };
+}
+
+/** A model in the builder: where its columns and rows are. */
+interface BuiltModel {
+  /** Column of node (i, t), −1 when pruned. */
+  readonly nodeColumn: Int32Array;
+  /** Row of each constraint, −1 when it needs none. */
+  readonly constraintRow: Int32Array;
+  readonly columns: number;
+  readonly rows: number;
+  readonly entries: number;
+  /** Share of nodes and edges kept. */
+  readonly kept: number;
+  /** A row over every column bounds the score or the total penalty. */
+  readonly boundRow: boolean;
+}
+
+/**
+ * Above this many matrix entries, a model with a bound row over every column is solved by the
+ * steps of HiGHS that watch the clock only (no presolve, no feasibility jump). On such models
+ * presolve costs more than it saves (two-phase over 300 generated citations at τ = 0.001: 21.5 s
+ * of solves with it, 11.1 s without; models under ~1,000 entries are the other way round) and it
+ * does not look at the clock inside its steps: on one 51-token citation (104,480 columns) it ran
+ * 7 s past a 1 s time limit. The feasibility jump then took another second before the first
+ * check (0.5 s limit: 2.5 s with it, 1.1 s without).
+ */
+const CLOCKED_ONLY_ENTRIES_WITH_BOUND_ROW = 1000;
+
+/** The limits of one HiGHS run: what is left of the time limit, and which steps to run. */
+function runLimits(options: IlpOptions, started: number, model: BuiltModel): MipLimits {
+  const clockedOnly = model.boundRow && model.entries > CLOCKED_ONLY_ENTRIES_WITH_BOUND_ROW;
+  return {
+    ...(options.mipGap === undefined ? {} : { mipGap: options.mipGap }),
+    ...(options.timeLimitMs === undefined
+      ? {}
+      : { timeLimitMs: Math.max(1, options.timeLimitMs - (performance.now() - started)) }),
+    clockedOnly,
+  };
+}
+
+/** The labelling of HiGHS's column values: the node of each position set to 1. */
+function labelsOf(values: Float64Array, model: BuiltModel, scores: ChainScores): Int32Array {
+  const { n, L } = scores;
+  const labels = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    for (let t = 0; t < L; t++) {
+      const column = model.nodeColumn[i * L + t]!;
+      if (column >= 0 && values[column]! > 0.5) labels[i] = t;
+    }
+  }
+  if (labels.some((y) => y < 0)) {
+    throw new Error("HiGHS returned a solution with no label at some position");
+  }
+  return labels;
 }
 
 function infeasibleResult(solveMs: number): ChainIlpResult {

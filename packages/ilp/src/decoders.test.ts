@@ -14,10 +14,11 @@ import {
 } from "@lagrange/core/testing";
 import { softDD } from "@lagrange/soft-dd";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ChainIlp, softPenalty } from "./chain-ilp.js";
-import { exactIlpDecoder, twoPhaseIlpDecoder } from "./decoders.js";
+import { exactIlpDecoder, ILP_OPTION_RANGES, twoPhaseIlpDecoder } from "./decoders.js";
 import { prepareIlp } from "./highs-runtime.js";
+import { MipSolver } from "./mip-builder.js";
 
 beforeAll(prepareIlp);
 
@@ -147,6 +148,52 @@ describe("exact: the optimum of score − soft penalties under hard constraints"
     const d = exactIlpDecoder().decode({ scores, constraints });
     expect(d.status).toBe("infeasible");
     expect(d.conflict).toEqual(["label 1 at least 3×", "label 2 at least 2×"]);
+  });
+
+  it("names a minimal conflict once per constraint (by identity) and once per name", () => {
+    // Random hard constraints share names ("sparse rule"), and a problem may hold one constraint
+    // object twice (overlapping templates): the old deletion filter named "sparse rule" as often as
+    // it had rows of that name.
+    let found = 0;
+    fc.assert(
+      fc.property(
+        seeds,
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.constantFrom("exact", "two-phase"),
+        (seed, repeats, which) => {
+          const { scores, constraints } = instance(seed, { hardFraction: 1, count: 6 });
+          if (chainArgmax(scores).labels === null) return;
+          const given = [
+            ...constraints,
+            ...repeats.map((r) => constraints[r % constraints.length]!),
+          ];
+          const tau = 0.5;
+          const floor = which === "exact" ? NEG_INF : chainArgmax(scores).score + Math.log(tau);
+          // Feasible: some labelling meets the constraints (and, for two-phase, the score bound).
+          const feasible = (subset: readonly LinearConstraint[]) =>
+            bruteForceBest(scores, { constraints: subset }).score >= floor &&
+            bruteForceBest(scores, { constraints: subset }).score > NEG_INF;
+          if (feasible(given)) return;
+          found++;
+          const decoder = which === "exact" ? exactIlpDecoder() : twoPhaseIlpDecoder();
+          const d = decoder.decode({ scores, constraints: given }, { tau });
+          expect(d.status).toBe("infeasible");
+          expect(d.conflictMinimal).toBe(true);
+          const members = d.conflictConstraints.map((k) => given[k]!);
+          expect(new Set(members).size).toBe(members.length);
+          expect(new Set(d.conflict).size).toBe(d.conflict.length);
+          const names = [...new Set(members.map((c) => c.name!))];
+          const bound = which === "exact" ? [] : ["the score bound s(y) ≥ Z* + log τ"];
+          expect(d.conflict).toEqual([...names, ...bound]);
+          // Together infeasible; without any one of them, feasible: minimal.
+          expect(feasible(members)).toBe(false);
+          for (const drop of members)
+            expect(feasible(members.filter((c) => c !== drop))).toBe(true);
+        },
+      ),
+      { numRuns: 300, seed: 28 },
+    );
+    expect(found).toBeGreaterThan(10);
   });
 
   it("answers without HiGHS when the Viterbi labelling meets every constraint", () => {
@@ -281,11 +328,135 @@ describe("two-phase: least rule-violation cost within a factor τ of the best, t
     expect(statuses.has("time-limit")).toBe(true);
   });
 
-  it("refuses τ outside (0, 1]", () => {
+  it("refuses τ outside [1e-300, 1]: a subnormal τ is no bound", () => {
     const scores = randomChainScores(1, { n: 2, L: 2 });
-    for (const tau of [0, -1, 2, Number.NaN]) {
-      expect(() => twoPhaseIlpDecoder().decode({ scores }, { tau })).toThrow(/expected 0 < τ ≤ 1/);
+    for (const tau of [0, -1, 2, Number.NaN, Infinity, 1e-320, 5e-324]) {
+      expect(() => twoPhaseIlpDecoder().decode({ scores }, { tau })).toThrow(
+        /options\.tau: expected 1e-300 ≤ τ ≤ 1/,
+      );
     }
+    expect(twoPhaseIlpDecoder().decode({ scores }, { tau: 1e-300 }).status).toBe("optimal");
+  });
+});
+
+describe("the ILP decoders' options", () => {
+  it("refuse a time limit that is not a finite number of milliseconds in (0, 2^31 − 1]", () => {
+    const scores = randomChainScores(1, { n: 2, L: 2 });
+    const limits = [0, -1, Number.NaN, Infinity, 1e308 * 1000, 2 ** 31, "10" as unknown as number];
+    for (const decoder of [exactIlpDecoder(), twoPhaseIlpDecoder()]) {
+      for (const timeLimitMs of limits) {
+        expect(() => decoder.decode({ scores }, { timeLimitMs })).toThrow(
+          expect.objectContaining({
+            code: "invalid-problem",
+            message: expect.stringMatching(/^options\.timeLimitMs: expected milliseconds/),
+          }),
+        );
+      }
+      const most = ILP_OPTION_RANGES.maxTimeLimitMs;
+      expect(decoder.decode({ scores }, { timeLimitMs: most }).status).toBe("optimal");
+      for (const mipGap of [-1, Number.NaN, Infinity]) {
+        expect(() => decoder.decode({ scores }, { mipGap })).toThrow(/options\.mipGap/);
+      }
+    }
+  });
+});
+
+describe("the time limit bounds all of a sentence's solves together", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** Moves performance.now() a day ahead from the moment `when` says so: the limit is spent. */
+  function spendTheLimitAfter(when: () => boolean): void {
+    const now = performance.now.bind(performance);
+    vi.spyOn(performance, "now").mockImplementation(() => now() + (when() ? 86_400_000 : 0));
+  }
+
+  it("a large model with a bound row runs only HiGHS's steps that watch the clock", () => {
+    // HiGHS's presolve ran 7 s past a 1 s limit on a two-phase model of one 51-token citation,
+    // and its feasibility jump a second more: neither looks at the clock.
+    const run = vi.spyOn(MipSolver.prototype, "run");
+    const n = 40;
+    const L = 8;
+    const scores = randomChainScores(2, { n, L, startEnd: true });
+    const constraints = randomConstraints(11, n, L, { count: 60, hardFraction: 0 });
+    // Limited: the test reads what HiGHS is asked to do, not what it finds.
+    twoPhaseIlpDecoder().decode({ scores, constraints }, { tau: 1e-4, timeLimitMs: 100 });
+    expect(run).toHaveBeenCalled();
+    for (const [builder, limits] of run.mock.calls) {
+      // Phase 2 and the tie-break both bound the score: s(y) ≥ Z* + log τ, a row over every node.
+      expect(builder.entries).toBeGreaterThan(1000);
+      expect(limits.clockedOnly).toBe(true);
+    }
+    run.mockClear();
+    exactIlpDecoder().decode({ scores, constraints }, { timeLimitMs: 100 });
+    expect(run).toHaveBeenCalled();
+    for (const [, limits] of run.mock.calls) expect(limits.clockedOnly).toBe(false);
+  });
+
+  it("a conflict search that finds the limit spent starts no solve and keeps a conflict that holds", () => {
+    let checked = 0;
+    for (let seed = 0; checked < 5 && seed < 2000; seed++) {
+      const { scores, constraints } = instance(seed, { hardFraction: 1, count: 6 });
+      if (chainArgmax(scores).labels === null) continue;
+      if (bruteForceBest(scores, { constraints }).score > NEG_INF) continue;
+      let searching = false;
+      const subsets = ChainIlp.prototype.subsets;
+      vi.spyOn(ChainIlp.prototype, "subsets").mockImplementation(function (this: ChainIlp, ...a) {
+        searching = true;
+        return subsets.apply(this, a);
+      });
+      spendTheLimitAfter(() => searching);
+      const rerun = vi.spyOn(MipSolver.prototype, "rerun");
+      const d = exactIlpDecoder().decode({ scores, constraints }, { timeLimitMs: 60_000 });
+      vi.restoreAllMocks();
+      expect(d.status).toBe("infeasible");
+      expect(rerun).not.toHaveBeenCalled();
+      expect(d.conflictMinimal).toBe(false);
+      const members = d.conflictConstraints.map((k) => constraints[k]!);
+      expect(bruteForceBest(scores, { constraints: members }).score).toBe(NEG_INF);
+      checked++;
+    }
+    expect(checked).toBe(5);
+  });
+
+  it("two-phase: a limit spent by phase 2 leaves the tie-break unstarted (status time-limit)", () => {
+    const scores: ChainScores = {
+      n: 3,
+      L: 2,
+      unary: Float64Array.from([1, 0, 1, 0.5, 1, 0]),
+      transition: new Float64Array(4),
+    };
+    const rule = linearConstraint({
+      terms: [
+        [1, -1],
+        [3, -1],
+        [5, -1],
+      ],
+      rhs: -1,
+      penalty: 1,
+      name: "some label 1",
+    });
+    const unlimited = twoPhaseIlpDecoder().decode({ scores, constraints: [rule] }, { tau: 0.5 });
+    expect(unlimited.solves).toBe(2);
+    let solved = 0;
+    const solve = ChainIlp.prototype.solve;
+    vi.spyOn(ChainIlp.prototype, "solve").mockImplementation(function (this: ChainIlp, ...a) {
+      const result = solve.apply(this, a);
+      solved++;
+      return result;
+    });
+    spendTheLimitAfter(() => solved > 0);
+    const d = twoPhaseIlpDecoder().decode(
+      { scores, constraints: [rule] },
+      { tau: 0.5, timeLimitMs: 60_000 },
+    );
+    expect(solved).toBe(1);
+    expect(d.solves).toBe(1);
+    expect(d.status).toBe("time-limit");
+    expect(d.certified).toBe(false);
+    // Phase 2's labelling: the least rule-violation cost, as the unlimited decoding's.
+    expect(d.violationCost).toBe(unlimited.violationCost);
   });
 });
 

@@ -27,18 +27,36 @@ import { decodeWithPatterns } from "./pattern-decoder.js";
 
 /** Per-call options of the ILP decoders (they also read `signal` from {@link DecodeOptions}). */
 export interface IlpDecodeOptions extends DecodeOptions {
-  /** Per-sentence wall-clock limit in milliseconds; the decoding then has status `time-limit`. */
+  /**
+   * Per-sentence wall-clock limit in milliseconds, for every solve of the sentence together (the
+   * conflict search of an infeasible one included); the decoding then has status `time-limit`. At
+   * most {@link ILP_OPTION_RANGES}.maxTimeLimitMs.
+   */
   readonly timeLimitMs?: number;
   /** Relative MIP gap at which HiGHS stops (default 1e-9: optimal). */
   readonly mipGap?: number;
   /**
    * Two-phase ILP: a labelling qualifies when its probability is within a factor τ of the best,
-   * i.e. s(y) ≥ Z* + log τ (0 < τ ≤ 1; default 0.1).
+   * i.e. s(y) ≥ Z* + log τ ({@link ILP_OPTION_RANGES}.minTau ≤ τ ≤ 1; default 0.1).
    */
   readonly tau?: number;
   /** How soft penalties are paid: `hinge` (exact decoder default) or `indicator` (two-phase default). */
   readonly softForm?: SoftPenaltyForm;
 }
+
+/** The ranges of the ILP decoders' options (the CLI checks the same ones). */
+export const ILP_OPTION_RANGES = {
+  /**
+   * 2^31 − 1 ms, about 24.8 days: the longest delay a JavaScript timer takes, so a caller may arm
+   * one with the same limit. HiGHS takes any finite number of seconds (not an infinite one).
+   */
+  maxTimeLimitMs: 2 ** 31 - 1,
+  /**
+   * The smallest τ. The bound is on log-scores: τ = 1e-300 already admits labellings 690 below
+   * the best, and a smaller τ (a subnormal such as 1e-320 keeps 3 digits) bounds nothing more.
+   */
+  minTau: 1e-300,
+} as const;
 
 /** A decoding of an ILP decoder: the core statistics plus the solver's own. */
 export interface IlpDecoding extends Decoding {
@@ -50,12 +68,17 @@ export interface IlpDecoding extends Decoding {
   /** Share of nodes and edges the max-marginal bound kept, in [0, 1] (1 when no ILP was needed). */
   readonly kept: number;
   /**
-   * When `status` is `infeasible`: a minimal set of hard constraints that cannot hold together
-   * (their names, or `constraint #k`), found by a deletion filter over ILP feasibility checks.
-   * Empty when the transition mask alone forbids every labelling. `labels` is then all −1: no
-   * labelling is returned that breaks a hard constraint.
+   * When `status` is `infeasible`: a set of hard constraints that cannot hold together, minimal
+   * (without any one of them the rest can) unless the time limit ended the search first
+   * (`conflictMinimal`). Each named once (its name, or `constraint #k`): constraints that share a
+   * name (one template's rows) appear as one. Empty when the transition mask alone forbids every
+   * labelling. `labels` is then all −1: no labelling is returned that breaks a hard constraint.
    */
   readonly conflict: readonly string[];
+  /** The same set as indices into the problem's constraints, each constraint once. */
+  readonly conflictConstraints: readonly number[];
+  /** False when the time limit stopped the conflict search: `conflict` holds but may not be minimal. */
+  readonly conflictMinimal: boolean;
   /** Two-phase: Σ c_h over the rules `labels` violates (indicator costs). */
   readonly violationCost: number;
 }
@@ -99,8 +122,15 @@ export interface Outcome {
   readonly solveMs: number;
   readonly columns: number;
   readonly kept: number;
-  readonly conflict?: readonly string[];
+  readonly conflict?: Conflict;
   readonly violationCost?: number;
+}
+
+/** What a conflict search found. */
+interface Conflict {
+  readonly names: readonly string[];
+  readonly constraints: readonly number[];
+  readonly minimal: boolean;
 }
 
 export function decoding(
@@ -130,7 +160,9 @@ export function decoding(
     solveMs: outcome.solveMs,
     columns: outcome.columns,
     kept: outcome.kept,
-    conflict: outcome.conflict ?? [],
+    conflict: outcome.conflict?.names ?? [],
+    conflictConstraints: outcome.conflict?.constraints ?? [],
+    conflictMinimal: outcome.conflict?.minimal ?? true,
     violationCost: outcome.violationCost ?? 0,
   };
 }
@@ -152,6 +184,8 @@ interface Call {
   readonly form: SoftPenaltyForm;
   readonly options: IlpDecodeOptions | undefined;
   readonly started: number;
+  /** When the time limit ends (performance.now()), for every solve of the call; none without one. */
+  readonly deadline: number | undefined;
 }
 
 /**
@@ -165,7 +199,7 @@ function begin(
   defaultForm: SoftPenaltyForm,
 ): Call | IlpDecoding {
   throwIfAborted(options?.signal);
-  checkTimeLimit(options);
+  checkOptions(options);
   const { scores } = problem;
   const constraints = problem.constraints ?? [];
   validateIlpProblem(scores, constraints);
@@ -174,7 +208,22 @@ function begin(
   const tables = maxMarginals(scores);
   if (tables.labels === null) return maskForbidsAll(n, L, started);
   const form = options?.softForm ?? defaultForm;
-  return { ilp, scores, constraints, n, L, tables, first: tables.labels, form, options, started };
+  const limit = options?.timeLimitMs;
+  const deadline = limit === undefined ? undefined : started + limit;
+  const first = tables.labels;
+  return { ilp, scores, constraints, n, L, tables, first, form, options, started, deadline };
+}
+
+/** The call's limits for one more solve: what is left of its time limit (at least 1 ms). */
+function limitsNow(call: Call): IlpOptions {
+  const base = limits(call.options, call.form);
+  if (call.deadline === undefined) return base;
+  return { ...base, timeLimitMs: Math.max(1, call.deadline - performance.now()) };
+}
+
+/** Whether the call's time limit has run out. */
+function expired(call: Call): boolean {
+  return call.deadline !== undefined && performance.now() >= call.deadline;
 }
 
 function solveIn(
@@ -192,26 +241,69 @@ function report(call: Call, outcome: Outcome): IlpDecoding {
 }
 
 /**
- * A minimal set of hard constraints that cannot all hold (with the score bound kept on): drop one
- * constraint at a time and keep it out while the rest stays infeasible.
+ * A minimal set of hard constraints that cannot all hold (with the score bound kept on), each
+ * constraint once. One model serves every question (ChainIlp.subsets relaxes the rows left out).
+ * A deletion filter by blocks: drop a block of the constraints not yet decided while the rest stays
+ * infeasible; when the rest becomes feasible, halve the block, and a single constraint whose
+ * removal makes the rest feasible is needed (so it is in every infeasible subset of what is kept:
+ * the result is minimal). The kept set is infeasible at every step, so when the time limit ends
+ * the search it is still a conflict, only maybe not a minimal one. About m·log₂(k/m) solves for m
+ * members among k constraints, where dropping one at a time takes k; a labelling found by an
+ * earlier solve that meets a whole subset answers for it without one.
  */
-function minimalConflict(call: Call, minScore: number): number[] {
-  const { constraints } = call;
-  let kept = constraints.flatMap((c, k) => (c.penalty === undefined ? [k] : []));
-  const feasibility: ChainObjective = {
-    scoreWeight: 0,
-    penaltyWeight: 0,
-    minScore,
-    maxPenalty: Number.POSITIVE_INFINITY,
-    pruneBelow: minScore,
+function conflictSearch(call: Call, minScore: number): Conflict & { solves: number } {
+  const { constraints, L } = call;
+  // The same constraint object given twice is one constraint.
+  const seen = new Set<LinearConstraint>();
+  const hard: number[] = [];
+  constraints.forEach((c, k) => {
+    if (c.penalty === undefined && !seen.has(c)) {
+      seen.add(c);
+      hard.push(k);
+    }
+  });
+  const local = hard.map((k) => constraints[k]!);
+  const oracle = call.ilp.subsets(call.scores, local, minScore, call.tables);
+  const witnesses: Int32Array[] = [];
+  let solves = 0;
+  /** Whether some labelling meets `subset` (local indices); undefined when time ran out first. */
+  const feasible = (subset: readonly number[]): boolean | undefined => {
+    for (const y of witnesses) {
+      if (subset.every((j) => constraintViolation(local[j]!, y, L) <= 1e-9)) return true;
+    }
+    if (expired(call)) return undefined;
+    solves++;
+    const answer = oracle.feasible(subset, limitsNow(call));
+    if (answer.status === "infeasible") return false;
+    if (answer.labels === null) return undefined;
+    witnesses.unshift(answer.labels);
+    if (witnesses.length > 8) witnesses.pop();
+    return true;
   };
-  const options = limits(call.options, call.form);
-  for (const k of [...kept]) {
-    const without = kept.filter((j) => j !== k);
-    const subset = without.map((j) => constraints[j]!);
-    if (solveIn(call, feasibility, options, subset).status === "infeasible") kept = without;
+  let kept = [...oracle.relevant];
+  let minimal = true;
+  let decided = 0;
+  let block = Math.max(1, Math.ceil(kept.length / 2));
+  while (decided < kept.length) {
+    const size = Math.min(block, kept.length - decided);
+    const rest = [...kept.slice(0, decided), ...kept.slice(decided + size)];
+    const answer = feasible(rest);
+    if (answer === undefined) {
+      minimal = false;
+      break;
+    }
+    if (!answer) {
+      kept = rest;
+    } else if (size === 1) {
+      decided++;
+      block = Math.max(1, Math.ceil((kept.length - decided) / 2));
+    } else {
+      block = Math.ceil(size / 2);
+    }
   }
-  return kept;
+  const members = kept.map((j) => hard[j]!);
+  const names = [...new Set(members.map((k) => constraintName(constraints, k)))];
+  return { names, constraints: members, minimal, solves };
 }
 
 function noLabels(n: number): Int32Array {
@@ -245,10 +337,26 @@ function limits(options: IlpDecodeOptions | undefined, form: SoftPenaltyForm): I
   };
 }
 
-function checkTimeLimit(options: IlpDecodeOptions | undefined): void {
+/** The ILP options within {@link ILP_OPTION_RANGES} (`tau` is the two-phase decoder's). */
+function checkOptions(options: IlpDecodeOptions | undefined): void {
   const limit = options?.timeLimitMs;
-  if (limit !== undefined && !(limit > 0)) {
-    throw new ProblemValidationError("options.timeLimitMs", `expected a number > 0, got ${limit}`);
+  const most = ILP_OPTION_RANGES.maxTimeLimitMs;
+  if (limit !== undefined && !(typeof limit === "number" && limit > 0 && limit <= most)) {
+    throw new ProblemValidationError(
+      "options.timeLimitMs",
+      `expected milliseconds > 0 and ≤ ${most} (2^31 − 1), got ${limit}`,
+    );
+  }
+  const gap = options?.mipGap;
+  if (gap !== undefined && !(typeof gap === "number" && gap >= 0 && gap < Infinity)) {
+    throw new ProblemValidationError("options.mipGap", `expected a finite number ≥ 0, got ${gap}`);
+  }
+  const form = options?.softForm;
+  if (form !== undefined && form !== "hinge" && form !== "indicator") {
+    throw new ProblemValidationError(
+      "options.softForm",
+      `expected "hinge" or "indicator", got ${JSON.stringify(form)}`,
+    );
   }
 }
 
@@ -270,7 +378,7 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
     },
     decode(problem: DecodeProblem, options?: IlpDecodeOptions): IlpDecoding {
       if ((problem.patterns?.length ?? 0) > 0) {
-        checkTimeLimit(options);
+        checkOptions(options);
         patternIlp ??= new FactorGraphIlp();
         return decodeWithPatterns(patternIlp, problem, options);
       }
@@ -298,14 +406,11 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
       let delta = Math.min(tables.best - lowerBound, 1);
       let solves = 0;
       let result: ChainIlpResult;
-      const deadline =
-        options?.timeLimitMs === undefined ? undefined : started + options.timeLimitMs;
-      const base = limits(options, form);
+      // The best labelling a restricted ILP found: what a widening cut short by the limit keeps.
+      let incumbent: ChainIlpResult | null = null;
       for (;;) {
         // After a few widenings (or with no feasible labelling known), solve the whole problem.
         const threshold = solves >= 4 ? lowerBound : Math.max(lowerBound, tables.best - delta);
-        const remaining =
-          deadline === undefined ? undefined : Math.max(1, deadline - performance.now());
         result = solveIn(
           call,
           {
@@ -315,17 +420,30 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
             maxPenalty: Number.POSITIVE_INFINITY,
             pruneBelow: threshold,
           },
-          remaining === undefined ? base : { ...base, timeLimitMs: remaining },
+          limitsNow(call),
         );
         solves++;
-        if (result.status === "time-limit") break;
+        if (result.status === "time-limit") {
+          const better = incumbent !== null && !(result.objective >= incumbent.objective);
+          // Penalties only lower a score: the Viterbi score bounds every labelling.
+          if (better) result = { ...incumbent!, status: "time-limit", bound: tables.best };
+          break;
+        }
         const whole = threshold <= lowerBound || !(threshold > NEG_INF);
         if (result.status === "optimal" && result.labels !== null) {
           lowerBound = Math.max(lowerBound, result.objective);
           if (whole || result.objective >= threshold - 1e-9 * Math.max(1, Math.abs(threshold)))
             break;
+          incumbent = result;
         } else if (whole) {
           break; // infeasible over every labelling that could be optimal: a proof
+        }
+        if (expired(call)) {
+          // Out of time before the widening proved anything: the best labelling so far.
+          if (incumbent !== null)
+            result = { ...incumbent, status: "time-limit", bound: tables.best };
+          else result = { ...result, status: "time-limit", labels: null, bound: tables.best };
+          break;
         }
         delta *= 4;
       }
@@ -339,17 +457,20 @@ function finish(call: Call, result: ChainIlpResult, solves: number, minScore: nu
   const { scores, constraints, n, L, first, form, started } = call;
   const size = { columns: result.columns, kept: result.kept };
   if (result.status === "infeasible") {
-    const conflict = minimalConflict(call, minScore).map((k) => constraintName(constraints, k));
-    if (minScore > NEG_INF) conflict.push("the score bound s(y) ≥ Z* + log τ");
+    const { solves: searched, ...conflict } = conflictSearch(call, minScore);
+    const names =
+      minScore > NEG_INF
+        ? [...conflict.names, "the score bound s(y) ≥ Z* + log τ"]
+        : conflict.names;
     return report(call, {
       status: "infeasible",
       labels: noLabels(n),
       primal: NEG_INF,
       dual: NEG_INF,
-      solves: solves + conflict.length,
+      solves: solves + searched,
       solveMs: performance.now() - started,
       ...size,
-      conflict,
+      conflict: { ...conflict, names },
     });
   }
   // Time limit before any labelling: keep the unconstrained one (hardViolated says what it breaks).
@@ -388,8 +509,9 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
     dispose: () => ilp.dispose(),
     decode(problem: DecodeProblem, options?: IlpDecodeOptions): IlpDecoding {
       const tau = options?.tau ?? 0.1;
-      if (!(tau > 0 && tau <= 1)) {
-        throw new ProblemValidationError("options.tau", `expected 0 < τ ≤ 1, got ${tau}`);
+      const least = ILP_OPTION_RANGES.minTau;
+      if (!(typeof tau === "number" && tau >= least && tau <= 1)) {
+        throw new ProblemValidationError("options.tau", `expected ${least} ≤ τ ≤ 1, got ${tau}`);
       }
       const call = begin(ilp, problem, options, "indicator");
       if (!("tables" in call)) return call;
@@ -409,7 +531,6 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
           violationCost: firstCost,
         });
       if (firstCost === 0) return viterbi(0, { columns: 0, kept: 1 });
-      const ilpOptions = limits(options, form);
       const phase2 = solveIn(
         call,
         {
@@ -419,7 +540,7 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
           maxPenalty: Number.POSITIVE_INFINITY,
           pruneBelow: minScore,
         },
-        ilpOptions,
+        limitsNow(call),
       );
       if (phase2.status === "infeasible") return finish(call, phase2, 1, minScore);
       if (phase2.status !== "optimal" || phase2.labels === null) {
@@ -444,32 +565,39 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
       if (firstCost <= leastCost + 1e-9 * Math.max(1, leastCost)) {
         return viterbi(1, { columns: phase2.columns, kept: phase2.kept });
       }
-      const remaining =
-        options?.timeLimitMs === undefined
-          ? ilpOptions
-          : { ...ilpOptions, timeLimitMs: Math.max(1, options.timeLimitMs - phase2.solveMs) };
-      const tieBreak = solveIn(
-        call,
-        {
-          scoreWeight: 1,
-          penaltyWeight: 0,
-          minScore,
-          maxPenalty: leastCost + 1e-9 * Math.max(1, leastCost),
-          pruneBelow: minScore,
-        },
-        remaining,
-      );
-      const chosen = tieBreak.labels ?? phase2.labels;
-      const status = tieBreak.status === "infeasible" ? "optimal" : tieBreak.status;
+      // Out of time after phase 2: its labelling has the least cost, the tie-break is not done.
+      const tieBreak = expired(call)
+        ? null
+        : solveIn(
+            call,
+            {
+              scoreWeight: 1,
+              penaltyWeight: 0,
+              minScore,
+              maxPenalty: leastCost + 1e-9 * Math.max(1, leastCost),
+              pruneBelow: minScore,
+            },
+            limitsNow(call),
+          );
+      const chosen = tieBreak?.labels ?? phase2.labels;
+      const status =
+        tieBreak === null
+          ? "time-limit"
+          : tieBreak.status === "infeasible"
+            ? "optimal"
+            : tieBreak.status;
       const score = scoreLabelling(scores, chosen);
       return report(call, {
         status,
         labels: chosen,
         primal: score,
-        dual: status === "optimal" ? score : Math.max(score, tieBreak.bound),
-        solves: 2,
+        dual:
+          status === "optimal"
+            ? score
+            : Math.max(score, tieBreak?.bound ?? Number.POSITIVE_INFINITY),
+        solves: tieBreak === null ? 1 : 2,
         solveMs: performance.now() - started,
-        columns: Math.max(phase2.columns, tieBreak.columns),
+        columns: Math.max(phase2.columns, tieBreak?.columns ?? 0),
         kept: phase2.kept,
         violationCost: softPenalty(constraints, chosen, L, form),
       });

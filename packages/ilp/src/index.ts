@@ -2,6 +2,7 @@ export {
   ChainIlp,
   type ChainIlpResult,
   type ChainObjective,
+  type ConstraintSubsets,
   type IlpOptions,
   type IlpStatus,
   type SoftPenaltyForm,
@@ -11,6 +12,7 @@ export { type MaxMarginals, maxMarginals } from "./chain-tables.js";
 export {
   exactDefinition,
   exactIlpDecoder,
+  ILP_OPTION_RANGES,
   type IlpDecodeOptions,
   type IlpDecoder,
   type IlpDecoding,

@@ -20,6 +20,11 @@ export class MipBuilder {
   #entryColumn = new Int32Array(1024);
   #entryValue = new Float64Array(1024);
 
+  /** Matrix entries so far. */
+  get entries(): number {
+    return this.#entries;
+  }
+
   reset(): this {
     this.columns = 0;
     this.rows = 0;
@@ -118,6 +123,12 @@ export interface MipOutcome {
 export interface MipLimits {
   readonly timeLimitMs?: number;
   readonly mipGap?: number;
+  /**
+   * Skip the steps of HiGHS that do not look at the clock (default false): presolve, which runs
+   * for seconds on some models whatever the time limit, and the feasibility-jump heuristic (about
+   * a second on a 500,000-entry model). What is left checks the limit as it goes.
+   */
+  readonly clockedOnly?: boolean;
 }
 
 /**
@@ -133,19 +144,52 @@ export class MipSolver {
   }
 
   run(builder: MipBuilder, limits: MipLimits): MipOutcome {
+    this.load(builder);
+    return this.#solve(limits);
+  }
+
+  /** Hands HiGHS the builder's model, for {@link rerun}s. */
+  load(builder: MipBuilder): void {
     const runtime = highsRuntime();
     if (this.#model === undefined || this.#model.disposed) {
       this.#model = runtime.createModel();
       this.#model.options.set({ output_flag: false });
       finalizer.register(this, this.#model);
     }
+    this.#model.passModel(builder.modelData(runtime));
+  }
+
+  /**
+   * Solves the loaded model again with new upper bounds on some of its rows (a row bounded by +∞
+   * drops out): `rows` in increasing order, `upper` one bound per row. One model serves many
+   * questions about subsets of its rows (a conflict search) without being rebuilt.
+   */
+  rerun(rows: Int32Array, upper: Float64Array, limits: MipLimits): MipOutcome {
     const model = this.#model;
-    model.passModel(builder.modelData(runtime));
+    if (model === undefined || model.disposed) throw new Error("rerun before a model is loaded");
+    if (rows.length > 0) {
+      const infinity = highsRuntime().infinity;
+      model.changeRowsBounds(
+        { kind: "set", indices: rows },
+        new Float64Array(rows.length).fill(-infinity),
+        upper.map((u) => (u === Infinity ? infinity : u)),
+      );
+    }
+    return this.#solve(limits);
+  }
+
+  #solve(limits: MipLimits): MipOutcome {
+    const runtime = highsRuntime();
+    const model = this.#model!;
     model.options.set({
       // HiGHS refuses an infinite option value: "no limit" is a century.
       time_limit: limits.timeLimitMs === undefined ? 3.2e9 : limits.timeLimitMs / 1000,
       mip_rel_gap: limits.mipGap ?? 1e-9,
       mip_abs_gap: 1e-7,
+      presolve: limits.clockedOnly === true ? "off" : "choose",
+      mip_heuristic_run_feasibility_jump: limits.clockedOnly !== true,
+      // Symmetry detection does not look at the clock either, and chain ILPs have none to use.
+      mip_detect_symmetry: false,
     });
     model.run();
     const status = model.getModelStatus();

@@ -27,6 +27,7 @@ export {
   createLearner,
   type LearnerState,
   learnerFromState,
+  learnerTrainingBytes,
 } from "./learner/base-learner.js";
 export {
   CostSensitiveRegressor,

@@ -64,5 +64,6 @@ export async function loadPlugin(
       `plug-in ${path}: expected a default export (or a "register" export) that is a function (host) => void`,
     );
   }
-  installPlugin(registry, plugin as LagrangePlugin);
+  // Installed under its path: errors from it, and from what it adds, name the file.
+  installPlugin(registry, plugin as LagrangePlugin, path);
 }

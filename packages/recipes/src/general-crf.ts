@@ -1,4 +1,10 @@
-import type { ChainScorer, CrfModel, JsonValue, Preset } from "@lagrange/chain-crf";
+import {
+  type ChainScorer,
+  type CrfModel,
+  type JsonValue,
+  MAX_WEIGHT_MAGNITUDE,
+  type Preset,
+} from "@lagrange/chain-crf";
 import {
   type ChainScores,
   type DecodeOptions,
@@ -11,6 +17,7 @@ import {
 } from "@lagrange/core";
 import type { Corpus, Sentence } from "@lagrange/datasets";
 import {
+  CONSISTENCY_FEATURES,
   type ConsistencyFactorOptions,
   type ConsistencyModel,
   type ConsistencyTrainingProgress,
@@ -58,41 +65,121 @@ export { TWEET_GROUP_DEFAULTS };
 /** Defaults of general-CRF training that apps show: jackknife folds, epochs (the paper's 10), decoder. */
 export const GENERAL_CRF_DEFAULTS = { folds: 4, epochs: 10, decoder: "two-slave" } as const;
 
-/** The general CRF a model file carries, or null for a plain chain CRF. */
-export function generalCrfOf(model: CrfModel): GeneralCrf | null {
+/**
+ * Bounds on the factor options a model file may carry. The defaults are 3 and 10, and training
+ * from the command line never changes them; beyond these a crafted file could make one repeated
+ * word link millions of phrase pairs (maxOccurrences² / 2 factors) or loop over lengths no
+ * sentence has.
+ */
+const MAX_STORED_PHRASE_LENGTH = 16;
+const MAX_STORED_OCCURRENCES = 100;
+
+/**
+ * The general CRF a model file carries, or null for a plain chain CRF. Its part of the file's
+ * settings is validated as any model data is (ids in range, finite weights, bounded options):
+ * a malformed one is a `bad-input` error naming `source` (the model file).
+ */
+export function generalCrfOf(model: CrfModel, source = "the model"): GeneralCrf | null {
   const stored = model.settings[SETTINGS_KEY];
   if (stored === undefined) return null;
   const bad = (what: string): never => {
     throw new LagrangeError(
       "bad-input",
-      `the model's general-CRF settings are malformed: ${what} (retrain with lagrange train --model general)`,
+      `${source}: the general-CRF settings are malformed: ${what} (retrain with lagrange train --model general)`,
     );
   };
-  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) bad("not an object");
-  const s = stored as { readonly [key: string]: JsonValue };
+  if (!isObject(stored)) return bad("not an object");
+  const s = stored;
+  const L = model.numLabels;
   const groups = s.groups;
   if (groups !== "tweets" && groups !== "documents") bad(`groups ${JSON.stringify(groups)}`);
   const weights = s.weights;
-  const subsequences = s.subsequences;
-  if (!Array.isArray(weights) || weights.some((w) => typeof w !== "number")) bad("weights");
-  if (!Array.isArray(subsequences) || subsequences.some((q) => !Array.isArray(q))) {
-    bad("subsequences");
+  if (
+    !Array.isArray(weights) ||
+    weights.length !== CONSISTENCY_FEATURES ||
+    !weights.every((w) => typeof w === "number" && Math.abs(w) <= MAX_WEIGHT_MAGNITUDE)
+  ) {
+    bad(
+      `weights: expected ${CONSISTENCY_FEATURES} finite numbers of magnitude at most ${MAX_WEIGHT_MAGNITUDE}`,
+    );
   }
   const outsideLabel = s.outsideLabel;
-  if (typeof outsideLabel !== "number") bad("outsideLabel");
+  if (!isIndex(outsideLabel, L)) bad(`outsideLabel ${JSON.stringify(outsideLabel)} (${L} labels)`);
+  const subsequences = s.subsequences;
+  if (
+    !Array.isArray(subsequences) ||
+    subsequences.length < 2 ||
+    subsequences.length > MAX_STORED_PHRASE_LENGTH + 1
+  ) {
+    return bad(`subsequences: expected a list of 2…${MAX_STORED_PHRASE_LENGTH + 1} lists`);
+  }
+  subsequences.forEach((q, length) => {
+    if (
+      !Array.isArray(q) ||
+      (length > 0 && q.length % length !== 0) ||
+      (length === 0 && q.length > 0)
+    ) {
+      bad(`subsequences[${length}]: expected a flat list of label windows of length ${length}`);
+    }
+    const at = (q as JsonValue[]).findIndex((id) => !isIndex(id, L));
+    if (at >= 0) bad(`subsequences[${length}][${at}] is not a label id below ${L}`);
+  });
+  const factors = s.factors;
+  if (factors !== undefined) {
+    if (!isObject(factors)) bad("factors: not an object");
+    const f = factors as { readonly [key: string]: JsonValue };
+    checkInteger(f.maxLength, "factors.maxLength", 1, MAX_STORED_PHRASE_LENGTH, bad);
+    checkInteger(f.maxOccurrences, "factors.maxOccurrences", 2, MAX_STORED_OCCURRENCES, bad);
+    if (f.caseSensitive !== undefined && typeof f.caseSensitive !== "boolean") {
+      bad("factors.caseSensitive: not a boolean");
+    }
+  }
+  const grouping = s.grouping;
+  if (grouping !== undefined) {
+    if (!isObject(grouping)) bad("grouping: not an object");
+    const g = grouping as { readonly [key: string]: JsonValue };
+    checkInteger(g.minOverlap, "grouping.minOverlap", 1, Number.MAX_SAFE_INTEGER, bad);
+    checkInteger(g.maxGroupSize, "grouping.maxGroupSize", 1, Number.MAX_SAFE_INTEGER, bad);
+    if (g.words !== undefined && g.words !== "all" && g.words !== "content") {
+      bad(`grouping.words ${JSON.stringify(g.words)}`);
+    }
+  }
   const consistency: ConsistencyModel = {
-    L: model.numLabels,
+    L,
     outsideLabel: outsideLabel as number,
     weights: Float64Array.from(weights as number[]),
     subsequences: (subsequences as number[][]).map((q) => Int32Array.from(q)),
-    factorOptions: (s.factors ?? {}) as ConsistencyFactorOptions,
+    factorOptions: (factors ?? {}) as ConsistencyFactorOptions,
   };
   const settings: GeneralCrfSettings = {
     groups: groups as GroupingKind,
-    ...(s.grouping === undefined ? {} : { grouping: s.grouping as TweetGroupOptions }),
-    ...(s.factors === undefined ? {} : { factors: s.factors as ConsistencyFactorOptions }),
+    ...(grouping === undefined ? {} : { grouping: grouping as TweetGroupOptions }),
+    ...(factors === undefined ? {} : { factors: factors as ConsistencyFactorOptions }),
   };
   return { model, consistency, settings };
+}
+
+function isObject(x: JsonValue | undefined): x is { readonly [key: string]: JsonValue } {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/** An integer label id in 0…L−1. */
+function isIndex(x: JsonValue | undefined, L: number): boolean {
+  return typeof x === "number" && Number.isInteger(x) && x >= 0 && x < L;
+}
+
+/** Absent, or an integer in min…max. */
+function checkInteger(
+  x: JsonValue | undefined,
+  what: string,
+  min: number,
+  max: number,
+  bad: (what: string) => never,
+): void {
+  if (x === undefined) return;
+  if (!(typeof x === "number" && Number.isInteger(x) && x >= min && x <= max)) {
+    bad(`${what} ${JSON.stringify(x)}: expected an integer in ${min}…${max}`);
+  }
 }
 
 /** The model with a general CRF's consistency part recorded in its settings (one model file). */

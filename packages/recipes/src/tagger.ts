@@ -42,16 +42,25 @@ export class InfeasibleSentenceError extends LagrangeError {
   override readonly name = "InfeasibleSentenceError";
   readonly conflict: readonly string[];
   constructor(decoding: Decoding) {
-    const conflict = (decoding as Decoding & { conflict?: readonly string[] }).conflict ?? [];
+    const found = decoding as Decoding & {
+      conflict?: readonly string[];
+      conflictMinimal?: boolean;
+    };
+    const conflict = found.conflict ?? [];
+    const shown = conflict.slice(0, SHOWN_CONFLICT_NAMES).map((c) => JSON.stringify(c));
+    const more = conflict.length - shown.length;
     super(
       "bad-input",
       conflict.length === 0
         ? "no labelling meets the hard constraints and the label scheme's transitions"
-        : `no labelling meets these hard constraints together: ${conflict.map((c) => JSON.stringify(c)).join(", ")}`,
+        : `no labelling meets these hard constraints together: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}${found.conflictMinimal === false ? " (the time limit ended the search for a smaller set)" : ""}`,
     );
     this.conflict = conflict;
   }
 }
+
+/** Conflicting constraints named in the message (all of them are in `conflict`). */
+const SHOWN_CONFLICT_NAMES = 10;
 
 /** One tagged sentence. */
 export interface Tagged {

@@ -1,11 +1,12 @@
 import {
   type AttributeSequence,
   getPreset,
+  type LabelledSequence,
   type TrainCrfOptions,
   type TrainCrfResult,
   trainCrf,
 } from "@lagrange/chain-crf";
-import { LagrangeError } from "@lagrange/core";
+import { checkpoints, LagrangeError } from "@lagrange/core";
 import {
   type Corpus,
   corpusLocator,
@@ -116,10 +117,16 @@ export async function trainOnCorpus(
   if (partialSentences > 0) requirePartialTraining(corpus, gold, options);
   requireSeveralLabels(corpus, gold);
   const schemeCheck = requireScheme(gold, scheme, corpus.label, corpusLocator(corpus));
-  const sequences = corpus.sentences.map((s, i) => ({
-    attributes: attributes?.[i] ?? sentenceAttributes(preset, s),
-    labels: gold[i]!,
-  }));
+  // Feature extraction takes seconds on a large corpus: a signal's handler must run meanwhile.
+  const checkpoint = checkpoints(options.signal);
+  const sequences: LabelledSequence[] = [];
+  for (const [i, s] of corpus.sentences.entries()) {
+    await checkpoint();
+    sequences.push({
+      attributes: attributes?.[i] ?? sentenceAttributes(preset, s),
+      labels: gold[i]!,
+    });
+  }
   let heldOut: TrainCrfOptions["heldOut"];
   let heldOutExcluded = 0;
   if (dev !== undefined) {

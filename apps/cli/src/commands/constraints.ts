@@ -68,7 +68,7 @@ export async function constraintsLearnCommand(
   const { families, bio } = parseTemplateFamilies(options.templates);
   return writeOutput(
     options.out,
-    { option: "--out", inputs: [options.model, options.data] },
+    { option: "--out", inputs: [options.model, options.data], signal },
     (output) => learnInto(output, options, families, bio, signal),
   );
 }
@@ -80,7 +80,7 @@ async function learnInto(
   bio: boolean,
   signal: AbortSignal | undefined,
 ): Promise<string> {
-  const model = await readModel(options.model);
+  const model = await readModel(options.model, "--model", signal);
   const read = await openData("--data", options.data, {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import {
   type ChunkEvaluation,
   conllevalReport,
@@ -7,7 +6,7 @@ import {
 } from "@lagrange/datasets";
 import type { DepsPunctuation } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
-import { requireFile } from "../inputs.js";
+import { readNamedText, requireFile } from "../inputs.js";
 import { depsCommand } from "./eval-deps.js";
 
 export interface EvalOptions {
@@ -20,14 +19,15 @@ export interface EvalOptions {
 }
 
 async function readInput(path: string): Promise<string> {
-  if (path !== "-") requireFile("prediction file", path);
+  if (path !== "-") {
+    // Missing or unreadable: a usage error (exit 2) naming it; a FIFO or a pipe is read to its end.
+    requireFile("prediction file", path);
+    return readNamedText("prediction file", path);
+  }
   try {
-    if (path === "-") {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString("utf8");
-    }
-    return await readFile(path, "utf8");
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
   } catch (error) {
     throw badInputError(`cannot read ${path}: ${(error as Error).message}`);
   }

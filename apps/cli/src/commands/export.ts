@@ -1,6 +1,7 @@
 import { crfsuiteModelToBytes, presets } from "@lagrange/chain-crf";
 import { usageError } from "../exit-codes.js";
 import { readModel } from "../inputs.js";
+import { interruptible } from "../interruption.js";
 import { writeOutput } from "../output.js";
 
 export interface ExportOptions {
@@ -11,10 +12,11 @@ export interface ExportOptions {
 }
 
 /** `lagrange export`: returns the summary line; the file is written atomically. */
-export async function exportCommand(options: ExportOptions): Promise<string> {
+export async function exportCommand(options: ExportOptions, signal?: AbortSignal): Promise<string> {
   const boundary = boundaryAttributes(options.boundaryAttributes);
-  return writeOutput(options.out, { option: "--out", inputs: [options.model] }, async (output) => {
-    const model = await readModel(options.model);
+  const inputs = [options.model];
+  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+    const model = await readModel(options.model, "--model", signal);
     // Every built-in preset ends the first and last token's lists with __BOS__ / __EOS__.
     const builtIn = model.preset !== null && Object.hasOwn(presets, model.preset);
     const carry = boundary ?? (builtIn ? { first: "__BOS__", last: "__EOS__" } : undefined);
@@ -42,5 +44,5 @@ function boundaryAttributes(
 
 /** What `lagrange export` does (its options are declared in ../define/export.ts). */
 export async function exportAction(opts: ExportOptions): Promise<void> {
-  process.stdout.write(await exportCommand(opts));
+  process.stdout.write(await interruptible((signal) => exportCommand(opts, signal)));
 }

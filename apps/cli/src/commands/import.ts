@@ -1,7 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { crfsuiteModelFromBytes, modelToBytes } from "@lagrange/chain-crf";
-import { badInputError } from "../exit-codes.js";
-import { requireFile } from "../inputs.js";
+import { readNamedInput, requireFile } from "../inputs.js";
+import { interruptible } from "../interruption.js";
 import { writeOutput } from "../output.js";
 
 export interface ImportOptions {
@@ -10,15 +9,15 @@ export interface ImportOptions {
 }
 
 /** `lagrange import`: returns the summary line; the model is written atomically. */
-export async function importCommand(path: string, options: ImportOptions): Promise<string> {
+export async function importCommand(
+  path: string,
+  options: ImportOptions,
+  signal?: AbortSignal,
+): Promise<string> {
   requireFile("model", path);
-  return writeOutput(options.out, { option: "--out", inputs: [path] }, async (output) => {
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await readFile(path));
-    } catch (error) {
-      throw badInputError(`cannot read ${path}: ${(error as Error).message}`);
-    }
+  return writeOutput(options.out, { option: "--out", inputs: [path], signal }, async (output) => {
+    // Unreadable: a usage error naming it (exit 2), as a missing file is; a pipe is read to its end.
+    const bytes = await readNamedInput("model", path, signal);
     const model = crfsuiteModelFromBytes(bytes, path);
     // float64: CRFsuite's weights are doubles; float32 would change scores (rarely, tags).
     await output.write(modelToBytes(model, { precision: "float64" }));
@@ -29,5 +28,5 @@ export async function importCommand(path: string, options: ImportOptions): Promi
 
 /** What `lagrange import` does (its options are declared in ../define/import.ts). */
 export async function importAction(path: string, opts: ImportOptions): Promise<void> {
-  process.stdout.write(await importCommand(path, opts));
+  process.stdout.write(await interruptible((signal) => importCommand(path, opts, signal)));
 }

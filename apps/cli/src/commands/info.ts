@@ -1,6 +1,5 @@
-import { loadL2sModel } from "@lagrange/l2s";
 import { readModel, requireFile } from "../inputs.js";
-import { describeModel, isL2sModelPath } from "../l2s-models.js";
+import { describeModel, isL2sModelPath, readL2sModel } from "../l2s-models.js";
 
 /** A readable summary of a model file: labels, features, preset, training settings. */
 export async function infoCommand(path: string, json: boolean): Promise<string> {
@@ -32,7 +31,7 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
 
 /** A learning-to-search model: its task, settings and learners. */
 async function l2sInfo(path: string, json: boolean): Promise<string> {
-  const model = await loadL2sModel(path);
+  const model = await readL2sModel(path, "model");
   const learners = model.policy.learners.map((l, k) => ({
     actionSpace: model.policy.actionSpaces[k]?.name ?? `space ${k}`,
     actions: l.actions,

@@ -40,12 +40,12 @@ export async function parseCommand(options: ParseOptions, signal?: AbortSignal):
       "lagrange parse needs the CoNLL-U to parse: an input file (or registry name[:split]) argument, or --data",
     );
   }
-  const parserModel = await readAnyModel(options.model, "--model");
+  const parserModel = await readAnyModel(options.model, "--model", signal);
   const parser = requireParser(parserModel, options.model);
   const tagger =
     options.tagger === undefined ? undefined : await readTagger(options.tagger, parser.tagField);
   const inputs = [options.model, options.data, options.tagger];
-  return writeOutput(options.out, { option: "--out", inputs }, async (output) => {
+  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
     // CoNLL-U whatever the file's extension: the parser writes HEAD and DEPREL.
     const corpus = await openData("--data", options.data!, {
       format: "conllu",

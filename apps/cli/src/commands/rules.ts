@@ -68,7 +68,7 @@ export async function rulesMineCommand(
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
   return writeOutput(
     options.out,
-    { option: "--out", inputs: [options.data, options.model] },
+    { option: "--out", inputs: [options.data, options.model], signal },
     (output) => mineInto(output, options, families, delimiters, signal),
   );
 }
@@ -80,7 +80,8 @@ async function mineInto(
   delimiters: readonly string[] | "auto",
   signal: AbortSignal | undefined,
 ): Promise<string> {
-  const model = options.model === undefined ? undefined : await readModel(options.model);
+  const model =
+    options.model === undefined ? undefined : await readModel(options.model, "--model", signal);
   const data = await openData("--data", options.data, {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",

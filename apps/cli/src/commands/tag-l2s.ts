@@ -1,12 +1,11 @@
 import type { BcrfDecodeOptions } from "@lagrange/bcrf";
 import { checkpoints, type DecoderDefinition, type DecoderRegistry } from "@lagrange/core";
 import { tokenPlace } from "@lagrange/datasets";
-import { loadL2sModel } from "@lagrange/l2s";
 import { type L2sTagger, l2sChainScores, loadPlugin, standardDecoders } from "@lagrange/recipes";
 import { L2S_DEFAULT_DECODER } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
 import { openData, requireFile } from "../inputs.js";
-import { l2sTaggerInput, requireL2sTagger } from "../l2s-models.js";
+import { l2sTaggerInput, readL2sModel, requireL2sTagger } from "../l2s-models.js";
 import { conllLines, writeOutput } from "../output.js";
 import { progressBar, warn } from "../progress.js";
 import type { TagOptions } from "./tag.js";
@@ -79,11 +78,11 @@ async function l2sDecoder(
  * prediction; written as the CRF path writes (the input's columns, the predicted label last).
  */
 export async function tagL2sCommand(options: TagOptions, signal?: AbortSignal): Promise<string> {
-  const model = await loadL2sModel(options.model);
+  const model = await readL2sModel(options.model, "--model", signal);
   const tagger = requireL2sTagger(model, options.model);
   const { registry, name } = await l2sDecoder(options);
   const inputs = [options.model, options.data, ...(options.plugin ?? [])];
-  return writeOutput(options.out, { option: "--out", inputs }, async (output) => {
+  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
     const read = await openData("--data", options.data, {
       ...(options.format === undefined ? {} : { format: options.format }),
       malformed: options.malformed ?? "skip",

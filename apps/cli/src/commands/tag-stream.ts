@@ -1,11 +1,9 @@
-import { createReadStream, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import type { CrfModel } from "@lagrange/chain-crf";
 import type { DecodeOptions } from "@lagrange/core";
 import { type StreamFormat, tagStream } from "@lagrange/scale";
 import { DEFAULT_TIME_LIMIT_SECONDS } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
-import { requireFile } from "../inputs.js";
+import { modelSourceForWorkers, openNamedInput, readNamedText, requireFile } from "../inputs.js";
 import { threadCount } from "../options.js";
 import { type Output, writeOutput } from "../output.js";
 import { note, progressBar, warn } from "../progress.js";
@@ -50,7 +48,7 @@ export async function tagStreamCommand(
   const constraints =
     options.constraints === undefined
       ? undefined
-      : await readConstraintsFile(options.constraints, model.labels.names());
+      : await readConstraintsFile(options.constraints, model.labels.names(), signal);
   const decodeOptions: DecodeOptions & Record<string, number> = {
     ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
     ...(options.tau === undefined ? {} : { tau: options.tau }),
@@ -61,26 +59,29 @@ export async function tagStreamCommand(
   const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
   let skippedCount = 0;
   // A file's bytes read measure the progress (the bar shares stderr with the report: --out only).
-  const file = stdin ? undefined : createReadStream(options.data);
+  // A FIFO opens at once and is waited for stoppably (core's openInput).
+  const file = stdin ? undefined : await openNamedInput("--data", options.data, signal);
   const bar = progressBar(
     "tag",
-    file === undefined ? 0 : statSync(options.data).size,
+    file?.size ?? 0,
     options.out !== undefined && process.stderr.isTTY,
   );
   let report: string;
+  const outputOptions = { option: "--out", inputs, signal };
   try {
-    report = await writeOutput(options.out, { option: "--out", inputs }, async (output: Output) => {
+    report = await writeOutput(options.out, outputOptions, async (output: Output) => {
       {
         const result = await tagStream({
-          // Workers read the model file themselves; one thread uses the model already read.
-          model: threads > 1 ? options.model : model,
+          // Workers read the model file themselves (a pipe's bytes: it cannot be read again); one
+          // thread uses the model already read.
+          model: threads > 1 ? modelSourceForWorkers(options.model) : model,
           decoder,
           ...(constraints === undefined ? {} : { constraints }),
           ...(options.constraints === undefined || threads === 1
             ? {}
             : {
                 constraintsText: {
-                  text: await readFile(options.constraints, "utf8"),
+                  text: await readNamedText("--constraints", options.constraints, signal),
                   source: options.constraints,
                 },
               }),
@@ -119,7 +120,7 @@ export async function tagStreamCommand(
     });
   } finally {
     bar.stop();
-    file?.destroy();
+    file?.close();
   }
   if (skippedCount > 0) {
     note(report);

@@ -1,5 +1,4 @@
 import { existsSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import {
   BCRF_DECODING_DEFAULTS,
   type BcrfDecodeOptions,
@@ -33,7 +32,7 @@ import {
 } from "@lagrange/recipes";
 import { DEFAULT_TIME_LIMIT_SECONDS, L2S_DEFAULT_DECODER } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
-import { openData, readModel, requireFile } from "../inputs.js";
+import { openData, readModel, readNamedText, requireFile } from "../inputs.js";
 import { interruptible } from "../interruption.js";
 import { isL2sModelPath } from "../l2s-models.js";
 import { conllLines, type Output, writeOutput } from "../output.js";
@@ -92,18 +91,18 @@ export interface TagOptions extends TagStreamingOptions {
   readonly out?: string;
 }
 
-/** Reads and validates a constraints file against the model's labels (exit 2 when absent, 3 when bad). */
+/**
+ * Reads and validates a constraints file against the model's labels (exit 2 when absent or
+ * unreadable, 3 when bad). A FIFO is read once, stoppably (`signal`); its text is kept for the
+ * worker threads (see readNamedInput).
+ */
 export async function readConstraintsFile(
   path: string,
   labelNames: readonly string[],
+  signal?: AbortSignal,
 ): Promise<readonly ConstraintsFileEntry[]> {
   requireFile("--constraints", path);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw badInputError(`cannot read ${path}: ${(error as Error).message}`);
-  }
+  const text = await readNamedText("--constraints", path, signal);
   return parseConstraintsFile(text, { source: path, expectedLabels: labelNames }).entries;
 }
 
@@ -119,12 +118,12 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
       `--data -, --threads, --window, --output-format, --on-error and --explain stream a linear-chain CRF's tagging; ${options.model} is ${what}`,
     );
   // A learning-to-search model (lagrange train --learner l2s) by its file's magic.
-  if (await isL2sModelPath(options.model)) {
+  if (await isL2sModelPath(options.model, signal)) {
     if (streaming === "asked") throw notStreamed("an L2S tagger");
     return tagL2sCommand(options, signal);
   }
-  const model = await readModel(options.model);
-  const general = generalCrfOf(model);
+  const model = await readModel(options.model, "--model", signal);
+  const general = generalCrfOf(model, options.model);
   if (general !== null) {
     if (streaming === "asked") throw notStreamed("a general CRF (its groups need the whole input)");
     return tagGeneralCommand(options, general, signal);
@@ -169,7 +168,7 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
       );
     }
     const { tagCrfsuiteCommand } = await import("./tag-crfsuite.js");
-    const tagger = await chainTagger(options, model, registry, decoder, constrained);
+    const tagger = await chainTagger(options, model, registry, decoder, constrained, signal);
     return tagCrfsuiteCommand(options, model, tagger, constrained, signal);
   }
   if (model.preset === null) {
@@ -183,7 +182,7 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
     return tagStreamCommand(options, model, decoder, constrained, signal);
   }
   const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
-  return writeOutput(options.out, { option: "--out", inputs }, (output) =>
+  return writeOutput(options.out, { option: "--out", inputs, signal }, (output) =>
     tagInto(output, options, model, registry, decoder, constrained, signal),
   );
 }
@@ -222,7 +221,7 @@ async function tagInto(
   constrained: boolean,
   signal: AbortSignal | undefined,
 ): Promise<string> {
-  const tagger = await chainTagger(options, model, registry, decoderName, constrained);
+  const tagger = await chainTagger(options, model, registry, decoderName, constrained, signal);
   const read = await openData("--data", options.data, {
     ...(options.format === undefined ? {} : { format: options.format }),
     malformed: options.malformed ?? "skip",
@@ -281,11 +280,12 @@ async function chainTagger(
   registry: DecoderRegistry,
   decoderName: string,
   constrained: boolean,
+  signal?: AbortSignal,
 ): Promise<Tagger> {
   const constraints =
     options.constraints === undefined
       ? undefined
-      : await readConstraintsFile(options.constraints, model.labels.names());
+      : await readConstraintsFile(options.constraints, model.labels.names(), signal);
   // The ILP decoders read tau and the time limit, bcrf and mean-field the iterations; the others
   // ignore what they do not know.
   const decodeOptions: IlpDecodeOptions & BcrfDecodeOptions = {
@@ -358,7 +358,7 @@ async function tagGeneralCommand(
   }
   await registry.prepare(decoder);
   const inputs = [options.model, options.data];
-  return writeOutput(options.out, { option: "--out", inputs }, async (output) => {
+  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
     const read = await openData("--data", options.data, {
       ...(options.format === undefined ? {} : { format: options.format }),
       malformed: options.malformed ?? "skip",

@@ -40,6 +40,7 @@ import { openData } from "../inputs.js";
 import { l2sTaggerInput } from "../l2s-models.js";
 import { writeOutput } from "../output.js";
 import { note, type Progress, progressBar, warn } from "../progress.js";
+import { checkL2sTrainingMemory } from "../training-memory.js";
 
 export { BASE_LEARNERS, ROLL_INS, ROLL_OUTS };
 export type BaseLearner = (typeof BASE_LEARNERS)[number];
@@ -66,6 +67,8 @@ export interface L2sTrainOptions {
   readonly baseLearner?: string;
   /** log2 of the hashed weight table (VW's -b). */
   readonly bits?: number;
+  /** `--max-memory`: bytes training may take (null: no bound; absent: the default bound). */
+  readonly maxMemory?: number | null;
   readonly learningRate?: number;
   readonly seed?: number;
   /** `--no-bridge` sets false: the NER tagger may leave its scheme. */
@@ -196,11 +199,16 @@ export async function trainL2sCommand(
       `--learning-rate with the perceptron base learner${options.baseLearner === undefined ? ` (--task ${task}'s default)` : ""}: the perceptron has no learning rate; it is csoaa's (--base-learner csoaa)`,
     );
   }
+  checkL2sTrainingMemory(
+    searchSettings(options, task).learner,
+    task === "parser" && options.unlabelled !== true ? 2 : 1,
+    options.maxMemory,
+  );
   // Names before anything is read: an unknown preset or scheme is a usage error now.
   if (options.preset !== undefined) getPreset(options.preset);
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
   const inputs = [options.data, options.dev];
-  return writeOutput(options.out, { option: "--out", inputs }, async (output) => {
+  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
     const trained =
       task === "parser"
         ? await trainParser(options, signal)

@@ -32,6 +32,7 @@ import { interruptible } from "../interruption.js";
 import { givenOptions, threadCount } from "../options.js";
 import { writeOutput } from "../output.js";
 import { note, type Progress, progressBar, warn } from "../progress.js";
+import { memoryOptions, trainingRefusal } from "../training-memory.js";
 import { checkLearnerOptions, type L2sTrainOptions, trainL2sCommand } from "./train-l2s.js";
 
 export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
@@ -106,8 +107,10 @@ export async function trainCommand(
   // The output first: an unwritable path, or one that is the training data, fails now, not after
   // the training.
   const inputs = [options.data, options.dev];
-  return writeOutput(options.out, { option: "--out", inputs }, async (output) => {
-    const trained = await train(options, threads, registry, signal);
+  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+    const trained = await train(options, threads, registry, signal).catch((error: unknown) => {
+      throw trainingRefusal(error);
+    });
     await output.write(modelToBytes(trained.model));
     return trained.summary;
   });
@@ -174,6 +177,7 @@ async function train(
     ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
     ...(threads === undefined ? {} : { threads }),
     ...(options.minFreq === undefined ? {} : { minAttributeFrequency: options.minFreq }),
+    ...memoryOptions(options.maxMemory, options.model === "general"),
     ...(dev === undefined ? {} : { dev }),
     ...(options.patience === undefined ? {} : { patience: options.patience }),
     ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),

@@ -1,9 +1,34 @@
 import type { Command } from "commander";
-import type { queueCollect, queueStatus, queueSubmit, queueWork } from "../commands/queue.js";
+import type {
+  queueCollect,
+  queueRemove,
+  queueStatus,
+  queueSubmit,
+  queueWork,
+} from "../commands/queue.js";
 import { parseInteger } from "../options.js";
 
 const REDIS_HELP =
-  "the Redis server that holds the queue (default $LAGRANGE_REDIS_URL, else redis://127.0.0.1:6379)";
+  "the Redis server that holds the queue, redis://[user:password@]host:port[/db] or rediss:// for TLS (default $LAGRANGE_REDIS_URL, else redis://127.0.0.1:6379); a password here is visible in the process list: prefer $LAGRANGE_REDIS_URL or --redis-password-file";
+const PASSWORD_FILE_HELP =
+  "read the Redis password from this file's first line (kept off the command line and out of the environment)";
+const MAX_MODEL_HELP = "largest model read, in MiB";
+
+/** `--redis` and `--redis-password-file`, the same on every queue command. */
+function withRedis(command: Command): Command {
+  return command
+    .option("--redis <url>", REDIS_HELP)
+    .option("--redis-password-file <file>", PASSWORD_FILE_HELP);
+}
+
+const WORKER_TRUST = `
+What a worker trusts: a job's spec and shards come from Redis, so anyone who can write to it
+can queue work. Workers check every field of a spec; read a model only from Redis (stored by
+submit, verified by its SHA-256), from --model-dir (a relative path that must stay inside it,
+symlinks resolved; regular files only, at most --max-model-mb), or from an http(s) URL with
+--allow-model-urls (off by default: a spec could make every worker fetch any address); never
+load plug-ins; never quote a file's content in an error. Protect Redis (requirepass or an ACL
+user, rediss:// over networks) and run workers as an unprivileged user, never as root.`;
 
 export function defineQueue(program: Command): void {
   const queue = program
@@ -14,10 +39,18 @@ export function defineQueue(program: Command): void {
   queue
     .command("submit")
     .description(
-      "Cut the data into shards of whole sentences (their text is stored in Redis) and queue one job per shard; the model must be readable by every worker (a shared path or an http(s) URL)",
+      "Cut the data into shards of whole sentences (their text is stored in Redis) and queue one job per shard. The model is stored in Redis under its SHA-256 (once, shared by the jobs that use it), so workers need no shared disk; with --model-dir it is named by its path in a directory every worker is given instead. Until the last shard is queued the job shows as being submitted; a submit stopped by a signal or an error removes what it queued, and one that is killed leaves a job `status` shows as incomplete and `remove` clears",
     )
     .requiredOption("--data <file>", "data to tag: a CoNLL, CoNLL-U or inline file")
-    .requiredOption("--model <path|url>", "model file, at a path or URL every worker can read")
+    .requiredOption(
+      "--model <path|url>",
+      "model file (stored in Redis), or an http(s) URL (fetched by workers started with --allow-model-urls)",
+    )
+    .option(
+      "--model-dir <dir>",
+      "do not store the model: name it by its path relative to this directory, which every worker is given as --model-dir",
+    )
+    .option("--max-model-mb <n>", MAX_MODEL_HELP, parseInteger, 1024)
     .requiredOption("--job <name>", "the job's name (letters, digits, . _ -)")
     .option("--format <format>", "conll, conllu or inline (default from the extension)")
     .option("--decoder <name>", "any decoder of `lagrange tag` (default viterbi)")
@@ -26,15 +59,14 @@ export function defineQueue(program: Command): void {
     .option("--shard-size <n>", "sentences per shard", parseInteger, 1000)
     .option("--attempts <n>", "tries per shard before it is dead-lettered", parseInteger, 3)
     .option("--backoff <ms>", "first retry delay, doubled at each retry", parseInteger, 1000)
-    .option("--redis <url>", REDIS_HELP)
     .action(async (...args: Parameters<typeof queueSubmit>) => {
       const { queueSubmit } = await import("../commands/queue.js");
       await queueSubmit(...args);
     });
-  queue
+  const work = queue
     .command("work")
     .description(
-      "Tag shards until stopped (run one per core, on any number of machines); SIGTERM or Ctrl-C finishes the shard in hand and exits 0, a second signal exits at once (the shard is retried elsewhere); survives Redis restarts",
+      "Tag shards until stopped (run one per core, on any number of machines); SIGTERM, Ctrl-C or SIGHUP puts the shard in hand back in the queue (another worker takes it at once) and exits within a second with 143, 130 or 129; survives Redis restarts; a refused password (or ACL) exits 2 at once",
     )
     .option("--concurrency <k>", "shards in flight in this process", parseInteger, 1)
     .option(
@@ -47,21 +79,29 @@ export function defineQueue(program: Command): void {
       "how often to look for shards of dead workers (default 30000)",
       parseInteger,
     )
-    .option("--redis <url>", REDIS_HELP)
+    .option(
+      "--model-dir <dir>",
+      "serve jobs submitted with --model-dir: read their models from this directory (paths must stay inside it); without it, models come from Redis only",
+    )
+    .option(
+      "--allow-model-urls",
+      "fetch models of jobs that name an http(s) URL (off: anyone who can write to Redis could make every worker fetch any address)",
+    )
+    .option("--max-model-mb <n>", MAX_MODEL_HELP, parseInteger, 1024)
     .action(async (...args: Parameters<typeof queueWork>) => {
       const { queueWork } = await import("../commands/queue.js");
       await queueWork(...args);
     });
+  work.addHelpText("after", WORKER_TRUST);
   queue
     .command("collect")
     .description(
-      "Wait until every shard is done, then write the output in corpus order, atomically; shards that failed every try are listed with their errors and the command fails (with --partial, after writing the rest)",
+      "Wait until every shard is done, then write the output in corpus order, atomically; shards that failed every try are listed with their errors and the command fails (with --partial, after writing the rest); an unknown job, or one whose submit was killed, fails at once",
     )
     .requiredOption("--job <name>", "the job's name")
     .requiredOption("--out <file>", "output file, written atomically")
     .option("--no-wait", "fail at once if some shards are not done")
     .option("--partial", "write the shards that are done even when some are dead")
-    .option("--redis <url>", REDIS_HELP)
     .action(async (...args: Parameters<typeof queueCollect>) => {
       const { queueCollect } = await import("../commands/queue.js");
       await queueCollect(...args);
@@ -73,9 +113,21 @@ export function defineQueue(program: Command): void {
     )
     .requiredOption("--job <name>", "the job's name")
     .option("--json", "as JSON")
-    .option("--redis <url>", REDIS_HELP)
     .action(async (...args: Parameters<typeof queueStatus>) => {
       const { queueStatus } = await import("../commands/queue.js");
       await queueStatus(...args);
     });
+  queue
+    .command("remove")
+    .argument("[job]", "the job's name (or --job)")
+    .description(
+      "Remove a job: its queued shards, results, corpus and record, and its stored model when no other job uses it; the name can then be used again. Refused while workers tag its shards or its submit runs, unless --force",
+    )
+    .option("--job <name>", "the job's name")
+    .option("--force", "remove it even while workers tag its shards (their results are dropped)")
+    .action(async (...args: Parameters<typeof queueRemove>) => {
+      const { queueRemove } = await import("../commands/queue.js");
+      await queueRemove(...args);
+    });
+  for (const command of queue.commands) withRedis(command);
 }

@@ -1,12 +1,16 @@
 import type { Command } from "commander";
 import { Option } from "commander";
 import type { tagAction } from "../commands/tag.js";
-import { collect, malformedOption, parseInteger, parsePositive } from "../options.js";
+import { collect, malformedOption, parseInteger } from "../options.js";
 import {
   DEFAULT_TIME_LIMIT_SECONDS,
   L2S_DEFAULT_DECODER,
+  MAX_TIME_LIMIT_SECONDS,
+  MIN_TIME_LIMIT_SECONDS,
   PACKAGE_DEFAULTS,
+  parseIterations,
   parseTau,
+  parseTimeLimit,
 } from "./values.js";
 
 export function defineTag(program: Command): void {
@@ -34,17 +38,17 @@ export function defineTag(program: Command): void {
     )
     .option(
       "--tau <x>",
-      "two-phase: labellings qualify when their probability is within a factor τ of the best, s(y) ≥ Z* + log τ (0 < τ ≤ 1; default 0.1)",
+      `two-phase: labellings qualify when their probability is within a factor τ of the best, s(y) ≥ Z* + log τ (${PACKAGE_DEFAULTS.ilp.minTau} ≤ τ ≤ 1; default 0.1)`,
       parseTau,
     )
     .option(
       "--time-limit <seconds>",
-      `exact, two-phase: per-sentence time limit; sentences that hit it keep the best labelling found and are listed (default ${DEFAULT_TIME_LIMIT_SECONDS})`,
-      parsePositive,
+      `exact, two-phase: per-sentence time limit in seconds, ${MIN_TIME_LIMIT_SECONDS} to ${MAX_TIME_LIMIT_SECONDS}, for all of a sentence's solves together; sentences that hit it keep the best labelling found and are listed (default ${DEFAULT_TIME_LIMIT_SECONDS})`,
+      parseTimeLimit,
     )
     .option(
       "--plugin <module>",
-      "a JavaScript module whose default export (host) => void adds decoders and slaves; repeatable",
+      "a JavaScript module whose default export (host) => void adds decoders and slaves; repeatable. It runs the module's code with your privileges (files, network, processes): only load modules you trust",
       collect,
     )
     .option(
@@ -54,13 +58,13 @@ export function defineTag(program: Command): void {
     )
     .option(
       "--max-iterations <n>",
-      "dual-decomposition iterations per sentence (default 200; viterbi has one); the best labelling so far is kept",
-      parseInteger,
+      "dual-decomposition iterations per sentence, 1 to 2^31 − 1 (default 200; viterbi has one); the best labelling so far is kept",
+      parseIterations,
     )
     .option(
       "--bcrf-iterations <k>",
-      `bcrf: Bregman-projection (IBP) half-steps per sentence (default ${PACKAGE_DEFAULTS.bcrfDecodingIterations}); mean-field: parallel updates (default ${PACKAGE_DEFAULTS.meanFieldIterations})`,
-      parseInteger,
+      `bcrf: Bregman-projection (IBP) half-steps per sentence (default ${PACKAGE_DEFAULTS.bcrfDecodingIterations}); mean-field: parallel updates (default ${PACKAGE_DEFAULTS.meanFieldIterations}); 1 to 2^31 − 1`,
+      parseIterations,
     )
     .option(
       "--unlabeled",

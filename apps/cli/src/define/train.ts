@@ -8,6 +8,7 @@ import {
   MODEL_KINDS,
   PACKAGE_DEFAULTS,
   parseBits,
+  parseByteSize,
   parsePasses,
   parseSeed,
 } from "./values.js";
@@ -56,6 +57,11 @@ export function defineTrain(program: Command): void {
       parseInteger,
     )
     .option("--min-freq <n>", "keep attributes seen at least n times", parseInteger)
+    .option(
+      "--max-memory <size>",
+      "refuse to train (exit 2, before allocating) when the estimated memory exceeds this — a CRF's: labels² transitions and attributes × labels, times the trainer's copies; --learner l2s: the 2^bits hashed tables — as 8G, 512M, 1.5GiB or none (default: half the machine's memory, at most 8 GB)",
+      parseByteSize,
+    )
     .option(
       "--dev <spec>",
       "held-out data evaluated during training (registry name[:split] or path)",

@@ -6,13 +6,14 @@ import {
 } from "@lagrange/bcrf";
 import { TRAINING_ALGORITHMS } from "@lagrange/chain-crf";
 import { RULE_FAMILIES } from "@lagrange/constraint-templates";
-import { RULE_COST_POLICIES, RULE_MINING_DEFAULTS } from "@lagrange/ilp";
+import { MAX_ITERATIONS } from "@lagrange/core";
+import { ILP_OPTION_RANGES, RULE_COST_POLICIES, RULE_MINING_DEFAULTS } from "@lagrange/ilp";
 import { BASE_LEARNERS, ROLL_INS, ROLL_OUTS } from "@lagrange/l2s";
 import { TWEET_GROUP_DEFAULTS } from "@lagrange/mincut";
 import { GENERAL_CRF_DEFAULTS, GROUPING_KINDS } from "@lagrange/recipes";
 import { PENALTY_ALGORITHMS } from "@lagrange/soft-dd";
 import { describe, expect, it } from "vitest";
-import { PACKAGE_DEFAULTS } from "./values.js";
+import { PACKAGE_DEFAULTS, parseTau, parseTimeLimit } from "./values.js";
 
 describe("the command declarations' copies of the packages' choices and defaults", () => {
   it("equal the packages' own (--help shows these; the commands run with the packages')", () => {
@@ -33,5 +34,27 @@ describe("the command declarations' copies of the packages' choices and defaults
     expect(d.rollIns).toEqual([...ROLL_INS]);
     expect(d.rollOuts).toEqual([...ROLL_OUTS]);
     expect(d.tweetGroups).toEqual(TWEET_GROUP_DEFAULTS);
+    expect(d.ilp).toEqual(ILP_OPTION_RANGES);
+    expect(d.maxIterations).toBe(MAX_ITERATIONS);
+  });
+});
+
+describe("--time-limit and --tau", () => {
+  const absurd = ["0", "-1", "NaN", "Infinity", "1e308", "1e-320", "", " ", "ten", "0x"];
+  it("refuse absurd values with the range they take (a usage error naming the option)", () => {
+    for (const value of absurd) {
+      expect(() => parseTimeLimit(value)).toThrow(/expected seconds from 0\.001 to 2147483/);
+      expect(() => parseTau(value)).toThrow(/expected a number in \[1e-300, 1\]/);
+    }
+    // 2^31 ms is one past what the ILP decoders take; 1e-301 is below the least τ.
+    expect(() => parseTimeLimit("2147484")).toThrow(/expected seconds/);
+    expect(() => parseTau("1e-301")).toThrow(/expected a number/);
+  });
+
+  it("take the ends of their ranges", () => {
+    expect([parseTimeLimit("0.001"), parseTimeLimit("10"), parseTimeLimit("2147483")]).toEqual([
+      0.001, 10, 2147483,
+    ]);
+    expect([parseTau("1e-300"), parseTau("0.1"), parseTau("1")]).toEqual([1e-300, 0.1, 1]);
   });
 });

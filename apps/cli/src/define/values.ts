@@ -39,6 +39,10 @@ export const PACKAGE_DEFAULTS = {
   rollIns: ["reference", "learned", "mixture"],
   /** @lagrange/l2s ROLL_OUTS */
   rollOuts: ["reference", "learned", "mixture", "none"],
+  /** @lagrange/ilp ILP_OPTION_RANGES */
+  ilp: { maxTimeLimitMs: 2 ** 31 - 1, minTau: 1e-300 },
+  /** @lagrange/core MAX_ITERATIONS */
+  maxIterations: 2 ** 31 - 1,
 } as const;
 
 /** `--punctuation`: score punctuation words, leave them out, or print both rows. */
@@ -48,15 +52,54 @@ export type DepsPunctuation = (typeof DEPS_PUNCTUATION)[number];
 /** The decoder an L2S tagger is tagged with when `--decoder` is not given: its own policy's. */
 export const L2S_DEFAULT_DECODER = "greedy";
 
+/**
+ * `--tau`: 1e-300 ≤ τ ≤ 1. The bound s(y) ≥ Z* + log τ is on log-scores: τ = 1e-300 already allows
+ * labellings 690 below the best; a smaller τ (a subnormal such as 1e-320 keeps 3 digits) only hides
+ * that the bound is off.
+ */
 export function parseTau(value: string): number {
   const tau = Number(value);
-  if (!(tau > 0 && tau <= 1)) {
-    throw new InvalidArgumentError(`expected a number in (0, 1], got "${value}"`);
+  const least = PACKAGE_DEFAULTS.ilp.minTau;
+  if (value.trim() === "" || !(tau >= least && tau <= 1)) {
+    throw new InvalidArgumentError(`expected a number in [${least}, 1], got "${value}"`);
   }
   return tau;
 }
 
 export const DEFAULT_TIME_LIMIT_SECONDS = 10;
+/** Limits under a millisecond are not kept: the ILP decoders' clock works in milliseconds. */
+export const MIN_TIME_LIMIT_SECONDS = 0.001;
+/** The ILP decoders' longest limit, 2^31 − 1 ms, in whole seconds (about 24.8 days). */
+export const MAX_TIME_LIMIT_SECONDS = Math.floor(PACKAGE_DEFAULTS.ilp.maxTimeLimitMs / 1000);
+
+/** `--time-limit`: seconds, 0.001 … 2147483 (a finite number: HiGHS refuses an infinite limit). */
+export function parseTimeLimit(value: string): number {
+  const seconds = Number(value);
+  if (
+    value.trim() === "" ||
+    !(seconds >= MIN_TIME_LIMIT_SECONDS && seconds <= MAX_TIME_LIMIT_SECONDS)
+  ) {
+    throw new InvalidArgumentError(
+      `expected seconds from ${MIN_TIME_LIMIT_SECONDS} to ${MAX_TIME_LIMIT_SECONDS} (about 24.8 days), got "${value}"`,
+    );
+  }
+  return seconds;
+}
+
+/**
+ * `tag --max-iterations`, `--bcrf-iterations`: an integer from 1 to 2^31 − 1, the most the
+ * decoders take (a cap of 1e308 is an integer too, and a run that never ends in practice).
+ */
+export function parseIterations(value: string): number {
+  const x = Number(value);
+  const most = PACKAGE_DEFAULTS.maxIterations;
+  if (value.trim() === "" || !Number.isInteger(x) || x < 1 || x > most) {
+    throw new InvalidArgumentError(
+      `expected an integer from 1 to ${most} (2^31 − 1), got "${value}"`,
+    );
+  }
+  return x;
+}
 
 /** `--learner`: CRF training (every model kind of `lagrange train`), or learning to search. */
 export const LEARNERS = ["crf", "l2s"] as const;
@@ -125,4 +168,39 @@ export function parseFraction(value: string): number {
   const x = parseNumber(value);
   if (x < 0 || x > 1) throw new InvalidArgumentError(`expected a number in 0…1, got "${value}"`);
   return x;
+}
+
+const BYTE_UNITS: Readonly<Record<string, number>> = {
+  "": 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  t: 1e12,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
+
+/**
+ * `--max-memory <size>`: a byte count with an optional unit (`8G`, `512MB`, `1.5GiB`, `2e9`;
+ * k/M/G/T are powers of 1000, KiB/MiB/GiB/TiB of 1024), or `none` for no bound (null).
+ */
+export function parseByteSize(value: string): number | null {
+  const text = value.trim();
+  if (/^(none|unlimited)$/i.test(text)) return null;
+  const match = /^(\d+(?:\.\d+)?(?:e\d+)?)\s*([a-z]*)$/i.exec(text);
+  const scale = match === null ? undefined : BYTE_UNITS[match[2]!.toLowerCase()];
+  const bytes = match === null || scale === undefined ? Number.NaN : Number(match[1]) * scale;
+  if (!(Number.isFinite(bytes) && bytes >= 1)) {
+    throw new InvalidArgumentError(
+      `expected a size such as 8G, 512M or 1.5GiB (or none), got "${value}"`,
+    );
+  }
+  return Math.floor(bytes);
 }

@@ -7,21 +7,23 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { seededRandom } from "@lagrange/core";
 import { generateCitations } from "@lagrange/datasets";
 import { expect } from "vitest";
 
-/** The CLI's entry, run from its sources as the workspace script does (see bin/lagrange.mjs). */
-const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
-/** tsx from this workspace (`--import tsx` would look in the child's working directory). */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-const SOURCE_FLAGS = ["--conditions=lagrange-source", "--import", TSX_LOADER];
+/**
+ * The `lagrange` binary, as a user and `pnpm lagrange` run it: its supervisor runs the sources in a
+ * child process (see bin/lagrange.mjs).
+ */
+export const BIN = fileURLToPath(new URL("../../bin/lagrange.mjs", import.meta.url));
 
-/** Every exit code the CLI documents (`--help`), 143 (SIGTERM) included. */
-export const DOCUMENTED_EXIT_CODES = [0, 1, 2, 3, 4, 130, 143] as const;
+/**
+ * Every exit code the CLI documents (`--help`), the signals' included: 137 is a command killed by
+ * SIGKILL (the out-of-memory killer), which the binary's supervisor reports.
+ */
+export const DOCUMENTED_EXIT_CODES = [0, 1, 2, 3, 4, 129, 130, 137, 143] as const;
 
 export interface CliResult {
   readonly code: number | null;
@@ -61,11 +63,35 @@ export interface RunningCli {
 
 /** Starts `lagrange …args` and returns at once. */
 export function startCli(args: readonly string[], options: CliOptions): RunningCli {
-  const child = spawn(process.execPath, [...SOURCE_FLAGS, MAIN, ...args], {
+  const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...hermeticEnv(options.cwd), ...options.env, FORCE_COLOR: "0" },
     stdio: [options.stdin === undefined ? "ignore" : "pipe", options.stdout ?? "pipe", "pipe"],
   });
+  const output = captureOutput(child);
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
+  const finished = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) =>
+      resolve({ code, signal, stdout: output.stdout, stderr: output.stderr }),
+    );
+  });
+  return {
+    child,
+    finished,
+    stderrMatches: (pattern) => output.stderrMatches(pattern, finished),
+  };
+}
+
+/** A child's standard output and error as they have come so far (the probe and hostile harnesses). */
+export interface CapturedOutput {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves once standard error has matched `pattern` (rejects if `finished` settles first). */
+  stderrMatches(pattern: RegExp, finished: Promise<unknown>): Promise<void>;
+}
+
+export function captureOutput(child: ChildProcess): CapturedOutput {
   let stdout = "";
   let stderr = "";
   const watchers: { pattern: RegExp; resolve: () => void }[] = [];
@@ -76,15 +102,14 @@ export function startCli(args: readonly string[], options: CliOptions): RunningC
     stderr += chunk;
     for (const w of watchers) if (w.pattern.test(stderr)) w.resolve();
   });
-  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
-  const finished = new Promise<CliResult>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
   return {
-    child,
-    finished,
-    stderrMatches: (pattern) =>
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    stderrMatches: (pattern, finished) =>
       new Promise<void>((resolve, reject) => {
         if (pattern.test(stderr)) return resolve();
         watchers.push({ pattern, resolve });
@@ -115,7 +140,7 @@ export function expectCleanExit(result: CliResult, expected?: number): void {
   expect(DOCUMENTED_EXIT_CODES as readonly (number | null)[], context).toContain(result.code);
   if (expected !== undefined) expect(result.code, context).toBe(expected);
   expect(result.stderr, context).not.toMatch(STACK_TRACE);
-  if (result.code !== 0 && result.code !== 130 && result.code !== 143) {
+  if (result.code !== 0 && result.code !== 129 && result.code !== 130 && result.code !== 143) {
     // A failure says what went wrong in one `lagrange: …` line (commander prints its own "error:").
     expect(result.stderr, context).toMatch(/^(lagrange: |error: )/m);
   }

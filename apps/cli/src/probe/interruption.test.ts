@@ -1,15 +1,20 @@
 /**
- * Ctrl-C and SIGTERM, sent with a real `kill` to the real binary in the middle of its work: every
- * command stops with 130 or 143 and one line, an existing output file is left as it was, and no
- * temporary file remains.
+ * Ctrl-C, SIGTERM and SIGHUP, sent with a real `kill` to the real binary (its supervisor's own
+ * process, as a script's `kill -INT` does, or the whole process group, as a terminal's Ctrl-C
+ * does) in the middle of its work: every command stops with 130, 143 or 129 and one line, an
+ * existing output file is left as it was, and no temporary file remains. The full matrix (every
+ * learner, decoder and command, at seeded moments) is the hostile suite's signals.test.ts.
  */
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  BIN,
   expectCleanExit,
+  hermeticEnv,
   type RunningCli,
   runCli,
   sha256,
@@ -20,6 +25,7 @@ import {
 } from "./cli-process.js";
 
 let dir: string;
+const tagMany = ["--model", "cite.model", "--data", "many.docs"];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "lagrange-signals-"));
@@ -58,11 +64,13 @@ async function existingOutput(name: string): Promise<{ path: string; hash: strin
   return { path, hash: sha256(path) };
 }
 
+const EXIT_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
 function expectStopped(
   result: Awaited<RunningCli["finished"]>,
-  signal: "SIGINT" | "SIGTERM",
+  signal: keyof typeof EXIT_CODES,
 ): void {
-  expectCleanExit(result, signal === "SIGINT" ? 130 : 143);
+  expectCleanExit(result, EXIT_CODES[signal]);
   expect(result.stderr).toMatch(new RegExp(`^lagrange: stopped by ${signal}; `, "m"));
   expect(result.stderr.match(/^lagrange: /gm)).toHaveLength(1);
   expect(strayTemporaryFiles(dir)).toEqual([]);
@@ -160,6 +168,64 @@ describe("signals stop every long command cleanly", () => {
     await new Promise<void>((resolve) => running.child.stdout!.once("data", () => resolve()));
     running.child.kill("SIGTERM");
     expectStopped(await running.finished, "SIGTERM");
+  });
+
+  it("train --max-iterations 1: SIGINT during its only (so its last) iteration; the previous model is kept", async () => {
+    // The issue's case: nothing checked the signal between the end of training and the commit,
+    // so a signal during the last iteration ended in exit 0 with the model replaced.
+    const previous = await existingOutput("last-iteration.model");
+    const running = startCli(
+      ["train", "--data", "some.docs", "--preset", "citation", "--max-iterations", "1"].concat([
+        "--out",
+        previous.path,
+      ]),
+      { cwd: dir },
+    );
+    await running.stderrMatches(/training lbfgs on/);
+    running.child.kill("SIGINT");
+    expectStopped(await running.finished, "SIGINT");
+    expect(sha256(previous.path)).toBe(previous.hash);
+  });
+
+  it("train: SIGHUP (a closed terminal) stops it too, with 129; the previous model is kept", async () => {
+    const previous = await existingOutput("train-SIGHUP.model");
+    const running = startCli(
+      ["train", "--data", "some.docs", "--preset", "citation", "--max-iterations", "500"].concat([
+        "--out",
+        previous.path,
+      ]),
+      { cwd: dir },
+    );
+    await running.stderrMatches(/training lbfgs on/);
+    running.child.kill("SIGHUP");
+    expectStopped(await running.finished, "SIGHUP");
+    expect(sha256(previous.path)).toBe(previous.hash);
+  });
+
+  it("a terminal's Ctrl-C reaches the binary and the command alike: one stop, its own line", async () => {
+    // A process group of its own, as a shell gives a job: the group's SIGINT reaches the
+    // supervisor and the command together, and the supervisor passes its copy on as well.
+    const child = spawn(process.execPath, [BIN, "tag", ...tagMany, "--out", "group.txt"], {
+      cwd: dir,
+      env: { ...process.env, ...hermeticEnv(dir), FORCE_COLOR: "0" },
+      stdio: ["ignore", "ignore", "pipe"],
+      detached: true,
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const finished = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+      (resolve) => child.on("close", (code, signal) => resolve({ code, signal })),
+    );
+    while (strayTemporaryFiles(dir).length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    process.kill(-child.pid!, "SIGINT");
+    const result = { ...(await finished), stdout: "", stderr };
+    // Not a "second signal" exit without a word: one stop, reported once, nothing left.
+    expectStopped(result, "SIGINT");
+    expect(existsSync(join(dir, "group.txt"))).toBe(false);
   });
 
   it("demo: SIGINT while it trains on generated citations", async () => {

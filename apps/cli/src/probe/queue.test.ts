@@ -3,9 +3,16 @@
  * and starved of their Redis as machines are, and the collected output must still be byte for
  * byte what one `lagrange tag` writes. Needs Debian's redis-server (skipped, saying so, without).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import type { ChildProcess } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,72 +24,16 @@ import {
   startCli,
   trainModel,
 } from "./cli-process.js";
+import {
+  freePort,
+  killTree,
+  REDIS_SERVER,
+  redisCli as redisCliOf,
+  startRedis,
+  stopProcess,
+} from "./redis-server.js";
 
-function findRedisServer(): string | undefined {
-  if (existsSync("/usr/bin/redis-server")) return "/usr/bin/redis-server";
-  try {
-    return (
-      execFileSync("sh", ["-c", "command -v redis-server"], { encoding: "utf8" }).trim() ||
-      undefined
-    );
-  } catch {
-    return undefined;
-  }
-}
-
-const REDIS_SERVER = findRedisServer();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        resolve(typeof address === "object" && address !== null ? address.port : 0),
-      );
-    });
-  });
-}
-
-/** A redis-server on `port` with an append-only file fsynced at every write: a restart loses nothing. */
-async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(
-    REDIS_SERVER!,
-    [
-      "--port",
-      `${port}`,
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      "always",
-      "--dir",
-      dir,
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let log = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      log += chunk;
-      if (log.includes("Ready to accept connections")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`redis-server exited ${code}:\n${log}`)));
-  });
-  return child;
-}
-
-function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill(signal);
-  });
-}
+const redisCli = (port: number, ...args: string[]): string => redisCliOf(port, args);
 
 /** Sentences (blank-line separated blocks) of a tagged file. */
 function sentenceBlocks(text: string): string[] {
@@ -115,7 +66,7 @@ describe.skipIf(REDIS_SERVER === undefined)(
       return worker;
     };
 
-    /** SIGTERM, the way a worker is stopped: it finishes the shard in hand and exits 0. */
+    /** SIGTERM, the way a worker is stopped: it hands back the shard in hand and exits 143. */
     const stopWorkers = async (): Promise<string[]> => {
       const running = workers.splice(0);
       return Promise.all(
@@ -123,7 +74,7 @@ describe.skipIf(REDIS_SERVER === undefined)(
           expect(w.child.exitCode, "a worker ended before it was stopped").toBeNull();
           w.child.kill("SIGTERM");
           const result = await w.finished;
-          expectCleanExit(result, 0);
+          expectCleanExit(result, 143);
           expect(result.stderr).toMatch(/worker stopped: /);
           return result.stderr;
         }),
@@ -147,7 +98,7 @@ describe.skipIf(REDIS_SERVER === undefined)(
     }, 60_000);
 
     afterAll(async () => {
-      for (const w of workers) w.child.kill("SIGKILL");
+      for (const w of workers) if (w.child.pid !== undefined) killTree(w.child.pid);
       if (redis !== undefined) await stopProcess(redis, "SIGKILL");
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     });
@@ -184,7 +135,7 @@ describe.skipIf(REDIS_SERVER === undefined)(
       await doomed.stderrMatches(/shard killed\/\d+: started/);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const shard = /shard killed\/(\d+): started/.exec(doomedLog)![1];
-      doomed.child.kill("SIGKILL");
+      killTree(doomed.child.pid!);
       const killed = await doomed.finished;
       expect(killed.signal).toBe("SIGKILL");
       expect(killed.stderr).not.toMatch(new RegExp(`shard killed/${shard}: done`));
@@ -239,24 +190,177 @@ describe.skipIf(REDIS_SERVER === undefined)(
       expect(logs.join("\n")).toMatch(/Redis connection: .*\(retrying\)/);
     }, 60_000);
 
-    it("stops on SIGTERM after finishing the shard in hand, exiting 0", async () => {
+    it("stops on SIGTERM at once, putting the shard in hand back in the queue for another worker (exit 143)", async () => {
       writeFileSync(join(dir, "small.txt"), chunkingText(40, { seed: 3 }));
       await submit("graceful", "small.txt", 40);
-      const worker = work([], 25);
+      // 40 sentences at 100 ms: the shard is in hand for 4 s.
+      const worker = work([], 100);
       await worker.stderrMatches(/shard graceful\/0: started/);
       workers.splice(workers.indexOf(worker), 1);
       worker.child.kill("SIGTERM");
       const result = await worker.finished;
-      expectCleanExit(result, 0);
+      expectCleanExit(result, 143);
       expect(result.stderr).toMatch(
-        /stopping after the shard\(s\) in hand[\s\S]*shard graceful\/0: done/,
+        /stopping; the shard\(s\) in hand go back to the queue[\s\S]*shard graceful\/0: put back in the queue/,
+      );
+      expect(result.stderr).not.toMatch(/shard graceful\/0: done/);
+      // Not a failure: no try was used up, and the next worker takes it at once.
+      const next = work();
+      await next.stderrMatches(
+        /shard graceful\/0: started \(try 1\)[\s\S]*shard graceful\/0: done/,
       );
       const status = await runCli(["queue", "status", "--job", "graceful", "--json"], {
         cwd: dir,
         env,
       });
-      expect(JSON.parse(status.stdout)).toMatchObject({ done: 1, shards: 1, doneSentences: 40 });
+      expect(JSON.parse(status.stdout)).toMatchObject({
+        submission: "complete",
+        done: 1,
+        shards: 1,
+        doneSentences: 40,
+      });
+      await stopWorkers();
+    }, 45_000);
+
+    it("removes a job with everything it stored; its name can then be used again", async () => {
+      writeFileSync(join(dir, "tiny.txt"), chunkingText(30, { seed: 4 }));
+      await submit("again", "tiny.txt", 10);
+      const keys = () =>
+        redisCli(port, "--scan", "--pattern", "*again*").split("\n").filter(Boolean);
+      expect(keys().length).toBeGreaterThan(0);
+      const removed = await runCli(["queue", "remove", "again"], { cwd: dir, env });
+      expectCleanExit(removed, 0);
+      expect(removed.stderr).toContain("removed job again: 3 queued shard(s)");
+      // Record, corpus, results, stats and the shards' BullMQ jobs: nothing is left.
+      expect(keys()).toEqual([]);
+      const status = await runCli(["queue", "status", "--job", "again"], { cwd: dir, env });
+      expectCleanExit(status, 2);
+      expect(status.stderr).toMatch(/--job again: no such job in redis:\/\/127\.0\.0\.1:\d+/);
+      const collect = await runCli(["queue", "collect", "--job", "again", "--out", "again.txt"], {
+        cwd: dir,
+        env,
+      });
+      expectCleanExit(collect, 2);
+      const unknown = await runCli(["queue", "remove", "again"], { cwd: dir, env });
+      expectCleanExit(unknown, 2);
+      await submit("again", "tiny.txt", 10);
+      work();
+      expectCleanExit(
+        await runCli(["queue", "collect", "--job", "again", "--out", "again.txt"], {
+          cwd: dir,
+          env,
+        }),
+        0,
+      );
+      expect(sentenceBlocks(readFileSync(join(dir, "again.txt"), "utf8"))).toHaveLength(30);
+      await stopWorkers();
+    }, 60_000);
+
+    it("a submit stopped by SIGINT removes what it had queued, and says so", async () => {
+      // 20 shards at 300 ms each: interrupted after the first is queued.
+      const submitting = startCli(
+        [
+          "queue",
+          "submit",
+          "--data",
+          "data.txt",
+          "--model",
+          "m.model",
+          "--job",
+          "halfway",
+          "--shard-size",
+          "20",
+        ],
+        { cwd: dir, env: { ...env, LAGRANGE_QUEUE_SUBMIT_PAUSE_MS: "300" } },
+      );
+      for (
+        let i = 0;
+        i < 200 && redisCli(port, "HLEN", "lagrange:lagrange-tag:halfway:shards") === "0";
+        i++
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(redisCli(port, "HGET", "lagrange:lagrange-tag:halfway:meta", "state")).toBe(
+        "submitting",
+      );
+      submitting.child.kill("SIGINT");
+      const stopped = await submitting.finished;
+      expectCleanExit(stopped, 130);
+      expect(stopped.stderr).toContain("stopped by SIGINT; no partial output was kept");
+      expect(redisCli(port, "--scan", "--pattern", "*halfway*")).toBe("");
     }, 30_000);
+
+    it("workers serve jobs whose model is named in a --model-dir; a worker without one refuses them", async () => {
+      const models = join(dir, "models");
+      mkdirSync(models, { recursive: true });
+      copyFileSync(join(dir, "m.model"), join(models, "m.model"));
+      writeFileSync(join(dir, "tiny2.txt"), chunkingText(20, { seed: 5 }));
+      const submitted = await runCli(
+        [
+          "queue",
+          "submit",
+          "--data",
+          "tiny2.txt",
+          "--model",
+          "models/m.model",
+          "--model-dir",
+          "models",
+          "--job",
+          "shared",
+          "--shard-size",
+          "10",
+        ],
+        { cwd: dir, env },
+      );
+      expectCleanExit(submitted, 0);
+      expect(submitted.stderr).toContain("the model in the workers' --model-dir");
+      expect(
+        JSON.parse(redisCli(port, "HGET", "lagrange:lagrange-tag:shared:meta", "spec")),
+      ).toMatchObject({
+        modelSource: "model-dir",
+        model: "m.model",
+      });
+      work(["--model-dir", models]);
+      expectCleanExit(
+        await runCli(["queue", "collect", "--job", "shared", "--out", "shared.txt"], {
+          cwd: dir,
+          env,
+        }),
+        0,
+      );
+      expect(sentenceBlocks(readFileSync(join(dir, "shared.txt"), "utf8"))).toHaveLength(20);
+      await stopWorkers();
+      await runCli(
+        [
+          "queue",
+          "submit",
+          "--data",
+          "tiny2.txt",
+          "--model",
+          "models/m.model",
+          "--model-dir",
+          "models",
+          "--job",
+          "shared2",
+          "--shard-size",
+          "20",
+        ],
+        { cwd: dir, env },
+      );
+      work();
+      const refused = await runCli(
+        ["queue", "collect", "--job", "shared2", "--out", "shared2.txt"],
+        {
+          cwd: dir,
+          env,
+        },
+      );
+      expectCleanExit(refused, 1);
+      expect(refused.stderr).toContain(
+        "model m.model: the job names a model in a model directory, and this worker was given none",
+      );
+      await stopWorkers();
+    }, 60_000);
 
     it("dead-letters a poisoned shard with its file:line; the rest completes, and --partial writes it", async () => {
       // Shard 2 of 8 (sentences 100–149) gets a row one column short.

@@ -3,12 +3,14 @@
  * registry (`--decoder bcrf`): they read a {@link DecodeProblem}'s chain scores — a CRF's or a
  * Bregman CRF's, the features are the same — and decode approximately, with no certificate.
  */
-import type {
-  DecodeOptions,
-  DecodeProblem,
-  Decoder,
-  DecoderDefinition,
-  Decoding,
+import {
+  type DecodeOptions,
+  type DecodeProblem,
+  type Decoder,
+  type DecoderDefinition,
+  type Decoding,
+  MAX_ITERATIONS,
+  ProblemValidationError,
 } from "@lagrange/core";
 import { mbrDecode, ValidDecodeWorkspace, validDecode } from "../decoding/decode.js";
 import { emptyChainInput, labellingScore, loadChainScores } from "../inference/chain-input.js";
@@ -53,6 +55,31 @@ export interface BcrfDecodeOptions extends DecodeOptions {
   readonly forbidden?: "fail" | "ignore";
 }
 
+/**
+ * The options as a library caller may pass them: a count that is not a whole number from 0 to
+ * core's MAX_ITERATIONS or a temperature that is not a finite number > 0 is a
+ * ProblemValidationError (not a RangeError from deep inside, nor, for a count of 1e308, a loop
+ * that never ends in practice).
+ */
+function checkDecodeOptions(options: BcrfDecodeOptions): void {
+  const { iterations, temperature } = options;
+  if (
+    iterations !== undefined &&
+    !(Number.isInteger(iterations) && iterations >= 0 && iterations <= MAX_ITERATIONS)
+  ) {
+    throw new ProblemValidationError(
+      "options.iterations",
+      `expected an integer from 0 to ${MAX_ITERATIONS}, got ${iterations}`,
+    );
+  }
+  if (temperature !== undefined && !(temperature > 0 && temperature < Infinity)) {
+    throw new ProblemValidationError(
+      "options.temperature",
+      `expected a finite number > 0, got ${temperature}`,
+    );
+  }
+}
+
 /** A decoder that also reads {@link BcrfDecodeOptions}. */
 export interface ApproximateDecoder extends Decoder {
   decode(problem: DecodeProblem, options?: BcrfDecodeOptions): Decoding;
@@ -94,6 +121,7 @@ export function bcrfDecoder(defaults: BcrfDecodeOptions = {}): ApproximateDecode
   return {
     name: "bcrf",
     decode(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Decoding {
+      checkDecodeOptions(options);
       const input = loadChainScores(problem.scores, loaded);
       const { n, L } = input;
       const iterations =
@@ -135,6 +163,7 @@ export function meanFieldDecoder(defaults: BcrfDecodeOptions = {}): ApproximateD
   return {
     name: "mean-field",
     decode(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Decoding {
+      checkDecodeOptions(options);
       const input = loadChainScores(problem.scores, loaded);
       const { n, L } = input;
       if (marginals.length < n * L)

@@ -132,11 +132,31 @@ export function createSweepWorkspace(
 }
 
 /**
- * Σ over the dataset's instances [first, last) of their loss, adding `scale` × the gradient to
- * `gradient`: the same value and gradient as `instances.loss` one by one (up to summation order).
- * Sentences with unknown labels or observation-conditioned bigrams take `instances.loss`.
+ * A loss pass that can stop between sentences and resume: `run(pause)` goes on until the range
+ * is done (true; the gradient has then been added) or until `pause()` says to stop (false), so
+ * that a caller can let the event loop turn during a long evaluation. Every `run` goes on from
+ * where the last stopped with the same accumulators, so where it pauses changes no bit of the
+ * result. The pass owns the encoder (its workspace and inference context) until it is done.
  */
-export function sweepRangeLoss(
+export interface LossPass {
+  run(pause: (() => boolean) | null): boolean;
+  /** Σ of the losses so far: the range's loss once `run` has returned true. */
+  readonly loss: number;
+}
+
+/** Where a {@link LossPass} stands: the next sentence, and the loss of those before it. */
+interface PassState {
+  next: number;
+  loss: number;
+}
+
+/**
+ * A {@link LossPass} over the dataset's instances [first, last): Σ of their loss, adding `scale` ×
+ * the gradient to `gradient` once done — the same value and gradient as `instances.loss` one by
+ * one (up to summation order). Sentences with unknown labels or observation-conditioned bigrams
+ * take `instances.loss`.
+ */
+export function startSweepPass(
   ws: SweepWorkspace,
   instances: InstanceLoss,
   first: number,
@@ -145,7 +165,7 @@ export function sweepRangeLoss(
   gradient: Float64Array,
   scale: number,
   phaseSeconds: Float64Array | null = null,
-): number {
+): LossPass {
   const { layout, weights: w, gradient: acc } = ws;
   const L = layout.numLabels;
   w.set(weights);
@@ -170,33 +190,64 @@ export function sweepRangeLoss(
   // One transition block for the whole pass: exponentiated once, not compared per sentence (the
   // likelihood's own kernels only: a plug-in objective may pass blocks of its own).
   ctx.transitionCacheValid = false;
-  ctx.transitionsFixed = instances.objective === null;
-  try {
-    return passLoss(ws, instances, first, last, gradient, scale, phaseSeconds, view);
-  } finally {
-    ctx.transitionsFixed = false;
-  }
+  const state: PassState = { next: first, loss: 0 };
+  let done = false;
+  return {
+    get loss() {
+      return state.loss;
+    },
+    run(pause) {
+      if (done) return true;
+      ctx.transitionsFixed = instances.objective === null;
+      try {
+        if (!passLoss(ws, instances, state, last, scale, phaseSeconds, view, pause)) return false;
+      } finally {
+        ctx.transitionsFixed = false;
+      }
+      addPassGradient(ws, gradient);
+      done = true;
+      return true;
+    },
+  };
 }
 
+/** The end of a pass: the gradient it accumulated in WebAssembly memory, added to `gradient`. */
+function addPassGradient(ws: SweepWorkspace, gradient: Float64Array): void {
+  const { layout, gradient: acc } = ws;
+  const packedG = ws.packedGradient;
+  const S = layout.featureLabels.length;
+  const K = layout.numWeights;
+  for (let f = 0; f < S; f++) acc[f]! += packedG[2 * f]!;
+  for (let q = 0; q < K; q++) gradient[q]! += acc[q]!;
+}
+
+/**
+ * The pass's sentences from `state.next` on, until `last` (true) or until `pause()` (false; at
+ * least one sentence is done per call); `state` is left where the next call goes on.
+ */
 function passLoss(
   ws: SweepWorkspace,
   instances: InstanceLoss,
-  first: number,
+  state: PassState,
   last: number,
-  gradient: Float64Array,
   scale: number,
   phaseSeconds: Float64Array | null,
   view: ChainView,
-): number {
+  pause: (() => boolean) | null,
+): boolean {
   const { dataset: ds, layout, weights: w, gradient: acc } = ws;
-  const { numLabels: L, numWeights: K } = layout;
-  const packedG = ws.packedGradient;
-  const S = layout.featureLabels.length;
+  const L = layout.numLabels;
   const gold = ds.labels;
   const k = ws.kernels;
   const ctx = instances.ctx;
-  let loss = 0;
+  const first = state.next;
+  let loss = state.loss;
   for (let g = first; g < last; g++) {
+    if (pause !== null && g > first && pause()) {
+      state.next = g;
+      state.loss = loss;
+      return false;
+    }
     const from = ds.instanceOffsets[g]!;
     const to = ds.instanceOffsets[g + 1]!;
     const n = to - from;
@@ -243,9 +294,9 @@ function passLoss(
     subtractGoldBigrams(layout, gold, from, to, acc, scale);
     if (phaseSeconds !== null) lap(phaseSeconds, PASS_PHASE.expectations, clock);
   }
-  for (let f = 0; f < S; f++) acc[f]! += packedG[2 * f]!;
-  for (let q = 0; q < K; q++) gradient[q]! += acc[q]!;
-  return loss;
+  state.next = last;
+  state.loss = loss;
+  return true;
 }
 
 /** Adds scale × the state-feature sweep of `ws.residual` (tokens [from, to)) to the gradient. */

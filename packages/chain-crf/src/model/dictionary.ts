@@ -1,4 +1,4 @@
-import { LabelSet } from "@lagrange/core";
+import { LabelSet, LagrangeError } from "@lagrange/core";
 import type { AttributeList } from "../features/types.js";
 
 /**
@@ -13,6 +13,23 @@ export function buildAttributeDictionary(
   lists: Iterable<AttributeList | null>,
   minFrequency = 1,
 ): LabelSet {
+  return countAttributes(lists, minFrequency).dictionary;
+}
+
+/** An attribute dictionary and what the frequency cut-off left out of it. */
+export interface AttributeCounts {
+  readonly dictionary: LabelSet;
+  /** Distinct attributes seen, kept or not. */
+  readonly distinct: number;
+  /** How often the most frequent attribute occurs (0 when none does). */
+  readonly highestCount: number;
+}
+
+/** {@link buildAttributeDictionary} with the counts a caller reports the cut-off by. */
+export function countAttributes(
+  lists: Iterable<AttributeList | null>,
+  minFrequency = 1,
+): AttributeCounts {
   if (!Number.isInteger(minFrequency) || minFrequency < 1) {
     throw new RangeError(`minFrequency must be an integer ≥ 1, got ${minFrequency}`);
   }
@@ -23,7 +40,9 @@ export function buildAttributeDictionary(
   }
   const names: string[] = [];
   const frequency: number[] = [];
+  let highestCount = 0;
   for (const [name, count] of counts) {
+    if (count > highestCount) highestCount = count;
     if (count < minFrequency) continue;
     names.push(name);
     frequency.push(count);
@@ -31,5 +50,23 @@ export function buildAttributeDictionary(
   const order = Array.from(names.keys()).sort((a, b) => frequency[b]! - frequency[a]! || a - b);
   const dict = new LabelSet();
   for (const k of order) dict.intern(names[k]!);
-  return dict.freeze();
+  return { dictionary: dict.freeze(), distinct: counts.size, highestCount };
+}
+
+/**
+ * The frequency cut-off left no attribute: the model would hold label transitions only and tag
+ * every sentence alike. `highestCount` is the count the cut-off must not exceed.
+ */
+export class AttributeFrequencyError extends LagrangeError {
+  override readonly name = "AttributeFrequencyError";
+  constructor(
+    readonly minFrequency: number,
+    readonly highestCount: number,
+    readonly distinct: number,
+  ) {
+    super(
+      "usage",
+      `a minimum attribute frequency of ${minFrequency} removes every attribute (${distinct} distinct; the most frequent occurs ${highestCount} times): the model would hold label transitions only`,
+    );
+  }
 }

@@ -41,6 +41,162 @@ export function numStateFeatures(layout: FeatureLayout): number {
   return layout.featureLabels.length;
 }
 
+interface StateFeatures {
+  readonly attributeOffsets: Int32Array;
+  readonly featureLabels: Int32Array;
+}
+
+function denseStateFeatures(numAttributes: number, L: number): StateFeatures {
+  const attributeOffsets = new Int32Array(numAttributes + 1);
+  const featureLabels = new Int32Array(numAttributes * L);
+  for (let a = 0; a < numAttributes; a++) {
+    attributeOffsets[a] = a * L;
+    for (let t = 0; t < L; t++) featureLabels[a * L + t] = t;
+  }
+  attributeOffsets[numAttributes] = numAttributes * L;
+  return { attributeOffsets, featureLabels };
+}
+
+/**
+ * Below this many (attribute, label) pairs a dense counter is used whatever the corpus: 64 MB of
+ * counts, and a plain array walk is faster than sorting keys.
+ */
+const DENSE_COUNTER_PAIRS = 1 << 24;
+
+/**
+ * The (attribute, label) pairs seen at least `minFreq` times, by attribute then label. A dense
+ * counter of A·L cells when that is small or not much more than the occurrences themselves;
+ * otherwise sorted keys, so memory follows the corpus and not A·L (10,000 labels × 50,000
+ * attributes would be a 2 GB counter for a 165 KB file).
+ */
+export function observedStateFeatures(
+  dataset: CompiledDataset,
+  numAttributes: number,
+  L: number,
+  minFreq: number,
+  method: "auto" | "dense" | "sorted" = "auto",
+): StateFeatures {
+  const { offsets } = dataset.state;
+  const gold = dataset.labels;
+  const sets = dataset.labelSets;
+  const cells = numAttributes * L;
+  // How many (occurrence, label) pairs there are, counted per token (a step a token, not an
+  // occurrence).
+  let pairs = 0;
+  for (let j = 0; j < dataset.numTokens; j++) {
+    const labels = gold[j]! >= 0 ? 1 : sets == null ? 0 : sets.offsets[j + 1]! - sets.offsets[j]!;
+    pairs += labels * (offsets[j + 1]! - offsets[j]!);
+  }
+  const dense =
+    method === "dense" ||
+    (method === "auto" && (cells <= DENSE_COUNTER_PAIRS || cells <= 2 * pairs));
+  return dense
+    ? denseCountedFeatures(dataset, numAttributes, L, minFreq)
+    : sortedCountedFeatures(dataset, numAttributes, L, minFreq, pairs);
+}
+
+/**
+ * {@link observedStateFeatures} with one counter per (attribute, label): simple and linear; the
+ * counter is freed on return. Every (occurrence, label) pair is counted: a labelled token's, or
+ * each label of its set. (A token restricted to a label set may carry any of them: each gets the
+ * features, else a label seen only inside sets, such as O in one-type-per-subset annotations, has
+ * none.)
+ */
+function denseCountedFeatures(
+  dataset: CompiledDataset,
+  numAttributes: number,
+  L: number,
+  minFreq: number,
+): StateFeatures {
+  const { offsets, ids } = dataset.state;
+  const gold = dataset.labels;
+  const sets = dataset.labelSets;
+  const attributeOffsets = new Int32Array(numAttributes + 1);
+  // The loop is the one `sortedCountedFeatures` makes through `visit`, inlined: this is the
+  // common case and a callback per occurrence costs.
+  const counts = new Uint32Array(numAttributes * L);
+  for (let j = 0; j < dataset.numTokens; j++) {
+    const y = gold[j]!;
+    if (y >= 0) {
+      for (let k = offsets[j]!; k < offsets[j + 1]!; k++) counts[ids[k]! * L + y]!++;
+      continue;
+    }
+    if (sets == null) continue;
+    for (let s = sets.offsets[j]!; s < sets.offsets[j + 1]!; s++) {
+      const t = sets.ids[s]!;
+      for (let k = offsets[j]!; k < offsets[j + 1]!; k++) counts[ids[k]! * L + t]!++;
+    }
+  }
+  let total = 0;
+  for (let c = 0; c < counts.length; c++) if (counts[c]! >= minFreq) total++;
+  const featureLabels = new Int32Array(total);
+  let f = 0;
+  for (let a = 0; a < numAttributes; a++) {
+    attributeOffsets[a] = f;
+    const base = a * L;
+    for (let t = 0; t < L; t++) if (counts[base + t]! >= minFreq) featureLabels[f++] = t;
+  }
+  attributeOffsets[numAttributes] = f;
+  return { attributeOffsets, featureLabels };
+}
+
+/**
+ * {@link observedStateFeatures} from the `pairs` (occurrence, label) pairs that
+ * {@link denseCountedFeatures} counts, as keys attribute·L + label, sorted and counted by runs:
+ * memory follows the corpus, not A·L.
+ */
+function sortedCountedFeatures(
+  dataset: CompiledDataset,
+  numAttributes: number,
+  L: number,
+  minFreq: number,
+  pairs: number,
+): StateFeatures {
+  const { offsets, ids } = dataset.state;
+  const gold = dataset.labels;
+  const sets = dataset.labelSets;
+  const visit = (add: (key: number) => void): void => {
+    for (let j = 0; j < dataset.numTokens; j++) {
+      const y = gold[j]!;
+      if (y >= 0) {
+        for (let k = offsets[j]!; k < offsets[j + 1]!; k++) add(ids[k]! * L + y);
+        continue;
+      }
+      if (sets == null) continue;
+      for (let s = sets.offsets[j]!; s < sets.offsets[j + 1]!; s++) {
+        const t = sets.ids[s]!;
+        for (let k = offsets[j]!; k < offsets[j + 1]!; k++) add(ids[k]! * L + t);
+      }
+    }
+  };
+  const attributeOffsets = new Int32Array(numAttributes + 1);
+  const keys = new Float64Array(pairs);
+  let at = 0;
+  visit((key) => {
+    keys[at++] = key;
+  });
+  keys.sort();
+  let total = 0;
+  for (let k = 0; k < pairs; ) {
+    let e = k;
+    while (e < pairs && keys[e] === keys[k]) e++;
+    if (e - k >= minFreq) keys[total++] = keys[k]!;
+    k = e;
+  }
+  const featureLabels = new Int32Array(total);
+  let f = 0;
+  for (let a = 0; a < numAttributes; a++) {
+    attributeOffsets[a] = f;
+    const end = (a + 1) * L;
+    while (f < total && keys[f]! < end) {
+      featureLabels[f] = keys[f]! - a * L;
+      f++;
+    }
+  }
+  attributeOffsets[numAttributes] = f;
+  return { attributeOffsets, featureLabels };
+}
+
 /**
  * The features of a training set: (attribute, label) pairs observed in it (or all pairs when
  * `dense`), label bigrams, optional start/end, and observed (transition attribute, label pair)s.
@@ -57,46 +213,10 @@ export function buildFeatureLayout(
   if (!Number.isInteger(minFreq) || minFreq < 1) {
     throw new RangeError(`minFeatureFrequency must be an integer ≥ 1, got ${minFreq}`);
   }
-  const attributeOffsets = new Int32Array(numAttributes + 1);
-  let featureLabels: Int32Array;
-  if (options.dense === true) {
-    featureLabels = new Int32Array(numAttributes * L);
-    for (let a = 0; a < numAttributes; a++) {
-      attributeOffsets[a] = a * L;
-      for (let t = 0; t < L; t++) featureLabels[a * L + t] = t;
-    }
-    attributeOffsets[numAttributes] = numAttributes * L;
-  } else {
-    // One counter per (attribute, label): simple and linear; freed on return.
-    const counts = new Uint32Array(numAttributes * L);
-    const { offsets, ids } = dataset.state;
-    const gold = dataset.labels;
-    const sets = dataset.labelSets;
-    for (let j = 0; j < dataset.numTokens; j++) {
-      const y = gold[j]!;
-      if (y >= 0) {
-        for (let k = offsets[j]!; k < offsets[j + 1]!; k++) counts[ids[k]! * L + y]!++;
-        continue;
-      }
-      // A token restricted to a label set may carry any of them: each gets the features (else a
-      // label seen only inside sets, such as O in one-type-per-subset annotations, has none).
-      if (sets == null) continue;
-      for (let s = sets.offsets[j]!; s < sets.offsets[j + 1]!; s++) {
-        const t = sets.ids[s]!;
-        for (let k = offsets[j]!; k < offsets[j + 1]!; k++) counts[ids[k]! * L + t]!++;
-      }
-    }
-    let total = 0;
-    for (let c = 0; c < counts.length; c++) if (counts[c]! >= minFreq) total++;
-    featureLabels = new Int32Array(total);
-    let f = 0;
-    for (let a = 0; a < numAttributes; a++) {
-      attributeOffsets[a] = f;
-      const base = a * L;
-      for (let t = 0; t < L; t++) if (counts[base + t]! >= minFreq) featureLabels[f++] = t;
-    }
-    attributeOffsets[numAttributes] = f;
-  }
+  const { attributeOffsets, featureLabels } =
+    options.dense === true
+      ? denseStateFeatures(numAttributes, L)
+      : observedStateFeatures(dataset, numAttributes, L, minFreq);
   const S = featureLabels.length;
   const transitionBase = S;
   let next = S + L * L;

@@ -1,4 +1,10 @@
-import { AbortError, seededRandom, shuffleInPlace, yieldToEventLoop } from "@lagrange/core";
+import {
+  AbortError,
+  checkpoints,
+  seededRandom,
+  shuffleInPlace,
+  yieldToEventLoop,
+} from "@lagrange/core";
 import type { Encoder } from "../encoder.js";
 import {
   checkPositiveInteger,
@@ -44,6 +50,9 @@ export async function trainAveragedPerceptron(
   const random = seededRandom(options.seed ?? 0);
   const tracker = new HeldOutTracker(options.heldOut, K);
   const signal = options.signal;
+  // Between sentences: throws once aborted, and lets the event loop turn every few milliseconds
+  // (an epoch over a large corpus takes seconds, and a signal's handler must run meanwhile).
+  const checkpoint = checkpoints(signal);
   let c = 1;
   let mistakes = 0;
   let epoch = 0;
@@ -54,7 +63,7 @@ export async function trainAveragedPerceptron(
     if (options.shuffle ?? true) shuffleInPlace(order, random);
     mistakes = 0;
     for (let k = 0; k < N; k++) {
-      if (signal?.aborted) throw new AbortError();
+      await checkpoint();
       const i = order[k]!;
       const n = encoder.instanceLength(i);
       const gold = encoder.goldLabels(i);

@@ -1,4 +1,10 @@
-import { AbortError, seededRandom, shuffleInPlace, yieldToEventLoop } from "@lagrange/core";
+import {
+  AbortError,
+  checkpoints,
+  seededRandom,
+  shuffleInPlace,
+  yieldToEventLoop,
+} from "@lagrange/core";
 import type { Encoder } from "../encoder.js";
 import {
   checkNonNegative,
@@ -70,14 +76,25 @@ class SgdPass {
     this.gradient = hasScaledWeights(encoder) ? null : new Float64Array(encoder.numWeights);
   }
 
-  run(w: Float64Array, order: Int32Array, count: number, t0: number, t: number): number {
+  /**
+   * One pass over `order`'s first `count` instances. Between instances it throws once aborted and
+   * lets the event loop turn every few milliseconds, so that a signal's handler can run.
+   */
+  async run(
+    w: Float64Array,
+    order: Int32Array,
+    count: number,
+    t0: number,
+    t: number,
+  ): Promise<number> {
     const enc = this.encoder;
     const lambda = this.lambda;
     const K = w.length;
+    const checkpoint = checkpoints(this.signal);
     let decay = 1;
     let sumLoss = 0;
     for (let k = 0; k < count; k++) {
-      if (this.signal?.aborted) throw new AbortError();
+      await checkpoint();
       const i = order[k]!;
       const eta = 1 / (lambda * (t0 + t));
       t++;
@@ -110,13 +127,14 @@ function norm2(w: Float64Array): number {
 }
 
 /** CRFsuite's `l2sgd_calibration`: returns t0 = 1 / (λ η) for the best learning rate η found. */
-function calibrate(
+async function calibrate(
   encoder: Encoder,
   pass: SgdPass,
   order: Int32Array,
   lambda: number,
   options: SgdCalibration,
-): number {
+  signal: AbortSignal | undefined,
+): Promise<number> {
   const initEta = options.eta ?? 0.1;
   const rate = options.rate ?? 2;
   const candidates = options.candidates ?? 10;
@@ -131,7 +149,11 @@ function calibrate(
 
   const w = new Float64Array(encoder.numWeights);
   let initLoss = 0;
-  for (let k = 0; k < samples; k++) initLoss += encoder.instanceLoss(order[k]!, w, null, 1);
+  const checkpoint = checkpoints(signal);
+  for (let k = 0; k < samples; k++) {
+    await checkpoint();
+    initLoss += encoder.instanceLoss(order[k]!, w, null, 1);
+  }
 
   let eta = initEta;
   let bestEta = initEta;
@@ -140,7 +162,7 @@ function calibrate(
   let decreasing = false;
   for (let trial = 0; trial < maxTrials && (left > 0 || !decreasing); trial++) {
     w.fill(0);
-    let loss = pass.run(w, order, samples, 1 / (lambda * eta), 0);
+    let loss = await pass.run(w, order, samples, 1 / (lambda * eta), 0);
     loss += 0.5 * lambda * norm2(w) * samples;
     const ok = Number.isFinite(loss) && loss < initLoss;
     if (ok) left--;
@@ -192,7 +214,7 @@ export async function trainSgd(encoder: Encoder, options: SgdOptions = {}): Prom
   let t0 = options.t0;
   if (t0 === undefined) {
     shuffleInPlace(order, random);
-    t0 = calibrate(encoder, pass, order, lambda, options.calibration ?? {});
+    t0 = await calibrate(encoder, pass, order, lambda, options.calibration ?? {}, signal);
     await yieldToEventLoop();
     if (signal?.aborted) throw new AbortError();
   }
@@ -207,7 +229,7 @@ export async function trainSgd(encoder: Encoder, options: SgdOptions = {}): Prom
   while (epoch < epochs) {
     epoch++;
     shuffleInPlace(order, random);
-    let loss = pass.run(w, order, N, t0, t);
+    let loss = await pass.run(w, order, N, t0, t);
     t += N;
     if (!Number.isFinite(loss)) {
       throw new Error(

@@ -14,7 +14,7 @@ import { reportIteration } from "./progress.js";
 import {
   isShardable,
   type StopReason,
-  sumLoss,
+  sumLossCooperatively,
   type TrainerOptions,
   type TrainResult,
 } from "./types.js";
@@ -109,11 +109,14 @@ export async function trainLbfgs(
       return loss + c2 * norm2;
     };
     const signal = options.signal;
+    // On one thread the evaluation pauses every few milliseconds: with many labels one takes
+    // seconds, and a signal's handler must be able to run (and abort) meanwhile.
     const objective: AsyncObjective =
       pool === null
-        ? (w, g) => {
+        ? async (w, g) => {
             g.fill(0);
-            return regularise(w, g, sumLoss(encoder, 0, encoder.numInstances, w, g));
+            const N = encoder.numInstances;
+            return regularise(w, g, await sumLossCooperatively(encoder, 0, N, w, g, signal));
           }
         : async (w, g) => regularise(w, g, await pool!.evaluate(w, g, signal));
 

@@ -202,6 +202,33 @@ describe("trainLbfgs", () => {
   });
 });
 
+describe("trainLbfgs on one thread, interrupted inside an evaluation", () => {
+  it("lets the event loop turn during a long evaluation, so a signal stops it mid-pass", async () => {
+    const inner = toyEncoder(8, 40);
+    const controller = new AbortController();
+    let losses = 0;
+    // Each instance takes 2 ms: an evaluation lasts 80 ms, longer than the trainer's time slice.
+    const slow: Encoder = {
+      ...plainEncoder(inner),
+      instanceLoss: (i, w, g, scale) => {
+        losses++;
+        const until = performance.now() + 2;
+        while (performance.now() < until) {
+          // Busy: synchronous work, as a real evaluation with many labels is.
+        }
+        return inner.instanceLoss(i, w, g, scale);
+      },
+    };
+    // The "signal handler": a timer, which only runs when the evaluation lets the loop turn.
+    setTimeout(() => controller.abort(), 0);
+    await expect(trainLbfgs(slow, { signal: controller.signal })).rejects.toBeInstanceOf(
+      AbortError,
+    );
+    // Before, the whole first evaluation (40 instances) ran before the signal was seen.
+    expect(losses).toBeLessThan(inner.numInstances);
+  });
+});
+
 describe("threads (worker pool)", () => {
   it("computes the same objective and gradient as one thread, up to summation order", async () => {
     const encoder = toyEncoder(8, 200);

@@ -1,3 +1,5 @@
+import { checkpoints, throwIfAborted, yieldToEventLoop } from "@lagrange/core";
+import type { LossPass } from "../encoder/batch.js";
 import type { Encoder, TrainingProgress } from "../encoder.js";
 
 /** What a held-out evaluation reports; `f1` (when given) decides early stopping, else accuracy. */
@@ -105,6 +107,63 @@ export interface RangeLossEncoder extends Encoder {
 
 export function hasRangeLoss(encoder: Encoder): encoder is RangeLossEncoder {
   return typeof (encoder as Partial<RangeLossEncoder>).rangeLoss === "function";
+}
+
+/**
+ * Optional capability: {@link RangeLossEncoder.rangeLoss} as a pass that can stop between
+ * instances and go on later, with the same value and gradient bit for bit wherever it stops.
+ */
+export interface PausableRangeLossEncoder extends Encoder {
+  rangeLossPass(
+    begin: number,
+    end: number,
+    weights: Float64Array,
+    gradient: Float64Array,
+    scale?: number,
+  ): LossPass;
+}
+
+export function hasRangeLossPass(encoder: Encoder): encoder is PausableRangeLossEncoder {
+  return typeof (encoder as Partial<PausableRangeLossEncoder>).rangeLossPass === "function";
+}
+
+/** How long a loss pass on the main thread runs before it lets the event loop turn. */
+const SLICE_MS = 25;
+
+/**
+ * {@link sumLoss} on the main thread, letting the event loop turn every {@link SLICE_MS} or so, so
+ * that a signal's handler can abort a long evaluation (one evaluation with 1,000 labels takes
+ * seconds); `signal` is checked at each pause. The value and gradient are those of `sumLoss`, bit
+ * for bit. An encoder with a batch `rangeLoss` but no `rangeLossPass` runs in one batch.
+ */
+export async function sumLossCooperatively(
+  encoder: Encoder,
+  begin: number,
+  end: number,
+  weights: Float64Array,
+  gradient: Float64Array,
+  signal: AbortSignal | undefined,
+  sliceMs = SLICE_MS,
+): Promise<number> {
+  if (hasRangeLossPass(encoder)) {
+    const pass = encoder.rangeLossPass(begin, end, weights, gradient, 1);
+    let deadline = performance.now() + sliceMs;
+    const pause = () => performance.now() >= deadline;
+    while (!pass.run(pause)) {
+      await yieldToEventLoop();
+      throwIfAborted(signal);
+      deadline = performance.now() + sliceMs;
+    }
+    return pass.loss;
+  }
+  if (hasRangeLoss(encoder)) return encoder.rangeLoss(begin, end, weights, gradient, 1);
+  const checkpoint = checkpoints(signal, sliceMs);
+  let loss = 0;
+  for (let i = begin; i < end; i++) {
+    await checkpoint();
+    loss += encoder.instanceLoss(i, weights, gradient, 1);
+  }
+  return loss;
 }
 
 /** Σ_{i ∈ [begin, end)} loss_i(weights), adding the gradient; the batch path when the encoder has one. */

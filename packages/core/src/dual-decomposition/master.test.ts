@@ -421,6 +421,10 @@ describe("edge cases", () => {
     expect(() =>
       solveDualDecomposition({ n: 3, L: 2, slaves: [{ slave }] }, { maxIterations: 0 }),
     ).toThrow(ProblemValidationError);
+    // 1e308 is an integer too: a run that never ends in practice.
+    expect(() =>
+      solveDualDecomposition({ n: 3, L: 2, slaves: [{ slave }] }, { maxIterations: 1e308 }),
+    ).toThrow(/options\.maxIterations: expected an integer from 1 to 2147483647/);
     expect(() =>
       solveDualDecomposition(
         { n: 3, L: 2, slaves: [{ slave }] },

@@ -1,7 +1,12 @@
 import type { LinearConstraint } from "../constraints.js";
 import type { Decoding } from "../decoding.js";
 import { ProblemValidationError, throwIfAborted } from "../errors.js";
-import type { IterationStats, SolutionStatus, SolveOptions } from "../solver.js";
+import {
+  type IterationStats,
+  MAX_ITERATIONS,
+  type SolutionStatus,
+  type SolveOptions,
+} from "../solver.js";
 import { checkProblemSize, coverage, type SlaveBinding } from "./bindings.js";
 import {
   type ConstraintMatrix,
@@ -76,10 +81,13 @@ const NO_CONSTRAINTS: readonly LinearConstraint[] = [];
 
 function checkOptions(options: DualDecompositionOptions): void {
   const { maxIterations, tolerance, stallIterations } = options;
-  if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations >= 1)) {
+  if (
+    maxIterations !== undefined &&
+    !(Number.isInteger(maxIterations) && maxIterations >= 1 && maxIterations <= MAX_ITERATIONS)
+  ) {
     throw new ProblemValidationError(
       "options.maxIterations",
-      `expected an integer ≥ 1, got ${maxIterations}`,
+      `expected an integer from 1 to ${MAX_ITERATIONS}, got ${maxIterations}`,
     );
   }
   if (tolerance !== undefined && !(tolerance >= 0)) {

@@ -1,8 +1,28 @@
-import { chmod, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { closeSync, constants, lstatSync, openSync, readlinkSync, statSync } from "node:fs";
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { FileWriteError, openAtomicFile, writeFileAtomic } from "./atomic-file.js";
+
+const isRoot = process.getuid?.() === 0;
+const onLinux = process.platform === "linux";
+/** The unprivileged user the non-root checks run as (a forked child given its uid). */
+const NOBODY = 65534;
 
 describe("the atomic writer", () => {
   const dirs: string[] = [];
@@ -92,5 +112,281 @@ describe("the atomic writer", () => {
     expect((error as Error).message).toMatch(
       new RegExp(`^cannot write ${path.replace(/[/.]/g, "\\$&")}: `),
     );
+  });
+});
+
+/** What a path is, without following a last symbolic link. */
+function kindOf(path: string): string {
+  const stats = lstatSync(path);
+  if (stats.isSymbolicLink()) return "symlink";
+  if (stats.isCharacterDevice()) return "character device";
+  if (stats.isFIFO()) return "fifo";
+  if (stats.isDirectory()) return "directory";
+  return stats.isFile() ? "file" : "other";
+}
+
+/** A process reading a FIFO to its end (`cat fifo`), as a user's reader would. */
+function readerOf(fifo: string): { readonly text: Promise<string> } {
+  const child = spawn("cat", [fifo], { stdio: ["ignore", "pipe", "inherit"] });
+  let text = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    text += chunk;
+  });
+  return { text: new Promise((done) => child.on("close", () => done(text))) };
+}
+
+/** A descriptor open for writing on a FIFO that `reader` reads (waits for the reader's open). */
+async function writerFd(fifo: string): Promise<number> {
+  for (;;) {
+    try {
+      return openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ENXIO") throw error;
+      await new Promise((done) => setTimeout(done, 10));
+    }
+  }
+}
+
+describe.skipIf(process.platform === "win32")(
+  "the atomic writer's destinations that are not regular files",
+  () => {
+    const dirs: string[] = [];
+    const folder = async () => {
+      const dir = await mkdtemp(join(tmpdir(), "lagrange-atomic-kinds-"));
+      dirs.push(dir);
+      return dir;
+    };
+    afterAll(async () => {
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    });
+    const text = Array.from({ length: 20_000 }, (_, i) => `token ${i} O\n`).join("");
+
+    it.skipIf(!isRoot || !onLinux)(
+      "writes a character device in place and leaves it a device (a copy of /dev/null, made as root)",
+      async () => {
+        const dir = await folder();
+        const device = join(dir, "null");
+        execFileSync("mknod", [device, "c", "1", "3"]);
+        const before = statSync(device).rdev;
+        const file = await openAtomicFile(device);
+        expect(file.temporaryPath).toBeNull();
+        await file.write(text);
+        await file.commit();
+        await writeFileAtomic(device, "again\n");
+        expect(kindOf(device)).toBe("character device");
+        expect(statSync(device).rdev).toBe(before);
+        expect(await readdir(dir)).toEqual(["null"]);
+      },
+    );
+
+    it.skipIf(!isRoot || !onLinux)(
+      "a device that refuses the bytes (a copy of /dev/full) fails with its reason and stays a device",
+      async () => {
+        const dir = await folder();
+        const device = join(dir, "full");
+        execFileSync("mknod", [device, "c", "1", "7"]);
+        const error = await writeFileAtomic(device, text).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(FileWriteError);
+        expect((error as FileWriteError).code).toBe("ENOSPC");
+        expect(kindOf(device)).toBe("character device");
+        expect(await readdir(dir)).toEqual(["full"]);
+      },
+    );
+
+    it("writes a FIFO with a waiting reader in place: the reader gets every byte and its end", async () => {
+      const dir = await folder();
+      const fifo = join(dir, "fifo");
+      execFileSync("mkfifo", [fifo]);
+      const reader = readerOf(fifo);
+      await writeFileAtomic(fifo, text);
+      expect(await reader.text).toBe(text);
+      expect(kindOf(fifo)).toBe("fifo");
+      expect(await readdir(dir)).toEqual(["fifo"]);
+    });
+
+    it("waits for a FIFO's reader without blocking the process, and a signal ends the wait", async () => {
+      const dir = await folder();
+      const fifo = join(dir, "fifo");
+      execFileSync("mkfifo", [fifo]);
+      // No reader: the wait is a timer, so this process's timers (the abort below) still run.
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const stopped = await openAtomicFile(fifo, { signal: controller.signal }).catch((e) => e);
+      // The signal's own reason (an AbortError), not a write failure.
+      expect(stopped).not.toBeInstanceOf(FileWriteError);
+      expect((stopped as Error).name).toBe("AbortError");
+      expect(kindOf(fifo)).toBe("fifo");
+      // A reader that comes later gets the bytes, as with `cat > fifo`.
+      const writing = writeFileAtomic(fifo, "late\n");
+      await new Promise((done) => setTimeout(done, 100));
+      const reader = readerOf(fifo);
+      await writing;
+      expect(await reader.text).toBe("late\n");
+      expect(await readdir(dir)).toEqual(["fifo"]);
+    });
+
+    it("writes a symbolic link's target (atomically, beside the target) and leaves the link a link", async () => {
+      const dir = await folder();
+      await mkdir(join(dir, "real"));
+      const target = join(dir, "real", "model.bin");
+      await writeFile(target, "old");
+      await symlink("real/model.bin", join(dir, "link"));
+      await symlink("link", join(dir, "link-to-link"));
+      const file = await openAtomicFile(join(dir, "link-to-link"));
+      expect(file.temporaryPath?.startsWith(join(dir, "real", ".model.bin."))).toBe(true);
+      await file.write("new");
+      await file.commit();
+      expect(await readFile(target, "utf8")).toBe("new");
+      expect(kindOf(join(dir, "link"))).toBe("symlink");
+      expect(readlinkSync(join(dir, "link"))).toBe("real/model.bin");
+      expect(kindOf(join(dir, "link-to-link"))).toBe("symlink");
+      expect((await readdir(dir)).sort()).toEqual(["link", "link-to-link", "real"]);
+      expect(await readdir(join(dir, "real"))).toEqual(["model.bin"]);
+    });
+
+    it("a dangling symbolic link: creates the file it names when that folder exists, else says why", async () => {
+      const dir = await folder();
+      await symlink("made-by-writing.txt", join(dir, "dangling"));
+      await writeFileAtomic(join(dir, "dangling"), "created\n");
+      expect(kindOf(join(dir, "dangling"))).toBe("symlink");
+      expect(await readFile(join(dir, "made-by-writing.txt"), "utf8")).toBe("created\n");
+      await symlink("missing-folder/x.txt", join(dir, "nowhere"));
+      const error = await writeFileAtomic(join(dir, "nowhere"), "x").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FileWriteError);
+      expect((error as FileWriteError).code).toBe("ENOENT");
+      expect((error as Error).message).toContain(`cannot write ${join(dir, "nowhere")}: `);
+      expect(kindOf(join(dir, "nowhere"))).toBe("symlink");
+    });
+
+    it.skipIf(!onLinux)(
+      "a descriptor link to a pipe (what /dev/stdout is) is written through, never replaced",
+      async () => {
+        const dir = await folder();
+        const fifo = join(dir, "pipe");
+        execFileSync("mkfifo", [fifo]);
+        const reader = readerOf(fifo);
+        const fd = await writerFd(fifo);
+        const stdout = join(dir, "stdout");
+        await symlink(`/proc/self/fd/${fd}`, stdout);
+        try {
+          const file = await openAtomicFile(stdout);
+          expect(file.temporaryPath).toBeNull();
+          await file.write(text);
+          await file.commit();
+        } finally {
+          closeSync(fd);
+        }
+        expect(await reader.text).toBe(text);
+        expect(kindOf(stdout)).toBe("symlink");
+        expect(readlinkSync(stdout)).toBe(`/proc/self/fd/${fd}`);
+        expect((await readdir(dir)).sort()).toEqual(["pipe", "stdout"]);
+      },
+    );
+
+    it.skipIf(!onLinux)(
+      "a descriptor link to a regular file (stdout redirected with >>) appends to that very file",
+      async () => {
+        const dir = await folder();
+        const log = join(dir, "log.txt");
+        await writeFile(log, "old\n");
+        const inode = statSync(log).ino;
+        const fd = openSync(log, "a");
+        const stdout = join(dir, "stdout");
+        await symlink(`/proc/self/fd/${fd}`, stdout);
+        try {
+          await writeFileAtomic(stdout, "new\n");
+        } finally {
+          closeSync(fd);
+        }
+        expect(await readFile(log, "utf8")).toBe("old\nnew\n");
+        expect(statSync(log).ino).toBe(inode);
+        expect(kindOf(stdout)).toBe("symlink");
+      },
+    );
+
+    it("refuses a directory and a socket, naming the path", async () => {
+      const dir = await folder();
+      const asDirectory = await writeFileAtomic(dir, "x").catch((e: unknown) => e);
+      expect(asDirectory).toBeInstanceOf(FileWriteError);
+      expect((asDirectory as FileWriteError).code).toBe("EISDIR");
+      expect((asDirectory as Error).message).toBe(
+        `cannot write ${dir}: is a directory; expected a file path`,
+      );
+      const socketPath = join(dir, "socket");
+      const server = createServer();
+      await new Promise<void>((done) => server.listen(socketPath, done));
+      try {
+        const asSocket = await writeFileAtomic(socketPath, "x").catch((e: unknown) => e);
+        expect(asSocket).toBeInstanceOf(FileWriteError);
+        expect((asSocket as Error).message).toMatch(/is a socket/);
+      } finally {
+        await new Promise((done) => server.close(done));
+      }
+    });
+
+    it.skipIf(!onLinux)(
+      `as an unprivileged user (uid ${NOBODY} when the tests run as root): /dev/null, /dev/stdout, a FIFO and a link are written in place`,
+      async () => {
+        const dir = await folder();
+        await chmod(dir, 0o777);
+        const fifo = join(dir, "fifo");
+        execFileSync("mkfifo", [fifo]);
+        await chmod(fifo, 0o666);
+        const target = join(dir, "target.txt");
+        await writeFile(target, "old");
+        await chmod(target, 0o666);
+        await symlink("target.txt", join(dir, "link"));
+        const reader = readerOf(fifo);
+        const script = join(dir, "write-as-user.mjs");
+        const atomicFile = pathToFileURL(
+          fileURLToPath(new URL("./atomic-file.ts", import.meta.url)),
+        );
+        await writeFile(
+          script,
+          [
+            `const { writeFileAtomic } = await import(${JSON.stringify(atomicFile.href)});`,
+            `await writeFileAtomic("/dev/null", "discarded\\n");`,
+            `await writeFileAtomic("/dev/stdout", "through stdout\\n");`,
+            `await writeFileAtomic(${JSON.stringify(fifo)}, "through the fifo\\n");`,
+            `await writeFileAtomic(${JSON.stringify(join(dir, "link"))}, "new");`,
+          ].join("\n"),
+        );
+        await chmod(script, 0o644);
+        const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+        const child = spawnSync(process.execPath, ["--import", tsx, script], {
+          cwd: dir,
+          encoding: "utf8",
+          ...(isRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+        });
+        expect(child.stderr).toBe("");
+        expect(child.status).toBe(0);
+        expect(child.stdout).toBe("through stdout\n");
+        expect(await reader.text).toBe("through the fifo\n");
+        expect(await readFile(target, "utf8")).toBe("new");
+        expect(kindOf("/dev/null")).toBe("character device");
+        expect(kindOf(fifo)).toBe("fifo");
+        expect(kindOf(join(dir, "link"))).toBe("symlink");
+      },
+    );
+  },
+);
+
+describe("temporary files left by killed writers", () => {
+  it("are removed when the destination is next written (their process is gone); live ones stay", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "lagrange-atomic-stale-"));
+    try {
+      // A process that has ended: its id names no process (SIGKILL left its file behind).
+      const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+      const live = process.ppid;
+      const stale = `.out.txt.${dead}.0123456789ab.tmp`;
+      const running = `.out.txt.${live}.ba9876543210.tmp`;
+      const otherDestination = `.other.txt.${dead}.0123456789ab.tmp`;
+      for (const name of [stale, running, otherDestination]) await writeFile(join(dir, name), "x");
+      await writeFileAtomic(join(dir, "out.txt"), "done\n");
+      expect((await readdir(dir)).sort()).toEqual([otherDestination, running, "out.txt"].sort());
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

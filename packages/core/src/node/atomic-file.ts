@@ -1,6 +1,27 @@
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, rename, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import {
+  close as closeCallback,
+  constants,
+  fstat as fstatCallback,
+  open as openCallback,
+  type Stats,
+  write as writeCallback,
+} from "node:fs";
+import {
+  type FileHandle,
+  lstat,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  unlink,
+} from "node:fs/promises";
+import { Socket } from "node:net";
+import { basename, dirname, join, resolve } from "node:path";
+import { isatty, WriteStream } from "node:tty";
+import { throwIfAborted } from "../errors.js";
+import { descriptorOfLink, MAX_LINKS } from "./descriptor-link.js";
 
 /** Why an atomic write failed, naming the file; `code` is Node's (`ENOSPC`, `EACCES`, …). */
 export class FileWriteError extends Error {
@@ -24,29 +45,64 @@ export class FileWriteError extends Error {
  * reader never sees a half-written file and a crash, an error or `abort` leaves the previous file
  * (if any) untouched. Writes are buffered (64 KiB) and awaited, which gives a producer
  * back-pressure for free.
+ *
+ * Only a regular file (or a path where nothing is) is replaced that way. A symbolic link is
+ * followed first: the file it finally names is the one replaced (or created, when the link
+ * dangles and the folder it points into exists), and the link stays a link. Anything else — a
+ * character or block device (`/dev/null`), a FIFO, a terminal, a descriptor link (`/dev/stdout`,
+ * `/dev/fd/N`, `/proc/self/fd/N`) — is written in place, as the shell's `>` would: opened for
+ * writing, with no temporary file, no rename and no fsync, so that a device node is never
+ * replaced by a file. A FIFO with no reader is waited for without blocking a thread (the process
+ * stays stoppable; `signal` ends the wait). A directory or a socket is refused.
  */
 export interface AtomicFile {
+  /** The destination as the caller named it (messages). */
   readonly path: string;
   /**
    * The file being written until `commit` renames it over `path`: a process that must exit at once
-   * (a second Ctrl-C) removes it synchronously, since no `abort` will run.
+   * (a second Ctrl-C) removes it synchronously, since no `abort` will run. Null for a destination
+   * written in place (a device, a FIFO, `/dev/stdout`), where there is nothing to remove.
    */
-  readonly temporaryPath: string;
+  readonly temporaryPath: string | null;
   write(chunk: string | Uint8Array): Promise<void>;
-  /** Flush, fsync, rename over `path`, fsync the folder. */
+  /** Flush, fsync, rename over `path`, fsync the folder (in place: flush and close). */
   commit(): Promise<void>;
-  /** Drop the temporary file; `path` is left as it was. Safe to call after a failure. */
+  /**
+   * Drop the temporary file; `path` is left as it was. Safe to call after a failure. In place, the
+   * bytes already written cannot be taken back: the destination is closed.
+   */
   abort(): Promise<void>;
+}
+
+export interface OpenAtomicFileOptions {
+  /**
+   * Ends the wait for a FIFO's reader (the only wait before the first write), and once aborted
+   * makes `commit` abort instead of replacing the destination (checked right before the rename).
+   */
+  readonly signal?: AbortSignal;
 }
 
 const BUFFER_BYTES = 1 << 16;
 const encoder = new TextEncoder();
 
 /** The one atomic writer of the project: model files, constraints files, corpora, reports, downloads. */
-export async function openAtomicFile(path: string): Promise<AtomicFile> {
+export async function openAtomicFile(
+  path: string,
+  options: OpenAtomicFileOptions = {},
+): Promise<AtomicFile> {
+  options.signal?.throwIfAborted();
+  let destination: Destination;
+  try {
+    destination = await resolveDestination(path);
+  } catch (error) {
+    throw new FileWriteError(path, error);
+  }
+  if (destination.kind === "in-place") return openInPlace(path, destination, options.signal);
+  const target = destination.target;
+  await removeStaleTemporaryFiles(target);
   const temporary = join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
+    dirname(target),
+    `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
   );
   let handle: FileHandle | null;
   try {
@@ -54,58 +110,426 @@ export async function openAtomicFile(path: string): Promise<AtomicFile> {
   } catch (error) {
     throw new FileWriteError(path, error);
   }
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  let done = false;
-  const flush = async () => {
-    if (pendingBytes === 0 || handle === null) return;
-    const joined = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
-    pending = [];
-    pendingBytes = 0;
-    await writeAll(handle, joined);
+  const discard = async () => {
+    if (handle !== null) {
+      await handle.close().catch(() => undefined);
+      handle = null;
+    }
+    await unlink(temporary).catch(() => undefined);
   };
+  return bufferedFile(path, temporary, (bytes) => writeAll(handle!, bytes), {
+    async finish(fail) {
+      try {
+        await handle!.sync();
+        await handle!.close();
+        handle = null;
+      } catch (error) {
+        await fail(error);
+      }
+      // The last moment a stop can still keep the previous file: a signal handled while the bytes
+      // were flushed and synced (its handler runs only when those writes let the loop turn).
+      if (options.signal?.aborted === true) {
+        await discard();
+        throwIfAborted(options.signal);
+      }
+      try {
+        await rename(temporary, target);
+      } catch (error) {
+        await fail(error);
+      }
+      await syncFolder(dirname(target));
+    },
+    discard,
+  });
+}
+
+/** How a {@link bufferedFile} ends: made the destination's, or dropped. */
+interface FileEnding {
+  /**
+   * After the last bytes were flushed: what makes them the destination's (fsync and rename, or a
+   * close). A failure goes through `fail`, which discards the file and throws a FileWriteError.
+   */
+  finish(fail: (error: unknown) => Promise<never>): Promise<void>;
+  /** Drops what was written, as far as it can (never throws). */
+  discard(): Promise<void>;
+}
+
+/**
+ * The {@link AtomicFile} both kinds of destination share: buffered writes, one commit or abort,
+ * and a failed write or commit that discards the file before it throws a FileWriteError.
+ */
+function bufferedFile(
+  path: string,
+  temporaryPath: string | null,
+  sink: (bytes: Uint8Array) => Promise<void>,
+  ending: FileEnding,
+): AtomicFile {
+  const buffer = new WriteBuffer(sink);
+  let done = false;
   const fail = async (error: unknown): Promise<never> => {
     await file.abort();
     throw error instanceof FileWriteError ? error : new FileWriteError(path, error);
   };
   const file: AtomicFile = {
     path,
-    temporaryPath: temporary,
+    temporaryPath,
     async write(chunk) {
-      if (done)
-        throw new FileWriteError(path, new Error("the file was already committed or aborted"));
-      // Bytes are copied: a caller may reuse its buffer while this one waits to be flushed.
-      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk.slice();
-      pending.push(bytes);
-      pendingBytes += bytes.length;
-      if (pendingBytes >= BUFFER_BYTES) await flush().catch(fail);
+      if (done) throw alreadyClosed(path);
+      await buffer.add(chunk).catch(fail);
     },
     async commit() {
-      if (done)
-        throw new FileWriteError(path, new Error("the file was already committed or aborted"));
+      if (done) throw alreadyClosed(path);
       done = true;
       try {
-        await flush();
-        await handle!.sync();
-        await handle!.close();
-        handle = null;
-        await rename(temporary, path);
+        await buffer.flush();
       } catch (error) {
         await fail(error);
       }
-      await syncFolder(dirname(path));
+      await ending.finish(fail);
     },
     async abort() {
       done = true;
-      pending = [];
-      if (handle !== null) {
-        await handle.close().catch(() => undefined);
-        handle = null;
-      }
-      await unlink(temporary).catch(() => undefined);
+      buffer.drop();
+      await ending.discard();
     },
   };
   return file;
+}
+
+/** Chunks gathered up to {@link BUFFER_BYTES} and then written with one call. */
+class WriteBuffer {
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  constructor(private readonly sink: (bytes: Uint8Array) => Promise<void>) {}
+  async add(chunk: string | Uint8Array): Promise<void> {
+    // Bytes are copied: a caller may reuse its buffer while this one waits to be flushed.
+    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk.slice();
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= BUFFER_BYTES) await this.flush();
+  }
+  async flush(): Promise<void> {
+    if (this.pendingBytes === 0) return;
+    const joined =
+      this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.drop();
+    await this.sink(joined);
+  }
+  drop(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}
+
+function alreadyClosed(path: string): FileWriteError {
+  return new FileWriteError(path, new Error("the file was already committed or aborted"));
+}
+
+/**
+ * Where the bytes go: a regular file (or nothing yet) at `target`, replaced atomically; or the
+ * destination itself, written in place: a FIFO, a device, or a descriptor link (`/dev/stdout`).
+ * `ownDescriptor`: the descriptor link names one of this process's own descriptors (its number).
+ */
+type Destination =
+  | { readonly kind: "replace"; readonly target: string }
+  | {
+      readonly kind: "in-place";
+      readonly type: "fifo" | "device" | "descriptor";
+      readonly ownDescriptor?: number;
+    };
+
+/**
+ * Follows `path`'s symbolic links one at a time (each folder through its real path) to what it
+ * finally names. Links are followed by hand, not with `realpath`, so that a dangling link yields
+ * the path it names and a descriptor link (`/proc/self/fd/1`, whose "target" is `pipe:[…]`) is
+ * recognised as one.
+ */
+async function resolveDestination(path: string): Promise<Destination> {
+  let current = resolve(path);
+  for (let links = 0; links <= MAX_LINKS; ) {
+    let folder: string;
+    try {
+      folder = await realpath(dirname(current));
+    } catch {
+      // A missing or unreadable folder: creating the temporary file there says why.
+      return { kind: "replace", target: current };
+    }
+    current = join(folder, basename(current));
+    let stats: Awaited<ReturnType<typeof lstat>>;
+    try {
+      stats = await lstat(current);
+    } catch (error) {
+      if ((error as { code?: string }).code === "ENOENT")
+        return { kind: "replace", target: current };
+      throw error;
+    }
+    if (stats.isSymbolicLink()) {
+      const descriptor = descriptorOfLink(current);
+      if (descriptor !== undefined) {
+        return descriptor.own
+          ? { kind: "in-place", type: "descriptor", ownDescriptor: descriptor.fd }
+          : { kind: "in-place", type: "descriptor" };
+      }
+      current = resolve(folder, await readlink(current));
+      links++;
+      continue;
+    }
+    if (stats.isFile()) return { kind: "replace", target: current };
+    if (stats.isDirectory()) throw codedError("EISDIR", "is a directory; expected a file path");
+    if (stats.isSocket()) throw codedError("ENXIO", "is a socket; expected a file path");
+    return { kind: "in-place", type: stats.isFIFO() ? "fifo" : "device" };
+  }
+  throw codedError("ELOOP", "too many levels of symbolic links");
+}
+
+function codedError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** How long to wait between two tries to open a FIFO that has no reader yet. */
+const FIFO_READER_POLL_MS = 50;
+
+/**
+ * A destination written in place. FIFOs and terminals are written through libuv's stream handles
+ * (epoll), not the thread pool: a reader that stops reading must not leave a thread blocked in
+ * `write`, which would keep even `process.exit` from returning. A device is opened as it is and
+ * written with plain writes. A descriptor link is this process's standard output or error when
+ * it names one (`/dev/stdout` is then `-`: the same stream, in order with what else is written
+ * there); else it is opened anew, `O_APPEND` so that a regular file behind it (`>> log`) is
+ * written at its end as the descriptor would be, never truncated nor replaced. A descriptor that
+ * cannot be opened anew (a socket, ENXIO) is written as it is when it is this process's own.
+ */
+async function openInPlace(
+  path: string,
+  destination: Extract<Destination, { kind: "in-place" }>,
+  signal: AbortSignal | undefined,
+): Promise<AtomicFile> {
+  let sink: InPlaceSink;
+  try {
+    sink = await openSink(path, destination, signal);
+  } catch (error) {
+    // A wait ended by the signal is the caller's stop, not a write failure.
+    if (signal?.aborted === true) throw error;
+    throw error instanceof FileWriteError ? error : new FileWriteError(path, error);
+  }
+  return bufferedFile(path, null, (bytes) => sink.write(bytes), {
+    async finish(fail) {
+      try {
+        await sink.close();
+      } catch (error) {
+        await fail(error);
+      }
+    },
+    async discard() {
+      sink.destroy();
+    },
+  });
+}
+
+/** Where in-place bytes go: a stream handle (FIFO, pipe, terminal) or a plain descriptor. */
+interface InPlaceSink {
+  write(bytes: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+/**
+ * Opens a FIFO for writing without blocking: `O_NONBLOCK` fails with ENXIO while no reader has it
+ * open, so the open is tried again every {@link FIFO_READER_POLL_MS} ms — the wait `cat > fifo`
+ * makes, but one a signal ends.
+ */
+async function openFifoForWriting(path: string, signal: AbortSignal | undefined): Promise<number> {
+  for (;;) {
+    signal?.throwIfAborted();
+    try {
+      return await openFd(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ENXIO") throw error;
+    }
+    await delay(FIFO_READER_POLL_MS, signal);
+  }
+}
+
+function openFd(path: string, flags: number): Promise<number> {
+  return new Promise((done, fail) => {
+    openCallback(path, flags, 0o666, (error, fd) => (error === null ? done(fd) : fail(error)));
+  });
+}
+
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((done, fail) => {
+    const aborted = () => {
+      clearTimeout(timer);
+      fail(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", aborted);
+      done();
+    }, ms);
+    signal?.addEventListener("abort", aborted, { once: true });
+  });
+}
+
+async function openSink(
+  path: string,
+  destination: Extract<Destination, { kind: "in-place" }>,
+  signal: AbortSignal | undefined,
+): Promise<InPlaceSink> {
+  if (destination.type === "fifo") return sinkOf(await openFifoForWriting(path, signal));
+  if (destination.type === "device") {
+    // O_NONBLOCK: opening a device (a serial line) must not wait; its writes retry on EAGAIN.
+    return sinkOf(
+      await openFd(path, constants.O_WRONLY | constants.O_NOCTTY | constants.O_NONBLOCK),
+    );
+  }
+  const own = destination.ownDescriptor;
+  if (own === 1) return standardStreamSink(process.stdout);
+  if (own === 2) return standardStreamSink(process.stderr);
+  let fd: number;
+  try {
+    // O_NONBLOCK: a pipe behind the link must not block the open (nor its writes: see sinkOf).
+    fd = await openFd(
+      path,
+      constants.O_WRONLY | constants.O_NOCTTY | constants.O_APPEND | constants.O_NONBLOCK,
+    );
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENXIO" || own === undefined) throw error;
+    return descriptorSink(own, { owned: false });
+  }
+  return sinkOf(fd);
+}
+
+/** Standard output or error as a destination: written in order with the rest, never closed. */
+function standardStreamSink(stream: NodeJS.WriteStream): InPlaceSink {
+  let last: Promise<void> = Promise.resolve();
+  return {
+    write: (bytes) => {
+      last = new Promise((done, fail) =>
+        stream.write(bytes, (error) => (error ? fail(error) : done())),
+      );
+      return last;
+    },
+    close: () => last,
+    destroy: () => undefined,
+  };
+}
+
+async function sinkOf(fd: number): Promise<InPlaceSink> {
+  const stats = await fstatOf(fd);
+  if (stats.isFIFO()) return streamSink(new Socket({ fd, readable: false, writable: true }));
+  if (isatty(fd)) return streamSink(new WriteStream(fd));
+  return descriptorSink(fd, { owned: true });
+}
+
+function streamSink(stream: Socket): InPlaceSink {
+  let failure: Error | undefined;
+  // A reader that went away (EPIPE) fails the next write or the close; never an unhandled event.
+  stream.on("error", (error) => {
+    failure ??= error;
+  });
+  return {
+    write: (bytes) =>
+      new Promise((done, fail) => {
+        if (failure !== undefined) return fail(failure);
+        stream.write(bytes, (error) => (error ? fail(error) : done()));
+      }),
+    close: () =>
+      new Promise((done, fail) => {
+        if (failure !== undefined) return fail(failure);
+        stream.end(() => (failure === undefined ? done() : fail(failure)));
+        stream.once("error", fail);
+      }),
+    destroy: () => stream.destroy(),
+  };
+}
+
+/**
+ * A device or a regular file behind a descriptor link: plain writes, no fsync, closed at the end
+ * when this writer opened it (`owned`).
+ */
+function descriptorSink(fd: number, { owned }: { readonly owned: boolean }): InPlaceSink {
+  let open = owned;
+  const close = () => {
+    if (!open) return Promise.resolve();
+    open = false;
+    return new Promise<void>((done, fail) => closeCallback(fd, (e) => (e ? fail(e) : done())));
+  };
+  return {
+    async write(bytes) {
+      let offset = 0;
+      while (offset < bytes.length) {
+        let written: number;
+        try {
+          written = await writeFd(fd, bytes, offset);
+        } catch (error) {
+          // A device opened without blocking that cannot take more yet: try again shortly.
+          if ((error as { code?: string }).code !== "EAGAIN") throw error;
+          await delay(10, undefined);
+          continue;
+        }
+        if (written <= 0) throw new Error("the write made no progress");
+        offset += written;
+      }
+    },
+    close,
+    destroy: () => void close().catch(() => undefined),
+  };
+}
+
+function writeFd(fd: number, bytes: Uint8Array, offset: number): Promise<number> {
+  return new Promise((done, fail) =>
+    writeCallback(fd, bytes, offset, bytes.length - offset, null, (error, written) =>
+      error === null ? done(written) : fail(error),
+    ),
+  );
+}
+
+function fstatOf(fd: number): Promise<Stats> {
+  return new Promise((done, fail) =>
+    fstatCallback(fd, (error, stats) => (error === null ? done(stats) : fail(error))),
+  );
+}
+
+/**
+ * Temporary files this writer left beside `target` in processes that no longer run (killed with
+ * SIGKILL, or by a power cut: nothing could remove them) are removed when `target` is next
+ * written. A file is stale when the process its name records is gone; the writer's own process
+ * and any live one (another user's included) keep theirs. A process in another PID namespace
+ * writing the same folder (two containers sharing a volume) cannot be told from a dead one.
+ */
+async function removeStaleTemporaryFiles(target: string): Promise<void> {
+  const folder = dirname(target);
+  const prefix = `.${basename(target)}.`;
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const match = /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length));
+    if (match === null) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid || isAlive(pid)) continue;
+    const path = join(folder, name);
+    try {
+      if ((await lstat(path)).isFile()) await unlink(path);
+    } catch {
+      // Removed meanwhile, or not ours to remove: it stays.
+    }
+  }
+}
+
+/** Whether a process with this id runs (EPERM: it does, as another user). */
+function isAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
 }
 
 /**
@@ -139,7 +563,7 @@ export async function writeFileAtomic(
   options: { readonly signal?: AbortSignal } = {},
 ): Promise<void> {
   options.signal?.throwIfAborted();
-  const file = await openAtomicFile(path);
+  const file = await openAtomicFile(path, options);
   try {
     if (typeof data === "string" || data instanceof Uint8Array) {
       await file.write(data);

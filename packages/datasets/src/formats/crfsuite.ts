@@ -2,6 +2,12 @@ import type { SourcePosition } from "../sentence.js";
 import { DataFormatError } from "./errors.js";
 import { type LineParser, noRecordError, recordReaders, recordWriters } from "./text-format.js";
 
+/**
+ * The largest attribute value or instance weight read: a model's weights are at most 1e9 in
+ * magnitude too, so a sentence's score (a sum of value × weight) stays far from overflowing to ±∞.
+ */
+const MAX_ATTRIBUTE_VALUE = 1e9;
+
 /** One attribute of an item: a name and a weight (1 when the file gives none). */
 export interface CrfsuiteAttribute {
   name: string;
@@ -168,11 +174,11 @@ class CrfsuiteParser implements LineParser<CrfsuiteInstance> {
 
   private number(text: string | undefined, line: number, column: number, what: string): number {
     const value = text === undefined || text.trim() === "" ? Number.NaN : Number(text);
-    if (!Number.isFinite(value)) {
+    if (!(Math.abs(value) <= MAX_ATTRIBUTE_VALUE)) {
       throw new DataFormatError(
         this.file,
         line,
-        `weight ${JSON.stringify(text ?? "")} of ${JSON.stringify(what)}: expected a finite number`,
+        `weight ${JSON.stringify(text ?? "")} of ${JSON.stringify(what)}: expected a finite number of magnitude at most 1e9`,
         column,
       );
     }
@@ -221,8 +227,10 @@ function formatInstance(instance: CrfsuiteInstance, index: number): string {
     throw new RangeError(`${where}: ${instance.items.length} items for ${n} labels`);
   let text = "";
   if (instance.weight !== undefined) {
-    if (!Number.isFinite(instance.weight))
-      throw new RangeError(`${where}: weight ${instance.weight} is not finite`);
+    if (!(Math.abs(instance.weight) <= MAX_ATTRIBUTE_VALUE))
+      throw new RangeError(
+        `${where}: weight ${instance.weight} is not a number of magnitude ≤ 1e9`,
+      );
     text += `@weight:${formatNumber(instance.weight)}\n`;
   }
   for (let i = 0; i < n; i++) {
@@ -230,7 +238,7 @@ function formatInstance(instance: CrfsuiteInstance, index: number): string {
     for (const attribute of instance.items[i]!) {
       text += `\t${checkName(attribute.name, `${where}, item ${i + 1}: attribute`, false)}`;
       if (attribute.value !== 1) {
-        if (!Number.isFinite(attribute.value)) {
+        if (!(Math.abs(attribute.value) <= MAX_ATTRIBUTE_VALUE)) {
           throw new RangeError(
             `${where}, item ${i + 1}: attribute ${JSON.stringify(attribute.name)} has weight ${attribute.value}`,
           );

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type DocumentInfo, groupByDocument, type Sentence } from "../sentence.js";
 import { formatConll, parseConll, readConll, readConllFile, writeConllFile } from "./conll.js";
 import { formatConllu, parseConllu, readConllu, writeConlluFile } from "./conllu.js";
@@ -17,7 +17,7 @@ import {
 } from "./crfsuite.js";
 import { DataFormatError } from "./errors.js";
 import { formatInlineTags, parseInlineTags, readInlineTags } from "./inline.js";
-import { collect } from "./io.js";
+import { collect, sourceLines } from "./io.js";
 import {
   type CitationIssue,
   formatUmassCitations,
@@ -232,15 +232,61 @@ describe("CoNLL columns", () => {
     );
   });
 
-  it("reads a Node Readable, strips a BOM and CRLF, and passes a missing file's error through", async () => {
+  it("reads a Node Readable, strips a BOM and CRLF, and says that a missing file is missing", async () => {
     const sentences = await collect(
       readConll(Readable.from([Buffer.from("\uFEFFa B\r\nb C\r\n")])),
     );
     expect(sentences[0]!.tokens).toEqual(["a", "b"]);
     expect(sentences[0]!.labels).toEqual(["B", "C"]);
+    // core's InputFileError: a usage error (the caller named no file) that keeps Node's errno.
     await expect(readConllFile(join(dir, "missing.conll"))).rejects.toMatchObject({
-      code: "ENOENT",
+      code: "usage",
+      errno: "ENOENT",
+      message: `${join(dir, "missing.conll")}: no such file`,
     });
+  });
+
+  it("refuses lines that end in CR alone (old Mac files) and stray CRs, naming the line", async () => {
+    const crOnly = "a B\rb C\r\rc D\r";
+    for (const source of [[crOnly], [Buffer.from(crOnly)], [Buffer.from(`${crOnly}\n`)]]) {
+      await expect(collect(readConll(source, { file: "mac.conll" }))).rejects.toThrow(
+        "mac.conll:1: lines end in CR only (old Mac line endings); convert them to LF or CRLF",
+      );
+    }
+    expect(() => parseConll(crOnly, { file: "mac.conll" })).toThrow(
+      "mac.conll:1: lines end in CR only (old Mac line endings)",
+    );
+    // A CR that ends no line further on (CRLF text converted twice gives CR CR LF) is refused there.
+    await expect(
+      collect(readConll([Buffer.from("a B\r\nb C\r\r\n")], { file: "twice.conll" })),
+    ).rejects.toThrow(
+      "twice.conll:2: a carriage return (CR) inside the line: expected lines that end in LF or CRLF",
+    );
+    // CRLF split between two chunks is still a line end.
+    const split = await collect(readConll([Buffer.from("a B\r"), Buffer.from("\nb C\r\n")]));
+    expect(split[0]!.tokens).toEqual(["a", "b"]);
+  });
+
+  it("reads one long line in time linear in its length: a line is joined once, not once per chunk", async () => {
+    // 4 MB in 64 KiB chunks: joining the line once per chunk would copy about 130 MB; once, 4 MB.
+    const piece = Buffer.from("word ".repeat(13_107));
+    const chunks = Array.from({ length: 64 }, () => piece);
+    const copied = vi.spyOn(Uint8Array.prototype, "set");
+    try {
+      const lines = [];
+      for await (const batch of sourceLines([...chunks, Buffer.from("\n")], "long.txt")) {
+        lines.push(...batch);
+      }
+      expect(lines).toHaveLength(1);
+      expect(lines[0]!.length).toBe(64 * piece.length);
+      const bytesCopied = copied.mock.calls.reduce(
+        (sum, [source]) => sum + (source as ArrayLike<number>).length,
+        0,
+      );
+      expect(bytesCopied).toBeLessThanOrEqual(2 * 64 * piece.length);
+    } finally {
+      copied.mockRestore();
+    }
   });
 
   it("streams: the first sentence arrives before the source is read to its end", async () => {
@@ -727,14 +773,14 @@ const crfInstance: fc.Arbitrary<CrfsuiteInstance> = fc
         attributes: fc.array(
           fc.record({
             name: crfName,
-            value: fc.oneof(fc.constant(1), fc.double({ noNaN: true, noDefaultInfinity: true })),
+            value: fc.oneof(fc.constant(1), fc.double({ min: -1e9, max: 1e9, noNaN: true })),
           }),
           { maxLength: 4 },
         ),
       }),
       { minLength: 1, maxLength: 4 },
     ),
-    weight: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true })),
+    weight: fc.option(fc.double({ min: -1e9, max: 1e9, noNaN: true })),
   })
   .map(({ items, weight }) => {
     const instance: CrfsuiteInstance = {
@@ -803,6 +849,14 @@ describe("CRFsuite attribute format", () => {
       2,
       /weight "xyz" of "b": expected a finite number/,
     );
+    // A value that times a model's weight (up to 1e9) would overflow a sentence's score to ±∞.
+    expectFormatError(
+      () => parseCrfsuite("O\ta\nO\tb:1e308\n"),
+      2,
+      /weight "1e308" of "b": expected a finite number of magnitude at most 1e9/,
+    );
+    expectFormatError(() => parseCrfsuite("@weight:-1e10\nO\ta\n"), 1, /of magnitude at most 1e9/);
+    expect(parseCrfsuite("O\ta:-1e9\n")[0]!.items[0]).toEqual([{ name: "a", value: -1e9 }]);
     expectFormatError(() => parseCrfsuite("@group:1\nO\ta\n"), 1, /unknown declaration "@group"/);
     expectFormatError(() => parseCrfsuite("O\ta\n@weight:2\n"), 2, /@weight after the first item/);
     expectFormatError(() => parseCrfsuite(":5\tx\n"), 1, /empty label/);

@@ -3,11 +3,19 @@
  * imports this module as "#platform" (package.json "imports"); bundlers for the browser resolve
  * it to ./browser.ts, so formats, schemes and evaluation bundle with no `node:` import.
  */
-import { createReadStream } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { openInput } from "@lagrange/core/node";
 
-export function openFileChunks(path: string | URL): AsyncIterable<Uint8Array> {
-  return createReadStream(path, { highWaterMark: 1 << 16 });
+/**
+ * A file's chunks through core's one input opener: a FIFO or a pipe is read to its end without a
+ * thread waiting on it (the signal stops the wait for a writer); a file that cannot be opened is
+ * an `InputFileError` (a usage error naming the path and why) when the iteration starts.
+ */
+export async function* openFileChunks(
+  path: string | URL,
+  signal?: AbortSignal,
+): AsyncGenerator<Uint8Array> {
+  yield* await openInput(path, signal === undefined ? {} : { signal });
 }
 
 export function pathOfUrl(url: URL): string {

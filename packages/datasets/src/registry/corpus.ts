@@ -1,6 +1,7 @@
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { extname } from "node:path";
 import { LagrangeError } from "@lagrange/core";
+import { inputFileError } from "@lagrange/core/node";
 import { readConllFile } from "../formats/conll.js";
 import { readConlluFile } from "../formats/conllu.js";
 import { readInlineTagsFile } from "../formats/inline.js";
@@ -100,6 +101,22 @@ function schemeEvidence(labels: readonly string[]): readonly PartialLabel[] {
 }
 
 /**
+ * Whether `spec` names something on disk (then it is read as a file, never looked up as a
+ * registry name). A path that exists but cannot be reached — in a folder that cannot be searched
+ * — is an `InputFileError` ("cannot be read (permission denied)"), not "no such file".
+ */
+function isPath(spec: string): boolean {
+  try {
+    statSync(spec);
+    return true;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG") return false;
+    throw inputFileError(spec, error);
+  }
+}
+
+/**
  * Reads `spec`: a file path (format from `options.format` or the extension), or a registry name
  * with an optional split (`conll2000:test`). Unknown formats and names are usage errors (code
  * `usage`); a registered split that cannot be reached is a {@link DatasetUnavailableError}.
@@ -107,7 +124,7 @@ function schemeEvidence(labels: readonly string[]): readonly PartialLabel[] {
 export async function openCorpus(spec: string, options: OpenCorpusOptions = {}): Promise<Corpus> {
   const malformed = options.malformed ?? "error";
   const signal = options.signal === undefined ? {} : { signal: options.signal };
-  if (existsSync(spec)) {
+  if (isPath(spec)) {
     if (statSync(spec).isDirectory()) {
       throw new LagrangeError("usage", `${spec}: is a directory; expected a data file`);
     }

@@ -310,13 +310,28 @@ describe("download into the cache", () => {
     expect(filesUnder(cache)).toEqual([]);
   });
 
-  it("says offline that it removed a damaged cache file", async () => {
+  it("offline, keeps a damaged cache file (nothing could replace it) and names it and the checksum", async () => {
     const { cache, ...options } = isolated();
     mkdirSync(join(cache, "toy_folder"));
-    writeFileSync(join(cache, "toy_folder", "train.txt"), "damaged");
+    const path = join(cache, "toy_folder", "train.txt");
+    writeFileSync(path, "damaged");
     const failure = resolveSplit("toy", "train", { ...options, offline: true });
-    await expect(failure).rejects.toThrow(/damaged copy at .*train\.txt.* was removed/);
-    expect(filesUnder(cache)).toEqual([]);
+    await expect(failure).rejects.toBeInstanceOf(DatasetChecksumError);
+    await expect(failure).rejects.toMatchObject({ code: "unavailable" });
+    await expect(failure).rejects.toThrow(
+      `toy train: the cached copy ${path} has SHA-256 ${sha256("damaged")}, expected ${sha256(TRAIN_TEXT)}; it was kept (offline, nothing could replace it)`,
+    );
+    expect(readFileSync(path, "utf8")).toBe("damaged");
+  });
+
+  it("online, keeps a damaged cache file when no good copy can be downloaded", async () => {
+    const { cache, ...options } = isolated();
+    mkdirSync(join(cache, "toy_folder"));
+    const path = join(cache, "toy_folder", "train.txt");
+    writeFileSync(path, "damaged");
+    const failure = resolveSplit("toy", "train", options);
+    await expect(failure).rejects.toThrow(/the damaged copy at .*train\.txt.* was kept/);
+    expect(readFileSync(path, "utf8")).toBe("damaged");
   });
 
   it("re-downloads a cache file that fails its checksum", async () => {

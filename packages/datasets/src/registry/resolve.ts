@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, statSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -265,8 +265,9 @@ function placementHint(
 
 /**
  * Finds a split, downloading it into the cache when it is neither in the mirror nor in the
- * cache. Cache hits are hashed; a cache file that fails its checksum is removed and fetched
- * again. Downloads stream into a temporary file beside the destination, are checked (size and
+ * cache. Cache hits are hashed; a cache file that fails its checksum is fetched again and the good
+ * copy renamed over it (it is never removed first: offline, or when no download succeeds, it is
+ * kept and the error names it and the expected checksum). Downloads stream into a temporary file beside the destination, are checked (size and
  * SHA-256) and renamed into place, so a failed, truncated or wrong download leaves nothing
  * behind. Offline with no copy: a DatasetUnavailableError that names the file and where to put it.
  */
@@ -287,8 +288,16 @@ export async function resolveSplit(
     }
     const actual = await sha256File(location.path, options.signal);
     if (actual === split.sha256) return location;
-    await rm(location.path, { force: true });
-    damaged = ` (a damaged copy at ${location.path}, SHA-256 ${actual}, was removed)`;
+    // Kept: offline nothing can replace it, and online a good download is renamed over it (a
+    // failed one leaves it as it was). A file that cannot be replaced is never deleted.
+    if (isOffline(options)) {
+      throw new DatasetChecksumError(
+        `${dataset.name} ${split.name}: the cached copy ${location.path} has SHA-256 ${actual}, expected ${split.sha256}; it was kept (offline, nothing could replace it): check it, then remove it, or run without ${OFFLINE_ENV}=1 to fetch a good copy over it`,
+        split.sha256,
+        actual,
+      );
+    }
+    damaged = ` (the damaged copy at ${location.path}, SHA-256 ${actual}, was kept)`;
   }
   const destination = join(cacheDir(options), dataset.folder, split.file);
   const mirror = findMirrorDir(options);

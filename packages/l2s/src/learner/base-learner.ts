@@ -61,6 +61,24 @@ export function createLearner(
   return new CostSensitiveRegressor(actions, rest);
 }
 
+/**
+ * The bytes one learner's training holds at its peak, from its options alone (before its table is
+ * allocated): the hashed table (2^bits entries of 1 to 3 float32s: csoaa's weight, Σg² and max |x|;
+ * the perceptron's weight), when averaging the float64 sums and the averaged learner returned at
+ * the end (csoaa copies its table twice to build it, the perceptron once), and the table's bytes
+ * in the model file. At --bits 30 that is 8 to 52 GB: worth saying before it is allocated.
+ */
+export function learnerTrainingBytes(options: BaseLearnerOptions = {}): number {
+  if (options.kind === "perceptron") {
+    const entries = 2 ** (options.bits ?? 22);
+    return entries * ((options.average ?? true) ? 4 + 8 + 4 + 4 : 4 + 4);
+  }
+  const entries = 2 ** (options.bits ?? 20);
+  const table =
+    4 * (1 + (options.adaptive === false ? 0 : 1) + (options.normalized === false ? 0 : 1));
+  return entries * (options.average === true ? table + 8 + 2 * table + table : table + table);
+}
+
 export function learnerFromState(state: LearnerState): CostSensitiveLearner {
   return state.format === "l2s-perceptron"
     ? CostSensitivePerceptron.fromState(state)

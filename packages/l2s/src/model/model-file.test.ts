@@ -128,4 +128,66 @@ describe("L2S model file headers from elsewhere", () => {
       expect(() => l2sModelFromBytes(fileWith(header), "m.l2s")).toThrow(L2sModelFileError);
     }
   });
+
+  it("checks declared table sizes against the file or the sparse bound before allocating", () => {
+    const csoaa = {
+      format: "l2s-csoaa",
+      version: 1,
+      actions: 2,
+      learningRate: 0.5,
+      powerT: 0.5,
+      l2: 0,
+      adaptive: true,
+      normalized: true,
+      invariant: true,
+      examples: 0,
+      totalWeight: 0,
+      sumNormX: 0,
+      contraction: 1,
+    };
+    const perceptron = { format: "l2s-perceptron", version: 1, actions: 2, updates: 1 };
+    const cases: Array<[unknown, RegExp]> = [
+      // The file: bits 30, 3·2^30 weights declared dense, 636 bytes.
+      [
+        { ...csoaa, bits: 30, weightCount: 3 * 2 ** 30 },
+        /learner 0: its weight table declares 3221225472 weights \(12\.9 GB\) but the file has 0 bytes left/,
+      ],
+      [
+        { ...csoaa, bits: 30, weightCount: 3 * 2 ** 30, sparse: 0 },
+        /sparse weight tables of 3221225472 weights in all \(12\.9 GB once loaded\).*limited to 67108864 weights \(268 MB\)/,
+      ],
+      [{ ...perceptron, bits: 27, weightCount: 2 ** 27, sparse: 0 }, /limited to 67108864/],
+      [
+        { ...perceptron, bits: 10, weightCount: 2 ** 32 - 1 },
+        /weightCount 4294967295; a l2s-perceptron table of 2\^10 entries holds 1024/,
+      ],
+      [{ ...perceptron, bits: 10, weightCount: -1 }, /weightCount -1/],
+      [{ ...perceptron, bits: 10, weightCount: null }, /weightCount null/],
+      [{ ...perceptron, bits: 10, weightCount: 2 ** 53 }, /weightCount 9007199254740992/],
+      [{ ...perceptron, bits: 10, weightCount: 1024, sparse: -1 }, /sparse -1/],
+      [{ ...perceptron, bits: 10, weightCount: 1024, sparse: 2 ** 31 - 1 }, /sparse 2147483647/],
+      [{ ...perceptron, bits: 0, weightCount: 1 }, /bits 0/],
+      [{ ...perceptron, bits: 10.5, weightCount: 1 }, /bits 10\.5/],
+      [
+        { ...csoaa, adaptive: "yes", bits: 4, weightCount: 48 },
+        /without its adaptive and normalized flags/,
+      ],
+      [{ ...perceptron, format: "vw", bits: 4, weightCount: 16 }, /format "vw"/],
+    ];
+    for (const [learner, pattern] of cases) {
+      expect(() => l2sModelFromBytes(fileWith({ ...base, learners: [learner] }), "m.l2s")).toThrow(
+        pattern,
+      );
+    }
+    // A sparse table within the bound whose file lacks its stored pairs: still the file's size.
+    expect(() =>
+      l2sModelFromBytes(
+        fileWith({
+          ...base,
+          learners: [{ ...perceptron, bits: 20, weightCount: 2 ** 20, sparse: 1000 }],
+        }),
+        "m.l2s",
+      ),
+    ).toThrow(/declares 1000 stored weights \(8\.00 kB\) but the file has 0 bytes left/);
+  });
 });

@@ -1,4 +1,10 @@
-import { crc32, type JsonValue, LagrangeError } from "@lagrange/core";
+import {
+  crc32,
+  formatByteSize,
+  type JsonValue,
+  LagrangeError,
+  lagrangeErrorCode,
+} from "@lagrange/core";
 import { type LearnerState, learnerFromState } from "../learner/base-learner.js";
 import { LearnedPolicy } from "../search/policy.js";
 import type { ActionSpace } from "../search/types.js";
@@ -62,6 +68,7 @@ interface Header {
 
 export function l2sModelToBytes(model: L2sModel): Uint8Array {
   const states = model.policy.learners.map((l) => l.exportState());
+  let sparseSlots = 0;
   const header: Header = {
     format: "lagrange-l2s",
     task: model.task,
@@ -69,9 +76,13 @@ export function l2sModelToBytes(model: L2sModel): Uint8Array {
     actionSpaces: model.policy.actionSpaces.map((s) => ({ name: s.name, actions: s.actions })),
     learners: states.map(({ weights, ...rest }) => {
       const stored = nonZeros(weights);
-      return 2 * stored < weights.length
-        ? { ...rest, weightCount: weights.length, sparse: stored }
-        : { ...rest, weightCount: weights.length };
+      // Sparse only within the readers' bound on sparse tables: a larger table is stored dense,
+      // so that its file holds (and the reader can check) every slot it will allocate.
+      if (2 * stored < weights.length && sparseSlots + weights.length <= MAX_SPARSE_SLOTS) {
+        sparseSlots += weights.length;
+        return { ...rest, weightCount: weights.length, sparse: stored };
+      }
+      return { ...rest, weightCount: weights.length };
     }),
   };
   let json = new TextEncoder().encode(JSON.stringify(header));
@@ -110,6 +121,32 @@ export function l2sModelToBytes(model: L2sModel): Uint8Array {
   });
   view.setUint32(offset, crc32(out, 0, offset), true);
   return out;
+}
+
+/**
+ * The most weights a file's sparse tables may declare in all (2^26, 268 MB as float32). A sparse
+ * table's size is not proportional to its file (2^30 empty slots take 0 bytes), so it gets a fixed
+ * bound; the writer stores a table dense when it would pass it, so every model this package writes
+ * is read back (csoaa up to --bits 24 and the perceptron up to 26 stay sparse).
+ */
+export const MAX_SPARSE_SLOTS = 2 ** 26;
+
+/** Weights per table entry: 1 for the perceptron, 1–3 for csoaa (weight, Σg², max |x|). */
+function slotsPerEntry(learner: LearnerHeader, fail: (reason: string) => never): number {
+  const header = learner as unknown as { readonly [key: string]: unknown };
+  if (header.format === "l2s-perceptron") return 1;
+  if (header.format !== "l2s-csoaa") {
+    return fail(`format ${describe(header.format)}: expected "l2s-csoaa" or "l2s-perceptron"`);
+  }
+  const { adaptive, normalized } = header;
+  if (typeof adaptive !== "boolean" || typeof normalized !== "boolean") {
+    return fail("csoaa learner without its adaptive and normalized flags");
+  }
+  return 1 + (adaptive ? 1 : 0) + (normalized ? 1 : 0);
+}
+
+function describe(x: unknown): string {
+  return typeof x === "number" ? String(x) : (JSON.stringify(x) ?? String(x));
 }
 
 export function l2sModelFromBytes(bytes: Uint8Array, file = "<model>"): L2sModel {
@@ -153,24 +190,49 @@ export function l2sModelFromBytes(bytes: Uint8Array, file = "<model>"): L2sModel
   ) {
     fail("header: expected settings to be an object");
   }
+  // Every table's declared size is checked against the bytes present (dense) or the bound on
+  // sparse tables before any table is allocated: a crafted header with a valid checksum ends here.
   let offset = PREAMBLE + headerLength;
-  const learners = header.learners.map((learner, k) => {
+  let sparseSlots = 0;
+  const tables = header.learners.map((learner, k) => {
     if (typeof learner !== "object" || learner === null) fail(`learner ${k}: expected an object`);
     const bits = learner.bits;
     if (!Number.isInteger(bits) || bits < 1 || bits > 30) {
-      fail(`learner ${k}: bits ${bits}: expected an integer in 1…30`);
+      fail(`learner ${k}: bits ${describe(bits)}: expected an integer in 1…30`);
     }
+    const slots = slotsPerEntry(learner, (reason) => fail(`learner ${k}: ${reason}`));
     const count = learner.weightCount;
-    // No table is larger than 2^bits slots of 3 floats: check before allocating it.
-    if (!Number.isInteger(count) || count < 0 || count > 3 * 2 ** bits) {
-      fail(`learner ${k}: weightCount ${count}: expected an integer in 0…3·2^bits`);
+    const expected = slots * 2 ** bits;
+    if (count !== expected) {
+      fail(
+        `learner ${k}: weightCount ${describe(count)}; a ${learner.format} table of 2^${bits} entries holds ${expected} weights`,
+      );
     }
     const sparse = learner.sparse;
     if (sparse !== undefined && !(Number.isInteger(sparse) && sparse >= 0 && sparse <= count)) {
-      fail(`learner ${k}: sparse ${sparse}: expected an integer in 0…${count}`);
+      fail(`learner ${k}: sparse ${describe(sparse)}: expected an integer in 0…${count}`);
     }
     const bytes = sparse === undefined ? 4 * count : 8 * sparse;
-    if (offset + bytes > end) fail(`learner ${k}: its weight table does not fit in the file`);
+    if (offset + bytes > end) {
+      fail(
+        `learner ${k}: its weight table declares ${sparse === undefined ? `${count} weights` : `${sparse} stored weights`} (${formatByteSize(bytes)}) but the file has ${formatByteSize(Math.max(0, end - offset))} left`,
+      );
+    }
+    if (sparse !== undefined) {
+      sparseSlots += count;
+      if (sparseSlots > MAX_SPARSE_SLOTS) {
+        fail(
+          `learner ${k}: sparse weight tables of ${sparseSlots} weights in all (${formatByteSize(4 * sparseSlots)} once loaded) from ${formatByteSize(end - PREAMBLE - headerLength)} of weights; sparse tables are limited to ${MAX_SPARSE_SLOTS} weights (${formatByteSize(4 * MAX_SPARSE_SLOTS)}), larger ones are written dense`,
+        );
+      }
+    }
+    const at = offset;
+    offset += bytes;
+    return { at, count, sparse };
+  });
+  if (offset !== end) fail(`${end - offset} bytes after the last weight table`);
+  const learners = header.learners.map((learner, k) => {
+    const { at: offset, count, sparse } = tables[k]!;
     const weights = new Float32Array(count);
     if (sparse === undefined) {
       for (let i = 0; i < count; i++) weights[i] = view.getFloat32(offset + 4 * i, true);
@@ -187,7 +249,6 @@ export function l2sModelFromBytes(bytes: Uint8Array, file = "<model>"): L2sModel
         weights[index] = view.getFloat32(offset + 4 * (sparse + j), true);
       }
     }
-    offset += bytes;
     const { weightCount: _, sparse: __, ...rest } = learner;
     try {
       return learnerFromState({ ...rest, weights } as LearnerState);
@@ -195,7 +256,6 @@ export function l2sModelFromBytes(bytes: Uint8Array, file = "<model>"): L2sModel
       return fail(`learner ${k}: ${(error as Error).message}`);
     }
   });
-  if (offset !== end) fail(`${end - offset} bytes after the last weight table`);
   let policy: LearnedPolicy;
   try {
     policy = new LearnedPolicy(header.actionSpaces, learners);
@@ -212,12 +272,21 @@ export async function saveL2sModel(model: L2sModel, path: string): Promise<void>
 }
 
 /** Reads and validates a model file (Node only). */
-export async function loadL2sModel(path: string): Promise<L2sModel> {
+export async function loadL2sModel(
+  path: string,
+  options: { readonly signal?: AbortSignal } = {},
+): Promise<L2sModel> {
   const { readFileBytes } = await import("#platform");
   let bytes: Uint8Array;
   try {
-    bytes = await readFileBytes(path);
+    bytes = await readFileBytes(path, options.signal);
   } catch (error) {
+    // A file that cannot be opened is a usage error naming it (core's InputFileError), and a
+    // stopped read is stopped: neither is a malformed model.
+    const code = lagrangeErrorCode(error);
+    if (code === "usage" || code === "aborted" || (error as Error).name === "AbortError") {
+      throw error;
+    }
     throw new L2sModelFileError(path, `cannot read the model: ${(error as Error).message}`);
   }
   return l2sModelFromBytes(bytes, path);

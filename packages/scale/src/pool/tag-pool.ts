@@ -101,11 +101,12 @@ export async function openTagPool(options: TagPoolOptions): Promise<TagPool> {
           breakAll(wrapped);
         });
         worker.on("exit", (code: number) => {
-          if (!closed) {
-            const error = new Error(`tag worker ${w + 1} exited (code ${code})`);
-            failedToStart(error);
-            breakAll(error);
-          }
+          // Closed (aborted) while starting: the start fails too, or nothing would ever settle
+          // it and the process would end with its work unfinished (exit 13, files left).
+          if (closed) return failedToStart(new AbortError());
+          const error = new Error(`tag worker ${w + 1} exited (code ${code})`);
+          failedToStart(error);
+          breakAll(error);
         });
       }),
     );

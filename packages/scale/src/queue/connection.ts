@@ -1,5 +1,7 @@
-import { LagrangeError } from "@lagrange/core";
+import { AbortError, LagrangeError } from "@lagrange/core";
 import type { ConnectionOptions } from "bullmq";
+import { Redis } from "ioredis";
+import { JOB_NAME_PATTERN } from "./spec.js";
 
 /** Where the queue lives when nothing says otherwise (`LAGRANGE_REDIS_URL` overrides it in the CLI). */
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
@@ -13,8 +15,62 @@ const UNREACHABLE_RETRIES = 14;
 export interface QueueTarget {
   /** `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS). */
   readonly redis: string;
+  /**
+   * The password, when it is not in the URL (read from a file, say, so that it never appears on
+   * a command line); it replaces the URL's.
+   */
+  readonly password?: string;
   /** Default {@link DEFAULT_QUEUE_NAME}. */
   readonly queue?: string;
+}
+
+/**
+ * A Redis URL fit to print: its password, if any, replaced by `***`
+ * (`redis://:***@host:port`). Every message that names a Redis goes through this.
+ */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.href;
+  } catch {
+    // Not a URL: hide anything that might be credentials, username included.
+    return url.replace(/\/\/[^/?#]*@/, "//***@");
+  }
+}
+
+/**
+ * `text` with every credential of `target` hidden: Redis URLs with a password anywhere in it (as
+ * ioredis and BullMQ quote them in their errors) and the password itself, however it was given.
+ */
+export function redactCredentials(text: string, target?: QueueTarget): string {
+  let out = text.replace(/\b(rediss?:\/\/[^\s:@/]*:)[^\s@]*@/gi, "$1***@");
+  if (target !== undefined) {
+    for (const secret of secretsOf(target)) out = out.split(secret).join("***");
+  }
+  return out;
+}
+
+function secretsOf(target: QueueTarget): string[] {
+  const secrets = new Set<string>();
+  if (target.password !== undefined) secrets.add(target.password);
+  try {
+    const raw = new URL(target.redis).password;
+    if (raw !== "") secrets.add(raw).add(decodedUserInfo(raw));
+  } catch {
+    // Not a URL: connectionOf says so (redacted).
+  }
+  // A password of one or two characters would star out ordinary words, and protects nothing.
+  return [...secrets].filter((s) => s.length >= 3);
+}
+
+/** A URL's user or password, percent-decoded where it can be (a stray `%` is taken as it is). */
+function decodedUserInfo(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -24,23 +80,25 @@ export interface QueueTarget {
  */
 export function connectionOf(
   url: string,
-  options: { readonly patient?: boolean } = {},
+  options: { readonly patient?: boolean; readonly password?: string } = {},
 ): ConnectionOptions {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new TypeError(`--redis ${url}: not a URL; expected redis://host:port`);
+    throw new TypeError(`--redis ${redactRedisUrl(url)}: not a URL; expected redis://host:port`);
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-    throw new TypeError(`--redis ${url}: expected a redis:// or rediss:// URL`);
+    throw new TypeError(`--redis ${redactRedisUrl(url)}: expected a redis:// or rediss:// URL`);
   }
   const db = parsed.pathname.replace(/^\//, "");
+  const password =
+    options.password ?? (parsed.password === "" ? undefined : decodedUserInfo(parsed.password));
   return {
     host: parsed.hostname || "127.0.0.1",
     port: parsed.port === "" ? 6379 : Number(parsed.port),
-    ...(parsed.username === "" ? {} : { username: decodeURIComponent(parsed.username) }),
-    ...(parsed.password === "" ? {} : { password: decodeURIComponent(parsed.password) }),
+    ...(parsed.username === "" ? {} : { username: decodedUserInfo(parsed.username) }),
+    ...(password === undefined ? {} : { password }),
     ...(db === "" ? {} : { db: Number(db) }),
     ...(parsed.protocol === "rediss:" ? { tls: {} } : {}),
     ...(options.patient === true
@@ -61,7 +119,7 @@ export function connectionOf(
 
 /** Job names become Redis keys and BullMQ job ids: a plain word keeps both unambiguous. */
 export function checkJobName(name: string): void {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(name)) {
+  if (!JOB_NAME_PATTERN.test(name)) {
     throw new TypeError(
       `--job ${JSON.stringify(name)}: expected letters, digits, '.', '_' or '-' (at most 128, starting with a letter or digit)`,
     );
@@ -72,8 +130,17 @@ export function checkJobName(name: string): void {
 export function jobKeys(queue: string, job: string) {
   const base = `lagrange:${queue}:${job}`;
   return {
-    /** Hash: what was submitted (model, decoder, constraints text, shard count, …). */
+    /**
+     * Hash: what was submitted — `spec` (JSON, see `parseTaggingSpec`), `submission` (a nonce
+     * naming this submission of the name), `state` (`submitting` until the last shard is queued,
+     * then `complete`), and once complete `shards` and `sentences`.
+     */
     meta: `${base}:meta`,
+    /**
+     * String with a short time-to-live that a running `submit` keeps renewing: a job still
+     * `submitting` without it was abandoned (its submit was killed).
+     */
+    submitter: `${base}:submitter`,
     /** Hash: shard index → the shard's input text. */
     shards: `${base}:shards`,
     /** Hash: shard index → the shard's tagged output; HSET of the same bytes makes a retry harmless. */
@@ -83,17 +150,97 @@ export function jobKeys(queue: string, job: string) {
   };
 }
 
-/** BullMQ's id of a shard's job: submitting the same job again adds nothing twice. */
-export function shardJobId(job: string, index: number): string {
-  return `${job}/${index}`;
+/**
+ * The Redis keys of a model stored by its checksum: its bytes, and the set of jobs that use it
+ * (the last job removed takes the model with it).
+ */
+export function modelKeys(queue: string, sha256: string) {
+  const base = `lagrange:${queue}:model:${sha256}`;
+  return { bytes: base, jobs: `${base}:jobs` };
 }
 
 /**
- * A Redis that cannot be reached, said in the user's terms (code `unavailable`); any other error
- * is returned as it is.
+ * BullMQ's id of a shard's job. The submission's nonce is part of it: a shard of a removed job
+ * that a worker still holds can never be mistaken for the shard of a new job of the same name.
  */
-export function redisFailure(url: string, error: unknown): unknown {
+export function shardJobId(job: string, submission: string, index: number): string {
+  return `${job}/${submission}/${index}`;
+}
+
+/**
+ * Redis refused us, and asking again cannot help: no password or a wrong one, an ACL user without
+ * the permissions a queue needs, a TLS certificate that does not verify. A usage error (exit 2):
+ * the command line, environment or password file must change. Never retried.
+ */
+export class RedisAccessError extends LagrangeError {
+  override readonly name = "RedisAccessError";
+  constructor(
+    message: string,
+    /** What was refused: the password is missing, wrong, the user lacks permissions, or TLS failed. */
+    readonly refused: "no-password" | "wrong-password" | "no-permission" | "tls",
+    options?: ErrorOptions,
+  ) {
+    super("usage", message, options);
+  }
+}
+
+const TLS_FAILURES = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "ERR_SSL_WRONG_VERSION_NUMBER",
+]);
+
+/**
+ * The {@link RedisAccessError} an error of ioredis or BullMQ amounts to, or undefined when it is
+ * anything else (a connection that may come back).
+ */
+export function accessFailure(target: QueueTarget, error: unknown): RedisAccessError | undefined {
   const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `Redis at ${redactRedisUrl(target.redis)}`;
+  const said = redactCredentials(message.replace(/^Ready check failed: /, ""), target).trim();
+  const options = { cause: error };
+  if (/\bWRONGPASS\b|\binvalid (username-)?password\b/i.test(message)) {
+    return new RedisAccessError(
+      `${where} refused the password (WRONGPASS)`,
+      "wrong-password",
+      options,
+    );
+  }
+  if (/\bNOAUTH\b|\bERR AUTH\b/.test(message)) {
+    return new RedisAccessError(
+      `${where} requires a password (NOAUTH); none was given`,
+      "no-password",
+      options,
+    );
+  }
+  if (/\bNOPERM\b/.test(message)) {
+    return new RedisAccessError(
+      `${where} refused a command to this user (${said}); the queue needs an ACL user allowed its commands and keys`,
+      "no-permission",
+      options,
+    );
+  }
+  if (typeof code === "string" && TLS_FAILURES.has(code)) {
+    return new RedisAccessError(`${where}: TLS failed (${code}: ${said})`, "tls", options);
+  }
+  return undefined;
+}
+
+/**
+ * A Redis that refused us or cannot be reached, said in the user's terms (codes `usage` and
+ * `unavailable`); any other error is returned as it is, with credentials hidden in its message.
+ */
+export function redisFailure(target: QueueTarget, error: unknown): unknown {
+  if (error instanceof LagrangeError) return error;
+  const refused = accessFailure(target, error);
+  if (refused !== undefined) return refused;
+  const message = redactCredentials(error instanceof Error ? error.message : String(error), target);
   const name = error instanceof Error ? error.name : "";
   if (
     name === "MaxRetriesPerRequestError" ||
@@ -101,9 +248,74 @@ export function redisFailure(url: string, error: unknown): unknown {
       message,
     )
   ) {
-    return new LagrangeError("unavailable", `cannot reach Redis at ${url}: ${message}`, {
-      cause: error,
-    });
+    return new LagrangeError(
+      "unavailable",
+      `cannot reach Redis at ${redactRedisUrl(target.redis)}: ${message}`,
+      { cause: error },
+    );
   }
+  if (/^WRONGTYPE\b/.test(message)) {
+    // Someone wrote to a key of ours what lagrange never writes there.
+    return new LagrangeError(
+      "bad-input",
+      `a key of the queue in Redis at ${redactRedisUrl(target.redis)} holds something lagrange did not write there (${message})`,
+      { cause: error },
+    );
+  }
+  if (error instanceof Error && error.message !== message) error.message = message;
   return error;
+}
+
+/**
+ * A connection to Redis, returned once Redis has let us in: a refusal (see {@link accessFailure})
+ * is thrown at once, never retried. Until then it waits as the commands do — `patient` forever
+ * (a worker waits for its Redis to come up), else about 10 s before `unavailable` — reporting
+ * each failed try through `onRetry`. An aborted `signal` ends the wait with an AbortError. The
+ * caller closes the connection (`quit`, or `disconnect` when it must not wait).
+ */
+export function openRedis(
+  target: QueueTarget,
+  options: {
+    readonly patient?: boolean;
+    readonly signal?: AbortSignal;
+    readonly onRetry?: (error: Error) => void;
+  } = {},
+): Promise<Redis> {
+  const client = new Redis({
+    ...(connectionOf(target.redis, {
+      ...(options.patient === true ? { patient: true } : {}),
+      ...(target.password === undefined ? {} : { password: target.password }),
+    }) as object),
+    lazyConnect: true,
+  });
+  return new Promise<Redis>((resolve, reject) => {
+    let lastError: Error | undefined;
+    let settled = false;
+    const finish = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      options.signal?.removeEventListener("abort", onAbort);
+      if (error === undefined) return resolve(client);
+      client.disconnect();
+      reject(error);
+    };
+    const onAbort = () => finish(new AbortError("stopped while connecting to Redis"));
+    // Listened to for good: ioredis prints an 'error' event nobody listens to.
+    client.on("error", (error: Error) => {
+      if (settled) return;
+      const refused = accessFailure(target, error);
+      if (refused !== undefined) return finish(refused);
+      lastError = error;
+      options.onRetry?.(error);
+    });
+    if (options.signal?.aborted) return onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    client.once("ready", () => finish());
+    client.once("end", () =>
+      finish(redisFailure(target, lastError ?? new Error("Connection is closed."))),
+    );
+    client.connect().catch(() => {
+      // Reported through the events above.
+    });
+  });
 }

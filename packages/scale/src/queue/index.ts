@@ -5,6 +5,9 @@ export {
   DEFAULT_QUEUE_NAME,
   DEFAULT_REDIS_URL,
   type QueueTarget,
+  RedisAccessError,
+  redactCredentials,
+  redactRedisUrl,
 } from "./connection.js";
 export {
   awaitJob,
@@ -15,20 +18,25 @@ export {
   type JobStatus,
   jobStatus,
   QueueJobError,
+  type RemoveOptions,
+  type RemoveResult,
   removeJob,
+  type SubmissionState,
 } from "./jobs.js";
+export { ModelChangedError, ModelRefusedError } from "./model-access.js";
 export { SHARD_FORMATS, type Shard, type ShardFormat, shardCorpus } from "./shards.js";
-export { type SubmitOptions, type SubmitResult, submitJob } from "./submit.js";
 export {
-  ModelChangedError,
-  type ShardInput,
-  type ShardOutput,
+  DEFAULT_MAX_MODEL_BYTES,
+  MalformedSpecError,
+  type ModelSource,
+  parseTaggingSpec,
+  type ShardJobData,
   type TaggingSpec,
-  tagShard,
-} from "./tag-shard.js";
+} from "./spec.js";
+export { type SubmitOptions, type SubmitResult, submitJob } from "./submit.js";
+export { type ModelReader, type ShardInput, type ShardOutput, tagShard } from "./tag-shard.js";
 export {
   runQueueWorker,
-  type ShardJobData,
   type ShardStats,
   type WorkerEvent,
   type WorkerOptions,

@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +24,7 @@ async function shardsOf(
 
 /** The cutting rule line by line on the whole text: what the chunked cutter must agree with. */
 function referenceShards(text: string, format: "conll" | "inline", size: number): Shard[] {
-  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
   if (lines.at(-1) === "") lines.pop();
   const out: Shard[] = [];
   let current = { firstLine: 1, sentences: 0, text: "" };
@@ -63,7 +64,7 @@ describe("shardCorpus", () => {
   });
 
   it("agrees with the line-by-line rule whatever the chunk boundaries and line ends", async () => {
-    const piece = fc.constantFrom("a X", "bé Y", "€", " ", "\t", "\n", "\n", "\r\n", "\r", "\n\n");
+    const piece = fc.constantFrom("a X", "bé Y", "€", " ", "\t", "\n", "\n", "\r\n", "\n\n");
     await fc.assert(
       fc.asyncProperty(
         fc.array(piece, { maxLength: 40 }).map((parts) => parts.join("")),
@@ -83,4 +84,30 @@ describe("shardCorpus", () => {
   it("refuses a shard size that is not a positive integer", async () => {
     await expect(shardsOf("a X\n", "conll", 0)).rejects.toThrow(/positive integer/);
   });
+
+  it("refuses CR-only line ends (old Mac files) and stray CRs at their line, as the readers do", async () => {
+    for (const chunkBytes of [2, 3, 1 << 20]) {
+      await expect(shardsOf("a X\rb Y\r\rc Z\r", "conll", 1, chunkBytes)).rejects.toThrow(
+        /:1: lines end in CR only \(old Mac line endings\); convert them to LF or CRLF/,
+      );
+      await expect(shardsOf("a X\r\nb Y\r\r\n", "conll", 1, chunkBytes)).rejects.toThrow(
+        /:2: a carriage return \(CR\) inside the line/,
+      );
+    }
+  });
+
+  it.skipIf(process.platform === "win32")(
+    "reads a FIFO to its end (core's input opener)",
+    async () => {
+      const fifo = join(dir, "corpus-fifo");
+      execFileSync("mkfifo", [fifo]);
+      writeFileSync(join(dir, "corpus.txt"), "a X\n\nb Y\n\n");
+      spawn("sh", ["-c", 'cat "$1" > "$2"', "sh", join(dir, "corpus.txt"), fifo], {
+        stdio: "ignore",
+      });
+      const shards: Shard[] = [];
+      for await (const shard of shardCorpus(fifo, "conll", 1)) shards.push(shard);
+      expect(shards.map((s) => s.text)).toEqual(["a X\n\n", "b Y\n\n"]);
+    },
+  );
 });

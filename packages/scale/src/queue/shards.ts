@@ -1,4 +1,5 @@
-import { createReadStream } from "node:fs";
+import { openInput } from "@lagrange/core/node";
+import { strayCarriageReturnError } from "@lagrange/datasets";
 import { isBlankRange } from "../stream/records.js";
 
 /** The file formats a corpus may be sharded in: their sentences never span a blank line (CoNLL, CoNLL-U) or a line (inline). */
@@ -20,8 +21,10 @@ export interface Shard {
  * Cuts a corpus file into shards of `size` sentences, streaming (the corpus is never held whole).
  * Cuts fall only between sentences: for CoNLL and CoNLL-U, on a blank line (a shard keeps the
  * blank lines that end its sentences); for inline, between lines. So shard texts laid end to end
- * are the file itself (with `\r\n` and lone `\r` line ends written `\n`, and a last line given
- * its `\n`), and tagging them one by one gives what tagging the file gives.
+ * are the file itself (with `\r\n` line ends written `\n`, and a last line given its `\n`), and
+ * tagging them one by one gives what tagging the file gives. A CR that ends no line (old Mac line
+ * endings) is refused at its line, as every line reader refuses it (datasets' `sourceLines`).
+ * The file is opened by core's `openInput`: a FIFO is read to its end, and its wait stoppably.
  *
  * It works on the file's chunks, slicing shard texts out of them, rather than line by line: a
  * million-citation corpus is cut while the workers already tag, on the same cores, and building
@@ -78,22 +81,40 @@ export async function* shardCorpus(
     return text.slice(lineStart);
   }
 
+  /** CRLF → LF; a CR left is one that ends no line: refused at its line. */
+  const lineEnds = (text: string): string => {
+    const unix = text.replace(/\r\n/g, "\n");
+    const stray = unix.indexOf("\r");
+    if (stray >= 0) {
+      let line = lineNumber + 1;
+      for (let at = unix.indexOf("\n"); at >= 0 && at < stray; at = unix.indexOf("\n", at + 1)) {
+        line++;
+      }
+      throw strayCarriageReturnError(path, line);
+    }
+    return unix;
+  };
+
+  // Decoded as Node's "utf8" stream encoding decodes (a byte order mark kept, bad bytes replaced).
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  const input = await openInput(path, {
+    chunkBytes,
+    ...(signal === undefined ? {} : { signal }),
+  });
   let carry = "";
-  for await (const chunk of createReadStream(path, {
-    encoding: "utf8",
-    highWaterMark: chunkBytes,
-  }) as AsyncIterable<string>) {
+  for await (const bytes of input) {
     signal?.throwIfAborted();
-    let text = carry + chunk;
+    let text = carry + decoder.decode(bytes, { stream: true });
     // A \r at the chunk's end may be the first half of \r\n: it waits for the next chunk.
     const heldCr = text.endsWith("\r");
     if (heldCr) text = text.slice(0, -1);
-    if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
+    if (text.includes("\r")) text = lineEnds(text);
     carry = yield* cut(text);
     if (heldCr) carry += "\r";
   }
+  carry += decoder.decode();
   if (carry !== "") {
-    const tail = carry.replace(/\r\n?/g, "\n");
+    const tail = lineEnds(carry);
     yield* cut(tail.endsWith("\n") ? tail : `${tail}\n`);
   }
   if (pieces.length > 0 && pieces.some((p) => p !== "")) {

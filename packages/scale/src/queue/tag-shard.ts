@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { type CrfModel, loadModelFromBytes } from "@lagrange/chain-crf";
 import { parseConstraintsFile } from "@lagrange/constraint-templates";
@@ -24,26 +23,7 @@ import { conllRecord } from "../stream/format.js";
 import { batchGoldView, type LineBatchSpec, tagLineBatch } from "../stream/line-batch.js";
 import { readLineBatches } from "../stream/records.js";
 import { ThreadTagger } from "../stream/setup.js";
-import type { ShardFormat } from "./shards.js";
-
-/** What a worker needs to tag any shard of a job: recorded at submission, read from Redis. */
-export interface TaggingSpec {
-  /** A path every worker can read (a shared file system) or an http(s):// or file: URL. */
-  readonly model: string;
-  /** SHA-256 of the model's bytes at submission: a worker refuses a model that changed since. */
-  readonly modelSha256: string;
-  /** Default `viterbi`. */
-  readonly decoder?: string;
-  /** The constraints file's text (it travels in Redis, so workers need no copy of it). */
-  readonly constraints?: string;
-  /** The constraints file's name, for its error messages. */
-  readonly constraintsSource?: string;
-  /** The corpus file's name: errors in a shard name it and the corpus's own line numbers. */
-  readonly data: string;
-  readonly format: ShardFormat;
-  /** The data has no gold column (default: read off its width, as `lagrange tag` does). */
-  readonly unlabeled?: boolean;
-}
+import type { TaggingSpec } from "./spec.js";
 
 export interface ShardInput {
   readonly text: string;
@@ -58,29 +38,8 @@ export interface ShardOutput {
   readonly tokens: number;
 }
 
-/** The bytes of a model from a path or URL. */
-export async function readModelBytes(model: string): Promise<Uint8Array> {
-  if (/^https?:\/\//.test(model)) {
-    const response = await fetch(model);
-    if (!response.ok) throw new Error(`${model}: HTTP ${response.status} ${response.statusText}`);
-    return new Uint8Array(await response.arrayBuffer());
-  }
-  return readFile(model.startsWith("file:") ? new URL(model) : model);
-}
-
 export function sha256Hex(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("hex");
-}
-
-/** The model's bytes changed between submission and tagging: retrying cannot help. */
-export class ModelChangedError extends LagrangeError {
-  override readonly name = "ModelChangedError";
-  constructor(model: string, expected: string, found: string) {
-    super(
-      "bad-input",
-      `${model}: the model changed since the job was submitted (sha256 ${found.slice(0, 12)}…, submitted ${expected.slice(0, 12)}…); submit the job again`,
-    );
-  }
 }
 
 interface ShardTagger {
@@ -91,33 +50,54 @@ interface ShardTagger {
 }
 
 /**
- * One tagger per (model, checksum, decoder, constraints) in a worker process: a model is read and
- * its decoder prepared once, however many shards and jobs use it. A failed load is not cached.
+ * The bytes of a spec's model, checked against its checksum: where they may come from is the
+ * worker's choice (see `readSpecModel`), never the spec's.
+ */
+export type ModelReader = (spec: TaggingSpec) => Promise<Uint8Array>;
+
+/**
+ * One tagger per (model, decoder, constraints) in a worker process: a model is read and its
+ * decoder prepared once, however many shards and jobs use it. A failed load is not cached. The
+ * model is known by where it comes from as well as by its checksum, so that every job's model
+ * source passes the worker's checks (a job naming a URL is refused even if another job brought
+ * the same bytes from Redis).
  */
 const taggers = new Map<string, Promise<ShardTagger>>();
+/**
+ * Taggers kept, the least recently used dropped first: a worker serves a few models at a time,
+ * and jobs (anyone who can write to Redis can queue one) must not make it keep every model.
+ */
+const MAX_TAGGERS = 4;
 
-function taggerFor(spec: TaggingSpec): Promise<ShardTagger> {
+function taggerFor(spec: TaggingSpec, readModel: ModelReader): Promise<ShardTagger> {
   const key = JSON.stringify([
+    spec.modelSource,
     spec.model,
+    spec.modelBytes,
     spec.modelSha256,
     spec.decoder ?? "viterbi",
     spec.constraints === undefined ? "" : sha256Hex(spec.constraints),
+    spec.constraintsSource ?? "",
   ]);
   let entry = taggers.get(key);
   if (entry === undefined) {
-    entry = buildTagger(spec);
-    taggers.set(key, entry);
+    entry = buildTagger(spec, readModel);
     entry.catch(() => taggers.delete(key));
+  }
+  // Most recently used last; shards in flight keep their own reference to a dropped one.
+  taggers.delete(key);
+  taggers.set(key, entry);
+  for (const oldest of taggers.keys()) {
+    if (taggers.size <= MAX_TAGGERS) break;
+    taggers.delete(oldest);
   }
   return entry;
 }
 
-async function buildTagger(spec: TaggingSpec): Promise<ShardTagger> {
-  const bytes = await readModelBytes(spec.model);
-  const found = sha256Hex(bytes);
-  if (found !== spec.modelSha256) throw new ModelChangedError(spec.model, spec.modelSha256, found);
+async function buildTagger(spec: TaggingSpec, readModel: ModelReader): Promise<ShardTagger> {
+  const bytes = await readModel(spec);
   const model = loadModelFromBytes(bytes, spec.model);
-  if (generalCrfOf(model) !== null) {
+  if (generalCrfOf(model, spec.model) !== null) {
     throw new LagrangeError(
       "usage",
       `${spec.model} is a general CRF: its groups span the corpus, so it cannot be tagged shard by shard`,
@@ -148,9 +128,12 @@ async function buildTagger(spec: TaggingSpec): Promise<ShardTagger> {
   return { model, tagger, thread };
 }
 
-/** Checks at submission what a worker would find wrong with the spec at once (an unknown decoder, bad constraints). */
-export async function checkTaggingSpec(spec: TaggingSpec): Promise<void> {
-  await taggerFor(spec);
+/**
+ * Checks at submission what a worker would find wrong with the spec at once (a model that does
+ * not load, an unknown decoder, bad constraints), with the model's bytes in hand.
+ */
+export async function checkTaggingSpec(spec: TaggingSpec, modelBytes: Uint8Array): Promise<void> {
+  await taggerFor(spec, async () => modelBytes);
 }
 
 function parseShard(spec: TaggingSpec, text: string): Sentence[] {
@@ -236,9 +219,14 @@ async function tagConllShard(
 export async function tagShard(
   spec: TaggingSpec,
   shard: ShardInput,
-  options: { readonly signal?: AbortSignal; readonly pauseMs?: number } = {},
+  options: {
+    /** Where the model's bytes come from (called once per model in a process). */
+    readonly readModel: ModelReader;
+    readonly signal?: AbortSignal;
+    readonly pauseMs?: number;
+  },
 ): Promise<ShardOutput> {
-  const loaded = await taggerFor(spec);
+  const loaded = await taggerFor(spec, options.readModel);
   if (spec.format === "conll")
     return tagConllShard(spec, shard, loaded.thread, loaded.model, options);
   const { model, tagger } = loaded;

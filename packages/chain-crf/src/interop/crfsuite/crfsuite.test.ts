@@ -9,7 +9,12 @@ import { randomCorpus } from "../../testing/random-corpus.js";
 import { ByteReader } from "./bytes.js";
 import { readCqdb, writeCqdb } from "./cqdb.js";
 import { hashlittle } from "./lookup3.js";
-import { CrfsuiteExportError, crfsuiteModelFromBytes, crfsuiteModelToBytes } from "./model.js";
+import {
+  CrfsuiteExportError,
+  crfsuiteModelFromBytes,
+  crfsuiteModelToBytes,
+  MAX_IMPORTED_LABELS,
+} from "./model.js";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const cString = (s: string) => utf8(`${s}\0`);
@@ -159,6 +164,40 @@ describe("CRFsuite model files", () => {
       break;
     }
     expect(() => crfsuiteModelFromBytes(fixed, "x")).toThrow(/hashes to/);
+  });
+
+  it("checks declared counts before allocating by them, and refuses non-finite or huge weights", () => {
+    const bytes = crfsuiteModelToBytes(randomModel(9, false));
+    const patched = (at: number, value: number) => {
+      const copy = bytes.slice();
+      new DataView(copy.buffer).setUint32(at, value, true);
+      return copy;
+    };
+    // Labels (offset 20): a dense L² table is what Lagrange would allocate for them.
+    for (const labels of [MAX_IMPORTED_LABELS + 1, 2 ** 31 - 1, 2 ** 32 - 1]) {
+      expect(() => crfsuiteModelFromBytes(patched(20, labels), "x.crfsuite")).toThrow(
+        new RegExp(
+          `x\\.crfsuite: the header declares ${labels} labels: their dense transition table would take .*at most 4096 labels`,
+        ),
+      );
+    }
+    // Attributes (offset 24) and features (FEAT chunk's count) are checked against the file.
+    for (const attributes of [0, 2 ** 31 - 1, 2 ** 32 - 1]) {
+      expect(() => crfsuiteModelFromBytes(patched(24, attributes), "x")).toThrow(ModelFileError);
+    }
+    const offFeatures = new DataView(bytes.buffer).getUint32(28, true);
+    for (const features of [2 ** 31 - 1, 2 ** 32 - 1]) {
+      expect(() => crfsuiteModelFromBytes(patched(offFeatures + 8, features), "x")).toThrow(
+        /feature table \(\d+ features\) at byte \d+ \(\d+ bytes\) runs past the end/,
+      );
+    }
+    for (const weight of [Number.NaN, Number.POSITIVE_INFINITY, 1e308, -1e12]) {
+      const copy = bytes.slice();
+      new DataView(copy.buffer).setFloat64(offFeatures + 12 + 12, weight, true);
+      expect(() => crfsuiteModelFromBytes(copy, "x")).toThrow(
+        /x: feature 0 has the weight .*; expected a finite number of magnitude at most 1000000000/,
+      );
+    }
   });
 
   it("fails only with ModelFileError on truncated or flipped bytes (fuzz)", () => {

@@ -11,9 +11,10 @@
  * CRFsuite's tagger scores through the reference lists, so they (not the flat table) are what is
  * read here. CRFsuite has no first/last-label weights and no observation-conditioned bigrams.
  */
-import { LabelSet, LagrangeError } from "@lagrange/core";
+import { formatByteSize, LabelSet, LagrangeError } from "@lagrange/core";
 import { CrfModel, type JsonValue } from "../../crf-model.js";
 import type { FeatureLayout } from "../../model/layout.js";
+import { MAX_WEIGHT_MAGNITUDE } from "../../model-file.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
 import { readCqdb, writeCqdb } from "./cqdb.js";
 
@@ -25,6 +26,13 @@ const FT_STATE = 0;
 const FT_TRANS = 1;
 
 /**
+ * The most labels an imported model may have: 4,096 labels already make a 134 MB transition table
+ * and a tagger that spends 16 million steps a token. CRFsuite files store only non-zero
+ * transitions, so without a bound a crafted file of a few kilobytes could declare 2^32 labels.
+ */
+export const MAX_IMPORTED_LABELS = 4096;
+
+/**
  * A Lagrange model from the bytes of a CRFsuite model file (`crfsuite learn -m`, python-crfsuite,
  * the npm binding). Decoding it scores every labelling exactly as CRFsuite's tagger does. It has no
  * feature preset: its input is CRFsuite attribute lists. A malformed file throws
@@ -34,6 +42,9 @@ export function crfsuiteModelFromBytes(bytes: Uint8Array, file = "CRFsuite model
   const r = new ByteReader(bytes, file);
   if (bytes.length < HEADER_SIZE) {
     r.fail(`${bytes.length} bytes: too short for a CRFsuite model (a 48-byte header at least)`);
+  }
+  if (new TextDecoder().decode(bytes.subarray(0, 6)) === "LGRCRF") {
+    r.fail("already a Lagrange model file: lagrange tag, eval and info read it as it is");
   }
   r.tag(0, "lCRF", "file magic (not a CRFsuite model)");
   const size = r.u32(4, "header");
@@ -53,6 +64,13 @@ export function crfsuiteModelFromBytes(bytes: Uint8Array, file = "CRFsuite model
   const offLabelRefs = r.u32(40, "header");
   const offAttrRefs = r.u32(44, "header");
   if (L === 0) r.fail("the model has no labels");
+  // Checked before anything is allocated by it: Lagrange holds every label pair's weight, so L
+  // labels cost 8·L² bytes however few transitions the file stores.
+  if (L > MAX_IMPORTED_LABELS) {
+    r.fail(
+      `the header declares ${L} labels: their dense transition table would take ${formatByteSize(8 * L * L)}; importing supports at most ${MAX_IMPORTED_LABELS} labels (${formatByteSize(8 * MAX_IMPORTED_LABELS ** 2)})`,
+    );
+  }
 
   r.tag(offFeatures, "FEAT", "feature chunk");
   const K = r.u32(offFeatures + 8, "feature chunk");
@@ -61,7 +79,11 @@ export function crfsuiteModelFromBytes(bytes: Uint8Array, file = "CRFsuite model
     if (fid >= K) r.fail(`${owner} refers to feature ${fid}; the table has ${K}`);
     const p = offFeatures + CHUNK_SIZE + fid * FEATURE_SIZE;
     const weight = r.f64(p + 12, "feature table");
-    if (!Number.isFinite(weight)) r.fail(`feature ${fid} has the weight ${weight}`);
+    if (!(Math.abs(weight) <= MAX_WEIGHT_MAGNITUDE)) {
+      r.fail(
+        `feature ${fid} has the weight ${weight}; expected a finite number of magnitude at most ${MAX_WEIGHT_MAGNITUDE}`,
+      );
+    }
     return {
       type: r.u32(p, "feature table"),
       src: r.u32(p + 4, "feature table"),
@@ -118,7 +140,7 @@ export function crfsuiteModelFromBytes(bytes: Uint8Array, file = "CRFsuite model
   const present = new Uint8Array(L);
   for (let a = 0; a < A; a++) {
     attributeOffsets[a] = featureLabels.length;
-    present.fill(0);
+    const owned: number[] = [];
     for (const fid of attrRefs(a)) {
       const f = feature(fid, `attribute ${a}'s reference list`);
       if (f.type !== FT_STATE || f.src !== a || f.dst >= L) {
@@ -128,12 +150,15 @@ export function crfsuiteModelFromBytes(bytes: Uint8Array, file = "CRFsuite model
       }
       if (present[f.dst]!++ > 0) r.fail(`attribute ${a} has two features for label ${f.dst}`);
       row[f.dst] = f.weight;
+      owned.push(f.dst);
     }
-    // Lagrange keeps an attribute's labels ascending; CRFsuite's order carries no meaning.
-    for (let t = 0; t < L; t++) {
-      if (present[t] === 0) continue;
+    // Lagrange keeps an attribute's labels ascending; CRFsuite's order carries no meaning. Only
+    // the labels listed are visited (not all L per attribute: A·L steps for a crafted file).
+    owned.sort((x, y) => x - y);
+    for (const t of owned) {
       featureLabels.push(t);
       stateWeights.push(row[t]!);
+      present[t] = 0;
     }
   }
   const S = featureLabels.length;

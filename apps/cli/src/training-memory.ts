@@ -1,0 +1,117 @@
+import { totalmem } from "node:os";
+import {
+  AttributeFrequencyError,
+  TrainingMemoryError,
+  type TrainingPreparation,
+} from "@lagrange/chain-crf";
+import { formatByteSize } from "@lagrange/core";
+import { type BaseLearnerOptions, learnerTrainingBytes } from "@lagrange/l2s";
+import { usageError } from "./exit-codes.js";
+import { note, warn } from "./progress.js";
+
+/**
+ * Training's memory bound when `--max-memory` is not given: half the machine's memory, and never
+ * above 8 GB. Real corpora need far less (CoNLL-2000 chunking about 0.3 GB, UMass citations less);
+ * what passes it is a label set of thousands (L² transition weights, a dozen copies for L-BFGS),
+ * which deserves a question before the machine starts swapping.
+ */
+export const DEFAULT_TRAINING_MEMORY_CAP = 8e9;
+
+export function defaultTrainingMemoryLimit(): number {
+  return Math.min(DEFAULT_TRAINING_MEMORY_CAP, Math.floor(totalmem() / 2));
+}
+
+/** The library's bound for `--max-memory` (undefined: none). */
+export function trainingMemoryLimit(maxMemory: number | null | undefined): number | undefined {
+  if (maxMemory === null) return undefined;
+  return maxMemory ?? defaultTrainingMemoryLimit();
+}
+
+/**
+ * The CRF training options `--max-memory` sets: a report of the layout once it is built (once,
+ * though a general CRF trains one CRF per fold), which refuses — by throwing a
+ * {@link TrainingMemoryError} before the trainer's buffers exist — when what the process holds
+ * now (the corpus and its attributes) plus the library's estimate of what training will allocate
+ * passes the bound.
+ */
+export function memoryOptions(
+  maxMemory: number | null | undefined,
+  general = false,
+): {
+  readonly onPrepared: (preparation: TrainingPreparation) => void;
+} {
+  const limit = trainingMemoryLimit(maxMemory);
+  let reported = false;
+  return {
+    onPrepared: (preparation) => {
+      const { memory } = preparation;
+      const inUse = process.memoryUsage().rss;
+      // A general CRF keeps every training group's chain, position-specific: tokens × L² floats.
+      const extra = general
+        ? {
+            bytes: 8 * memory.tokens * memory.labels * memory.labels,
+            what: "the general CRF's group chains (tokens × labels²)",
+          }
+        : undefined;
+      const needed = inUse + memory.totalBytes + (extra?.bytes ?? 0);
+      if (limit !== undefined && needed > limit) {
+        throw new TrainingMemoryError(memory, limit, inUse, extra);
+      }
+      if (reported) return;
+      reported = true;
+      reportPreparation(preparation, needed);
+    },
+  };
+}
+
+/**
+ * What the command line says once the layout is known: a warning when `--min-freq` left almost
+ * no attribute, a note when training will take more than a gigabyte.
+ */
+function reportPreparation(p: TrainingPreparation, needed: number): void {
+  if (p.minAttributeFrequency > 1 && p.attributes < 0.01 * p.attributesSeen) {
+    warn(
+      `--min-freq ${p.minAttributeFrequency} keeps ${p.attributes} of ${p.attributesSeen} attributes (${((100 * p.attributes) / p.attributesSeen).toFixed(2)}%; the most frequent occurs ${p.highestAttributeCount} times): the model will tag mostly by label transitions`,
+    );
+  }
+  if (needed > 1e9) note(`training needs about ${formatByteSize(needed)} of memory`);
+}
+
+/**
+ * The library's refusals in the command line's words: which flag to change. Other errors are
+ * returned as they are.
+ */
+export function trainingRefusal(error: unknown): unknown {
+  if (error instanceof TrainingMemoryError) {
+    const ask = Math.ceil((1.2 * error.neededBytes) / 1e9);
+    return usageError(
+      `${error.message}; pass --max-memory ${ask}G to proceed (the default bound is half this machine's memory, at most ${formatByteSize(DEFAULT_TRAINING_MEMORY_CAP)}), or train on fewer labels (the transitions grow as labels²) or raise --min-freq`,
+    );
+  }
+  if (error instanceof AttributeFrequencyError) {
+    return usageError(
+      `--min-freq ${error.minFrequency} removes every attribute (the most frequent occurs ${error.highestCount} times): the model would tag by label transitions alone; lower it to ${error.highestCount} or less`,
+    );
+  }
+  return error;
+}
+
+/**
+ * `--learner l2s`: its memory is the hashed tables `--bits` sizes (one per action space), known
+ * before anything is read; refused (exit 2) above the bound like the CRF's.
+ */
+export function checkL2sTrainingMemory(
+  learner: BaseLearnerOptions,
+  spaces: number,
+  maxMemory: number | null | undefined,
+): void {
+  const limit = trainingMemoryLimit(maxMemory);
+  if (limit === undefined) return;
+  const tables = spaces * learnerTrainingBytes(learner);
+  const needed = process.memoryUsage().rss + tables;
+  if (needed <= limit) return;
+  const bits = learner.bits ?? (learner.kind === "perceptron" ? 22 : 20);
+  throw usageError(
+    `--bits ${bits}: the ${learner.kind ?? "csoaa"} learner's hashed weight table${spaces > 1 ? `s (${spaces} action spaces)` : ""} of 2^${bits} entries would need about ${formatByteSize(tables)} in training, more than the ${formatByteSize(limit)} allowed; lower --bits, or pass --max-memory ${Math.ceil((1.2 * needed) / 1e9)}G to proceed`,
+  );
+}
