@@ -45,19 +45,22 @@ async function openOutput(path: string | undefined, options: OutputOptions): Pro
     throw usageError(`${options.option} ${path}: is a directory; expected a file path`);
   }
   let file: AtomicFile;
+  // Registered before the file exists: a kill right after its creation still leaves nothing. A
+  // device, a FIFO or /dev/stdout is written in place: no temporary file to register.
+  let forget: () => void = () => undefined;
   try {
     // The signal ends the wait for a FIFO's reader (the only wait before the first write).
-    file = await openAtomicFile(
-      path,
-      options.signal === undefined ? {} : { signal: options.signal },
-    );
+    file = await openAtomicFile(path, {
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      beforeTemporaryFile: (temporaryPath) => {
+        forget = trackTemporaryFile(temporaryPath);
+      },
+    });
   } catch (error) {
+    forget();
     if (options.signal?.aborted === true) throw error;
     throw usageError(`${options.option} ${path}: cannot be written (${reason(error)})`);
   }
-  // A device, a FIFO or /dev/stdout is written in place: no temporary file to remove.
-  const forget =
-    file.temporaryPath === null ? () => undefined : trackTemporaryFile(file.temporaryPath);
   return {
     write: (data) => file.write(data),
     close: async () => {

@@ -80,6 +80,12 @@ export interface OpenAtomicFileOptions {
    * makes `commit` abort instead of replacing the destination (checked right before the rename).
    */
   readonly signal?: AbortSignal;
+  /**
+   * Called with the temporary file's path just before it is created, so that a watcher (the
+   * CLI's supervisor, which removes the files of a process it had to kill) knows of it even if
+   * this process is killed the moment the file exists.
+   */
+  readonly beforeTemporaryFile?: (temporaryPath: string) => void;
 }
 
 const BUFFER_BYTES = 1 << 16;
@@ -106,6 +112,7 @@ export async function openAtomicFile(
   );
   let handle: FileHandle | null;
   try {
+    options.beforeTemporaryFile?.(temporary);
     handle = await open(temporary, "wx");
   } catch (error) {
     throw new FileWriteError(path, error);
