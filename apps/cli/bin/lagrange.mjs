@@ -24,8 +24,8 @@ import { fileURLToPath } from "node:url";
 
 /** How long the child has, after the first signal, to stop on its own. */
 const GRACE_MS = 500;
-/** The signals a command stops on, and its exit code for each (128 + the signal's number). */
-const STOP_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+/** The signals a command stops on (its exit code, as for any signal: 128 + the signal's number). */
+const STOP_SIGNALS = ["SIGHUP", "SIGINT", "SIGTERM"];
 
 const args = process.argv.slice(2);
 const source = new URL("../src/main.ts", import.meta.url);
@@ -85,7 +85,7 @@ function supervise(entry) {
     killed = true;
     child.kill("SIGKILL");
   };
-  for (const name of Object.keys(STOP_CODES)) {
+  for (const name of STOP_SIGNALS) {
     process.on(name, () => {
       if (stoppedBy !== undefined) return kill();
       stoppedBy = name;
@@ -112,19 +112,20 @@ function supervise(entry) {
     }
     if (signal === null) process.exit(code ?? 1);
     const name = killed ? stoppedBy : signal;
-    if (Object.hasOwn(STOP_CODES, name)) {
+    const exitCode = 128 + (constants.signals[name] ?? 0);
+    if (STOP_SIGNALS.includes(name)) {
       // Killed while it wrote its own line (the grace period ran out meanwhile): one line is enough.
       if (!(killed && reported)) say(`lagrange: stopped by ${name}; no partial output was kept`);
-      process.exit(STOP_CODES[name]);
+    } else {
+      const why =
+        name === "SIGKILL"
+          ? " (by another process, or by the system when memory ran out)"
+          : name === "SIGABRT"
+            ? " (Node aborted: out of memory, or a crash)"
+            : "";
+      say(`lagrange: the command was killed by ${name}${why}; no partial output was kept`);
     }
-    const why =
-      name === "SIGKILL"
-        ? " (by another process, or by the system when memory ran out)"
-        : name === "SIGABRT"
-          ? " (Node aborted: out of memory, or a crash)"
-          : "";
-    say(`lagrange: the command was killed by ${name}${why}; no partial output was kept`);
-    process.exit(128 + (constants.signals[name] ?? 0));
+    process.exit(exitCode);
   });
 }
 

@@ -1,4 +1,4 @@
-import { LagrangeError, lagrangeErrorCode } from "@lagrange/core";
+import { isAbortError, LagrangeError, lagrangeErrorCode } from "@lagrange/core";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "./interruption.js";
 
 /** Exit codes scripts can rely on (listed by `--help`). */
@@ -60,12 +60,7 @@ export function exitCodeOf(error: unknown, signal?: StopSignal): number {
     case "unavailable":
       return ExitCode.unavailable;
     default:
-      if (signal !== undefined && isAbort(error)) return SIGNAL_EXIT_CODES[signal];
+      if (signal !== undefined && isAbortError(error)) return SIGNAL_EXIT_CODES[signal];
       return ExitCode.failure;
   }
-}
-
-/** The core's AbortError (`code` aborted) or the DOM one `signal.throwIfAborted()` raises. */
-export function isAbort(error: unknown): boolean {
-  return lagrangeErrorCode(error) === "aborted" || (error as Error | null)?.name === "AbortError";
 }

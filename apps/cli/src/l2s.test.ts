@@ -7,10 +7,9 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { seededRandom } from "@lagrange/core";
+import { isAbortError, seededRandom } from "@lagrange/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trainL2sCommand } from "./commands/train-l2s.js";
-import { isAbort } from "./exit-codes.js";
 import { lastColumn, run } from "./test-support.js";
 
 const DET = ["the", "a", "this", "every"];
@@ -559,7 +558,7 @@ describe("usage errors and bad input", () => {
     const out = at("stopped.l2s");
     await expect(
       trainL2sCommand({ data: train, task: "parser", ...{ bits: 16 }, out }, AbortSignal.abort()),
-    ).rejects.toSatisfy(isAbort);
+    ).rejects.toSatisfy(isAbortError);
     expect(existsSync(out)).toBe(false);
   });
 

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isAbortError } from "@lagrange/core";
 import { Command, CommanderError } from "commander";
 import { defineConstraints } from "./define/constraints.js";
 import { defineDemo } from "./define/demo.js";
@@ -11,7 +12,7 @@ import { defineQueue } from "./define/queue.js";
 import { defineRules } from "./define/rules.js";
 import { defineTag } from "./define/tag.js";
 import { defineTrain } from "./define/train.js";
-import { EXIT_CODES_HELP, ExitCode, exitCodeOf, isAbort } from "./exit-codes.js";
+import { EXIT_CODES_HELP, ExitCode, exitCodeOf } from "./exit-codes.js";
 import {
   announceFinalLine,
   removeTemporaryFiles,
@@ -89,7 +90,8 @@ function errnoOf(error: unknown): string | undefined {
 /** One line: what went wrong, in the user's terms (never a stack trace). */
 function messageOf(error: unknown, code: number, signal: string | undefined): string {
   const e = error instanceof Error ? error : new Error(String(error));
-  if (signal !== undefined && isAbort(e)) return `stopped by ${signal}; no partial output was kept`;
+  if (signal !== undefined && isAbortError(e))
+    return `stopped by ${signal}; no partial output was kept`;
   const errno = errnoOf(e);
   const io = e as { syscall?: string; path?: string };
   if (errno !== undefined && io.syscall === "write" && io.path === undefined) {

@@ -5,7 +5,12 @@ import {
   type TrainingPreparation,
 } from "@lagrange/chain-crf";
 import { formatByteSize } from "@lagrange/core";
-import { type BaseLearnerOptions, learnerTrainingBytes } from "@lagrange/l2s";
+import {
+  type BaseLearnerOptions,
+  learnerTrainingBytes,
+  PERCEPTRON_DEFAULTS,
+  REGRESSOR_DEFAULTS,
+} from "@lagrange/l2s";
 import { usageError } from "./exit-codes.js";
 import { note, warn } from "./progress.js";
 
@@ -110,7 +115,9 @@ export function checkL2sTrainingMemory(
   const tables = spaces * learnerTrainingBytes(learner);
   const needed = process.memoryUsage().rss + tables;
   if (needed <= limit) return;
-  const bits = learner.bits ?? (learner.kind === "perceptron" ? 22 : 20);
+  const bits =
+    learner.bits ??
+    (learner.kind === "perceptron" ? PERCEPTRON_DEFAULTS.bits : REGRESSOR_DEFAULTS.bits);
   throw usageError(
     `--bits ${bits}: the ${learner.kind ?? "csoaa"} learner's hashed weight table${spaces > 1 ? `s (${spaces} action spaces)` : ""} of 2^${bits} entries would need about ${formatByteSize(tables)} in training, more than the ${formatByteSize(limit)} allowed; lower --bits, or pass --max-memory ${Math.ceil((1.2 * needed) / 1e9)}G to proceed`,
   );

@@ -1,9 +1,4 @@
-import {
-  createSweepWorkspace,
-  type LossPass,
-  type SweepWorkspace,
-  startSweepPass,
-} from "./encoder/batch.js";
+import { createSweepWorkspace, type SweepWorkspace, startSweepPass } from "./encoder/batch.js";
 import {
   checkTrainingConstraints,
   isConstrained,
@@ -20,7 +15,7 @@ import {
   type SharedCorpus,
   shareCorpus,
 } from "./encoder/transfer.js";
-import type { Encoder } from "./encoder.js";
+import { type Encoder, instanceLossPass, type LossPass } from "./encoder.js";
 import { viterbiKernel } from "./inference/viterbi.js";
 import type { CompiledDataset } from "./model/dataset.js";
 import type { FeatureLayout } from "./model/layout.js";
@@ -211,36 +206,17 @@ export class CrfEncoder implements Encoder {
   ): LossPass {
     checkInstanceRange(begin, end, this.numInstances);
     const workspace = this.#workspace();
-    const first = this.#begin + begin;
-    const last = this.#begin + end;
-    if (workspace !== null) {
-      return startSweepPass(
-        workspace,
-        this.#instances,
-        first,
-        last,
-        weights,
-        gradient,
-        scale,
-        phaseSeconds,
-      );
-    }
-    const offsets = this.dataset.instanceOffsets;
-    const instances = this.#instances;
-    let next = first;
-    let loss = 0;
-    return {
-      get loss() {
-        return loss;
-      },
-      run(pause) {
-        for (const start = next; next < last; next++) {
-          if (pause !== null && next > start && pause()) return false;
-          loss += instances.loss(offsets[next]!, offsets[next + 1]!, weights, 1, gradient, scale);
-        }
-        return true;
-      },
-    };
+    if (workspace === null) return instanceLossPass(this, begin, end, weights, gradient, scale);
+    return startSweepPass(
+      workspace,
+      this.#instances,
+      this.#begin + begin,
+      this.#begin + end,
+      weights,
+      gradient,
+      scale,
+      phaseSeconds,
+    );
   }
 
   /** The batch path's workspace, built on first use; null (no WebAssembly, …) is kept too. */

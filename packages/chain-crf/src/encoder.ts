@@ -30,6 +30,47 @@ export interface Encoder {
   addFeatureCounts(i: number, labels: ArrayLike<number>, scale: number, target: Float64Array): void;
 }
 
+/**
+ * A loss pass that can stop between sentences and resume: `run(pause)` goes on until the range
+ * is done (true; the gradient has then been added) or until `pause()` says to stop (false), so
+ * that a caller can let the event loop turn during a long evaluation. Every `run` goes on from
+ * where the last stopped with the same accumulators, so where it pauses changes no bit of the
+ * result. The pass owns the encoder (its workspace and inference context) until it is done.
+ */
+export interface LossPass {
+  run(pause: (() => boolean) | null): boolean;
+  /** Σ of the losses so far: the range's loss once `run` has returned true. */
+  readonly loss: number;
+}
+
+/**
+ * Σ_{i ∈ [begin, end)} encoder.instanceLoss(i, weights, gradient, scale) as a {@link LossPass}, in
+ * that order: the pass of an encoder without a batch path, with its value bit for bit.
+ */
+export function instanceLossPass(
+  encoder: Encoder,
+  begin: number,
+  end: number,
+  weights: Float64Array,
+  gradient: Float64Array,
+  scale: number,
+): LossPass {
+  let next = begin;
+  let loss = 0;
+  return {
+    get loss() {
+      return loss;
+    },
+    run(pause) {
+      for (const start = next; next < end; next++) {
+        if (pause !== null && next > start && pause()) return false;
+        loss += encoder.instanceLoss(next, weights, gradient, scale);
+      }
+      return true;
+    },
+  };
+}
+
 /** Progress reported by every trainer once per iteration / epoch. */
 export interface TrainingProgress {
   readonly iteration: number;

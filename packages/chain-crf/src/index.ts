@@ -1,5 +1,8 @@
 // Encoder contract (trainers ↔ models)
 
+// Model files
+// Core's bound on weights, re-exported here, where model files enforce it.
+export { MAX_WEIGHT_MAGNITUDE } from "@lagrange/core";
 export { ChainScorer } from "./chain-scorer.js";
 // Model: dictionaries, compiled data, feature layout, encoder, high-level model
 export {
@@ -102,10 +105,8 @@ export {
   type TrainingMemoryEstimate,
   type TrainingMemoryOptions,
 } from "./model/memory.js";
-// Model files
 export {
   loadModelFromBytes,
-  MAX_WEIGHT_MAGNITUDE,
   MODEL_FORMAT_VERSION,
   ModelFileError,
   modelToBytes,

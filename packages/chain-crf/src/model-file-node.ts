@@ -1,4 +1,4 @@
-import { lagrangeErrorCode } from "@lagrange/core";
+import { isAbortError, lagrangeErrorCode } from "@lagrange/core";
 import type { CrfModel } from "./crf-model.js";
 import {
   loadModelFromBytes,
@@ -36,10 +36,7 @@ export async function loadModel(
   try {
     bytes = await readFileBytes(path, options.signal);
   } catch (error) {
-    const code = lagrangeErrorCode(error);
-    if (code === "usage" || code === "aborted" || (error as Error).name === "AbortError") {
-      throw error;
-    }
+    if (lagrangeErrorCode(error) === "usage" || isAbortError(error)) throw error;
     throw new ModelFileError(path, `cannot read the model: ${(error as Error).message}`);
   }
   return loadModelFromBytes(bytes, path);

@@ -1,15 +1,10 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { crc32, seededRandom } from "@lagrange/core";
+import { crc32, MAX_WEIGHT_MAGNITUDE, seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
 import { CrfModel, modelFromTraining, prepareTrainingData } from "./crf-model.js";
-import {
-  loadModelFromBytes,
-  MAX_WEIGHT_MAGNITUDE,
-  ModelFileError,
-  modelToBytes,
-} from "./model-file.js";
+import { loadModelFromBytes, ModelFileError, modelToBytes } from "./model-file.js";
 import { loadModel, saveModel } from "./model-file-node.js";
 import { randomCorpus } from "./testing/random-corpus.js";
 

@@ -1,4 +1,10 @@
-import { crc32, formatByteSize, LabelSet, LagrangeError } from "@lagrange/core";
+import {
+  crc32,
+  formatByteSize,
+  LabelSet,
+  LagrangeError,
+  MAX_WEIGHT_MAGNITUDE,
+} from "@lagrange/core";
 import { CrfModel, type JsonValue } from "./crf-model.js";
 import type { FeatureLayout } from "./model/layout.js";
 
@@ -16,6 +22,16 @@ import type { FeatureLayout } from "./model/layout.js";
 export const MODEL_FORMAT_VERSION = 1;
 const MAGIC = [0x4c, 0x47, 0x52, 0x43, 0x52, 0x46, 0x0d, 0x0a]; // "LGRCRF\r\n"
 const PREAMBLE = 16;
+
+/**
+ * Whether `bytes` start with the letters of a Lagrange model's magic ("LGRCRF"), whatever a
+ * text-mode copy did to the line break after them: another reader (CRFsuite's) can then say the
+ * file is a Lagrange model rather than a malformed one of its own. Internal to the package.
+ */
+export function hasLagrangeMagic(bytes: Uint8Array): boolean {
+  for (let k = 0; k < MAGIC.length - 2; k++) if (bytes[k] !== MAGIC[k]) return false;
+  return true;
+}
 
 export type WeightPrecision = "float32" | "float64";
 
@@ -328,16 +344,6 @@ function checkedSection(
   }
   return { name, type: type as SectionEntry["type"], length: count, offset: at };
 }
-
-/**
- * The largest weight magnitude a model file may hold (CRFsuite imports included). Training never
- * comes near it: a CRF's weights are a few units, an averaged perceptron's at most its update
- * count. Below it a sentence's score, a sum of fewer than 10⁹ weights, stays below 10¹⁸: nowhere
- * near float64's 1.8e308 (no score overflows to ±Infinity, whatever the input) and below the 10²⁰
- * that HiGHS reads as infinite (the ILP decoders stay exact). A weight beyond it, or NaN, or
- * ±Infinity, is a crafted or corrupted file, refused when read rather than tagged with.
- */
-export const MAX_WEIGHT_MAGNITUDE = 1e9;
 
 /** The layout's scalars, each a safe integer (−1 allowed for the absent start/end blocks). */
 function checkedLayoutScalars(value: unknown, fail: (reason: string) => never): Header["layout"] {

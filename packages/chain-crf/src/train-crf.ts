@@ -156,7 +156,10 @@ export async function trainCrf(
       : { minAttributeFrequency: options.minAttributeFrequency }),
     ...(options.labels === undefined ? {} : { labels: options.labels }),
     shared: (options.threads ?? 1) > 1,
-    beforeEncoder: memoryCheck(options, algorithm),
+    // The estimate scans the corpus: made only for a caller who reads it or sets a limit.
+    ...(options.onPrepared === undefined && options.maxMemoryBytes === undefined
+      ? {}
+      : { beforeEncoder: memoryCheck(options, algorithm) }),
   });
   const constraints = options.constraintsFor?.(data.labels.names());
   if (options.constrainedTraining === true) {

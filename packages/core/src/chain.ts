@@ -22,6 +22,17 @@ export interface ChainScores {
   readonly allowed?: Uint8Array;
 }
 
+/**
+ * The largest weight magnitude a model file may hold (CRFsuite imports included), and the largest
+ * attribute value or instance weight a data file may give. Training never comes near it: a CRF's
+ * weights are a few units, an averaged perceptron's at most its update count. Below it a
+ * sentence's score, a sum of fewer than 10⁹ weights, stays below 10¹⁸: nowhere near float64's
+ * 1.8e308 (no score overflows to ±Infinity, whatever the input) and below the 10²⁰ that HiGHS
+ * reads as infinite (the ILP decoders stay exact). A weight beyond it, or NaN, or ±Infinity, is a
+ * crafted or corrupted file, refused when read rather than tagged with.
+ */
+export const MAX_WEIGHT_MAGNITUDE = 1e9;
+
 export function isPositionSpecific(scores: ChainScores): boolean {
   // With n = 2 both layouts have length L·L and mean the same thing.
   return scores.transition.length !== scores.L * scores.L;

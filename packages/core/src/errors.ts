@@ -59,6 +59,14 @@ export class AbortError extends LagrangeError {
   }
 }
 
+/**
+ * Whether a thrown value is a cancellation: the core's AbortError (code "aborted", also from
+ * another copy of the package) or any error named "AbortError" (the DOM's, Node's).
+ */
+export function isAbortError(error: unknown): boolean {
+  return lagrangeErrorCode(error) === "aborted" || (error as Error | null)?.name === "AbortError";
+}
+
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AbortError();
 }

@@ -2,6 +2,7 @@ export { formatByteSize } from "./byte-size.js";
 export {
   type ChainScores,
   isPositionSpecific,
+  MAX_WEIGHT_MAGNITUDE,
   scoreLabelling,
   transitionOffset,
   validateChainScores,
@@ -18,7 +19,7 @@ export {
   linearConstraint,
   validateConstraint,
 } from "./constraints.js";
-export { checkpoints, yieldToEventLoop } from "./cooperation.js";
+export { type Checkpoints, checkpoints, yieldToEventLoop } from "./cooperation.js";
 export { crc32 } from "./crc32.js";
 export {
   type ChainSlaveFactory,
@@ -56,6 +57,7 @@ export {
 export { STEP_RULE_KINDS, type StepRule } from "./dual-decomposition/step-rule.js";
 export {
   AbortError,
+  isAbortError,
   LagrangeError,
   type LagrangeErrorCode,
   lagrangeErrorCode,

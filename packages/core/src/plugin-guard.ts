@@ -17,7 +17,7 @@ import type {
 } from "./decoder.js";
 import type { Decoding } from "./decoding.js";
 import type { SlaveBinding } from "./dual-decomposition/bindings.js";
-import { LagrangeError, lagrangeErrorCode } from "./errors.js";
+import { isAbortError, LagrangeError } from "./errors.js";
 import type { Slave, SlaveResult, SolutionStatus } from "./solver.js";
 
 /** The plug-in each registry is installing now (`plug-in ./x.js`), if any. */
@@ -44,18 +44,23 @@ export function installingOrigin(registry: DecoderRegistry): string | undefined 
   return installing.get(registry);
 }
 
+/** Each error {@link pluginError} made, and the plug-in it names. */
+const pluginErrorOrigins = new WeakMap<object, string>();
+
 /** A malformed plug-in (exit 3 in the CLI): `<origin>: <what>`. */
 export function pluginError(origin: string, what: string, cause?: unknown): LagrangeError {
-  return new LagrangeError(
+  const error = new LagrangeError(
     "bad-input",
     `${origin}: ${what}`,
     cause === undefined ? undefined : { cause },
   );
+  pluginErrorOrigins.set(error, origin);
+  return error;
 }
 
-/** Cancellation passes through a plug-in untouched: it is the caller's, not the plug-in's fault. */
-function isAbort(error: unknown): boolean {
-  return lagrangeErrorCode(error) === "aborted" || (error as Error | null)?.name === "AbortError";
+/** Whether `error` is one {@link pluginError} made for `origin` (already says what went wrong). */
+export function isPluginErrorOf(error: unknown, origin: string): boolean {
+  return typeof error === "object" && error !== null && pluginErrorOrigins.get(error) === origin;
 }
 
 /** The first line of what a plug-in threw: a failure is reported in one line. */
@@ -69,9 +74,14 @@ function call<T>(origin: string, doing: string, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (isAbort(error)) throw error;
-    throw pluginError(origin, `${doing} threw: ${messageOf(error)}`, error);
+    rethrow(origin, doing, error);
   }
+}
+
+/** What a plug-in threw while `doing`, thrown again as a plug-in error (an abort as it is). */
+function rethrow(origin: string, doing: string, error: unknown): never {
+  if (isAbortError(error)) throw error;
+  throw pluginError(origin, `${doing} threw: ${messageOf(error)}`, error);
 }
 
 function describe(value: unknown): string {
@@ -138,7 +148,7 @@ export function guardDecoderDefinition(
             try {
               await prepare.call(definition);
             } catch (error) {
-              if (isAbort(error)) throw error;
+              if (isAbortError(error)) throw error;
               throw pluginError(
                 origin,
                 `decoder "${name}": prepare failed: ${messageOf(error)}`,
@@ -313,12 +323,20 @@ function guardedBinding(
     );
   }
   if (L !== instance.L) throw fail(`has L = ${describe(L)}; the model has ${instance.L} labels`);
+  // Built once: maximize and score run every iteration, so they make no string nor closure.
+  const maximizing = `${where}: maximize`;
+  const scoring = `${where}: score`;
   const guarded: Slave = {
     name: slave.name,
     n,
     L,
     maximize(adjustment: Float64Array): SlaveResult {
-      const result: unknown = call(origin, `${where}: maximize`, () => slave.maximize(adjustment));
+      let result: unknown;
+      try {
+        result = slave.maximize(adjustment);
+      } catch (error) {
+        rethrow(origin, maximizing, error);
+      }
       if (isThenable(result))
         throw fail("returned a Promise from maximize: it must return synchronously");
       if (result === null || typeof result !== "object") {
@@ -342,7 +360,12 @@ function guardedBinding(
       return labels === r.labels ? (result as SlaveResult) : { ...(result as SlaveResult), labels };
     },
     score(labels: ArrayLike<number>): number {
-      const value: unknown = call(origin, `${where}: score`, () => slave.score(labels));
+      let value: unknown;
+      try {
+        value = slave.score(labels);
+      } catch (error) {
+        rethrow(origin, scoring, error);
+      }
       if (typeof value !== "number" || Number.isNaN(value) || value === Number.POSITIVE_INFINITY) {
         throw fail(`score returned ${describe(value)}, expected a finite number or −∞`);
       }

@@ -1,8 +1,13 @@
 import type { DecoderRegistry } from "./decoder.js";
-import { lagrangeErrorCode } from "./errors.js";
 import type * as CoreModule from "./index.js";
 import * as core from "./index.js";
-import { installingPlugin, isThenable, messageOf, pluginError } from "./plugin-guard.js";
+import {
+  installingPlugin,
+  isPluginErrorOf,
+  isThenable,
+  messageOf,
+  pluginError,
+} from "./plugin-guard.js";
 
 /**
  * What a plug-in is handed: the app's registry, and this copy of `@lagrange/core`, so a plug-in
@@ -43,9 +48,7 @@ export function installPlugin(
   try {
     returned = installingPlugin(registry, origin, () => plugin({ registry, core }));
   } catch (error) {
-    if (lagrangeErrorCode(error) === "bad-input" && (error as Error).message.startsWith(origin)) {
-      throw error;
-    }
+    if (isPluginErrorOf(error, origin)) throw error;
     throw pluginError(origin, `installing it threw: ${messageOf(error)}`, error);
   }
   if (isThenable(returned)) {

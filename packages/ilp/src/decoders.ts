@@ -214,11 +214,19 @@ function begin(
   return { ilp, scores, constraints, n, L, tables, first, form, options, started, deadline };
 }
 
-/** The call's limits for one more solve: what is left of its time limit (at least 1 ms). */
+/**
+ * The options of one more solve: the call's gap and form, and what is left of its time limit (at
+ * least 1 ms).
+ */
 function limitsNow(call: Call): IlpOptions {
-  const base = limits(call.options, call.form);
-  if (call.deadline === undefined) return base;
-  return { ...base, timeLimitMs: Math.max(1, call.deadline - performance.now()) };
+  const gap = call.options?.mipGap;
+  return {
+    ...(gap === undefined ? {} : { mipGap: gap }),
+    softForm: call.form,
+    ...(call.deadline === undefined
+      ? {}
+      : { timeLimitMs: Math.max(1, call.deadline - performance.now()) }),
+  };
 }
 
 /** Whether the call's time limit has run out. */
@@ -226,13 +234,17 @@ function expired(call: Call): boolean {
   return call.deadline !== undefined && performance.now() >= call.deadline;
 }
 
-function solveIn(
-  call: Call,
-  objective: ChainObjective,
-  options: IlpOptions,
-  constraints: readonly LinearConstraint[] = call.constraints,
-): ChainIlpResult {
-  return call.ilp.solve(call.scores, constraints, objective, options, call.tables);
+/** One more solve of the call's ILP, within what is left of its time limit. */
+function solveIn(call: Call, objective: ChainObjective): ChainIlpResult {
+  return call.ilp.solve(call.scores, call.constraints, objective, limitsNow(call), call.tables);
+}
+
+/**
+ * The best labelling a restricted ILP found, kept when the time limit ends the widening: the
+ * Viterbi score bounds every labelling, as penalties only lower a score.
+ */
+function cutShort(call: Call, incumbent: ChainIlpResult): ChainIlpResult {
+  return { ...incumbent, status: "time-limit", bound: call.tables.best };
 }
 
 /** The decoding of an outcome, with the statistics against the call's first labelling. */
@@ -329,14 +341,6 @@ function maskForbidsAll(n: number, L: number, started: number): IlpDecoding {
   );
 }
 
-function limits(options: IlpDecodeOptions | undefined, form: SoftPenaltyForm): IlpOptions {
-  return {
-    ...(options?.timeLimitMs === undefined ? {} : { timeLimitMs: options.timeLimitMs }),
-    ...(options?.mipGap === undefined ? {} : { mipGap: options.mipGap }),
-    softForm: form,
-  };
-}
-
 /** The ILP options within {@link ILP_OPTION_RANGES} (`tau` is the two-phase decoder's). */
 function checkOptions(options: IlpDecodeOptions | undefined): void {
   const limit = options?.timeLimitMs;
@@ -411,22 +415,17 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
       for (;;) {
         // After a few widenings (or with no feasible labelling known), solve the whole problem.
         const threshold = solves >= 4 ? lowerBound : Math.max(lowerBound, tables.best - delta);
-        result = solveIn(
-          call,
-          {
-            scoreWeight: 1,
-            penaltyWeight: -1,
-            minScore: NEG_INF,
-            maxPenalty: Number.POSITIVE_INFINITY,
-            pruneBelow: threshold,
-          },
-          limitsNow(call),
-        );
+        result = solveIn(call, {
+          scoreWeight: 1,
+          penaltyWeight: -1,
+          minScore: NEG_INF,
+          maxPenalty: Number.POSITIVE_INFINITY,
+          pruneBelow: threshold,
+        });
         solves++;
         if (result.status === "time-limit") {
           const better = incumbent !== null && !(result.objective >= incumbent.objective);
-          // Penalties only lower a score: the Viterbi score bounds every labelling.
-          if (better) result = { ...incumbent!, status: "time-limit", bound: tables.best };
+          if (better) result = cutShort(call, incumbent!);
           break;
         }
         const whole = threshold <= lowerBound || !(threshold > NEG_INF);
@@ -440,8 +439,7 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
         }
         if (expired(call)) {
           // Out of time before the widening proved anything: the best labelling so far.
-          if (incumbent !== null)
-            result = { ...incumbent, status: "time-limit", bound: tables.best };
+          if (incumbent !== null) result = cutShort(call, incumbent);
           else result = { ...result, status: "time-limit", labels: null, bound: tables.best };
           break;
         }
@@ -531,17 +529,13 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
           violationCost: firstCost,
         });
       if (firstCost === 0) return viterbi(0, { columns: 0, kept: 1 });
-      const phase2 = solveIn(
-        call,
-        {
-          scoreWeight: 0,
-          penaltyWeight: -1,
-          minScore,
-          maxPenalty: Number.POSITIVE_INFINITY,
-          pruneBelow: minScore,
-        },
-        limitsNow(call),
-      );
+      const phase2 = solveIn(call, {
+        scoreWeight: 0,
+        penaltyWeight: -1,
+        minScore,
+        maxPenalty: Number.POSITIVE_INFINITY,
+        pruneBelow: minScore,
+      });
       if (phase2.status === "infeasible") return finish(call, phase2, 1, minScore);
       if (phase2.status !== "optimal" || phase2.labels === null) {
         // Stopped at the time limit: the best labelling so far (or Viterbi's when there is none),
@@ -568,17 +562,13 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
       // Out of time after phase 2: its labelling has the least cost, the tie-break is not done.
       const tieBreak = expired(call)
         ? null
-        : solveIn(
-            call,
-            {
-              scoreWeight: 1,
-              penaltyWeight: 0,
-              minScore,
-              maxPenalty: leastCost + 1e-9 * Math.max(1, leastCost),
-              pruneBelow: minScore,
-            },
-            limitsNow(call),
-          );
+        : solveIn(call, {
+            scoreWeight: 1,
+            penaltyWeight: 0,
+            minScore,
+            maxPenalty: leastCost + 1e-9 * Math.max(1, leastCost),
+            pruneBelow: minScore,
+          });
       const chosen = tieBreak?.labels ?? phase2.labels;
       const status =
         tieBreak === null

@@ -31,11 +31,13 @@ export {
 } from "./learner/base-learner.js";
 export {
   CostSensitiveRegressor,
+  REGRESSOR_DEFAULTS,
   type RegressorOptions,
   type RegressorState,
 } from "./learner/cost-sensitive.js";
 export {
   CostSensitivePerceptron,
+  PERCEPTRON_DEFAULTS,
   type PerceptronOptions,
   type PerceptronState,
 } from "./learner/perceptron.js";

@@ -94,7 +94,7 @@ export async function selectCandidates(
   const checkpoint = checkpoints(options.signal);
   const scored = [];
   for (const s of usable) {
-    await checkpoint();
+    if (checkpoint.due()) await checkpoint.pause();
     scored.push({
       n: s.n,
       L: s.L,

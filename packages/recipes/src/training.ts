@@ -121,7 +121,7 @@ export async function trainOnCorpus(
   const checkpoint = checkpoints(options.signal);
   const sequences: LabelledSequence[] = [];
   for (const [i, s] of corpus.sentences.entries()) {
-    await checkpoint();
+    if (checkpoint.due()) await checkpoint.pause();
     sequences.push({
       attributes: attributes?.[i] ?? sentenceAttributes(preset, s),
       labels: gold[i]!,

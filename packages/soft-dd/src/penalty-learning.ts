@@ -152,7 +152,7 @@ export async function learnPenalties(
     let iterations = 0;
     let certified = 0;
     for (const d of order) {
-      await checkpoint();
+      if (checkpoint.due()) await checkpoint.pause();
       const example = examples[d]!;
       const base = chain(example.scores);
       const { n, L } = base;

@@ -74,7 +74,7 @@ export async function parseCommand(options: ParseOptions, signal?: AbortSignal):
     let words = 0;
     try {
       for (let from = 0; from < sentences.length; from += BATCH) {
-        await checkpoint();
+        if (checkpoint.due()) await checkpoint.pause();
         const batch = sentences.slice(from, from + BATCH);
         const parsed = parseWithL2s(parser, batch);
         for (const s of batch) words += s.tokens.length;

@@ -5,6 +5,7 @@ import {
   collectJob,
   DEFAULT_REDIS_URL,
   deadLetterReport,
+  hasRedisPassword,
   type JobStatus,
   jobStatus,
   QueueJobError,
@@ -19,7 +20,7 @@ import {
 } from "@lagrange/scale";
 import { usageError } from "../exit-codes.js";
 import { namedInputError, requireFile } from "../inputs.js";
-import { interruptible } from "../interruption.js";
+import { interruptible, stopSignal } from "../interruption.js";
 import { writeOutput } from "../output.js";
 import { note, warn } from "../progress.js";
 
@@ -64,13 +65,13 @@ function readPasswordFile(path: string): string {
  */
 function redisTarget(options: RedisOption): QueueTarget {
   const redis = options.redis ?? process.env.LAGRANGE_REDIS_URL ?? DEFAULT_REDIS_URL;
-  if (options.redis !== undefined && redactRedisUrl(options.redis) !== options.redis) {
+  if (options.redis !== undefined && hasRedisPassword(options.redis)) {
     warn(
       "a password in --redis is visible to other users (ps); put the URL in $LAGRANGE_REDIS_URL or the password in --redis-password-file",
     );
   }
   if (options.redisPasswordFile === undefined) return { redis };
-  if (redactRedisUrl(redis) !== redis) {
+  if (hasRedisPassword(redis)) {
     throw usageError(
       "--redis-password-file: the Redis URL has a password too; give the password once",
     );
@@ -197,12 +198,8 @@ export async function queueWork(options: QueueWorkOptions): Promise<void> {
   const pause = Number(process.env.LAGRANGE_QUEUE_PAUSE_MS ?? "");
   let lastConnectionError = "";
   const target = redisTarget(options);
-  let stopped = false;
-  const summary = await interruptible(async (signal) => {
-    signal.addEventListener("abort", () => {
-      stopped = true;
-    });
-    return queueCommand(target, () =>
+  const summary = await interruptible((signal) =>
+    queueCommand(target, () =>
       runQueueWorker({
         ...target,
         concurrency: options.concurrency,
@@ -224,13 +221,13 @@ export async function queueWork(options: QueueWorkOptions): Promise<void> {
           note(redactCredentials(eventLine(event), target));
         },
       }),
-    );
-  });
+    ),
+  );
   note(
     `worker stopped: ${summary.shards} shard(s), ${summary.sentences} sentences, ${summary.tokens} tokens`,
   );
   // The signal's exit code, as for every command (main says which signal).
-  if (stopped) throw new AbortError("stopped");
+  if (stopSignal() !== undefined) throw new AbortError("stopped");
 }
 
 export interface QueueCollectOptions extends RedisOption {
@@ -294,14 +291,16 @@ export interface QueueStatusOptions extends RedisOption {
 
 function statusLines(status: JobStatus): string {
   const rate = status.tokensPerSecond > 0 ? `, ${Math.round(status.tokensPerSecond)} tokens/s` : "";
-  const progress = `${status.done} done, ${status.active} active, ${status.waiting} waiting, ${status.failed} failed (to retry), ${status.dead.length} dead`;
+  const pending = `${status.active} active, ${status.waiting} waiting, ${status.failed} failed (to retry), ${status.dead.length} dead`;
+  const progress = `${status.done} done, ${pending}`;
+  const output = `${status.doneTokens} tokens${rate} (${status.workers} worker(s))`;
   let head: string;
   switch (status.submission) {
     case "complete":
-      head = `job ${status.job}: ${status.done}/${status.shards} shard(s) done, ${status.active} active, ${status.waiting} waiting, ${status.failed} failed (to retry), ${status.dead.length} dead; ${status.doneSentences}/${status.sentences} sentences, ${status.doneTokens} tokens${rate} (${status.workers} worker(s))`;
+      head = `job ${status.job}: ${status.done}/${status.shards} shard(s) done, ${pending}; ${status.doneSentences}/${status.sentences} sentences, ${output}`;
       break;
     case "submitting":
-      head = `job ${status.job}: still being submitted, ${status.shards} shard(s) queued so far: ${progress}; ${status.doneSentences} sentences, ${status.doneTokens} tokens${rate} (${status.workers} worker(s))`;
+      head = `job ${status.job}: still being submitted, ${status.shards} shard(s) queued so far: ${progress}; ${status.doneSentences} sentences, ${output}`;
       break;
     case "abandoned":
       head = `job ${status.job}: INCOMPLETE — its submit stopped after ${status.shards} shard(s) were queued, so it can never be collected; \`lagrange queue remove ${status.job}\` clears it (${progress})`;

@@ -39,7 +39,7 @@ export async function tagCrfsuiteCommand(
       ...(signal === undefined ? {} : { signal }),
     });
     for await (const instance of sequences) {
-      await checkpoint();
+      if (checkpoint.due()) await checkpoint.pause();
       const n = instance.items.length;
       // CRFsuite's items carry no words: constraints and slaves that read tokens see their positions.
       const tokens = Array.from({ length: n }, (_, t) => String(t + 1));

@@ -103,7 +103,7 @@ export async function tagL2sCommand(options: TagOptions, signal?: AbortSignal): 
     let tokens = 0;
     try {
       for (let i = 0; i < data.sentences.length; i++) {
-        await checkpoint();
+        if (checkpoint.due()) await checkpoint.pause();
         const sentence = data.sentences[i]!;
         const decoding = decoder.decode(
           { scores: l2sChainScores(tagger, sentence) },

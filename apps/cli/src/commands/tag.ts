@@ -241,7 +241,7 @@ async function tagInto(
   const timedOut: string[] = [];
   try {
     for (let i = 0; i < data.sentences.length; i++) {
-      await checkpoint();
+      if (checkpoint.due()) await checkpoint.pause();
       const sentence = data.sentences[i]!;
       let tagged: Tagged;
       try {
@@ -392,7 +392,7 @@ async function tagGeneralCommand(
     const checkpoint = checkpoints(signal);
     let tokens = 0;
     for (let i = 0; i < sentences.length; i++) {
-      await checkpoint();
+      if (checkpoint.due()) await checkpoint.pause();
       const sentence = sentences[i]!;
       tokens += sentence.tokens.length;
       await output.write(conllLines(sentence, tagging.labels[i]!));

@@ -31,6 +31,7 @@ import {
   chunkingText,
   expectCleanExit,
   hermeticEnv,
+  processTree,
   startCli,
   strayTemporaryFiles,
   trainModel,
@@ -54,7 +55,7 @@ function nobodyCannotRun(): string | undefined {
     ["-e", "require('node:fs').accessSync(process.argv[1], 4)", fileURLToPath(import.meta.url)],
     { uid: NOBODY, gid: NOBODY },
   );
-  return probe.status === 0 ? undefined : `uid $65534 cannot read this checkout`;
+  return probe.status === 0 ? undefined : `uid ${NOBODY} cannot read this checkout`;
 }
 const nobodyBlocked = nobodyCannotRun();
 const MEMORY_MB = 400;
@@ -169,22 +170,6 @@ describe.skipIf(process.platform === "win32")(
 /** The id of a process that has ended (so no process has it, barring reuse). */
 function spawnedAndEnded(): number {
   return Number(execFileSync("sh", ["-c", "echo $$"], { encoding: "utf8" }).trim());
-}
-
-/** The process `pid` and its descendants. */
-function processTree(pid: number): number[] {
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
-    try {
-      for (const task of readdirSync(`/proc/${tree[i]}/task`)) {
-        const children = readFileSync(`/proc/${tree[i]}/task/${task}/children`, "utf8").trim();
-        if (children !== "") tree.push(...children.split(/\s+/).map(Number));
-      }
-    } catch {
-      // Ended meanwhile.
-    }
-  }
-  return tree;
 }
 
 /** Whether any process of the tree rooted at `pid` holds `path` open. */

@@ -6,7 +6,7 @@
  * Signals are sent with `kill`, and the time from the first one to the exit is measured. Tests only.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { expect } from "vitest";
 import {
   BIN,
@@ -14,6 +14,7 @@ import {
   captureOutput,
   expectCleanExit,
   hermeticEnv,
+  processTree,
 } from "../probe/cli-process.js";
 
 export { BIN };
@@ -154,32 +155,6 @@ export function expectBounded(run: BoundedRun, expected?: number): void {
   expect(run.overMemory, `over the memory cap: ${context}`).toBe(false);
   expect(run.overTime, `over the time cap: ${context}`).toBe(false);
   expectCleanExit(run, expected);
-}
-
-/** The binary's process and every descendant (children before their parents are not needed). */
-function processTree(root: number): number[] {
-  const out = [root];
-  for (let i = 0; i < out.length; i++) out.push(...childrenOf(out[i]!));
-  return out;
-}
-
-function childrenOf(pid: number): number[] {
-  const children: number[] = [];
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return children;
-  }
-  for (const task of tasks) {
-    try {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-      if (text !== "") for (const c of text.split(/\s+/)) children.push(Number(c));
-    } catch {
-      // The task ended meanwhile.
-    }
-  }
-  return children;
 }
 
 /** Resident memory of the tree in MB (0 where /proc is not there: other systems are not capped). */

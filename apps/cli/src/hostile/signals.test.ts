@@ -11,13 +11,19 @@
  * kill; the contract is the same. Each case runs in its own folder, so that the temporary-file
  * checks see that case's files only.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seededRandom } from "@lagrange/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chunkingText, sha256, strayTemporaryFiles, writeCitations } from "../probe/cli-process.js";
+import {
+  childrenOf,
+  chunkingText,
+  sha256,
+  strayTemporaryFiles,
+  writeCitations,
+} from "../probe/cli-process.js";
 import { run } from "../test-support.js";
 import { type BoundedRun, expectBounded, type RunningBounded, startBounded } from "./harness.js";
 
@@ -550,14 +556,4 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** The processes `pid` started (Linux). */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-    if (text !== "") out.push(...text.split(/\s+/).map(Number));
-  }
-  return out;
 }

@@ -4,8 +4,9 @@
  * redis-cli. Also how a test kills a `lagrange` process the way a dying machine does. Tests only.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
+import { processTree } from "./cli-process.js";
 
 function findRedisServer(): string | undefined {
   if (existsSync("/usr/bin/redis-server")) return "/usr/bin/redis-server";
@@ -104,18 +105,8 @@ export function stopProcess(
  * supervisor, and a machine that dies takes both. Children first, so none is left orphaned.
  */
 export function killTree(pid: number): void {
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
-    try {
-      for (const task of readdirSync(`/proc/${tree[i]}/task`)) {
-        const children = readFileSync(`/proc/${tree[i]}/task/${task}/children`, "utf8").trim();
-        if (children !== "") tree.push(...children.split(/\s+/).map(Number));
-      }
-    } catch {
-      // Gone already, or no /proc: the signal below still reaches `pid`.
-    }
-  }
-  for (const p of tree.reverse()) {
+  // Without /proc, or once `pid` is gone, the tree is `pid` alone: the signal still reaches it.
+  for (const p of processTree(pid).reverse()) {
     try {
       process.kill(p, "SIGKILL");
     } catch {

@@ -3,6 +3,8 @@
  * encoder's corpus, so the two sparse feature sweeps (scoring, gradient) run there, ~2.3× faster
  * than the JavaScript loops.
  */
+
+import type { LossPass } from "../encoder.js";
 import { forwardBackwardKernel, lap, PASS_PHASE } from "../inference/forward-backward.js";
 import { scoreView } from "../inference/score.js";
 import { instantiateSimd, type SimdKernels } from "../inference/simd.js";
@@ -129,19 +131,6 @@ export function createSweepWorkspace(
     residualPtr,
     view: emptyView(),
   };
-}
-
-/**
- * A loss pass that can stop between sentences and resume: `run(pause)` goes on until the range
- * is done (true; the gradient has then been added) or until `pause()` says to stop (false), so
- * that a caller can let the event loop turn during a long evaluation. Every `run` goes on from
- * where the last stopped with the same accumulators, so where it pauses changes no bit of the
- * result. The pass owns the encoder (its workspace and inference context) until it is done.
- */
-export interface LossPass {
-  run(pause: (() => boolean) | null): boolean;
-  /** Σ of the losses so far: the range's loss once `run` has returned true. */
-  readonly loss: number;
 }
 
 /** Where a {@link LossPass} stands: the next sentence, and the loss of those before it. */

@@ -76,23 +76,30 @@ export function observedStateFeatures(
   minFreq: number,
   method: "auto" | "dense" | "sorted" = "auto",
 ): StateFeatures {
+  const cells = numAttributes * L;
+  if (method === "dense" || (method === "auto" && cells <= DENSE_COUNTER_PAIRS)) {
+    return denseCountedFeatures(dataset, numAttributes, L, minFreq);
+  }
+  const pairs = occurrenceLabelPairs(dataset);
+  return method === "auto" && cells <= 2 * pairs
+    ? denseCountedFeatures(dataset, numAttributes, L, minFreq)
+    : sortedCountedFeatures(dataset, numAttributes, L, minFreq, pairs);
+}
+
+/**
+ * How many (occurrence, label) pairs the counters see, counted per token (a step a token, not an
+ * occurrence).
+ */
+function occurrenceLabelPairs(dataset: CompiledDataset): number {
   const { offsets } = dataset.state;
   const gold = dataset.labels;
   const sets = dataset.labelSets;
-  const cells = numAttributes * L;
-  // How many (occurrence, label) pairs there are, counted per token (a step a token, not an
-  // occurrence).
   let pairs = 0;
   for (let j = 0; j < dataset.numTokens; j++) {
     const labels = gold[j]! >= 0 ? 1 : sets == null ? 0 : sets.offsets[j + 1]! - sets.offsets[j]!;
     pairs += labels * (offsets[j + 1]! - offsets[j]!);
   }
-  const dense =
-    method === "dense" ||
-    (method === "auto" && (cells <= DENSE_COUNTER_PAIRS || cells <= 2 * pairs));
-  return dense
-    ? denseCountedFeatures(dataset, numAttributes, L, minFreq)
-    : sortedCountedFeatures(dataset, numAttributes, L, minFreq, pairs);
+  return pairs;
 }
 
 /**
@@ -112,8 +119,8 @@ function denseCountedFeatures(
   const gold = dataset.labels;
   const sets = dataset.labelSets;
   const attributeOffsets = new Int32Array(numAttributes + 1);
-  // The loop is the one `sortedCountedFeatures` makes through `visit`, inlined: this is the
-  // common case and a callback per occurrence costs.
+  // `sortedCountedFeatures` walks the same pairs: each keeps its own copy of the loop, as a
+  // callback per occurrence costs.
   const counts = new Uint32Array(numAttributes * L);
   for (let j = 0; j < dataset.numTokens; j++) {
     const y = gold[j]!;
@@ -155,46 +162,65 @@ function sortedCountedFeatures(
   const { offsets, ids } = dataset.state;
   const gold = dataset.labels;
   const sets = dataset.labelSets;
-  const visit = (add: (key: number) => void): void => {
-    for (let j = 0; j < dataset.numTokens; j++) {
-      const y = gold[j]!;
-      if (y >= 0) {
-        for (let k = offsets[j]!; k < offsets[j + 1]!; k++) add(ids[k]! * L + y);
-        continue;
-      }
-      if (sets == null) continue;
-      for (let s = sets.offsets[j]!; s < sets.offsets[j + 1]!; s++) {
-        const t = sets.ids[s]!;
-        for (let k = offsets[j]!; k < offsets[j + 1]!; k++) add(ids[k]! * L + t);
-      }
-    }
-  };
-  const attributeOffsets = new Int32Array(numAttributes + 1);
   const keys = new Float64Array(pairs);
   let at = 0;
-  visit((key) => {
-    keys[at++] = key;
-  });
+  for (let j = 0; j < dataset.numTokens; j++) {
+    const y = gold[j]!;
+    if (y >= 0) {
+      for (let k = offsets[j]!; k < offsets[j + 1]!; k++) keys[at++] = ids[k]! * L + y;
+      continue;
+    }
+    if (sets == null) continue;
+    for (let s = sets.offsets[j]!; s < sets.offsets[j + 1]!; s++) {
+      const t = sets.ids[s]!;
+      for (let k = offsets[j]!; k < offsets[j + 1]!; k++) keys[at++] = ids[k]! * L + t;
+    }
+  }
+  const attributeOffsets = new Int32Array(numAttributes + 1);
+  const total = keepFrequent(keys, minFreq);
+  const featureLabels = splitKeys(keys, total, numAttributes, L, attributeOffsets);
+  return { attributeOffsets, featureLabels };
+}
+
+/**
+ * Sorts `keys` and moves each key that occurs at least `minFreq` times, once, to the front, in
+ * order; returns how many there are.
+ */
+function keepFrequent(keys: Float64Array, minFreq: number): number {
   keys.sort();
   let total = 0;
-  for (let k = 0; k < pairs; ) {
+  for (let k = 0; k < keys.length; ) {
     let e = k;
-    while (e < pairs && keys[e] === keys[k]) e++;
+    while (e < keys.length && keys[e] === keys[k]) e++;
     if (e - k >= minFreq) keys[total++] = keys[k]!;
     k = e;
   }
-  const featureLabels = new Int32Array(total);
+  return total;
+}
+
+/**
+ * The first `total` of the sorted keys owner·width + value split by owner: the values, owner a's
+ * at offsets[a] .. offsets[a + 1) (`offsets` has owners + 1 entries, filled here).
+ */
+function splitKeys(
+  keys: Float64Array,
+  total: number,
+  owners: number,
+  width: number,
+  offsets: Int32Array,
+): Int32Array<ArrayBuffer> {
+  const values = new Int32Array(total);
   let f = 0;
-  for (let a = 0; a < numAttributes; a++) {
-    attributeOffsets[a] = f;
-    const end = (a + 1) * L;
+  for (let a = 0; a < owners; a++) {
+    offsets[a] = f;
+    const end = (a + 1) * width;
     while (f < total && keys[f]! < end) {
-      featureLabels[f] = keys[f]! - a * L;
+      values[f] = keys[f]! - a * width;
       f++;
     }
   }
-  attributeOffsets[numAttributes] = f;
-  return { attributeOffsets, featureLabels };
+  offsets[owners] = f;
+  return values;
 }
 
 /**
@@ -248,24 +274,15 @@ export function buildFeatureLayout(
         }
       }
     }
-    const sorted = Float64Array.from(keys).sort();
-    const kept: number[] = [];
-    for (let k = 0; k < sorted.length; ) {
-      let e = k;
-      while (e < sorted.length && sorted[e] === sorted[k]) e++;
-      if (e - k >= minFreq) kept.push(sorted[k]!);
-      k = e;
-    }
-    transitionFeaturePairs = new Int32Array(kept.length);
-    let f = 0;
-    for (let a = 0; a < numTransitionAttributes; a++) {
-      transitionAttributeOffsets[a] = f;
-      while (f < kept.length && Math.floor(kept[f]! / LL) === a) {
-        transitionFeaturePairs[f] = kept[f]! - a * LL;
-        f++;
-      }
-    }
-    transitionAttributeOffsets[numTransitionAttributes] = f;
+    const sorted = Float64Array.from(keys);
+    const total = keepFrequent(sorted, minFreq);
+    transitionFeaturePairs = splitKeys(
+      sorted,
+      total,
+      numTransitionAttributes,
+      LL,
+      transitionAttributeOffsets,
+    );
   }
   const transitionAttributeBase = next;
   next += transitionFeaturePairs.length;

@@ -1,4 +1,5 @@
 import { formatByteSize, LagrangeError } from "@lagrange/core";
+import { DEFAULT_LBFGS_MEMORY } from "../train/lbfgs.js";
 import type { CompiledDataset } from "./dataset.js";
 import type { FeatureLayout } from "./layout.js";
 
@@ -14,8 +15,6 @@ export interface TrainingMemoryOptions {
   readonly earlyStopping?: boolean;
   /** The plug-in objective's name (`bcrf`, `mean-field`), or none for the likelihood. */
   readonly objective?: string;
-  /** L-BFGS history pairs (default 6). */
-  readonly lbfgsMemory?: number;
 }
 
 /**
@@ -63,7 +62,7 @@ export function estimateTrainingMemory(
   const K = layout.numWeights;
   const S = layout.featureLabels.length;
   const quasiNewton = algorithm === "lbfgs" || algorithm === "owlqn";
-  const m = options.lbfgsMemory ?? 6;
+  const m = DEFAULT_LBFGS_MEMORY;
   let vectors: number;
   if (quasiNewton) {
     // x, g, xp, gp, d, s[m], y[m]; the batch path's weights and gradient in WebAssembly memory.
@@ -138,7 +137,7 @@ function datasetBytes(dataset: CompiledDataset): number {
 }
 
 /** The estimate in words: "10,000 labels × 3,412 attributes → 100,041,380 weights …". */
-export function describeTrainingMemory(estimate: TrainingMemoryEstimate): string {
+function describeTrainingMemory(estimate: TrainingMemoryEstimate): string {
   const n = (x: number) => x.toLocaleString("en-US");
   const e = estimate;
   return `${n(e.labels)} labels (${n(e.labels * e.labels)} label pairs) and ${n(e.attributes)} attributes → ${n(e.weights)} weights (${formatByteSize(8 * e.weights)} each copy; training keeps ${e.weightVectors}: ${formatByteSize(e.weightBytes)}), ${formatByteSize(e.inferenceBytes)} of per-sentence buffers, ${formatByteSize(e.corpusBytes)} of compiled data`;

@@ -93,6 +93,9 @@ export interface LbfgsResult {
 /** What the minimiser yields after each iteration (the async driver lets the event loop run). */
 const ITERATION_DONE = 1;
 
+/** The (s, y) pairs kept when the caller names no `memory` (CRFsuite's default). */
+export const DEFAULT_LBFGS_MEMORY = 6;
+
 interface Settings extends LineSearchSettings {
   readonly m: number;
   readonly epsilon: number;
@@ -103,7 +106,7 @@ interface Settings extends LineSearchSettings {
 
 function resolveSettings(o: LbfgsOptions): Settings {
   const s: Settings = {
-    m: o.memory ?? 6,
+    m: o.memory ?? DEFAULT_LBFGS_MEMORY,
     epsilon: o.epsilon ?? 1e-5,
     period: o.period ?? 10,
     delta: o.delta ?? 1e-5,

@@ -63,7 +63,7 @@ export async function trainAveragedPerceptron(
     if (options.shuffle ?? true) shuffleInPlace(order, random);
     mistakes = 0;
     for (let k = 0; k < N; k++) {
-      await checkpoint();
+      if (checkpoint.due()) await checkpoint.pause();
       const i = order[k]!;
       const n = encoder.instanceLength(i);
       const gold = encoder.goldLabels(i);

@@ -94,7 +94,7 @@ class SgdPass {
     let decay = 1;
     let sumLoss = 0;
     for (let k = 0; k < count; k++) {
-      await checkpoint();
+      if (checkpoint.due()) await checkpoint.pause();
       const i = order[k]!;
       const eta = 1 / (lambda * (t0 + t));
       t++;
@@ -151,7 +151,7 @@ async function calibrate(
   let initLoss = 0;
   const checkpoint = checkpoints(signal);
   for (let k = 0; k < samples; k++) {
-    await checkpoint();
+    if (checkpoint.due()) await checkpoint.pause();
     initLoss += encoder.instanceLoss(order[k]!, w, null, 1);
   }
 

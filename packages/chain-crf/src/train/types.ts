@@ -1,6 +1,10 @@
-import { checkpoints, throwIfAborted, yieldToEventLoop } from "@lagrange/core";
-import type { LossPass } from "../encoder/batch.js";
-import type { Encoder, TrainingProgress } from "../encoder.js";
+import { checkpoints } from "@lagrange/core";
+import {
+  type Encoder,
+  instanceLossPass,
+  type LossPass,
+  type TrainingProgress,
+} from "../encoder.js";
 
 /** What a held-out evaluation reports; `f1` (when given) decides early stopping, else accuracy. */
 export interface HeldOutScore {
@@ -133,8 +137,8 @@ const SLICE_MS = 25;
 /**
  * {@link sumLoss} on the main thread, letting the event loop turn every {@link SLICE_MS} or so, so
  * that a signal's handler can abort a long evaluation (one evaluation with 1,000 labels takes
- * seconds); `signal` is checked at each pause. The value and gradient are those of `sumLoss`, bit
- * for bit. An encoder with a batch `rangeLoss` but no `rangeLossPass` runs in one batch.
+ * seconds); `signal` is checked between sentences. The value and gradient are those of `sumLoss`,
+ * bit for bit. An encoder with a batch `rangeLoss` but no `rangeLossPass` runs in one batch.
  */
 export async function sumLossCooperatively(
   encoder: Encoder,
@@ -143,27 +147,15 @@ export async function sumLossCooperatively(
   weights: Float64Array,
   gradient: Float64Array,
   signal: AbortSignal | undefined,
-  sliceMs = SLICE_MS,
 ): Promise<number> {
-  if (hasRangeLossPass(encoder)) {
-    const pass = encoder.rangeLossPass(begin, end, weights, gradient, 1);
-    let deadline = performance.now() + sliceMs;
-    const pause = () => performance.now() >= deadline;
-    while (!pass.run(pause)) {
-      await yieldToEventLoop();
-      throwIfAborted(signal);
-      deadline = performance.now() + sliceMs;
-    }
-    return pass.loss;
-  }
-  if (hasRangeLoss(encoder)) return encoder.rangeLoss(begin, end, weights, gradient, 1);
-  const checkpoint = checkpoints(signal, sliceMs);
-  let loss = 0;
-  for (let i = begin; i < end; i++) {
-    await checkpoint();
-    loss += encoder.instanceLoss(i, weights, gradient, 1);
-  }
-  return loss;
+  let pass: LossPass;
+  if (hasRangeLossPass(encoder)) pass = encoder.rangeLossPass(begin, end, weights, gradient, 1);
+  else if (hasRangeLoss(encoder)) return encoder.rangeLoss(begin, end, weights, gradient, 1);
+  else pass = instanceLossPass(encoder, begin, end, weights, gradient, 1);
+  const pace = checkpoints(signal, SLICE_MS);
+  const due = () => pace.due();
+  while (!pass.run(due)) await pace.pause();
+  return pass.loss;
 }
 
 /** Σ_{i ∈ [begin, end)} loss_i(weights), adding the gradient; the batch path when the encoder has one. */

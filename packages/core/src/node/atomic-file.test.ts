@@ -26,41 +26,15 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { FileWriteError, openAtomicFile, writeFileAtomic } from "./atomic-file.js";
+import { isRoot, NOBODY, temporaryFolders, unprivilegedBlocked } from "./test-files.js";
 
-const isRoot = process.getuid?.() === 0;
 const onLinux = process.platform === "linux";
-/** The unprivileged user the non-root checks run as (a forked child given its uid). */
-const NOBODY = 65534;
 
-/**
- * Why uid 65534 cannot run the unprivileged checks' child here, or undefined when it can: as
- * root they run Node from this checkout as that user, which fails when the checkout sits in a
- * folder only root may enter (a clone under `mktemp -d`, mode 0700).
- */
-function nobodyCannotRun(): string | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const probe = spawnSync(
-    process.execPath,
-    ["-e", "require('node:fs').accessSync(process.argv[1], 4)", fileURLToPath(import.meta.url)],
-    { uid: NOBODY, gid: NOBODY },
-  );
-  return probe.status === 0 ? undefined : `uid $65534 cannot read this checkout`;
-}
-const nobodyBlocked = nobodyCannotRun();
+const nobodyBlocked = unprivilegedBlocked(fileURLToPath(import.meta.url));
 
 describe("the atomic writer", () => {
-  const dirs: string[] = [];
-  const folder = async () => {
-    const dir = await mkdtemp(join(tmpdir(), "lagrange-atomic-"));
-    dirs.push(dir);
-    return dir;
-  };
-  afterAll(async () => {
-    for (const dir of dirs) {
-      await chmod(dir, 0o755).catch(() => undefined);
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  const { folder, removeAll } = temporaryFolders("lagrange-atomic-");
+  afterAll(removeAll);
 
   it("writes text, bytes and chunk streams (past the buffer size) and leaves no temporary file", async () => {
     const dir = await folder();
@@ -188,15 +162,8 @@ async function writerFd(fifo: string): Promise<number> {
 describe.skipIf(process.platform === "win32")(
   "the atomic writer's destinations that are not regular files",
   () => {
-    const dirs: string[] = [];
-    const folder = async () => {
-      const dir = await mkdtemp(join(tmpdir(), "lagrange-atomic-kinds-"));
-      dirs.push(dir);
-      return dir;
-    };
-    afterAll(async () => {
-      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-    });
+    const { folder, removeAll } = temporaryFolders("lagrange-atomic-kinds-");
+    afterAll(removeAll);
     const text = Array.from({ length: 20_000 }, (_, i) => `token ${i} O\n`).join("");
 
     it.skipIf(!isRoot || !onLinux)(

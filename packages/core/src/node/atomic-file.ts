@@ -1,12 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  close as closeCallback,
-  constants,
-  fstat as fstatCallback,
-  open as openCallback,
-  type Stats,
-  write as writeCallback,
-} from "node:fs";
+import { close as closeCallback, constants } from "node:fs";
 import {
   type FileHandle,
   lstat,
@@ -22,6 +15,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { isatty, WriteStream } from "node:tty";
 import { throwIfAborted } from "../errors.js";
 import { descriptorOfLink, MAX_LINKS } from "./descriptor-link.js";
+import { EAGAIN_RETRY_MS, errnoWords, fstatFd, openFd, writeFd } from "./descriptors.js";
 
 /** Why an atomic write failed, naming the file; `code` is Node's (`ENOSPC`, `EACCES`, …). */
 export class FileWriteError extends Error {
@@ -32,10 +26,7 @@ export class FileWriteError extends Error {
     cause: unknown,
   ) {
     // Node names the temporary file ("…, open '/dir/.x.123.tmp'"): the user knows only `path`.
-    const reason = (cause instanceof Error ? cause.message : String(cause))
-      .replace(/, \w+(?: '[^']*')?$/, "")
-      .replace(/^E[A-Z]+: /, "");
-    super(`cannot write ${path}: ${reason}`, { cause });
+    super(`cannot write ${path}: ${errnoWords(cause)}`, { cause });
     this.code = (cause as { code?: string } | null)?.code;
   }
 }
@@ -117,6 +108,8 @@ export async function openAtomicFile(
   } catch (error) {
     throw new FileWriteError(path, error);
   }
+  const writeSome = async (bytes: Uint8Array, offset: number) =>
+    (await handle!.write(bytes, offset, bytes.length - offset)).bytesWritten;
   const discard = async () => {
     if (handle !== null) {
       await handle.close().catch(() => undefined);
@@ -124,7 +117,7 @@ export async function openAtomicFile(
     }
     await unlink(temporary).catch(() => undefined);
   };
-  return bufferedFile(path, temporary, (bytes) => writeAll(handle!, bytes), {
+  return bufferedFile(path, temporary, (bytes) => writeAll(bytes, writeSome), {
     async finish(fail) {
       try {
         await handle!.sync();
@@ -357,12 +350,6 @@ async function openFifoForWriting(path: string, signal: AbortSignal | undefined)
   }
 }
 
-function openFd(path: string, flags: number): Promise<number> {
-  return new Promise((done, fail) => {
-    openCallback(path, flags, 0o666, (error, fd) => (error === null ? done(fd) : fail(error)));
-  });
-}
-
 function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((done, fail) => {
     const aborted = () => {
@@ -422,7 +409,7 @@ function standardStreamSink(stream: NodeJS.WriteStream): InPlaceSink {
 }
 
 async function sinkOf(fd: number): Promise<InPlaceSink> {
-  const stats = await fstatOf(fd);
+  const stats = await fstatFd(fd);
   if (stats.isFIFO()) return streamSink(new Socket({ fd, readable: false, writable: true }));
   if (isatty(fd)) return streamSink(new WriteStream(fd));
   return descriptorSink(fd, { owned: true });
@@ -461,40 +448,22 @@ function descriptorSink(fd: number, { owned }: { readonly owned: boolean }): InP
     open = false;
     return new Promise<void>((done, fail) => closeCallback(fd, (e) => (e ? fail(e) : done())));
   };
-  return {
-    async write(bytes) {
-      let offset = 0;
-      while (offset < bytes.length) {
-        let written: number;
-        try {
-          written = await writeFd(fd, bytes, offset);
-        } catch (error) {
-          // A device opened without blocking that cannot take more yet: try again shortly.
-          if ((error as { code?: string }).code !== "EAGAIN") throw error;
-          await delay(10, undefined);
-          continue;
-        }
-        if (written <= 0) throw new Error("the write made no progress");
-        offset += written;
+  const writeSome = async (bytes: Uint8Array, offset: number): Promise<number> => {
+    for (;;) {
+      try {
+        return await writeFd(fd, bytes, offset);
+      } catch (error) {
+        // A device opened without blocking that cannot take more yet: try again shortly.
+        if ((error as { code?: string }).code !== "EAGAIN") throw error;
+        await delay(EAGAIN_RETRY_MS, undefined);
       }
-    },
+    }
+  };
+  return {
+    write: (bytes) => writeAll(bytes, writeSome),
     close,
     destroy: () => void close().catch(() => undefined),
   };
-}
-
-function writeFd(fd: number, bytes: Uint8Array, offset: number): Promise<number> {
-  return new Promise((done, fail) =>
-    writeCallback(fd, bytes, offset, bytes.length - offset, null, (error, written) =>
-      error === null ? done(written) : fail(error),
-    ),
-  );
-}
-
-function fstatOf(fd: number): Promise<Stats> {
-  return new Promise((done, fail) =>
-    fstatCallback(fd, (error, stats) => (error === null ? done(stats) : fail(error))),
-  );
 }
 
 /**
@@ -540,16 +509,20 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * Writes every byte: a write may write fewer bytes than asked (a nearly full disk writes what fits
- * and reports success), so the rest is written again, which then fails with the real reason
- * (ENOSPC). Ignoring the count would commit a truncated file.
+ * Writes every byte through `writeSome` (which writes from `offset` on and says how many it
+ * wrote): a write may write fewer bytes than asked (a nearly full disk writes what fits and
+ * reports success), so the rest is written again, which then fails with the real reason (ENOSPC).
+ * Ignoring the count would commit a truncated file.
  */
-async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+async function writeAll(
+  bytes: Uint8Array,
+  writeSome: (bytes: Uint8Array, offset: number) => Promise<number>,
+): Promise<void> {
   let offset = 0;
   while (offset < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
-    if (bytesWritten <= 0) throw new Error("the write made no progress");
-    offset += bytesWritten;
+    const written = await writeSome(bytes, offset);
+    if (written <= 0) throw new Error("the write made no progress");
+    offset += written;
   }
 }
 
@@ -569,7 +542,6 @@ export async function writeFileAtomic(
   data: string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
   options: { readonly signal?: AbortSignal } = {},
 ): Promise<void> {
-  options.signal?.throwIfAborted();
   const file = await openAtomicFile(path, options);
   try {
     if (typeof data === "string" || data instanceof Uint8Array) {

@@ -1,7 +1,6 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -13,26 +12,11 @@ import {
   openInput,
   readInput,
 } from "./input-file.js";
+import { isRoot, NOBODY, temporaryFolders, unprivilegedBlocked } from "./test-files.js";
 
 const posix = process.platform !== "win32";
-const isRoot = process.getuid?.() === 0;
-const NOBODY = 65534;
 
-/**
- * Why uid 65534 cannot run the unprivileged checks' child here, or undefined when it can: as
- * root they run Node from this checkout as that user, which fails when the checkout sits in a
- * folder only root may enter (a clone under `mktemp -d`, mode 0700).
- */
-function nobodyCannotRun(): string | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const probe = spawnSync(
-    process.execPath,
-    ["-e", "require('node:fs').accessSync(process.argv[1], 4)", fileURLToPath(import.meta.url)],
-    { uid: NOBODY, gid: NOBODY },
-  );
-  return probe.status === 0 ? undefined : `uid $65534 cannot read this checkout`;
-}
-const nobodyBlocked = nobodyCannotRun();
+const nobodyBlocked = unprivilegedBlocked(fileURLToPath(import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const INPUT_FILE = pathToFileURL(fileURLToPath(new URL("./input-file.ts", import.meta.url))).href;
 
@@ -54,18 +38,8 @@ function childScript(body: string): string {
 }
 
 describe("reading the files a user names", () => {
-  const dirs: string[] = [];
-  const folder = async () => {
-    const dir = await mkdtemp(join(tmpdir(), "lagrange-input-"));
-    dirs.push(dir);
-    return dir;
-  };
-  afterAll(async () => {
-    for (const dir of dirs) {
-      await chmod(dir, 0o755).catch(() => undefined);
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  const { folder, removeAll } = temporaryFolders("lagrange-input-");
+  afterAll(removeAll);
 
   it("reads a regular file whole, and in chunks with its size and the bytes read so far", async () => {
     const dir = await folder();

@@ -1,17 +1,10 @@
-import {
-  close as closeCallback,
-  constants,
-  fstat as fstatCallback,
-  open as openCallback,
-  read as readCallback,
-  type Stats,
-  statSync,
-} from "node:fs";
+import { close as closeCallback, constants, type Stats, statSync } from "node:fs";
 import { Socket } from "node:net";
 import { isatty, ReadStream } from "node:tty";
 import { fileURLToPath } from "node:url";
 import { LagrangeError } from "../errors.js";
 import { descriptorBehind } from "./descriptor-link.js";
+import { EAGAIN_RETRY_MS, errnoWords, fstatFd, openFd, readFd } from "./descriptors.js";
 
 /**
  * A file a user named that cannot be opened for reading: missing, unreadable, a directory, a
@@ -58,11 +51,8 @@ function reasonOf(code: string | undefined, error: unknown): string {
       return "cannot be read (the path is too long)";
     case "ENXIO":
       return "cannot be read (a socket, or a device that is not there)";
-    default: {
-      // Node's "EIO: i/o error, open '…'" → "i/o error".
-      const message = error instanceof Error ? error.message : String(error);
-      return `cannot be read (${message.replace(/^E[A-Z]+: /, "").replace(/, \w+(?: '[^']*')?$/, "")})`;
-    }
+    default:
+      return `cannot be read (${errnoWords(error)})`;
   }
 }
 
@@ -120,8 +110,6 @@ export interface InputStream extends AsyncIterable<Uint8Array> {
 }
 
 const DEFAULT_CHUNK_BYTES = 1 << 16;
-/** How long to wait before reading again a device that had nothing yet (EAGAIN). */
-const DEVICE_RETRY_MS = 10;
 
 /**
  * The one way the project opens a file a user named for reading: data, models, constraints,
@@ -168,13 +156,7 @@ async function openDescriptor(
   signal?.throwIfAborted();
   let fd: number;
   try {
-    fd = await new Promise<number>((done, fail) =>
-      openCallback(
-        path,
-        constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY,
-        (error, opened) => (error === null ? done(opened) : fail(error)),
-      ),
-    );
+    fd = await openFd(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (error) {
     if ((error as { code?: string }).code === "ENXIO") {
       const descriptor = await descriptorBehind(path);
@@ -183,9 +165,7 @@ async function openDescriptor(
     throw inputFileError(path, error);
   }
   try {
-    const stats = await new Promise<Stats>((done, fail) =>
-      fstatCallback(fd, (error, s) => (error === null ? done(s) : fail(error))),
-    );
+    const stats = await fstatFd(fd);
     if (stats.isDirectory()) throw new InputFileError(path, reasonOf("EISDIR", null), "EISDIR");
     return { fd, stats };
   } catch (error) {
@@ -271,10 +251,10 @@ function descriptorInput(
           const buffer = new Uint8Array(chunkBytes);
           let count: number;
           try {
-            count = await readInto(fd, buffer, 0, buffer.length);
+            count = await readFd(fd, buffer, 0, buffer.length);
           } catch (error) {
             if ((error as { code?: string }).code !== "EAGAIN") throw error;
-            await new Promise((done) => setTimeout(done, DEVICE_RETRY_MS));
+            await new Promise((done) => setTimeout(done, EAGAIN_RETRY_MS));
             continue;
           }
           if (count === 0) return;
@@ -286,14 +266,6 @@ function descriptorInput(
       }
     },
   };
-}
-
-function readInto(fd: number, buffer: Uint8Array, offset: number, length: number): Promise<number> {
-  return new Promise((done, fail) =>
-    readCallback(fd, buffer, offset, length, null, (error, count) =>
-      error === null ? done(count) : fail(error),
-    ),
-  );
 }
 
 export interface ReadInputOptions extends OpenInputOptions {
@@ -356,7 +328,7 @@ async function readRegularFile(
     if (length === bytes.length) {
       // At the recorded size: one more read tells the end from growth (a file being appended to).
       const more = new Uint8Array(DEFAULT_CHUNK_BYTES);
-      const count = await readInto(fd, more, 0, more.length);
+      const count = await readFd(fd, more, 0, more.length);
       if (count === 0) return bytes;
       if (length + count > max) throw tooLarge();
       const grown = new Uint8Array(Math.max(bytes.length * 2, length + count));
@@ -366,7 +338,7 @@ async function readRegularFile(
       length += count;
       continue;
     }
-    const count = await readInto(fd, bytes, length, Math.min(READ_BYTES, bytes.length - length));
+    const count = await readFd(fd, bytes, length, Math.min(READ_BYTES, bytes.length - length));
     if (count === 0) return bytes.subarray(0, length);
     length += count;
   }

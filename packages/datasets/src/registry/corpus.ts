@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import { extname } from "node:path";
 import { LagrangeError } from "@lagrange/core";
 import { inputFileError } from "@lagrange/core/node";
@@ -101,17 +101,16 @@ function schemeEvidence(labels: readonly string[]): readonly PartialLabel[] {
 }
 
 /**
- * Whether `spec` names something on disk (then it is read as a file, never looked up as a
+ * What `spec` names on disk, if anything (then it is read as a file, never looked up as a
  * registry name). A path that exists but cannot be reached — in a folder that cannot be searched
  * — is an `InputFileError` ("cannot be read (permission denied)"), not "no such file".
  */
-function isPath(spec: string): boolean {
+function statOfPath(spec: string): Stats | undefined {
   try {
-    statSync(spec);
-    return true;
+    return statSync(spec);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG") return false;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG") return undefined;
     throw inputFileError(spec, error);
   }
 }
@@ -124,8 +123,9 @@ function isPath(spec: string): boolean {
 export async function openCorpus(spec: string, options: OpenCorpusOptions = {}): Promise<Corpus> {
   const malformed = options.malformed ?? "error";
   const signal = options.signal === undefined ? {} : { signal: options.signal };
-  if (isPath(spec)) {
-    if (statSync(spec).isDirectory()) {
+  const stats = statOfPath(spec);
+  if (stats !== undefined) {
+    if (stats.isDirectory()) {
       throw new LagrangeError("usage", `${spec}: is a directory; expected a data file`);
     }
     const given = options.format ?? formatOfPath(spec);

@@ -307,7 +307,7 @@ export async function resolveSplit(
       : [...(mirror === undefined ? [] : [join(mirror, dataset.folder, split.file)]), destination];
   if (isOffline(options)) {
     throw new DatasetUnavailableError(
-      `${dataset.name} ${split.name} is not available offline${damaged}: ${placementHint(dataset, split, destinations)}`,
+      `${dataset.name} ${split.name} is not available offline: ${placementHint(dataset, split, destinations)}`,
       destinations,
     );
   }

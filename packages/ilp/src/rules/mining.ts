@@ -29,7 +29,7 @@ import {
   type TemplateSpec,
   templateFromSpec,
 } from "@lagrange/constraint-templates";
-import { checkpoints, ProblemValidationError } from "@lagrange/core";
+import { type Checkpoints, checkpoints, ProblemValidationError } from "@lagrange/core";
 import { PAPER_COST_FLOOR, RULE_COST_POLICIES, type RuleCostPolicy, ruleCost } from "./costs.js";
 
 export {
@@ -239,7 +239,7 @@ export async function mineRules(
   let tokens = 0;
   for (let i = 0; i < sentences.length; i++) {
     if (i % 64 === 0) {
-      await checkpoint();
+      if (checkpoint.due()) await checkpoint.pause();
       options.onProgress?.({ sentences: i, total: sentences.length });
     }
     const { labels, tokens: words } = sentences[i]!;
@@ -247,7 +247,7 @@ export async function mineRules(
     countSentence(c, labels, words, keysOf, K, families, delimiterId, last, before);
   }
   options.onProgress?.({ sentences: sentences.length, total: sentences.length });
-  await checkpoint();
+  if (checkpoint.due()) await checkpoint.pause();
 
   const rules: MinedRule[] = [];
   const dropped = { neverFired: 0, belowSupport: 0, belowConfidence: 0, belowLift: 0 };
@@ -536,11 +536,11 @@ function ruleKeys(
 async function autoDelimiters(
   sentences: readonly RuleSentence[],
   minSupport: number,
-  checkpoint: () => Promise<void>,
+  checkpoint: Checkpoints,
 ): Promise<string[]> {
   const seen = new Map<string, number>();
   for (let i = 0; i < sentences.length; i++) {
-    if (i % 256 === 0) await checkpoint();
+    if (i % 256 === 0 && checkpoint.due()) await checkpoint.pause();
     const words = sentences[i]!.tokens;
     for (let p = 1; p + 1 < words.length; p++) {
       const w = words[p]!;

@@ -1,11 +1,14 @@
 import type { HashedFeatures } from "../features/hashing.js";
 import {
   CostSensitiveRegressor,
+  REGRESSOR_DEFAULTS,
   type RegressorOptions,
   type RegressorState,
+  strideOf,
 } from "./cost-sensitive.js";
 import {
   CostSensitivePerceptron,
+  PERCEPTRON_DEFAULTS,
   type PerceptronOptions,
   type PerceptronState,
 } from "./perceptron.js";
@@ -70,13 +73,14 @@ export function createLearner(
  */
 export function learnerTrainingBytes(options: BaseLearnerOptions = {}): number {
   if (options.kind === "perceptron") {
-    const entries = 2 ** (options.bits ?? 22);
-    return entries * ((options.average ?? true) ? 4 + 8 + 4 + 4 : 4 + 4);
+    const entries = 2 ** (options.bits ?? PERCEPTRON_DEFAULTS.bits);
+    const average = options.average ?? PERCEPTRON_DEFAULTS.average;
+    return entries * (average ? 4 + 8 + 4 + 4 : 4 + 4);
   }
-  const entries = 2 ** (options.bits ?? 20);
-  const table =
-    4 * (1 + (options.adaptive === false ? 0 : 1) + (options.normalized === false ? 0 : 1));
-  return entries * (options.average === true ? table + 8 + 2 * table + table : table + table);
+  const d = REGRESSOR_DEFAULTS;
+  const entries = 2 ** (options.bits ?? d.bits);
+  const table = 4 * strideOf(options.adaptive ?? d.adaptive, options.normalized ?? d.normalized);
+  return entries * ((options.average ?? d.average) ? table + 8 + 2 * table + table : table + table);
 }
 
 export function learnerFromState(state: LearnerState): CostSensitiveLearner {

@@ -51,6 +51,18 @@ export interface RegressorOptions {
   readonly average?: boolean;
 }
 
+/** The settings a {@link RegressorOptions} field takes when it is absent. */
+export const REGRESSOR_DEFAULTS = {
+  bits: 20,
+  learningRate: 0.5,
+  powerT: 0.5,
+  l2: 0,
+  adaptive: true,
+  normalized: true,
+  invariant: true,
+  average: false,
+} as const;
+
 /**
  * Everything a model file needs to resume the regressor: the settings, the learner's running
  * counters (which the update rule depends on, so predictions after further training match too) and
@@ -82,7 +94,8 @@ export interface RegressorState {
   readonly weights: Float32Array;
 }
 
-function strideOf(adaptive: boolean, normalized: boolean): number {
+/** Float32s per table slot: the weight, then Σg² if `adaptive`, then max |x| if `normalized`. */
+export function strideOf(adaptive: boolean, normalized: boolean): number {
   return 1 + (adaptive ? 1 : 0) + (normalized ? 1 : 0);
 }
 
@@ -123,13 +136,15 @@ export class CostSensitiveRegressor {
   private rates = new Float64Array(64);
 
   constructor(actions: number, options: RegressorOptions = {}) {
-    const bits = options.bits ?? 20;
-    const learningRate = options.learningRate ?? 0.5;
-    const powerT = options.powerT ?? 0.5;
-    const l2 = options.l2 ?? 0;
-    const adaptive = options.adaptive ?? true;
-    const normalized = options.normalized ?? true;
-    const invariant = options.invariant ?? true;
+    const d = REGRESSOR_DEFAULTS;
+    const bits = options.bits ?? d.bits;
+    const learningRate = options.learningRate ?? d.learningRate;
+    const powerT = options.powerT ?? d.powerT;
+    const l2 = options.l2 ?? d.l2;
+    const adaptive = options.adaptive ?? d.adaptive;
+    const normalized = options.normalized ?? d.normalized;
+    const invariant = options.invariant ?? d.invariant;
+    const average = options.average ?? d.average;
     const where = "CostSensitiveRegressor";
     if (!Number.isInteger(actions) || actions < 1) {
       throw new RangeError(`${where}: actions must be an integer ≥ 1, got ${actions}`);
@@ -181,10 +196,10 @@ export class CostSensitiveRegressor {
     this.negNormPower = adaptive ? powerT - 1 : -1;
     this.sqrtRate = powerT === 0.5;
     this.weights = new Float32Array(2 ** bits * this.stride);
-    if (options.average === true && (options.l2 ?? 0) > 0) {
+    if (average && l2 > 0) {
       throw new RangeError("average and l2 cannot be combined: the lazy L2 factor is not averaged");
     }
-    this.sums = options.average === true ? new Float64Array(2 ** bits) : null;
+    this.sums = average ? new Float64Array(2 ** bits) : null;
   }
 
   /**

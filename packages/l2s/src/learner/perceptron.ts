@@ -22,6 +22,9 @@ export interface PerceptronState {
   readonly weights: Float32Array;
 }
 
+/** The settings a {@link PerceptronOptions} field takes when it is absent. */
+export const PERCEPTRON_DEFAULTS = { bits: 22, average: true } as const;
+
 /**
  * A cost-sensitive multiclass perceptron (Collins's averaged perceptron, updates scaled by the cost
  * difference): when the predicted action costs more than the cheapest, the cheapest's score rises
@@ -40,7 +43,7 @@ export class CostSensitivePerceptron {
   private readonly scratch: Float64Array;
 
   constructor(actions: number, options: PerceptronOptions = {}) {
-    const bits = options.bits ?? 22;
+    const bits = options.bits ?? PERCEPTRON_DEFAULTS.bits;
     if (!Number.isInteger(actions) || actions < 1) {
       throw new RangeError(`actions must be an integer ≥ 1, got ${actions}`);
     }
@@ -55,7 +58,8 @@ export class CostSensitivePerceptron {
     this.bits = bits;
     this.mask = 2 ** bits - 1;
     this.weights = new Float32Array(2 ** bits);
-    this.sums = (options.average ?? true) ? new Float64Array(2 ** bits) : null;
+    this.sums =
+      (options.average ?? PERCEPTRON_DEFAULTS.average) ? new Float64Array(2 ** bits) : null;
     this.scratch = new Float64Array(actions);
   }
 

@@ -1,11 +1,13 @@
 import {
   crc32,
   formatByteSize,
+  isAbortError,
   type JsonValue,
   LagrangeError,
   lagrangeErrorCode,
 } from "@lagrange/core";
 import { type LearnerState, learnerFromState } from "../learner/base-learner.js";
+import { strideOf } from "../learner/cost-sensitive.js";
 import { LearnedPolicy } from "../search/policy.js";
 import type { ActionSpace } from "../search/types.js";
 
@@ -142,7 +144,7 @@ function slotsPerEntry(learner: LearnerHeader, fail: (reason: string) => never):
   if (typeof adaptive !== "boolean" || typeof normalized !== "boolean") {
     return fail("csoaa learner without its adaptive and normalized flags");
   }
-  return 1 + (adaptive ? 1 : 0) + (normalized ? 1 : 0);
+  return strideOf(adaptive, normalized);
 }
 
 function describe(x: unknown): string {
@@ -283,10 +285,7 @@ export async function loadL2sModel(
   } catch (error) {
     // A file that cannot be opened is a usage error naming it (core's InputFileError), and a
     // stopped read is stopped: neither is a malformed model.
-    const code = lagrangeErrorCode(error);
-    if (code === "usage" || code === "aborted" || (error as Error).name === "AbortError") {
-      throw error;
-    }
+    if (lagrangeErrorCode(error) === "usage" || isAbortError(error)) throw error;
     throw new L2sModelFileError(path, `cannot read the model: ${(error as Error).message}`);
   }
   return l2sModelFromBytes(bytes, path);

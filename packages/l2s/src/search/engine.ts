@@ -620,7 +620,7 @@ export async function trainSearch<Example, Output>(
     if (options.shuffle ?? true) shuffleInPlace(order, random.next);
     let rollInLoss = 0;
     for (let k = 0; k < order.length; k++) {
-      await checkpoint();
+      if (checkpoint.due()) await checkpoint.pause();
       const example = examples[order[k]!]!;
       const referenceProbability = (1 - alpha) ** examplesSeen;
       runner.beginExample();

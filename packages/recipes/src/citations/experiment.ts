@@ -195,7 +195,7 @@ export async function decodeTest(
   const checkpoint = checkpoints(decodeOptions?.signal);
   const tagged: Tagged[] = [];
   for (let i = 0; i < experiment.testSentences.length; i++) {
-    await checkpoint();
+    if (checkpoint.due()) await checkpoint.pause();
     const sentence = experiment.testSentences[i]!;
     tagged.push(
       tagger.tagAttributes(experiment.testAttributes[i]!, sentence.tokens, decodeOptions?.signal),

@@ -6,6 +6,7 @@ import {
   type WeightedTemplate,
 } from "@lagrange/constraint-templates";
 import {
+  type Checkpoints,
   checkpoints,
   type DecoderRegistry,
   type Decoding,
@@ -251,7 +252,7 @@ interface Decoded {
 interface Context {
   readonly registry: DecoderRegistry;
   readonly timeLimitMs: number;
-  readonly checkpoint: () => Promise<void>;
+  readonly checkpoint: Checkpoints;
   readonly signal: AbortSignal | undefined;
 }
 
@@ -295,7 +296,7 @@ async function decodeSplit(tagger: Tagger, split: Split, context: Context): Prom
   const L = tagger.model.numLabels;
   let fallback: Tagger | undefined;
   for (let i = 0; i < split.corpus.sentences.length; i++) {
-    await context.checkpoint();
+    if (context.checkpoint.due()) await context.checkpoint.pause();
     const { tokens } = split.corpus.sentences[i]!;
     try {
       const tagged = tagger.tagAttributes(split.attributes[i]!, tokens, context.signal);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { accessFailure, connectionOf, redactCredentials, redactRedisUrl } from "./connection.js";
+import {
+  accessFailure,
+  connectionOf,
+  hasRedisPassword,
+  redactCredentials,
+  redactRedisUrl,
+} from "./connection.js";
 
 describe("credentials are never printed", () => {
   it("redacts the password of a Redis URL, and only the password", () => {
@@ -23,17 +29,32 @@ describe("credentials are never printed", () => {
   });
 
   it("says which URL is wrong without showing its password", () => {
-    expect(() => connectionOf("redis://:s3cretPW@h:1:2")).toThrow(
+    expect(() => connectionOf({ redis: "redis://:s3cretPW@h:1:2" })).toThrow(
       /^--redis redis:\/\/\*\*\*@h:1:2: not a URL/,
     );
-    expect(() => connectionOf("http://:s3cretPW@h")).toThrow(
+    expect(() => connectionOf({ redis: "http://:s3cretPW@h" })).toThrow(
       /^--redis http:\/\/:\*\*\*@h\/?: expected a redis:\/\//,
     );
   });
 
+  it("tells a URL with a password from one that URL.href merely rewrites", () => {
+    expect(hasRedisPassword("redis://:s3cretPW@127.0.0.1:6390")).toBe(true);
+    expect(hasRedisPassword("rediss://worker:p%40ss@queue.internal:6380/2")).toBe(true);
+    // Rewritten by URL.href (`:6379`, `/%200`), and no password in either.
+    expect(hasRedisPassword("redis://h:06379")).toBe(false);
+    expect(hasRedisPassword("redis://h/ 0")).toBe(false);
+    expect(hasRedisPassword("redis://worker@h:6379")).toBe(false);
+    expect(hasRedisPassword("not a URL")).toBe(false);
+  });
+
   it("takes a password given apart from the URL over the URL's", () => {
-    expect(connectionOf("redis://:a@h:1", { password: "b" })).toMatchObject({ password: "b" });
-    expect(connectionOf("redis://u:%zz@h:1")).toMatchObject({ username: "u", password: "%zz" });
+    expect(connectionOf({ redis: "redis://:a@h:1", password: "b" })).toMatchObject({
+      password: "b",
+    });
+    expect(connectionOf({ redis: "redis://u:%zz@h:1" })).toMatchObject({
+      username: "u",
+      password: "%zz",
+    });
   });
 });
 

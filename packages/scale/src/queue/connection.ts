@@ -40,6 +40,19 @@ export function redactRedisUrl(url: string): string {
 }
 
 /**
+ * Whether a Redis URL carries a password. Asked of the parsed URL, not by comparing it with its
+ * redacted form: `URL.href` rewrites a URL without one (`:06379` → `:6379`, a space → `%20`).
+ * False for a string that is not a URL (connecting to it fails, saying so).
+ */
+export function hasRedisPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== "";
+  } catch {
+    return false;
+  }
+}
+
+/**
  * `text` with every credential of `target` hidden: Redis URLs with a password anywhere in it (as
  * ioredis and BullMQ quote them in their errors) and the password itself, however it was given.
  */
@@ -74,14 +87,16 @@ function decodedUserInfo(text: string): string {
 }
 
 /**
- * ioredis options from a Redis URL. `maxRetriesPerRequest: null` is what BullMQ requires of a
- * worker's connection, and it is what lets every command wait across a Redis restart (ioredis
- * reconnects forever and replays the queued commands) rather than fail the shard in hand.
+ * ioredis options for a queue target: its URL, with its `password` (if given) over the URL's.
+ * `maxRetriesPerRequest: null` is what BullMQ requires of a worker's connection, and it is what
+ * lets every command wait across a Redis restart (ioredis reconnects forever and replays the
+ * queued commands) rather than fail the shard in hand.
  */
 export function connectionOf(
-  url: string,
-  options: { readonly patient?: boolean; readonly password?: string } = {},
+  target: Pick<QueueTarget, "redis" | "password">,
+  options: { readonly patient?: boolean } = {},
 ): ConnectionOptions {
+  const url = target.redis;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -93,7 +108,7 @@ export function connectionOf(
   }
   const db = parsed.pathname.replace(/^\//, "");
   const password =
-    options.password ?? (parsed.password === "" ? undefined : decodedUserInfo(parsed.password));
+    target.password ?? (parsed.password === "" ? undefined : decodedUserInfo(parsed.password));
   return {
     host: parsed.hostname || "127.0.0.1",
     port: parsed.port === "" ? 6379 : Number(parsed.port),
@@ -282,10 +297,7 @@ export function openRedis(
   } = {},
 ): Promise<Redis> {
   const client = new Redis({
-    ...(connectionOf(target.redis, {
-      ...(options.patient === true ? { patient: true } : {}),
-      ...(target.password === undefined ? {} : { password: target.password }),
-    }) as object),
+    ...(connectionOf(target, options.patient === true ? { patient: true } : {}) as object),
     lazyConnect: true,
   });
   return new Promise<Redis>((resolve, reject) => {

@@ -4,6 +4,7 @@ export {
   connectionOf,
   DEFAULT_QUEUE_NAME,
   DEFAULT_REDIS_URL,
+  hasRedisPassword,
   type QueueTarget,
   RedisAccessError,
   redactCredentials,

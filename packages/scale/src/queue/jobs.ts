@@ -85,12 +85,7 @@ async function withQueue<T>(
   run: (queue: Queue, client: Redis) => Promise<T>,
 ): Promise<T> {
   const client = await openRedis(target, signal === undefined ? {} : { signal });
-  const queue = new Queue(target.queue ?? DEFAULT_QUEUE_NAME, {
-    connection: connectionOf(
-      target.redis,
-      target.password === undefined ? {} : { password: target.password },
-    ),
-  });
+  const queue = new Queue(target.queue ?? DEFAULT_QUEUE_NAME, { connection: connectionOf(target) });
   let stop!: (error: unknown) => void;
   const stopped = new Promise<never>((_, reject) => {
     stop = reject;
@@ -100,15 +95,9 @@ async function withQueue<T>(
     // ioredis retries a lost connection; a command that cannot complete fails the caller. A
     // refusal (the password changed meanwhile) is final.
     const refused = accessFailure(target, error);
-    if (refused !== undefined) {
-      interrupted = true;
-      stop(refused);
-    }
+    if (refused !== undefined) stop(refused);
   });
-  const onAbort = () => {
-    interrupted = true;
-    stop(new AbortError());
-  };
+  const onAbort = () => stop(new AbortError());
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     return await Promise.race([
@@ -168,10 +157,7 @@ async function submissionOf(
   keys: ReturnType<typeof jobKeys>,
   meta: Record<string, string>,
 ): Promise<SubmissionState> {
-  // A job of an earlier lagrange has no state: it was complete once it had a shard count.
-  if (meta.state === "complete" || (meta.state === undefined && meta.shards !== undefined)) {
-    return "complete";
-  }
+  if (meta.state === "complete") return "complete";
   return (await client.exists(keys.submitter)) === 1 ? "submitting" : "abandoned";
 }
 

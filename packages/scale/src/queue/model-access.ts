@@ -29,8 +29,11 @@ export interface ModelAccess {
 /** A model a worker may not, or cannot, read: the same on every try (code `usage`). */
 export class ModelRefusedError extends LagrangeError {
   override readonly name = "ModelRefusedError";
-  constructor(message: string, options?: ErrorOptions) {
+  /** `too-large`: the model is above the cap it was read under (a caller may say more). */
+  readonly reason: "too-large" | undefined;
+  constructor(message: string, options?: ErrorOptions & { readonly reason?: "too-large" }) {
     super("usage", message, options);
+    this.reason = options?.reason;
   }
 }
 
@@ -199,6 +202,7 @@ export async function readRegularFile(
     if (stat.size > options.maxBytes) {
       throw new ModelRefusedError(
         `${options.what}: ${sizeText(stat.size)}, above the cap of ${sizeText(options.maxBytes)}`,
+        { reason: "too-large" },
       );
     }
     // One byte more than the size: a file that grew since is noticed rather than cut.
@@ -251,6 +255,7 @@ export async function fetchBounded(
     await response.body?.cancel();
     throw new ModelRefusedError(
       `${what}: ${sizeText(declared)}, above the cap of ${sizeText(maxBytes)}`,
+      { reason: "too-large" },
     );
   }
   const chunks: Uint8Array[] = [];
@@ -259,7 +264,9 @@ export async function fetchBounded(
     total += chunk.length;
     if (total > maxBytes) {
       await response.body?.cancel().catch(() => {});
-      throw new ModelRefusedError(`${what}: more than the cap of ${sizeText(maxBytes)}`);
+      throw new ModelRefusedError(`${what}: more than the cap of ${sizeText(maxBytes)}`, {
+        reason: "too-large",
+      });
     }
     chunks.push(chunk);
   }

@@ -10,7 +10,7 @@ import { SHARD_FORMATS, type ShardFormat } from "./shards.js";
  *   too big to copy into Redis;
  * - `url`: an http(s) URL, fetched only by workers that allow it (a spec could name any address).
  */
-export const MODEL_SOURCES = ["redis", "model-dir", "url"] as const;
+const MODEL_SOURCES = ["redis", "model-dir", "url"] as const;
 export type ModelSource = (typeof MODEL_SOURCES)[number];
 
 /**
@@ -64,7 +64,7 @@ export const DEFAULT_MAX_MODEL_BYTES = 1024 * 1024 * 1024;
 const MAX_NAME_CHARS = 4096;
 
 /** A submission's nonce: what `submit` draws, and all a worker accepts. */
-export const SUBMISSION_PATTERN = /^[0-9a-f]{12}$/;
+const SUBMISSION_PATTERN = /^[0-9a-f]{12}$/;
 /** A job name: a plain word keeps Redis keys and BullMQ ids unambiguous. */
 export const JOB_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

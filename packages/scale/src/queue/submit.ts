@@ -20,7 +20,7 @@ import {
   shardJobId,
 } from "./connection.js";
 import { discardJob } from "./jobs.js";
-import { fetchBounded, readRegularFile } from "./model-access.js";
+import { fetchBounded, ModelRefusedError, readRegularFile } from "./model-access.js";
 import { SHARD_FORMATS, type ShardFormat, shardCorpus } from "./shards.js";
 import {
   DEFAULT_MAX_MODEL_BYTES,
@@ -130,9 +130,13 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 return -1`;
 
 /** The model's bytes and how workers are to find them. */
-async function modelOf(
-  options: SubmitOptions,
-): Promise<{ bytes: Uint8Array; source: ModelSource; name: string }> {
+interface SubmittedModel {
+  readonly bytes: Uint8Array;
+  readonly source: ModelSource;
+  readonly name: string;
+}
+
+async function modelOf(options: SubmitOptions): Promise<SubmittedModel> {
   const maxBytes = options.maxModelBytes ?? DEFAULT_MAX_MODEL_BYTES;
   const what = `--model ${options.model}`;
   if (/^https?:\/\//.test(options.model)) {
@@ -148,7 +152,7 @@ async function modelOf(
   if (options.modelDir === undefined) {
     const cap = Math.min(maxBytes, MAX_STORED_MODEL_BYTES);
     const bytes = await readRegularFile(options.model, { maxBytes: cap, what }).catch((error) => {
-      if (cap < maxBytes && /above the cap/.test((error as Error).message)) {
+      if (cap < maxBytes && error instanceof ModelRefusedError && error.reason === "too-large") {
         throw new LagrangeError(
           "usage",
           `${what}: above the 512 MiB that Redis stores in one value; put it in a directory every worker mounts and submit with --model-dir`,
@@ -179,6 +183,64 @@ async function modelOf(
   };
 }
 
+/** The constraints file's text, refused when it is more than a job carries. */
+async function readConstraints(path: string, signal: AbortSignal | undefined): Promise<string> {
+  // The one input reader: a FIFO or a pipe is read to its end without blocking signals, and a
+  // file too large for a job is refused before it is held (4 bytes at most per character).
+  const constraints = new TextDecoder().decode(
+    await readInput(path, {
+      maxBytes: 4 * MAX_CONSTRAINTS_CHARS,
+      ...(signal === undefined ? {} : { signal }),
+    }).catch((error: unknown) => {
+      throw lagrangeErrorCode(error) === "bad-input" ? error : inputFileError(path, error);
+    }),
+  );
+  if (constraints.length > MAX_CONSTRAINTS_CHARS) {
+    throw new LagrangeError(
+      "usage",
+      `--constraints ${path}: more than the ${MAX_CONSTRAINTS_CHARS} characters a job carries`,
+    );
+  }
+  return constraints;
+}
+
+/**
+ * The job's tagging spec, checked as every worker will check it (model loads, decoder known,
+ * constraints valid, the spec itself), and its JSON text.
+ */
+async function specOf(
+  options: SubmitOptions,
+  format: ShardFormat,
+  model: SubmittedModel,
+): Promise<{ spec: TaggingSpec; specText: string }> {
+  const constraints =
+    options.constraints === undefined
+      ? undefined
+      : await readConstraints(options.constraints, options.signal);
+  const spec: TaggingSpec = {
+    modelSource: model.source,
+    model: model.name,
+    modelSha256: sha256Hex(model.bytes),
+    modelBytes: model.bytes.length,
+    data: options.data,
+    format,
+    ...(options.decoder === undefined ? {} : { decoder: options.decoder }),
+    ...(constraints === undefined
+      ? {}
+      : { constraints, constraintsSource: options.constraints as string }),
+    ...(options.unlabeled === true ? { unlabeled: true } : {}),
+  };
+  await checkTaggingSpec(spec, model.bytes);
+  const specText = JSON.stringify(spec);
+  try {
+    // What every worker will check: refused here rather than dead-lettered there.
+    parseTaggingSpec(specText, options.job);
+  } catch (error) {
+    throw new LagrangeError("usage", (error as Error).message);
+  }
+  return { spec, specText };
+}
+
 /**
  * Splits the corpus into shards of whole sentences and queues one BullMQ job per shard, its text
  * stored in Redis. A job name that exists is refused: results are keyed by (job, shard), and a
@@ -205,49 +267,8 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
     );
   }
   const model = await modelOf(options);
-  let constraints: string | undefined;
-  if (options.constraints !== undefined) {
-    // The one input reader: a FIFO or a pipe is read to its end without blocking signals, and a
-    // file too large for a job is refused before it is held (4 bytes at most per character).
-    constraints = new TextDecoder().decode(
-      await readInput(options.constraints, {
-        maxBytes: 4 * MAX_CONSTRAINTS_CHARS,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      }).catch((error: unknown) => {
-        throw lagrangeErrorCode(error) === "bad-input"
-          ? error
-          : inputFileError(options.constraints!, error);
-      }),
-    );
-    if (constraints.length > MAX_CONSTRAINTS_CHARS) {
-      throw new LagrangeError(
-        "usage",
-        `--constraints ${options.constraints}: more than the ${MAX_CONSTRAINTS_CHARS} characters a job carries`,
-      );
-    }
-  }
-  const modelSha256 = sha256Hex(model.bytes);
-  const spec: TaggingSpec = {
-    modelSource: model.source,
-    model: model.name,
-    modelSha256,
-    modelBytes: model.bytes.length,
-    data: options.data,
-    format,
-    ...(options.decoder === undefined ? {} : { decoder: options.decoder }),
-    ...(constraints === undefined
-      ? {}
-      : { constraints, constraintsSource: options.constraints as string }),
-    ...(options.unlabeled === true ? { unlabeled: true } : {}),
-  };
-  await checkTaggingSpec(spec, model.bytes);
-  const specText = JSON.stringify(spec);
-  try {
-    // What every worker will check: refused here rather than dead-lettered there.
-    parseTaggingSpec(specText, options.job);
-  } catch (error) {
-    throw new LagrangeError("usage", (error as Error).message);
-  }
+  const { spec, specText } = await specOf(options, format, model);
+  const { modelSha256 } = spec;
   const client = await openRedis(
     options,
     options.signal === undefined ? {} : { signal: options.signal },
@@ -255,12 +276,7 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
   const queueName = options.queue ?? DEFAULT_QUEUE_NAME;
   const keys = jobKeys(queueName, options.job);
   const submission = randomBytes(6).toString("hex");
-  const queue = new Queue(queueName, {
-    connection: connectionOf(
-      options.redis,
-      options.password === undefined ? {} : { password: options.password },
-    ),
-  });
+  const queue = new Queue(queueName, { connection: connectionOf(options) });
   let refused: Error | undefined;
   queue.on("error", (error) => {
     // Reported by the command that fails; ioredis retries meanwhile. A refusal is final.
@@ -279,12 +295,13 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
     if (options.signal?.aborted) throw new AbortError();
   };
   // A signal ends the submission at once, even while a Redis command is pending (Redis down).
-  let onAbort: (() => void) | undefined;
+  let stop!: (error: unknown) => void;
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new AbortError());
-    options.signal?.addEventListener("abort", onAbort, { once: true });
+    stop = reject;
   });
   aborted.catch(() => {});
+  const onAbort = () => stop(new AbortError());
+  options.signal?.addEventListener("abort", onAbort, { once: true });
   const submit = async (): Promise<SubmitResult> => {
     stillGoing();
     claimed =
@@ -336,7 +353,7 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
         ...batch.flatMap((s) => [String(s.index), s.text]),
       );
       if (Number(stored) !== 1) throw removedMeanwhile();
-      queued = Math.max(queued, (batch.at(-1)?.index ?? 0) + 1);
+      queued += batch.length;
       stillGoing();
       await queue.addBulk(
         batch.map((s) => ({
@@ -407,7 +424,6 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
     failed = true;
     // A step in flight (the claim, say) ends within a round trip: then what it did is known.
     await Promise.race([submitting.catch(() => {}), sleep(100)]);
-    clearInterval(renewal);
     if (claimed) {
       // Nothing of a failed or stopped submission stays visible: its record first, then as many of
       // its queued shards as a moment allows (any left are stale, and workers drop them). Redis
@@ -424,8 +440,9 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
     }
     throw redisFailure(options, error);
   } finally {
+    // Here, not before the discard: a claim that lands during the discard starts the renewal too.
     clearInterval(renewal);
-    if (onAbort !== undefined) options.signal?.removeEventListener("abort", onAbort);
+    options.signal?.removeEventListener("abort", onAbort);
     // After a failure Redis may be what failed: do not wait on it to say goodbye.
     client.disconnect();
     if (failed) await queue.disconnect().catch(() => {});

@@ -268,10 +268,7 @@ export async function runQueueWorker(options: WorkerOptions): Promise<WorkerSumm
   };
 
   const worker = new Worker<ShardJobData>(queueName, processShard, {
-    connection: connectionOf(options.redis, {
-      patient: true,
-      ...(options.password === undefined ? {} : { password: options.password }),
-    }),
+    connection: connectionOf(options, { patient: true }),
     concurrency: options.concurrency ?? 1,
     autorun: false,
     lockDuration: options.lockDurationMs ?? 30_000,

@@ -11,10 +11,10 @@
  * CRFsuite's tagger scores through the reference lists, so they (not the flat table) are what is
  * read here. CRFsuite has no first/last-label weights and no observation-conditioned bigrams.
  */
-import { formatByteSize, LabelSet, LagrangeError } from "@lagrange/core";
+import { formatByteSize, LabelSet, LagrangeError, MAX_WEIGHT_MAGNITUDE } from "@lagrange/core";
 import { CrfModel, type JsonValue } from "../../crf-model.js";
 import type { FeatureLayout } from "../../model/layout.js";
-import { MAX_WEIGHT_MAGNITUDE } from "../../model-file.js";
+import { hasLagrangeMagic } from "../../model-file.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
 import { readCqdb, writeCqdb } from "./cqdb.js";
 
@@ -43,7 +43,7 @@ export function crfsuiteModelFromBytes(bytes: Uint8Array, file = "CRFsuite model
   if (bytes.length < HEADER_SIZE) {
     r.fail(`${bytes.length} bytes: too short for a CRFsuite model (a 48-byte header at least)`);
   }
-  if (new TextDecoder().decode(bytes.subarray(0, 6)) === "LGRCRF") {
+  if (hasLagrangeMagic(bytes)) {
     r.fail("already a Lagrange model file: lagrange tag, eval and info read it as it is");
   }
   r.tag(0, "lCRF", "file magic (not a CRFsuite model)");
@@ -138,9 +138,10 @@ export function crfsuiteModelFromBytes(bytes: Uint8Array, file = "CRFsuite model
   const stateWeights: number[] = [];
   const row = new Float64Array(L);
   const present = new Uint8Array(L);
+  const owned: number[] = [];
   for (let a = 0; a < A; a++) {
     attributeOffsets[a] = featureLabels.length;
-    const owned: number[] = [];
+    owned.length = 0;
     for (const fid of attrRefs(a)) {
       const f = feature(fid, `attribute ${a}'s reference list`);
       if (f.type !== FT_STATE || f.src !== a || f.dst >= L) {
