@@ -26,6 +26,7 @@ import { gzipSync } from "node:zlib";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const args = new Set(process.argv.slice(2));
 const require = createRequire(import.meta.url);
+/** @type {typeof import("esbuild")} */
 const esbuild = require(require.resolve("esbuild", { paths: [ROOT] }));
 
 /** The packages users install, in dependency order (core first: every other one peers on it). */
@@ -53,9 +54,16 @@ const BROWSER_ENTRIES = [
 ];
 const BUNDLE_GZIP_TARGET = 60 * 1024;
 
+/**
+ * A step's detail: `note` goes in the table, `output` is shown on failure, and every field lands
+ * in the JSON report.
+ * @typedef {{ note?: string | undefined, output?: string, [field: string]: unknown }} Detail
+ */
+/** @type {({ step: string, ok: boolean } & Detail)[]} */
 const results = [];
 let failed = false;
 
+/** @param {string} step @param {boolean} ok @param {Detail} [detail] */
 function record(step, ok, detail = {}) {
   results.push({ step, ok, ...detail });
   const mark = ok ? "ok  " : "FAIL";
@@ -67,6 +75,7 @@ function record(step, ok, detail = {}) {
   }
 }
 
+/** @param {unknown} text */
 function indent(text) {
   return String(text)
     .trim()
@@ -76,7 +85,13 @@ function indent(text) {
     .join("\n");
 }
 
-/** Runs a command; returns { ok, output, ms }. */
+/**
+ * Runs a command; returns { ok, output, ms }.
+ * @param {string} command
+ * @param {readonly string[]} commandArgs
+ * @param {import("node:child_process").SpawnSyncOptions} [options]
+ * @returns {{ ok: boolean, output: string, ms: number }}
+ */
 function run(command, commandArgs, options = {}) {
   const started = performance.now();
   const r = spawnSync(command, commandArgs, {
@@ -184,7 +199,7 @@ for (const name of PACKAGES) {
     } catch (error) {
       ok = false;
       record(`@lagrange/${name} README example at README.md:${block.line}`, false, {
-        output: error.message,
+        output: error instanceof Error ? error.message : String(error),
       });
       continue;
     }
@@ -258,6 +273,7 @@ function checkTypes() {
   }
   const entries = entryPoints().filter((e) => !e.endsWith("/package.json"));
   const browserSafe = BROWSER_ENTRIES;
+  /** @param {readonly string[]} list */
   const consumer = (list) =>
     `${list.map((e, i) => `import * as m${i} from "${e}";`).join("\n")}\nexport const all = [${list.map((_, i) => `m${i}`).join(", ")}];\n`;
   writeFileSync(join(types, "node.ts"), consumer(entries));
@@ -333,7 +349,9 @@ async function checkBrowserBundle() {
       logLevel: "silent",
     });
   } catch (error) {
-    record("browser bundle of the tag-and-decode entry", false, { output: error.message });
+    record("browser bundle of the tag-and-decode entry", false, {
+      output: error instanceof Error ? error.message : String(error),
+    });
     return;
   }
   const inputs = Object.keys(result.metafile.inputs);
@@ -375,7 +393,9 @@ async function checkBrowserBundle() {
         logLevel: "silent",
         external: ["node:*"],
       });
-      const gz = gzipSync(r.outputFiles[0].contents, { level: 9 }).length;
+      const gz = gzipSync(/** @type {import("esbuild").OutputFile} */ (r.outputFiles[0]).contents, {
+        level: 9,
+      }).length;
       // HiGHS (emscripten) keeps `import("node:module")` in the branch it takes only under Node;
       // every other `node:` import in a browser bundle is ours, and a failure.
       const nodeImporters = Object.entries(r.metafile.inputs)
@@ -392,7 +412,9 @@ async function checkBrowserBundle() {
         output: ours.join("\n"),
       });
     } catch (error) {
-      record(`browser bundle of all of ${specifier}`, false, { output: error.message });
+      record(`browser bundle of all of ${specifier}`, false, {
+        output: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 }
@@ -436,13 +458,14 @@ function checkCli() {
   if (!g.ok) return;
   const bin = join(prefix, "bin", "lagrange");
   const times = [];
-  let help = { ok: false, output: "" };
+  /** @type {ReturnType<typeof run>} */
+  let help = { ok: false, output: "", ms: 0 };
   for (let i = 0; i < 7; i++) {
     help = run(bin, ["--help"], { cwd: work });
     times.push(help.ms);
   }
   times.sort((a, b) => a - b);
-  const median = times[Math.floor(times.length / 2)];
+  const median = /** @type {number} */ (times[Math.floor(times.length / 2)]);
   record("installed lagrange --help", help.ok && help.output.includes("Usage"), {
     medianMs: Math.round(median),
     note: `median ${Math.round(median)} ms of 7 (target ≤ 200 ms; includes process spawn)`,

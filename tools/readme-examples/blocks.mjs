@@ -8,7 +8,10 @@
 
 import { readFileSync } from "node:fs";
 
-/** Languages whose blocks are run; the value is the temp file's extension. */
+/**
+ * Languages whose blocks are run; the value is the temp file's extension.
+ * @type {Readonly<Record<string, "ts" | "mjs">>}
+ */
 export const RUNNABLE_LANGUAGES = Object.freeze({
   ts: "ts",
   typescript: "ts",
@@ -31,17 +34,18 @@ export function markdownBlocks(text, file = "<markdown>") {
   const lines = text.split(/\r?\n/);
   const blocks = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = FENCE.exec(lines[i]);
+    const open = FENCE.exec(lines[i] ?? "");
     if (open === null) continue;
-    const [, indent, fence, lang, rest] = open;
+    // Every group of FENCE always takes part in a match; the defaults only satisfy the type.
+    const [, indent = "", fence = "", lang = "", rest = ""] = open;
     if (fence[0] === "`" && rest.includes("`")) continue; // inline code, not a fence
     const body = [];
     let j = i + 1;
     for (; j < lines.length; j++) {
-      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(lines[j]);
-      if (close !== null && close[1][0] === fence[0] && close[1].length >= fence.length) break;
+      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(lines[j] ?? "")?.[1];
+      if (close !== undefined && close[0] === fence[0] && close.length >= fence.length) break;
       // Content indented like the fence loses that indentation (CommonMark).
-      let line = lines[j];
+      let line = lines[j] ?? "";
       for (let k = 0; k < indent.length && line.startsWith(" "); k++) line = line.slice(1);
       body.push(line);
     }
@@ -64,13 +68,8 @@ export function markdownBlocks(text, file = "<markdown>") {
  */
 export function readmeBlocks(readmePath) {
   const text = readFileSync(readmePath, "utf8");
-  return markdownBlocks(text, readmePath)
-    .filter((block) => Object.hasOwn(RUNNABLE_LANGUAGES, block.lang))
-    .map(({ file, line, lang, code }) => ({
-      file,
-      line,
-      lang,
-      ext: RUNNABLE_LANGUAGES[lang],
-      code,
-    }));
+  return markdownBlocks(text, readmePath).flatMap(({ file, line, lang, code }) => {
+    const ext = Object.hasOwn(RUNNABLE_LANGUAGES, lang) ? RUNNABLE_LANGUAGES[lang] : undefined;
+    return ext === undefined ? [] : [{ file, line, lang, ext, code }];
+  });
 }

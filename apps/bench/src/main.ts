@@ -6,7 +6,7 @@ import {
   type L2sDatasetName,
   TWO_PHASE_DATASETS,
   type TwoPhaseDatasetName,
-} from "@lagrange/recipes";
+} from "@lagrange/experiments";
 import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { writeReport } from "./report.js";

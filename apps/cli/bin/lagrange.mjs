@@ -24,7 +24,10 @@ import { fileURLToPath } from "node:url";
 
 /** How long the child has, after the first signal, to stop on its own. */
 const GRACE_MS = 500;
-/** The signals a command stops on (its exit code, as for any signal: 128 + the signal's number). */
+/**
+ * The signals a command stops on (its exit code, as for any signal: 128 + the signal's number).
+ * @type {readonly NodeJS.Signals[]}
+ */
 const STOP_SIGNALS = ["SIGHUP", "SIGINT", "SIGTERM"];
 
 const args = process.argv.slice(2);
@@ -32,7 +35,8 @@ const source = new URL("../src/main.ts", import.meta.url);
 const checkout = existsSync(source);
 
 if (!checkout && onlyHelp(args)) {
-  await import("../dist/lagrange.js");
+  // By URL, as supervise() runs it: the type check then leaves the bundle alone.
+  await import(new URL("../dist/lagrange.js", import.meta.url).href);
 } else {
   supervise(
     checkout
@@ -41,7 +45,10 @@ if (!checkout && onlyHelp(args)) {
   );
 }
 
-/** `lagrange`, `lagrange [help] [command] [--help]`, `lagrange --version`: nothing to stop. */
+/**
+ * `lagrange`, `lagrange [help] [command] [--help]`, `lagrange --version`: nothing to stop.
+ * @param {readonly string[]} argv
+ */
 function onlyHelp(argv) {
   const last = argv.at(-1);
   return (
@@ -61,25 +68,31 @@ async function sourceEntry() {
   return ["--conditions=lagrange-source", "--import", tsx, fileURLToPath(source)];
 }
 
+/** @param {readonly string[]} entry Node's arguments that run the command */
 function supervise(entry) {
   const child = spawn(process.execPath, [...process.execArgv, ...entry, ...args], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
     // Tells the child to register its temporary files here (it removes the variable at once).
     env: { ...process.env, LAGRANGE_SUPERVISOR: "1" },
   });
-  /** Temporary output files the child has open, to remove when it is killed. */
+  /** @type {Set<string>} Temporary output files the child has open, to remove when it is killed. */
   const temporaryFiles = new Set();
   /** The child has written its own line on how the command ended. */
   let reported = false;
-  child.on("message", (message) => {
+  child.on("message", (received) => {
+    const message = /** @type {{ lagrange?: unknown, op?: unknown, path?: unknown } | null} */ (
+      received
+    );
     if (message?.lagrange === "final-line") reported = true;
     if (message?.lagrange !== "temporary-file" || typeof message.path !== "string") return;
     if (message.op === "add") temporaryFiles.add(message.path);
     else temporaryFiles.delete(message.path);
   });
 
+  /** @type {NodeJS.Signals | undefined} */
   let stoppedBy;
   let killed = false;
+  /** @type {NodeJS.Timeout | undefined} */
   let grace;
   const kill = () => {
     killed = true;
@@ -111,7 +124,8 @@ function supervise(entry) {
       }
     }
     if (signal === null) process.exit(code ?? 1);
-    const name = killed ? stoppedBy : signal;
+    // Killed only after a stop signal: stoppedBy is set then.
+    const name = /** @type {NodeJS.Signals} */ (killed ? stoppedBy : signal);
     const exitCode = 128 + (constants.signals[name] ?? 0);
     if (STOP_SIGNALS.includes(name)) {
       // Killed while it wrote its own line (the grace period ran out meanwhile): one line is enough.
@@ -129,6 +143,7 @@ function supervise(entry) {
   });
 }
 
+/** @param {string} line */
 function say(line) {
   try {
     process.stderr.write(`${line}\n`);

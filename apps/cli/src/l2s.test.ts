@@ -217,7 +217,10 @@ describe("lagrange train --learner l2s --task ner", () => {
     const out = at("ner-out.txt");
     const tagged = await run(["tag", "--model", model, "--data", nerDev, "--out", out]);
     expect(tagged.code, tagged.stderr).toBe(0);
-    expect(tagged.stderr).toContain("scheme IOB2, bridge on), decoder greedy; wrote");
+    // The report scores the tagging against the gold column, as eval below does.
+    expect(tagged.stderr).toMatch(
+      /scheme IOB2, bridge on\), decoder greedy; chunk F1 [\d.]+ \(IOB2, conlleval; .*\); wrote/,
+    );
     const labels = lastColumn(await readFile(out, "utf8"));
     for (const sentence of labels) {
       sentence.forEach((label, t) => {
@@ -229,6 +232,8 @@ describe("lagrange train --learner l2s --task ner", () => {
     const evaluated = await run(["eval", out]);
     expect(evaluated.code).toBe(0);
     expect(evaluated.stdout).toMatch(/FB1: +[\d.]+/);
+    const reported = /chunk F1 ([\d.]+)/.exec(tagged.stderr)![1]!;
+    expect(evaluated.stdout).toMatch(new RegExp(`FB1: +${reported}\\n`));
     // Unlabeled input (words alone) is tagged too.
     const words = at("words.conll");
     await writeFile(

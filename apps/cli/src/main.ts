@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { isAbortError } from "@lagrange/core";
+import { type DecoderDefinition, isAbortError } from "@lagrange/core";
 import { Command, CommanderError } from "commander";
 import { defineConstraints } from "./define/constraints.js";
 import { defineDemo } from "./define/demo.js";
@@ -21,7 +21,16 @@ import {
 } from "./interruption.js";
 import { writeStderr } from "./progress.js";
 
-function buildProgram(): Command {
+/**
+ * The decoders whose declared options become `lagrange tag`'s flags: loaded only for `tag` (and its
+ * help), so that other commands start without importing every decoder package.
+ */
+async function tagDecoders(argv: readonly string[]): Promise<readonly DecoderDefinition[]> {
+  const tag = argv[0] === "tag" || (argv[0] === "help" && argv[1] === "tag");
+  return tag ? (await import("@lagrange/recipes")).STANDARD_DECODERS : [];
+}
+
+function buildProgram(decoders: readonly DecoderDefinition[]): Command {
   const program = new Command("lagrange")
     .description("Structured prediction with global constraints: train, tag, parse, evaluate.")
     .version(version(), "-V, --version", "print the version")
@@ -30,7 +39,7 @@ function buildProgram(): Command {
     .configureOutput({ writeErr: writeStderr });
   defineEval(program);
   defineTrain(program);
-  defineTag(program);
+  defineTag(program, decoders);
   defineParse(program);
   defineConstraints(program);
   defineRules(program);
@@ -56,7 +65,7 @@ function version(): string {
 /** Runs the CLI on `argv` (without the node and script names); returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync([...argv], { from: "user" });
+    await buildProgram(await tagDecoders(argv)).parseAsync([...argv], { from: "user" });
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {

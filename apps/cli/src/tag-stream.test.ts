@@ -58,7 +58,10 @@ describe("lagrange tag --data - (streaming)", () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(whole);
-    expect(r.stderr).toMatch(/tagged 30 sequences, .* on 2 threads; token accuracy [\d.]+%/);
+    // Citation labels: field F1 at every level, as `lagrange eval` scores the output.
+    expect(r.stderr).toMatch(
+      /tagged 30 sequences, .* on 2 threads; chunk F1 [\d.]+ \(hierarchical-BIO, segments at every level; .*token accuracy [\d.]+%\)/,
+    );
   }, 60_000);
 
   it("stops at a malformed record with <stdin>:line, or skips it, counts it and exits 3", async () => {

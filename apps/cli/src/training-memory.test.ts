@@ -6,7 +6,7 @@ import {
 } from "@lagrange/chain-crf";
 import { lagrangeErrorCode } from "@lagrange/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { parseByteSize } from "./define/values.js";
+import { parseByteSize } from "./define/train-values.js";
 import { checkL2sTrainingMemory, memoryOptions, trainingRefusal } from "./training-memory.js";
 
 const memory: TrainingMemoryEstimate = {

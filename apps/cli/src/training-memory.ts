@@ -11,6 +11,7 @@ import {
   PERCEPTRON_DEFAULTS,
   REGRESSOR_DEFAULTS,
 } from "@lagrange/l2s";
+import { trainingMemoryBound } from "@lagrange/recipes";
 import { usageError } from "./exit-codes.js";
 import { note, warn } from "./progress.js";
 
@@ -33,11 +34,9 @@ export function trainingMemoryLimit(maxMemory: number | null | undefined): numbe
 }
 
 /**
- * The CRF training options `--max-memory` sets: a report of the layout once it is built (once,
- * though a general CRF trains one CRF per fold), which refuses — by throwing a
- * {@link TrainingMemoryError} before the trainer's buffers exist — when what the process holds
- * now (the corpus and its attributes) plus the library's estimate of what training will allocate
- * passes the bound.
+ * The CRF training options `--max-memory` sets: recipes' bound (refused with a
+ * {@link TrainingMemoryError} before the trainer's buffers exist), and a report of the layout
+ * once, though a general CRF trains one CRF per fold.
  */
 export function memoryOptions(
   maxMemory: number | null | undefined,
@@ -45,28 +44,16 @@ export function memoryOptions(
 ): {
   readonly onPrepared: (preparation: TrainingPreparation) => void;
 } {
-  const limit = trainingMemoryLimit(maxMemory);
   let reported = false;
-  return {
-    onPrepared: (preparation) => {
-      const { memory } = preparation;
-      const inUse = process.memoryUsage().rss;
-      // A general CRF keeps every training group's chain, position-specific: tokens × L² floats.
-      const extra = general
-        ? {
-            bytes: 8 * memory.tokens * memory.labels * memory.labels,
-            what: "the general CRF's group chains (tokens × labels²)",
-          }
-        : undefined;
-      const needed = inUse + memory.totalBytes + (extra?.bytes ?? 0);
-      if (limit !== undefined && needed > limit) {
-        throw new TrainingMemoryError(memory, limit, inUse, extra);
-      }
+  return trainingMemoryBound({
+    limitBytes: trainingMemoryLimit(maxMemory),
+    general,
+    onEstimate: (preparation, needed) => {
       if (reported) return;
       reported = true;
       reportPreparation(preparation, needed);
     },
-  };
+  });
 }
 
 /**

@@ -1,13 +1,13 @@
 import { type CrfModel, loadModelFromBytes } from "@lagrange/chain-crf";
 import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/constraint-templates";
+import { standardDecoders } from "@lagrange/recipes/browser";
+import { EXAMPLES } from "./examples.js";
 import {
   type CitationInspection,
   CitationInspector,
   type DecoderChoice,
   decoderChoices,
-  standardDecoders,
-} from "@lagrange/recipes/browser";
-import { EXAMPLES } from "./examples.js";
+} from "./inspect.js";
 import { el, renderChart, renderFired, renderHeatmap, renderLabelling } from "./render.js";
 
 const SHIPPED_MODEL = "citation.model";

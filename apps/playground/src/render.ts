@@ -3,7 +3,7 @@ import type {
   FiredConstraint,
   LabelledSpans,
   ObjectivePoint,
-} from "@lagrange/recipes/browser";
+} from "./inspect.js";
 
 type Children = (Node | string)[];
 

@@ -1,5 +1,5 @@
-import { type ChainScores, validateChainScores } from "@lagrange/core";
-import type { CrfModel, DecodingConstraints } from "./crf-model.js";
+import { type ChainScores, type TransitionMask, validateChainScores } from "@lagrange/core";
+import type { CrfModel } from "./crf-model.js";
 import type { AttributeSequence } from "./features/types.js";
 import { SequenceScorer } from "./model/sequence-scorer.js";
 
@@ -26,7 +26,7 @@ export class ChainScorer {
   /** Start and end scores (−∞ where the masks forbid) and the transition mask, when there are any. */
   readonly #boundaries: Pick<ChainScores, "start" | "end" | "allowed">;
 
-  constructor(model: CrfModel, constraints: DecodingConstraints) {
+  constructor(model: CrfModel, constraints: TransitionMask) {
     this.#model = model;
     const { layout, weights } = model;
     const L = layout.numLabels;

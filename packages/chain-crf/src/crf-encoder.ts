@@ -1,10 +1,6 @@
+import type { TransitionMask } from "@lagrange/core";
 import { createSweepWorkspace, type SweepWorkspace, startSweepPass } from "./encoder/batch.js";
-import {
-  checkTrainingConstraints,
-  isConstrained,
-  NO_CONSTRAINTS,
-  type TrainingConstraints,
-} from "./encoder/constraints.js";
+import { checkTrainingConstraints, isConstrained, NO_CONSTRAINTS } from "./encoder/constraints.js";
 import { addLabellingCounts } from "./encoder/feature-counts.js";
 import { InstanceLoss } from "./encoder/loss.js";
 import type { SequenceObjective } from "./encoder/objective.js";
@@ -20,7 +16,6 @@ import { viterbiKernel } from "./inference/viterbi.js";
 import type { CompiledDataset } from "./model/dataset.js";
 import type { FeatureLayout } from "./model/layout.js";
 
-export type { TrainingConstraints } from "./encoder/constraints.js";
 export type { CrfEncoderDescriptor } from "./encoder/transfer.js";
 
 /** A sub-range of an encoder's instances, relative to it. */
@@ -67,7 +62,7 @@ export class CrfEncoder implements Encoder {
    * be allowed, else a RangeError names the sequence (1-based, in the encoder's dataset) and the
    * offending labels (by `labelNames` when given). `null` lifts the constraints.
    */
-  setConstraints(constraints: TrainingConstraints | null, labelNames?: readonly string[]): void {
+  setConstraints(constraints: TransitionMask | null, labelNames?: readonly string[]): void {
     this.#instances.masks =
       constraints === null
         ? NO_CONSTRAINTS

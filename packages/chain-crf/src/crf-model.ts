@@ -1,4 +1,10 @@
-import { type ChainScores, type JsonValue, LabelSet, ProblemValidationError } from "@lagrange/core";
+import {
+  type ChainScores,
+  type JsonValue,
+  LabelSet,
+  ProblemValidationError,
+  type TransitionMask,
+} from "@lagrange/core";
 import { ChainScorer } from "./chain-scorer.js";
 import { CrfEncoder } from "./crf-encoder.js";
 import type { AttributeSequence } from "./features/types.js";
@@ -19,22 +25,10 @@ import { SequenceScorer } from "./model/sequence-scorer.js";
 /** Core's JSON value type, re-exported where this package's API has always named it. */
 export type { JsonValue };
 
-/**
- * Which labellings decoding may produce (a label scheme's validity, e.g. BIO: I-X only after B-X
- * or I-X). Plain arrays, so any scheme table fits; absent fields allow everything.
- */
-export interface DecodingConstraints {
-  /** allowed[a·L + b] = 0 forbids label b right after label a. */
-  readonly allowed?: Uint8Array;
-  /** allowedStart[t] = 0 forbids t as the first label. */
-  readonly allowedStart?: Uint8Array;
-  /** allowedEnd[t] = 0 forbids t as the last label. */
-  readonly allowedEnd?: Uint8Array;
-}
-
-export interface DecodeOptions {
+/** Per call options of the model's own decoding (`tag`, `marginals`, `kbest`, `chainScores`). */
+export interface CrfDecodeOptions {
   /** Per call; overrides the model's `constraints`. */
-  readonly constraints?: DecodingConstraints;
+  readonly constraints?: TransitionMask;
   /** Labels to force: a label name (or id) per position, null / −1 for a free position. */
   readonly fixed?: ReadonlyArray<string | number | null>;
 }
@@ -50,7 +44,7 @@ export interface CrfModelInit {
   /** Training settings, stored in model files for provenance. */
   readonly settings?: { readonly [key: string]: JsonValue };
   /** Default decoding constraints. */
-  readonly constraints?: DecodingConstraints;
+  readonly constraints?: TransitionMask;
 }
 
 export interface ModelSummary {
@@ -91,7 +85,7 @@ export class CrfModel {
   readonly preset: string | null;
   readonly settings: { readonly [key: string]: JsonValue };
   /** Default decoding constraints (validated on assignment through the constructor). */
-  constraints: DecodingConstraints;
+  constraints: TransitionMask;
   readonly #scorer: SequenceScorer;
   readonly #ctx = new InferenceContext();
 
@@ -138,12 +132,16 @@ export class CrfModel {
   }
 
   /** The best label sequence for one sequence of attributes. */
-  tag(sequence: AttributeSequence, options: DecodeOptions = {}): string[] {
+  tag(sequence: AttributeSequence, options: CrfDecodeOptions = {}): string[] {
     return this.labels.decode(this.tagIds(sequence, options));
   }
 
   /** Label ids of the best labelling, into `out` when given (length ≥ n). */
-  tagIds(sequence: AttributeSequence, options: DecodeOptions = {}, out?: Int32Array): Int32Array {
+  tagIds(
+    sequence: AttributeSequence,
+    options: CrfDecodeOptions = {},
+    out?: Int32Array,
+  ): Int32Array {
     const v = this.#load(sequence, options);
     const labels = out ?? new Int32Array(v.n);
     const score = viterbiKernel(this.#ctx, v, labels);
@@ -161,7 +159,7 @@ export class CrfModel {
     dataset: CompiledDataset,
     i: number,
     out: Int32Array,
-    options: DecodeOptions = {},
+    options: CrfDecodeOptions = {},
   ): number {
     const from = dataset.instanceOffsets[i]!;
     const to = dataset.instanceOffsets[i + 1]!;
@@ -171,14 +169,14 @@ export class CrfModel {
   }
 
   /** log Z and token marginals under the model (and its constraints). */
-  marginals(sequence: AttributeSequence, options: DecodeOptions = {}): MarginalsResult {
+  marginals(sequence: AttributeSequence, options: CrfDecodeOptions = {}): MarginalsResult {
     const v = this.#load(sequence, options);
     const logPartition = forwardBackwardKernel(this.#ctx, v, false);
     return { logPartition, marginals: this.#ctx.marginals.slice(0, v.n * v.L) };
   }
 
   /** The k best labellings with their scores, best first. */
-  kbest(sequence: AttributeSequence, k: number, options: DecodeOptions = {}): KBestLabels {
+  kbest(sequence: AttributeSequence, k: number, options: CrfDecodeOptions = {}): KBestLabels {
     if (!Number.isInteger(k) || k < 1) {
       throw new ProblemValidationError("k", `expected an integer ≥ 1, got ${k}`);
     }
@@ -196,7 +194,7 @@ export class CrfModel {
    * The chain scores of a sequence, as fresh arrays: the input of a dual-decomposition slave or
    * any core solver. Constraints become the mask and −∞ start/end scores.
    */
-  chainScores(sequence: AttributeSequence, options: DecodeOptions = {}): ChainScores {
+  chainScores(sequence: AttributeSequence, options: CrfDecodeOptions = {}): ChainScores {
     return this.#copyScores(this.#load(sequence, options));
   }
 
@@ -205,7 +203,7 @@ export class CrfModel {
    * but without copies (the transition block is a view on the weights, the unary scores live in
    * the scorer's own buffer), so each result is valid until the scorer's next call.
    */
-  scorer(constraints: DecodingConstraints = this.constraints): ChainScorer {
+  scorer(constraints: TransitionMask = this.constraints): ChainScorer {
     return new ChainScorer(this, checkConstraints(constraints, this.numLabels));
   }
 
@@ -213,7 +211,7 @@ export class CrfModel {
   instanceChainScores(
     dataset: CompiledDataset,
     i: number,
-    options: DecodeOptions = {},
+    options: CrfDecodeOptions = {},
   ): ChainScores {
     if (!Number.isInteger(i) || i < 0 || i >= dataset.numInstances) {
       throw new RangeError(`instance ${i} is outside 0..${dataset.numInstances - 1}`);
@@ -292,14 +290,11 @@ export class CrfModel {
    * The same model (weights shared) decoding under `constraints` by default: how a model read
    * from a file, which stores its label scheme but not the scheme's mask, gets the mask back.
    */
-  withConstraints(constraints: DecodingConstraints): CrfModel {
+  withConstraints(constraints: TransitionMask): CrfModel {
     return this.#with(this.settings, checkConstraints(constraints, this.numLabels));
   }
 
-  #with(
-    settings: { readonly [key: string]: JsonValue },
-    constraints: DecodingConstraints,
-  ): CrfModel {
+  #with(settings: { readonly [key: string]: JsonValue }, constraints: TransitionMask): CrfModel {
     return new CrfModel({
       labels: this.labels,
       attributes: this.attributes,
@@ -410,7 +405,7 @@ export class CrfModel {
     });
   }
 
-  #load(sequence: AttributeSequence, options: DecodeOptions): ChainView {
+  #load(sequence: AttributeSequence, options: CrfDecodeOptions): ChainView {
     const v = this.#scorer.load(sequence, this.attributes, this.transitionAttributes, this.weights);
     this.#constrain(v, options);
     return v;
@@ -418,7 +413,7 @@ export class CrfModel {
 
   #fixed = new Int32Array(0);
 
-  #constrain(v: ChainView, options: DecodeOptions): void {
+  #constrain(v: ChainView, options: CrfDecodeOptions): void {
     const c =
       options.constraints === undefined
         ? this.constraints
@@ -449,7 +444,7 @@ export class CrfModel {
   }
 }
 
-function checkConstraints(c: DecodingConstraints, L: number): DecodingConstraints {
+function checkConstraints(c: TransitionMask, L: number): TransitionMask {
   if (c.allowed !== undefined && c.allowed.length !== L * L) {
     throw new ProblemValidationError(
       "constraints.allowed",
@@ -568,7 +563,7 @@ export function modelFromTraining(
   extra: {
     readonly preset?: string | null;
     readonly settings?: { readonly [key: string]: JsonValue };
-    readonly constraints?: DecodingConstraints;
+    readonly constraints?: TransitionMask;
   } = {},
 ): CrfModel {
   return new CrfModel({

@@ -10,13 +10,11 @@ export {
   type CrfEncoderDescriptor,
   type InstanceRange,
   restoreEncoder,
-  type TrainingConstraints,
 } from "./crf-encoder.js";
 export {
+  type CrfDecodeOptions,
   CrfModel,
   type CrfModelInit,
-  type DecodeOptions,
-  type DecodingConstraints,
   type JsonValue,
   type KBestLabels,
   type MarginalsResult,

@@ -1,4 +1,4 @@
-import { isAbortError, lagrangeErrorCode } from "@lagrange/core";
+import { wrapReadFailure } from "@lagrange/core";
 import type { CrfModel } from "./crf-model.js";
 import {
   loadModelFromBytes,
@@ -32,12 +32,9 @@ export async function loadModel(
   options: { readonly signal?: AbortSignal } = {},
 ): Promise<CrfModel> {
   const { readFileBytes } = await import("#platform");
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFileBytes(path, options.signal);
-  } catch (error) {
-    if (lagrangeErrorCode(error) === "usage" || isAbortError(error)) throw error;
-    throw new ModelFileError(path, `cannot read the model: ${(error as Error).message}`);
-  }
+  const bytes = await wrapReadFailure(
+    readFileBytes(path, options.signal),
+    (message) => new ModelFileError(path, `cannot read the model: ${message}`),
+  );
   return loadModelFromBytes(bytes, path);
 }

@@ -1,6 +1,6 @@
+import type { TransitionMask } from "@lagrange/core";
 import {
   type CrfModel,
-  type DecodingConstraints,
   type JsonValue,
   modelFromTraining,
   type PreparedLayout,
@@ -44,7 +44,7 @@ export interface TrainCrfOptions {
   /** Labels in a fixed order; labels seen in the data follow. */
   readonly labels?: readonly string[];
   /** Builds the decoding constraints (e.g. BIO validity) once the label set is known. */
-  readonly constraintsFor?: (labels: readonly string[]) => DecodingConstraints;
+  readonly constraintsFor?: (labels: readonly string[]) => TransitionMask;
   /**
    * Train under the constraints of `constraintsFor` too (default false): each sequence's
    * likelihood is normalised over the labellings the mask allows only, so forbidden transitions

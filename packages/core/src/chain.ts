@@ -23,6 +23,18 @@ export interface ChainScores {
 }
 
 /**
+ * The first-order structure a labelling must respect, 1 = allowed, 0 = forbidden:
+ * `allowed[a·L + b]` for label b right after label a, `allowedStart[y]` / `allowedEnd[y]` for a
+ * sequence beginning / ending with y. An absent mask forbids nothing. The one name of the mask:
+ * a label scheme's (datasets' `decodingMask`), a CRF's decoding and training constraints.
+ */
+export interface TransitionMask {
+  readonly allowed?: Uint8Array;
+  readonly allowedStart?: Uint8Array;
+  readonly allowedEnd?: Uint8Array;
+}
+
+/**
  * The largest weight magnitude a model file may hold (CRFsuite imports included), and the largest
  * attribute value or instance weight a data file may give. Training never comes near it: a CRF's
  * weights are a few units, an averaged perceptron's at most its update count. Below it a

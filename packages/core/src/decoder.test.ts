@@ -10,7 +10,7 @@ import {
   RegistryError,
   viterbiDefinition,
 } from "./decoder.js";
-import { summarizeDecodings } from "./decoding.js";
+import { firstLabelsOf, summarizeDecodings } from "./decoding.js";
 import { lagrangeErrorCode, ProblemValidationError } from "./errors.js";
 import { definePlugin, installPlugin } from "./plugin.js";
 import { createRandom } from "./random.js";
@@ -70,7 +70,7 @@ describe("decoders", () => {
         expect(decoding.certified).toBe(true);
         expect(decoding.primal).toBeCloseTo(best.score, 9);
         expect(scoreLabelling(scores, decoding.labels)).toBeCloseTo(best.score, 9);
-        expect([...decoding.firstLabels]).toEqual([...decoding.labels]);
+        expect([...firstLabelsOf(decoding)]).toEqual([...decoding.labels]);
       }),
       { numRuns: 200, seed: 1 },
     );
@@ -133,11 +133,13 @@ describe("decoders", () => {
     expect(summary.maxIterations).toBe(Math.max(...decodings.map((d) => d.iterations)));
     expect(summary.certifiedRate).toBeCloseTo(decodings.filter((d) => d.certified).length / 60, 12);
     expect(summary.initiallyViolatedRate).toBeCloseTo(
-      decodings.filter((d) => d.firstViolated > 0).length / 60,
+      decodings.filter((d) => d.constraintStats!.firstViolated > 0).length / 60,
       12,
     );
     // A first labelling that satisfies everything certifies at once (the KKT conditions hold).
-    for (const d of decodings) if (d.firstViolated === 0) expect(d.iterations).toBe(1);
+    for (const d of decodings) {
+      if (d.constraintStats!.firstViolated === 0) expect(d.iterations).toBe(1);
+    }
     expect(summarizeDecodings([]).certifiedRate).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import type { ChainScores } from "./chain.js";
 import { chainSlave } from "./chain-slave.js";
 import type { LinearConstraint } from "./constraints.js";
+import { checkDecoderOptionSpecs, type DecoderOptionSpec } from "./decoder-options.js";
 import { type Decoding, exactDecoding } from "./decoding.js";
 import type { SlaveBinding } from "./dual-decomposition/bindings.js";
 import { DualDecomposition, type DualDecompositionOptions } from "./dual-decomposition/master.js";
@@ -71,6 +72,11 @@ export interface DecoderDefinition {
    */
   readonly withSlaves?: readonly string[];
   /**
+   * The decode options it reads (each sets one field of the options `decode` is given): apps
+   * build their flags, checks and help from them (`resolveDecoderOptions`). Absent: none.
+   */
+  readonly options?: readonly DecoderOptionSpec[];
+  /**
    * Asynchronous set-up a decoder needs once per process before `create` (HiGHS compiles its
    * WebAssembly module); apps await `registry.prepare(name)`, which calls it.
    */
@@ -123,6 +129,10 @@ export class DecoderRegistry {
   addDecoder(definition: DecoderDefinition): this {
     const origin = installingOrigin(this);
     checkName("decoder", definition?.name, this.#decoders);
+    // A plug-in's specs are checked by its guard, as a plug-in error naming it.
+    if (origin === undefined) {
+      checkDecoderOptionSpecs(definition, (message) => new RegistryError(message));
+    }
     const stored = origin === undefined ? definition : guardDecoderDefinition(definition, origin);
     this.#decoders.set(definition.name, stored);
     return this;

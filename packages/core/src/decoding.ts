@@ -2,20 +2,30 @@ import { constraintViolation, type LinearConstraint } from "./constraints.js";
 import type { Solution } from "./solver.js";
 
 /**
- * What every decoder returns: a {@link Solution} plus the statistics of the paper tables
- * (anzaroot2014 Table 2), filled trivially by exact decoders (one iteration, certified, no
- * multipliers).
+ * What every decoder returns: a {@link Solution} and its certificate. What the constraints did
+ * (anzaroot2014 Table 2's statistics) is an optional part, {@link ConstraintStats}, filled by the
+ * decoders that track it; a decoding without it counts as unconstrained.
  */
 export interface Decoding extends Solution {
   /** The labelling is provably optimal for the decoder's objective (status `optimal`). */
   readonly certified: boolean;
   /** dual − primal (0 for an exact decoder; +∞ when no labelling met the hard constraints). */
   readonly gap: number;
-  /** λ per constraint at the end (> 0: the constraint pushed on the scores); empty without constraints. */
+  /**
+   * What the constraints did: absent = unconstrained (first labels = labels, nothing violated).
+   * Dual decomposition and the ILP decoders always fill it; others when they have something to say.
+   */
+  readonly constraintStats?: ConstraintStats;
+}
+
+/** How a decoding's constraints shaped it: the statistics of anzaroot2014's Table 2. */
+export interface ConstraintStats {
+  /** λ per constraint at the end (> 0: the constraint pushed on the scores); empty without multipliers. */
   readonly multipliers: Float64Array;
   /**
-   * The labelling of the first iteration: with λ₀ = 0 and one exact chain slave, the
-   * unconstrained MAP labelling (what Viterbi alone would have said).
+   * The labelling before the constraints acted: dual decomposition's first iterate (with λ₀ = 0
+   * and one exact chain slave, what Viterbi alone would have said), the ILP's unconstrained
+   * optimum; `labels` itself for a decoder that has none.
    */
   readonly firstLabels: Int32Array;
   /** Constraints `firstLabels` violates. */
@@ -24,6 +34,18 @@ export interface Decoding extends Solution {
   readonly violated: number;
   /** Hard constraints `labels` violates: > 0 only when no labelling meeting them was found. */
   readonly hardViolated: number;
+}
+
+const NO_MULTIPLIERS = new Float64Array(0);
+
+/** The multipliers of a decoding (empty without {@link ConstraintStats}). */
+export function decodingMultipliers(d: Decoding): Float64Array {
+  return d.constraintStats?.multipliers ?? NO_MULTIPLIERS;
+}
+
+/** The labelling before the constraints acted: `labels` for an unconstrained decoding. */
+export function firstLabelsOf(d: Decoding): Int32Array {
+  return d.constraintStats?.firstLabels ?? d.labels;
 }
 
 /** A decoding of an exact, unconstrained decoder (Viterbi, ILP without constraints, …). */
@@ -37,11 +59,6 @@ export function exactDecoding(labels: Int32Array, score: number): Decoding {
     iterations: 1,
     certified: feasible,
     gap: feasible ? 0 : Number.POSITIVE_INFINITY,
-    multipliers: new Float64Array(0),
-    firstLabels: labels.slice(),
-    firstViolated: 0,
-    violated: 0,
-    hardViolated: 0,
   };
 }
 
@@ -91,15 +108,19 @@ export class DecodingTally {
     this.#iterations += d.iterations;
     this.#maxIterations = Math.max(this.#maxIterations, d.iterations);
     if (d.certified) this.#certified++;
+    // Without constraint statistics a decoding is unconstrained: nothing violated, nothing changed.
+    const stats = d.constraintStats;
     if (d.status === "infeasible") this.#infeasible++;
-    else if (d.hardViolated > 0) this.#hardViolated++;
-    if (d.firstViolated > 0) {
+    else if (stats !== undefined && stats.hardViolated > 0) this.#hardViolated++;
+    if (stats === undefined) return this;
+    if (stats.firstViolated > 0) {
       this.#initiallyViolated++;
       this.#iterationsWhenViolated += d.iterations;
-      if (d.violated === 0) this.#repaired++;
+      if (stats.violated === 0) this.#repaired++;
     }
-    if (d.violated > 0) this.#stillViolated++;
-    if (d.labels.some((y, i) => y !== d.firstLabels[i])) this.#changed++;
+    if (stats.violated > 0) this.#stillViolated++;
+    const first = stats.firstLabels;
+    if (d.labels.some((y, i) => y !== first[i])) this.#changed++;
     return this;
   }
 
@@ -153,10 +174,12 @@ export function constraintEffects(
   L: number,
 ): ConstraintEffect[] {
   const out: ConstraintEffect[] = [];
+  const first = firstLabelsOf(decoding);
+  const multipliers = decodingMultipliers(decoding);
   constraints.forEach((c, index) => {
-    const violationBefore = constraintViolation(c, decoding.firstLabels, L);
+    const violationBefore = constraintViolation(c, first, L);
     const violationAfter = constraintViolation(c, decoding.labels, L);
-    const multiplier = decoding.multipliers[index] ?? 0;
+    const multiplier = multipliers[index] ?? 0;
     if (violationBefore === violationAfter && multiplier === 0) return;
     out.push({
       index,

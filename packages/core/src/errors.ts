@@ -67,6 +67,24 @@ export function isAbortError(error: unknown): boolean {
   return lagrangeErrorCode(error) === "aborted" || (error as Error | null)?.name === "AbortError";
 }
 
+/**
+ * Awaits a loader's file read (a model file, say). A file that cannot be opened (core's
+ * `InputFileError`, a `usage` error naming it) and a stop pass through unchanged, since neither
+ * means the file is malformed; any other failure becomes `wrap(its message)`, the loader's own
+ * error naming the file.
+ */
+export async function wrapReadFailure<T>(
+  read: Promise<T>,
+  wrap: (message: string) => Error,
+): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    if (lagrangeErrorCode(error) === "usage" || isAbortError(error)) throw error;
+    throw wrap((error as Error).message);
+  }
+}
+
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AbortError();
 }

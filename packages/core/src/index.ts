@@ -4,6 +4,7 @@ export {
   isPositionSpecific,
   MAX_WEIGHT_MAGNITUDE,
   scoreLabelling,
+  type TransitionMask,
   transitionOffset,
   validateChainScores,
 } from "./chain.js";
@@ -37,12 +38,24 @@ export {
   viterbiDefinition,
 } from "./decoder.js";
 export {
+  type DecoderOptionSpec,
+  type DecoderOptionValue,
+  describeDecoderOptions,
+  MAX_ITERATIONS_OPTION,
+  parseDecoderOption,
+  resolveDecoderOptions,
+  TOLERANCE_OPTION,
+} from "./decoder-options.js";
+export {
   type ConstraintEffect,
+  type ConstraintStats,
   constraintEffects,
   type Decoding,
   type DecodingSummary,
   DecodingTally,
+  decodingMultipliers,
   exactDecoding,
+  firstLabelsOf,
   summarizeDecodings,
 } from "./decoding.js";
 export type { SlaveBinding } from "./dual-decomposition/bindings.js";
@@ -63,6 +76,7 @@ export {
   lagrangeErrorCode,
   ProblemValidationError,
   throwIfAborted,
+  wrapReadFailure,
 } from "./errors.js";
 export {
   chainToFactorGraph,

@@ -80,9 +80,27 @@ describe("a plug-in's decoder is checked at every call, and what is wrong names 
       /returned status the string "done"/,
     ],
     [
-      "no statistics",
+      "no certificate",
       () => ({ labels: Int32Array.of(1, 1, 1), primal: 6, status: "optimal" }),
-      /returned firstLabels undefined, expected an Int32Array of 3 labels/,
+      /returned gap undefined, expected a number/,
+    ],
+    [
+      "constraint statistics without first labels",
+      () => ({ ...good(), constraintStats: { violated: 0, hardViolated: 0, firstViolated: 0 } }),
+      /returned constraintStats\.firstLabels undefined, expected an Int32Array of 3 labels/,
+    ],
+    [
+      "constraint statistics without multipliers",
+      () => ({
+        ...good(),
+        constraintStats: {
+          firstLabels: Int32Array.of(1, 1, 1),
+          violated: 0,
+          hardViolated: 0,
+          firstViolated: 0,
+        },
+      }),
+      /returned constraintStats\.multipliers undefined, expected a Float64Array/,
     ],
     ["nothing", () => undefined, /returned undefined, expected a decoding object/],
     [

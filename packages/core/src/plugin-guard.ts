@@ -15,7 +15,8 @@ import type {
   SentenceInstance,
   SlaveDefinition,
 } from "./decoder.js";
-import type { Decoding } from "./decoding.js";
+import { checkDecoderOptionSpecs } from "./decoder-options.js";
+import type { ConstraintStats, Decoding } from "./decoding.js";
 import type { SlaveBinding } from "./dual-decomposition/bindings.js";
 import { isAbortError, LagrangeError } from "./errors.js";
 import type { Slave, SlaveResult, SolutionStatus } from "./solver.js";
@@ -128,6 +129,7 @@ function checkDefinition(
         `decoder ${name}: expected accepts { constraints, slaves }, got ${describe(accepts)}`,
       );
     }
+    checkDecoderOptionSpecs(definition as DecoderDefinition, (what) => pluginError(origin, what));
   }
 }
 
@@ -241,7 +243,6 @@ function checkedDecoding(
   }
   const infeasible = status === "infeasible";
   const labels = checkedLabels(d.labels, n, L, infeasible, fail, "labels");
-  const firstLabels = checkedLabels(d.firstLabels, n, L, true, fail, "firstLabels");
   const score = (field: string, value: unknown, optional = false): void => {
     if (optional && value === undefined) return;
     if (typeof value !== "number" || Number.isNaN(value)) {
@@ -253,23 +254,50 @@ function checkedDecoding(
     throw fail("returned primal +∞: a labelling's score is finite or −∞");
   score("dual", d.dual, true);
   score("gap", d.gap);
-  for (const field of ["iterations", "firstViolated", "violated", "hardViolated"]) {
-    const count = d[field];
-    if (typeof count !== "number" || !(count >= 0) || !Number.isFinite(count)) {
-      throw fail(`returned ${field} ${describe(count)}, expected a count ≥ 0`);
+  const count = (field: string, value: unknown): void => {
+    if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) {
+      throw fail(`returned ${field} ${describe(value)}, expected a count ≥ 0`);
     }
-  }
+  };
+  count("iterations", d.iterations);
   if (typeof d.certified !== "boolean") {
     throw fail(`returned certified ${describe(d.certified)}, expected true or false`);
   }
-  const multipliers = d.multipliers;
-  if (!(multipliers instanceof Float64Array)) {
+  const stats = checkedConstraintStats(d.constraintStats, n, L, fail, count);
+  if (labels === d.labels && stats === d.constraintStats) return out as Decoding;
+  return {
+    ...(out as Decoding),
+    labels,
+    ...(stats === undefined ? {} : { constraintStats: stats }),
+  };
+}
+
+/** The optional {@link ConstraintStats} of a plug-in's decoding, its first labels as Int32Array. */
+function checkedConstraintStats(
+  value: unknown,
+  n: number,
+  L: number,
+  fail: (what: string) => LagrangeError,
+  count: (field: string, value: unknown) => void,
+): ConstraintStats | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== "object") {
     throw fail(
-      `returned multipliers ${describe(multipliers)}, expected a Float64Array (empty without constraints)`,
+      `returned constraintStats ${describe(value)}, expected an object (or none when unconstrained)`,
     );
   }
-  if (labels === d.labels && firstLabels === d.firstLabels) return out as Decoding;
-  return { ...(out as Decoding), labels, firstLabels };
+  const s = value as Record<string, unknown>;
+  const firstLabels = checkedLabels(s.firstLabels, n, L, true, fail, "constraintStats.firstLabels");
+  for (const field of ["firstViolated", "violated", "hardViolated"]) {
+    count(`constraintStats.${field}`, s[field]);
+  }
+  if (!(s.multipliers instanceof Float64Array)) {
+    throw fail(
+      `returned constraintStats.multipliers ${describe(s.multipliers)}, expected a Float64Array (empty without constraints)`,
+    );
+  }
+  if (firstLabels === s.firstLabels) return value as ConstraintStats;
+  return { ...(value as ConstraintStats), firstLabels };
 }
 
 /** A plug-in's slave definition whose slaves are checked call by call. */

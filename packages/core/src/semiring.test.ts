@@ -91,7 +91,7 @@ describe("semiring chain DP equals brute force", () => {
         if (logPartition > Number.NEGATIVE_INFINITY) {
           forEachLabelling(new Int32Array(n).fill(L), (y) => {
             const p = Math.exp(scoreLabelling(scores, y) - logPartition);
-            for (let i = 1; i < n; i++) exactEdge[(i - 1) * L * L + y[i - 1]! * L + y[i]!] += p;
+            for (let i = 1; i < n; i++) exactEdge[(i - 1) * L * L + y[i - 1]! * L + y[i]!]! += p;
           });
         }
         for (let k = 0; k < exactEdge.length; k++) expect(edge[k]).toBeCloseTo(exactEdge[k]!, 9);

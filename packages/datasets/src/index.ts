@@ -26,6 +26,23 @@ export type {
 } from "./eval/dependencies.js";
 export { evaluateDependencies } from "./eval/dependencies.js";
 export type {
+  AccuracyScore,
+  ChunkF1Score,
+  LabellingScore,
+  LabellingScoreOptions,
+  PosField,
+} from "./eval/labelling.js";
+export {
+  LabellingScorer,
+  posFieldOf,
+  renderLabellingScore,
+  scoreConlluTagging,
+  scoreLabelling,
+  scoreTagging,
+} from "./eval/labelling.js";
+export type { ColumnsScore, TaggedConllu } from "./eval/prediction-file.js";
+export { readTaggedConllu, scoreLabelColumns } from "./eval/prediction-file.js";
+export type {
   Alternative,
   PairedBootstrapInput,
   PairedBootstrapOptions,
@@ -87,6 +104,7 @@ export type {
 } from "./formats/inline.js";
 export {
   formatInlineTags,
+  isInlineRecordSeparator,
   parseInlineTags,
   readInlineTags,
   readInlineTagsFile,
@@ -184,7 +202,7 @@ export {
   SpanError,
   schemeLabels,
 } from "./schemes/spans.js";
-export type { SchemeViolation, TransitionMask } from "./schemes/validity.js";
+export type { SchemeViolation } from "./schemes/validity.js";
 export { allowedTransitions, findViolations, isValidSequence } from "./schemes/validity.js";
 export type { DocumentGroup, DocumentInfo, Sentence, SourcePosition } from "./sentence.js";
 export { groupByDocument, inputRows, tokenPlace } from "./sentence.js";

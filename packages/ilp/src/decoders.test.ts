@@ -95,7 +95,7 @@ describe("exact: the optimum of score − soft penalties under hard constraints"
         }
         expect(d.status).toBe("optimal");
         expect(d.certified).toBe(true);
-        expect(d.hardViolated).toBe(0);
+        expect(d.constraintStats.hardViolated).toBe(0);
         expect(close(d.primal, truth.score)).toBe(true);
         const objective =
           scoreLabelling(scores, d.labels) - softPenalty(constraints, d.labels, L, "hinge");

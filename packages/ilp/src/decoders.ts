@@ -1,10 +1,12 @@
 import {
   type ChainScores,
+  type ConstraintStats,
   constraintViolation,
   type DecodeOptions,
   type DecodeProblem,
   type Decoder,
   type DecoderDefinition,
+  type DecoderOptionSpec,
   type Decoding,
   type LinearConstraint,
   ProblemValidationError,
@@ -58,8 +60,46 @@ export const ILP_OPTION_RANGES = {
   minTau: 1e-300,
 } as const;
 
+/** The two-phase decoder's τ when none is given. */
+export const DEFAULT_TAU = 0.1;
+/**
+ * The time limit apps give the ILP decoders when the user names none, in seconds (the decoders
+ * themselves have none unless `timeLimitMs` is given).
+ */
+export const DEFAULT_TIME_LIMIT_SECONDS = 10;
+/** Limits under a millisecond are not kept: the ILP decoders' clock works in milliseconds. */
+export const MIN_TIME_LIMIT_SECONDS = 0.001;
+/** The ILP decoders' longest limit, 2^31 − 1 ms, in whole seconds (about 24.8 days). */
+export const MAX_TIME_LIMIT_SECONDS = Math.floor(ILP_OPTION_RANGES.maxTimeLimitMs / 1000);
+
+/** `time-limit`: seconds for all of a sentence's solves together, as `timeLimitMs`. */
+const TIME_LIMIT_OPTION: DecoderOptionSpec = {
+  name: "time-limit",
+  key: "timeLimitMs",
+  type: "number",
+  help: "per-sentence time limit for all of a sentence's solves; a sentence that hits it keeps the best labelling found",
+  default: DEFAULT_TIME_LIMIT_SECONDS,
+  min: MIN_TIME_LIMIT_SECONDS,
+  max: MAX_TIME_LIMIT_SECONDS,
+  scale: 1000,
+  unit: "seconds",
+};
+
+/** `tau`: the two-phase bound s(y) ≥ Z* + log τ. */
+const TAU_OPTION: DecoderOptionSpec = {
+  name: "tau",
+  key: "tau",
+  type: "number",
+  help: "labellings qualify when their probability is within a factor τ of the best, s(y) ≥ Z* + log τ",
+  default: DEFAULT_TAU,
+  min: ILP_OPTION_RANGES.minTau,
+  max: 1,
+};
+
 /** A decoding of an ILP decoder: the core statistics plus the solver's own. */
 export interface IlpDecoding extends Decoding {
+  /** Always there: the unconstrained optimum as the first labels, and what each violates. */
+  readonly constraintStats: ConstraintStats;
   /** ILPs handed to HiGHS for this problem (0: the unconstrained optimum already met the rules). */
   readonly solves: number;
   readonly solveMs: number;
@@ -151,11 +191,13 @@ export function decoding(
     iterations: Math.max(1, outcome.solves),
     certified: outcome.status === "optimal",
     gap: outcome.primal > NEG_INF ? Math.max(0, outcome.dual - outcome.primal) : Infinity,
-    multipliers: new Float64Array(0),
-    firstLabels: first,
-    firstViolated: countViolations(constraints, first, L).violated,
-    violated: counts.violated,
-    hardViolated: counts.hardViolated,
+    constraintStats: {
+      multipliers: new Float64Array(0),
+      firstLabels: first,
+      firstViolated: countViolations(constraints, first, L).violated,
+      violated: counts.violated,
+      hardViolated: counts.hardViolated,
+    },
     solves: outcome.solves,
     solveMs: outcome.solveMs,
     columns: outcome.columns,
@@ -506,7 +548,7 @@ export function twoPhaseIlpDecoder(name = "two-phase"): IlpDecoder {
     name,
     dispose: () => ilp.dispose(),
     decode(problem: DecodeProblem, options?: IlpDecodeOptions): IlpDecoding {
-      const tau = options?.tau ?? 0.1;
+      const tau = options?.tau ?? DEFAULT_TAU;
       const least = ILP_OPTION_RANGES.minTau;
       if (!(typeof tau === "number" && tau >= least && tau <= 1)) {
         throw new ProblemValidationError("options.tau", `expected ${least} ≤ τ ≤ 1, got ${tau}`);
@@ -601,6 +643,7 @@ export const exactDefinition: DecoderDefinition = {
   description:
     "exact MAP under hard and soft constraints, or with higher-order patterns, by integer programming (HiGHS): the referee",
   accepts: { constraints: true, slaves: false, patterns: true },
+  options: [TIME_LIMIT_OPTION],
   prepare: prepareIlp,
   create: () => exactIlpDecoder("exact"),
 };
@@ -611,6 +654,7 @@ export const twoPhaseDefinition: DecoderDefinition = {
   description:
     "fersini2014: least total rule-violation cost among labellings within a factor τ of the best (HiGHS)",
   accepts: { constraints: true, slaves: false },
+  options: [TIME_LIMIT_OPTION, TAU_OPTION],
   prepare: prepareIlp,
   create: () => twoPhaseIlpDecoder("two-phase"),
 };

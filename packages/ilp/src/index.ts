@@ -10,6 +10,8 @@ export {
 } from "./chain-ilp.js";
 export { type MaxMarginals, maxMarginals } from "./chain-tables.js";
 export {
+  DEFAULT_TAU,
+  DEFAULT_TIME_LIMIT_SECONDS,
   exactDefinition,
   exactIlpDecoder,
   ILP_OPTION_RANGES,
@@ -17,6 +19,8 @@ export {
   type IlpDecoder,
   type IlpDecoding,
   isIlpDecoding,
+  MAX_TIME_LIMIT_SECONDS,
+  MIN_TIME_LIMIT_SECONDS,
   twoPhaseDefinition,
   twoPhaseIlpDecoder,
 } from "./decoders.js";

@@ -37,8 +37,8 @@ export {
 } from "./learner/cost-sensitive.js";
 export {
   CostSensitivePerceptron,
+  type CostSensitivePerceptronOptions,
   PERCEPTRON_DEFAULTS,
-  type PerceptronOptions,
   type PerceptronState,
 } from "./learner/perceptron.js";
 export {

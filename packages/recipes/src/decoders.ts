@@ -1,6 +1,7 @@
 import { bcrfDefinition, meanFieldDefinition } from "@lagrange/bcrf";
 import { crfChainSlaves } from "@lagrange/chain-crf";
 import {
+  type DecoderDefinition,
   DecoderRegistry,
   installPlugin,
   LagrangeError,
@@ -12,6 +13,7 @@ import { greedyDefinition } from "@lagrange/l2s";
 import { naiveDDDefinition, twoSlaveDefinition } from "@lagrange/mincut";
 import { hardDDDefinition, softDDDefinition } from "@lagrange/soft-dd";
 import { moduleUrlOf } from "#platform";
+import { taggingCounts } from "./tagging/counters.js";
 
 /**
  * The registry every app decodes through: `viterbi`, `soft-dd` and `hard-dd` over chain-crf's fast
@@ -23,18 +25,28 @@ import { moduleUrlOf } from "#platform";
  * with {@link loadPlugin}.
  */
 export function standardDecoders(): DecoderRegistry {
-  return new DecoderRegistry({ chainSlaves: crfChainSlaves })
-    .addDecoder(viterbiDefinition)
-    .addDecoder(softDDDefinition)
-    .addDecoder(hardDDDefinition)
-    .addDecoder(exactDefinition)
-    .addDecoder(twoPhaseDefinition)
-    .addDecoder(twoSlaveDefinition)
-    .addDecoder(naiveDDDefinition)
-    .addDecoder(bcrfDefinition)
-    .addDecoder(meanFieldDefinition)
-    .addDecoder(greedyDefinition);
+  taggingCounts.registries++;
+  const registry = new DecoderRegistry({ chainSlaves: crfChainSlaves });
+  for (const definition of STANDARD_DECODERS) registry.addDecoder(definition);
+  return registry;
 }
+
+/**
+ * The standard decoders' definitions, in the order listings show them: what an app reads to build
+ * its decoder flags and help without building a registry.
+ */
+export const STANDARD_DECODERS: readonly DecoderDefinition[] = [
+  viterbiDefinition,
+  softDDDefinition,
+  hardDDDefinition,
+  exactDefinition,
+  twoPhaseDefinition,
+  twoSlaveDefinition,
+  naiveDDDefinition,
+  bcrfDefinition,
+  meanFieldDefinition,
+  greedyDefinition,
+];
 
 /**
  * Imports a plug-in module (a path, relative to `cwd`; in a browser, a URL relative to the page)

@@ -1,29 +1,5 @@
-export {
-  BCRF_DATASETS,
-  type BcrfBenchmarkOptions,
-  type BcrfBenchmarkResult,
-  type BcrfCell,
-  type BcrfDatasetName,
-  type BcrfDatasetResult,
-  bcrfBenchmark,
-  type ConvergencePoint,
-  type DecodingTiming,
-  type TrainingTiming,
-} from "./bcrf/benchmark.js";
-export {
-  bcrfCrossover,
-  type CrossoverOptions,
-  type CrossoverPoint,
-  type CrossoverResult,
-} from "./bcrf/crossover.js";
-// The browser-safe part (the Decoder registry, the playground's inspection): one list, there.
+// The browser-safe part (the Decoder registry, the Tagger and its model helpers): one list, there.
 export * from "./browser/index.js";
-export {
-  type CitationBenchmark,
-  type CitationBenchmarkOptions,
-  citationBenchmark,
-  type DecoderRow,
-} from "./citations/benchmark.js";
 export {
   type CitationCorpora,
   type CitationCorporaOptions,
@@ -36,14 +12,15 @@ export {
   citationDemo,
 } from "./citations/demo.js";
 export {
-  type BaseModel,
   type CitationExperiment,
   type CitationExperimentOptions,
   type DecodedTest,
   decodeTest,
   errorReduction,
+  experimentTagger,
   type FieldScores,
   prepareCitationExperiment,
+  seededHalves,
 } from "./citations/experiment.js";
 export {
   type CandidateSelection,
@@ -82,19 +59,15 @@ export {
   withGeneralCrf,
 } from "./general-crf.js";
 export {
-  L2S_DATASETS,
-  L2S_DEFAULT_DATASETS,
-  type L2sBenchmarkOptions,
-  type L2sBenchmarkResult,
-  type L2sDatasetName,
-  type L2sDatasetResult,
-  l2sBenchmark,
-  type ParsingResult,
-  type ParsingRow,
-  type TradeoffPoint,
-} from "./l2s/benchmark.js";
+  dependencyScores,
+  heldOutTrees,
+  type ParserScores,
+  scoreL2sParser,
+  scoreL2sTagger,
+} from "./l2s/held-out.js";
 export {
   conlluSentences,
+  L2S_PARSER_DEFAULT_LEARNER,
   L2S_PARSER_TASK,
   type L2sParser,
   l2sParserOf,
@@ -103,7 +76,9 @@ export {
   type TrainL2sParserOptions,
   trainL2sParser,
 } from "./l2s/parser.js";
+export type { L2sSearchOptions } from "./l2s/search-options.js";
 export {
+  L2S_TAGGER_DEFAULT_LEARNER,
   L2S_TAGGER_TASK,
   type L2sTagger,
   l2sChainScores,
@@ -113,6 +88,7 @@ export {
   tagWithL2s,
   trainL2sTagger,
 } from "./l2s/tagger.js";
+export { cachedModel, cacheModel, modelCacheKey } from "./model-cache.js";
 export {
   attributesOf,
   type GoldLabels,
@@ -136,6 +112,16 @@ export {
   type TaggerOptions,
   type TaggingTime,
 } from "./tagger.js";
+export {
+  L2S_DEFAULT_DECODER,
+  type OpenedChainTagger,
+  type OpenedGeneralTagger,
+  type OpenedL2sTagger,
+  type OpenedTagger,
+  type OpenTaggerOptions,
+  openTagger,
+  type TaggingSpec,
+} from "./tagging/open-tagger.js";
 export { type DecoderTiming, median, type TimingOptions, timeTaggers } from "./timing.js";
 export {
   type TrainedOnCorpus,
@@ -143,61 +129,14 @@ export {
   type TrainOnCorpusOptions,
   trainOnCorpus,
 } from "./training.js";
-export { type CachedTrainingOptions, trainOrLoadModel } from "./training-cache.js";
+export { type BaseModel, type CachedTrainingOptions, trainOrLoadModel } from "./training-cache.js";
 export {
-  allRules,
-  FERSINI2014_REPORTED,
-  type PaperComparison,
-  type TwoPhaseBenchmark,
-  type TwoPhaseBenchmarkOptions,
-  type TwoPhaseTarget,
-  twoPhaseBenchmark,
-  viterbiOf,
-} from "./two-phase/benchmark.js";
+  l2sActionSpaces,
+  type TrainingMemoryBoundOptions,
+  trainingMemoryBound,
+} from "./training-memory.js";
 export {
-  type FieldEvaluation,
-  splitsOf,
-  TWO_PHASE_DATASETS,
-  type TwoPhaseData,
-  type TwoPhaseDataOptions,
-  type TwoPhaseDatasetName,
-  type TwoPhaseSplitId,
-  twoPhaseData,
-} from "./two-phase/data.js";
-export {
-  DEFAULT_PENALTY_SCALES,
-  DEFAULT_TAU_GRID,
-  type IlpFigures,
-  type ModelFigures,
-  type RuleRow,
-  type Selection,
-  type SystemResult,
-  type SystemSpec,
-  TWO_PHASE_DEFAULTS,
-  type TwoPhaseDatasetResult,
-  type TwoPhaseExperimentOptions,
-  twoPhaseExperiment,
-  twoPhaseSystems,
-} from "./two-phase/experiment.js";
-export {
-  type FieldPrf,
-  labelType,
-  type Prf,
-  quantile,
-  type Significance,
-  type TimeDistribution,
-  type TokenScores,
-  type TypeScores,
-  timeDistribution,
-  tokenScores,
-} from "./two-phase/metrics.js";
-export {
-  type CurvePoint,
-  type NerScores,
-  type Table2Row,
-  TWO_SLAVE_NER_DATASETS,
-  type TwoSlaveNerBenchmark,
-  type TwoSlaveNerDataset,
-  type TwoSlaveNerOptions,
-  twoSlaveNerBenchmark,
-} from "./two-slave-ner/benchmark.js";
+  type ObjectiveChoice,
+  objectiveIterations,
+  objectiveTraining,
+} from "./training-objective.js";

@@ -1,5 +1,5 @@
-import type { CrfModel, DecodingConstraints } from "@lagrange/chain-crf";
-import { LagrangeError } from "@lagrange/core";
+import type { CrfModel } from "@lagrange/chain-crf";
+import { LagrangeError, type TransitionMask } from "@lagrange/core";
 import { decodingMask, LABEL_SCHEMES, type LabelScheme } from "@lagrange/datasets";
 
 /** The label scheme a model was trained under (recorded in its settings; `none` when absent). */
@@ -20,7 +20,7 @@ export function modelScheme(model: CrfModel): LabelScheme {
  * The decoding constraints of a model: the ones it carries (a freshly trained model), else the
  * mask of its recorded scheme (a model file stores the scheme, not the mask).
  */
-export function modelDecodingConstraints(model: CrfModel): DecodingConstraints {
+export function modelDecodingConstraints(model: CrfModel): TransitionMask {
   if (model.constraints.allowed !== undefined) return model.constraints;
   return decodingMask(model.labels.names(), modelScheme(model)) ?? {};
 }

@@ -1,9 +1,17 @@
-import { getPreset, type TrainingProgress } from "@lagrange/chain-crf";
+import { type CrfModel, getPreset, type TrainingProgress } from "@lagrange/chain-crf";
 import type { Corpus, LabelScheme } from "@lagrange/datasets";
-import type { BaseModel } from "./citations/experiment.js";
-import { cachedModel, cacheModel, modelCacheKey } from "./citations/model-cache.js";
+import { cachedModel, cacheModel, modelCacheKey } from "./model-cache.js";
 import { sentenceAttributes } from "./model-input.js";
 import { trainOnCorpus } from "./training.js";
+
+/** The base CRF as trained (or found in the cache). */
+export interface BaseModel {
+  readonly model: CrfModel;
+  readonly cached: boolean;
+  readonly seconds: number;
+  readonly iterations: number | null;
+  readonly features: number;
+}
 
 export interface CachedTrainingOptions {
   /** Cache file prefix (`<name>-<key>.model`), e.g. `citation-crf`. */

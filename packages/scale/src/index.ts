@@ -22,4 +22,4 @@ export type {
   TagStreamProgress,
   TagStreamResult,
 } from "./stream/tag-stream.js";
-export { MAX_SKIPPED_KEPT, tagStream } from "./stream/tag-stream.js";
+export { decodingOfStats, MAX_SKIPPED_KEPT, tagStream } from "./stream/tag-stream.js";

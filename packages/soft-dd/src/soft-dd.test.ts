@@ -172,17 +172,17 @@ describe("softDD (Algorithm 2)", () => {
     expect(solution.primal).toBeCloseTo(3, 12);
     expect(solution.status).toBe("optimal");
     expect(solution.iterations).toBeGreaterThan(1);
-    expect(solution.firstViolated).toBe(1);
-    expect([...solution.firstLabels]).toEqual([1, 1, 1, 1]);
-    expect(solution.violated).toBe(0);
-    expect(solution.multipliers[0]).toBeGreaterThan(0);
+    expect(solution.constraintStats.firstViolated).toBe(1);
+    expect([...solution.constraintStats.firstLabels]).toEqual([1, 1, 1, 1]);
+    expect(solution.constraintStats.violated).toBe(0);
+    expect(solution.constraintStats.multipliers[0]).toBeGreaterThan(0);
     expect(constraintEffects([atMostOnce], solution, L)).toEqual([
       {
         index: 0,
         name: "label 1 at most once",
         violationBefore: 3,
         violationAfter: 0,
-        multiplier: solution.multipliers[0],
+        multiplier: solution.constraintStats.multipliers[0],
       },
     ]);
   });
@@ -201,7 +201,7 @@ describe("softDD (Algorithm 2)", () => {
     expect([...solution.labels]).toEqual([1, 1, 1]);
     expect(solution.primal).toBeCloseTo(6 - 0.5 * 2, 12);
     expect(solution.status).toBe("optimal");
-    expect(solution.violated).toBe(1);
+    expect(solution.constraintStats.violated).toBe(1);
   });
 
   it("passes the slave one reused adjustment buffer", () => {
@@ -293,7 +293,9 @@ describe("softDD (Algorithm 2)", () => {
         const problem = randomProblem(seed, 0);
         const cold = softDD().solve(problem);
         fc.pre(cold.status === "optimal");
-        const warm = softDD().solve(problem, { initialMultipliers: cold.multipliers });
+        const warm = softDD().solve(problem, {
+          initialMultipliers: cold.constraintStats.multipliers,
+        });
         expect(warm.status).toBe("optimal");
         expect(warm.primal).toBeCloseTo(cold.primal, 6);
       }),
@@ -319,14 +321,14 @@ describe("hardDD (Algorithm 1)", () => {
           // Nothing feasible exists: never certified; the least-violating labelling comes back.
           expect(solution.status).not.toBe("optimal");
           expect(solution.primal).toBe(Number.NEGATIVE_INFINITY);
-          expect(solution.hardViolated).toBeGreaterThan(0);
+          expect(solution.constraintStats.hardViolated).toBeGreaterThan(0);
           return;
         }
         // "infeasible" is a proof, never claimed for a feasible problem.
         expect(solution.status).not.toBe("infeasible");
         expect(solution.dual).toBeGreaterThanOrEqual(best.value - EPS);
         if (solution.primal > Number.NEGATIVE_INFINITY) {
-          expect(solution.hardViolated).toBe(0);
+          expect(solution.constraintStats.hardViolated).toBe(0);
           expect(solution.primal).toBeLessThanOrEqual(best.value + EPS);
         }
         if (solution.status === "optimal") {

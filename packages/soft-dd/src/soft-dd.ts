@@ -8,8 +8,10 @@ import {
   type DualDecompositionOptions,
   dualDecompositionDecoder,
   type LinearConstraint,
+  MAX_ITERATIONS_OPTION,
   type Slave,
   type StepRule,
+  TOLERANCE_OPTION,
 } from "@lagrange/core";
 
 /**
@@ -95,6 +97,8 @@ function definition(
     name,
     description,
     accepts: { constraints: true, slaves: true },
+    // The master reads both from the decode options (over the policy's 200 and core's 1e-6).
+    options: [MAX_ITERATIONS_OPTION, TOLERANCE_OPTION],
     create: (context) => make({ chainSlave: context.chainSlaves() }),
   };
 }

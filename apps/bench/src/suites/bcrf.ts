@@ -1,13 +1,12 @@
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
 import {
   type BcrfBenchmarkOptions,
   type BcrfBenchmarkResult,
   type BcrfCell,
   type BcrfDatasetResult,
   bcrfBenchmark,
-} from "@lagrange/recipes";
-import { markdownTable, writeReport } from "../report.js";
+} from "@lagrange/experiments";
+import { BENCH_CACHE_DIR, markdownTable, skippedLines, writeReport } from "../report.js";
 import { lineChartSvg } from "../svg.js";
 
 export interface BcrfSuiteResult extends BcrfBenchmarkResult {
@@ -18,16 +17,11 @@ export interface BcrfSuiteResult extends BcrfBenchmarkResult {
 
 /**
  * corro's Tables 1–3 and IBP's convergence on UD English EWT and CoNLL-2003, with this
- * library's linear features: the recipe of @lagrange/recipes; this suite renders it.
+ * library's linear features: the recipe of @lagrange/experiments; this suite renders it.
  */
 export async function bcrfSuite(options: BcrfBenchmarkOptions): Promise<BcrfSuiteResult> {
   const { availableParallelism } = await import("node:os");
-  const cacheDir = join(
-    resolve(dirname(fileURLToPath(import.meta.url)), "../../../.."),
-    ".lagrange-cache",
-    "bench",
-  );
-  const result = await bcrfBenchmark({ cacheDir, ...options });
+  const result = await bcrfBenchmark({ cacheDir: BENCH_CACHE_DIR, ...options });
   return { suite: "bcrf", node: process.version, cpus: availableParallelism(), ...result };
 }
 
@@ -167,12 +161,7 @@ export function bcrfMarkdown(r: BcrfSuiteResult): string {
     "",
     `Linear features (pos preset for EWT, ner preset for CoNLL-2003), L-BFGS ${s.trainIterations} iterations, c2 = 1, ${s.threads} threads; training losses use ${s.trainingInferenceIterations} IBP half-steps (τ = 1) or ${s.trainingInferenceIterations} unrolled mean-field updates; decoding at τ = 0.1. ${s.maxTrainSentences === null ? "Full training splits" : `First ${s.maxTrainSentences} training sentences`}; ${s.maxDevSentences === null ? "full evaluation splits" : `first ${s.maxDevSentences} evaluation sentences`}. CPU only (${r.cpus} cores, Node ${r.node}).`,
     "",
-    ...(r.unavailable.length === 0
-      ? []
-      : [
-          `Not reachable, skipped: ${r.unavailable.map((u) => `${u.dataset} (${u.reason})`).join("; ")}.`,
-          "",
-        ]),
+    ...skippedLines(r.unavailable.map((u) => `${u.dataset} (${u.reason})`)),
     ...r.datasets.map(datasetMarkdown),
     ...crossoverMarkdown(r),
     "Paper (GPU, neural encoders): Bcrf-trained + Bcrf-decoded within ~0.2 of CRF + Viterbi; training ×4–×7 and decoding ×4–×9 faster than forward / Viterbi (Tables 2–3).",

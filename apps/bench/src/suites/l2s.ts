@@ -5,7 +5,7 @@ import {
   type L2sDatasetResult,
   l2sBenchmark,
   type TradeoffPoint,
-} from "@lagrange/recipes";
+} from "@lagrange/experiments";
 import { markdownTable, writeReport } from "../report.js";
 import { lineChartSvg } from "../svg.js";
 
@@ -18,7 +18,7 @@ export interface L2sSuiteResult extends L2sBenchmarkResult {
 /**
  * chang2016's Figure 6 (accuracy against training time, L2S and CRF trainers on the same
  * features) and its parsing table, on UD English EWT and CoNLL-2003: the recipe of
- * @lagrange/recipes; this suite renders it.
+ * @lagrange/experiments; this suite renders it.
  */
 export async function l2sSuite(options: L2sBenchmarkOptions): Promise<L2sSuiteResult> {
   const { availableParallelism } = await import("node:os");

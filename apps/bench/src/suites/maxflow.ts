@@ -18,20 +18,17 @@ import {
   terminalCapacities,
 } from "@lagrange/mincut";
 import { median } from "@lagrange/recipes";
-import { markdownTable } from "../report.js";
+import { BENCH_CACHE_DIR, markdownTable, REPO_ROOT, targetsTable } from "../report.js";
 
 const run = promisify(execFile);
 
 type MaxflowKernel = MaxflowGraph["kernel"];
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const DRIVER_SOURCE = resolve(
   dirname(fileURLToPath(import.meta.url)),
   "../../native/maxflow-driver.cpp",
 );
-const DEFAULT_FIXTURES = join(repoRoot, "..", "shared", "fixtures", "maxflow");
-/** Where the compiled C++ driver is kept between runs (keyed by its source and flags). */
-const DEFAULT_CACHE = join(repoRoot, ".lagrange-cache", "bench");
+const DEFAULT_FIXTURES = join(REPO_ROOT, "..", "shared", "fixtures", "maxflow");
 const CXX_FLAGS = ["-O3", "-DNDEBUG"];
 const HEADER_DIR = "/usr/include/maxflow-3.0";
 
@@ -207,7 +204,7 @@ export async function maxflowBench(options: MaxflowBenchOptions = {}): Promise<M
   const native: Native =
     options.native === "off"
       ? { kind: "recorded", reason: "the C++ driver was turned off (--no-native)" }
-      : await prepareDriver(options.cacheDir ?? DEFAULT_CACHE, status);
+      : await prepareDriver(options.cacheDir ?? BENCH_CACHE_DIR, status);
   const recorded =
     native.kind === "recorded"
       ? (JSON.parse(await readFile(join(fixtureDir, "timings.json"), "utf8")) as RecordedTimings)
@@ -712,9 +709,6 @@ export function maxflowMarkdown(r: MaxflowBenchResult): string {
         ]),
     "**Targets**",
     "",
-    markdownTable(
-      ["target", "measured", "met"],
-      r.targets.map((t) => [t.name, t.value, t.met === null ? "not run" : t.met ? "yes" : "no"]),
-    ),
+    targetsTable(r.targets),
   ].join("\n");
 }

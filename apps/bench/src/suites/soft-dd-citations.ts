@@ -1,14 +1,11 @@
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   type CitationBenchmark,
   type CitationBenchmarkOptions,
-  type CitationExperimentOptions,
   citationBenchmark,
   type DecoderRow,
-  prepareCitationExperiment,
-} from "@lagrange/recipes";
-import { markdownTable, timingTable } from "../report.js";
+} from "@lagrange/experiments";
+import { type CitationExperimentOptions, prepareCitationExperiment } from "@lagrange/recipes";
+import { BENCH_CACHE_DIR, markdownTable, targetsTable, timingTable } from "../report.js";
 
 export interface SoftDdCitationsOptions
   extends Omit<CitationExperimentOptions, "cacheDir">,
@@ -34,11 +31,9 @@ export interface SoftDdCitationsResult extends CitationBenchmark {
   };
 }
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
-
 /**
- * anzaroot2014's experiment on UMass citations (the citation recipe of @lagrange/recipes; this
- * suite only renders it): a citation CRF on training.docs, constraints pruned by importance and
+ * anzaroot2014's experiment on UMass citations (prepared by @lagrange/recipes, its tables by
+ * @lagrange/experiments; this suite only renders them): a citation CRF on training.docs, constraints pruned by importance and
  * their penalties learned on one half of dev.docs, results on the other half.
  */
 export async function softDdCitations(
@@ -46,7 +41,7 @@ export async function softDdCitations(
 ): Promise<SoftDdCitationsResult> {
   const experiment = await prepareCitationExperiment({
     ...options,
-    cacheDir: options.cacheDir ?? join(repoRoot, ".lagrange-cache", "bench"),
+    cacheDir: options.cacheDir ?? BENCH_CACHE_DIR,
   });
   // --quick's smaller defaults, under whatever was given explicitly.
   const quick = options.quick === true ? { bootstrapSamples: 1000, timingRuns: 1, epochs: 3 } : {};
@@ -157,9 +152,6 @@ export function softDdCitationsMarkdown(r: SoftDdCitationsResult): string {
     "",
     "**Targets**",
     "",
-    markdownTable(
-      ["target", "measured", "met"],
-      r.targets.map((t) => [t.name, t.value, t.met ? "yes" : "no"]),
-    ),
+    targetsTable(r.targets),
   ].join("\n");
 }

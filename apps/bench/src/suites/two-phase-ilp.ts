@@ -1,5 +1,3 @@
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   type Prf,
   type Significance,
@@ -9,31 +7,29 @@ import {
   type TwoPhaseBenchmarkOptions,
   type TwoPhaseDatasetResult,
   twoPhaseBenchmark,
-} from "@lagrange/recipes";
-import { markdownTable, timingTable } from "../report.js";
+} from "@lagrange/experiments";
+import {
+  markdownTable,
+  runCachedSuite,
+  type SuiteResult,
+  skippedLines,
+  targetsTable,
+  timingTable,
+} from "../report.js";
 
 export interface TwoPhaseIlpOptions extends TwoPhaseBenchmarkOptions {
   /** Where trained models are cached (default `<repo>/.lagrange-cache/bench`). */
   readonly cacheDir?: string;
 }
 
-export interface TwoPhaseIlpResult extends TwoPhaseBenchmark {
-  readonly suite: "two-phase-ilp";
-  readonly node: string;
-}
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
+export type TwoPhaseIlpResult = SuiteResult<"two-phase-ilp", TwoPhaseBenchmark>;
 
 /**
  * fersini2014's two-phase soft-constrained ILP against CRF-Viterbi and Soft-DD on Cora, CoNLL-2003
- * and UMass citations (the two-phase recipe of @lagrange/recipes; this suite only renders it).
+ * and UMass citations (the two-phase recipe of @lagrange/experiments; this suite only renders it).
  */
-export async function twoPhaseIlp(options: TwoPhaseIlpOptions = {}): Promise<TwoPhaseIlpResult> {
-  const result = await twoPhaseBenchmark({
-    ...options,
-    cacheDir: options.cacheDir ?? join(repoRoot, ".lagrange-cache", "bench"),
-  });
-  return { suite: "two-phase-ilp", node: process.version, ...result };
+export function twoPhaseIlp(options: TwoPhaseIlpOptions = {}): Promise<TwoPhaseIlpResult> {
+  return runCachedSuite("two-phase-ilp", twoPhaseBenchmark, options);
 }
 
 const f2 = (x: number) => x.toFixed(2);
@@ -189,12 +185,7 @@ export function twoPhaseIlpMarkdown(r: TwoPhaseIlpResult): string {
     "",
     `CRF: L-BFGS ${s.crfIterations} iterations, c2 = 1. Two-phase ILP (HiGHS): per-sentence time limit ${s.timeLimitMs} ms; τ per system chosen on held-out data. Soft-DD: the same rules, penalty = rule cost × a scale chosen on the same held-out data. Paired bootstrap: ${s.bootstrapSamples} samples, seed ${s.seed}. Timing: ${s.timingRuns} timed runs. Node ${r.node}.`,
     "",
-    ...(r.unavailable.length === 0
-      ? []
-      : [
-          `Not reachable, skipped: ${r.unavailable.map((u) => `${u.id} (${u.reason})`).join("; ")}.`,
-          "",
-        ]),
+    ...skippedLines(r.unavailable.map((u) => `${u.id} (${u.reason})`)),
     ...r.datasets.map(datasetMarkdown),
     '**The paper\'s numbers beside ours** (fersini2014 gives only these in its text; its Tables 5–8 are missing; "two-phase" = its CRF-Soft with all constraints)',
     "",
@@ -220,9 +211,6 @@ export function twoPhaseIlpMarkdown(r: TwoPhaseIlpResult): string {
     ),
     "**Targets**",
     "",
-    markdownTable(
-      ["target", "measured", "met"],
-      r.targets.map((t) => [t.name, t.value, t.met === null ? "not run" : t.met ? "yes" : "no"]),
-    ),
+    targetsTable(r.targets),
   ].join("\n");
 }

@@ -1,32 +1,28 @@
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
 import {
   type CurvePoint,
   type TwoSlaveNerBenchmark,
   type TwoSlaveNerDataset,
   type TwoSlaveNerOptions,
   twoSlaveNerBenchmark,
-} from "@lagrange/recipes";
-import { markdownTable, writeReport } from "../report.js";
+} from "@lagrange/experiments";
+import {
+  markdownTable,
+  runCachedSuite,
+  type SuiteResult,
+  skippedLines,
+  writeReport,
+} from "../report.js";
 import { lineChartSvg } from "../svg.js";
 
-export interface TwoSlaveNerResult extends TwoSlaveNerBenchmark {
-  readonly suite: "two-slave-ner";
-  readonly node: string;
-}
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
+export type TwoSlaveNerResult = SuiteResult<"two-slave-ner", TwoSlaveNerBenchmark>;
 
 /**
  * qian-liu2014's Twitter NER experiment (Table 2 and Figure 2) on WNUT-16, WNUT-17 and Ritter
- * 2011: the recipe of @lagrange/recipes; this suite renders it and draws the curves.
+ * 2011: the recipe of @lagrange/experiments; this suite renders it and draws the curves.
  */
-export async function twoSlaveNer(options: TwoSlaveNerOptions = {}): Promise<TwoSlaveNerResult> {
-  const result = await twoSlaveNerBenchmark({
-    ...options,
-    cacheDir: options.cacheDir ?? join(repoRoot, ".lagrange-cache", "bench"),
-  });
-  return { suite: "two-slave-ner", node: process.version, ...result };
+export function twoSlaveNer(options: TwoSlaveNerOptions = {}): Promise<TwoSlaveNerResult> {
+  return runCachedSuite("two-slave-ner", twoSlaveNerBenchmark, options);
 }
 
 const f2 = (x: number) => x.toFixed(2);
@@ -123,12 +119,7 @@ export function twoSlaveNerMarkdown(r: TwoSlaveNerResult): string {
     "",
     `Chain CRF: ${s.preset} preset, L-BFGS ${s.crfIterations} iterations, c2 = 1. General CRF: the chain CRF + skip-chain and phrase-consistency patterns (phrases of 1–3 words) over tweet groups; consistency weights by averaged perceptron (${s.epochs} epochs, step ${s.learningRate}, kept ≥ 0) on ${s.folds}-fold jackknifed CRF scores, decoded in training and test by the row's decoder. DD: at most 200 iterations, step halved on a dual increase; the ILP (HiGHS) stops at ${s.exactTimeLimitMs / 1000} s per group. Node ${r.node}.`,
     "",
-    ...(r.unavailable.length === 0
-      ? []
-      : [
-          `Not reachable, skipped: ${r.unavailable.map((u) => `${u.id} (${u.reason})`).join("; ")}.`,
-          "",
-        ]),
+    ...skippedLines(r.unavailable.map((u) => `${u.id} (${u.reason})`)),
     ...r.datasets.map(datasetMarkdown),
     "Paper (MSM2013, Table 2): linear chain 0.657 / 0.815 (macro / micro), 2-slave 0.680 / 0.827, naive DD 0.672 / 0.824, ILP 0.680 / 0.828; 98 / 214 / 490 / 8,640 s.",
     "",

@@ -1,8 +1,7 @@
-import type { CrfModel } from "@lagrange/chain-crf";
 import { fromAttributeLists } from "@lagrange/chain-crf";
 import { checkpoints, DecodingTally } from "@lagrange/core";
 import { readCrfsuite } from "@lagrange/datasets";
-import { InfeasibleSentenceError, type Tagger } from "@lagrange/recipes";
+import { InfeasibleSentenceError, type OpenedChainTagger, type Tagged } from "@lagrange/recipes";
 import { badInputError } from "../exit-codes.js";
 import { requireFile } from "../inputs.js";
 import { type Output, writeOutput } from "../output.js";
@@ -19,11 +18,11 @@ import type { TagOptions } from "./tag.js";
  */
 export async function tagCrfsuiteCommand(
   options: TagOptions,
-  model: CrfModel,
-  tagger: Tagger,
-  constrained: boolean,
+  opened: OpenedChainTagger,
   signal: AbortSignal | undefined,
 ): Promise<string> {
+  const { model, constrained } = opened;
+  const tagger = opened.tagger();
   const stdin = options.data === "-";
   if (!stdin) requireFile("--data", options.data);
   const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
@@ -43,7 +42,7 @@ export async function tagCrfsuiteCommand(
       const n = instance.items.length;
       // CRFsuite's items carry no words: constraints and slaves that read tokens see their positions.
       const tokens = Array.from({ length: n }, (_, t) => String(t + 1));
-      let tagged: ReturnType<Tagger["tagAttributes"]>;
+      let tagged: Tagged;
       try {
         tagged = tagger.tagAttributes(fromAttributeLists(instance.items), tokens, signal);
       } catch (error) {

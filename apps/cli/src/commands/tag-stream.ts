@@ -1,14 +1,13 @@
-import type { CrfModel } from "@lagrange/chain-crf";
-import type { DecodeOptions } from "@lagrange/core";
+import { modelScheme, type OpenedChainTagger } from "@lagrange/recipes";
 import { type StreamFormat, tagStream } from "@lagrange/scale";
-import { DEFAULT_TIME_LIMIT_SECONDS } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
-import { modelSourceForWorkers, openNamedInput, readNamedText, requireFile } from "../inputs.js";
+import { openNamedInput, requireFile } from "../inputs.js";
 import { threadCount } from "../options.js";
 import { type Output, writeOutput } from "../output.js";
 import { note, progressBar, warn } from "../progress.js";
 import { taggingReport } from "../render.js";
-import { NDJSON_PATH, readConstraintsFile, type TagOptions } from "./tag.js";
+import { WrittenTaggingScorer } from "../tag-score.js";
+import type { TagInput, TagOptions } from "./tag.js";
 
 /** The streaming options of `lagrange tag` (../define/tag.ts). */
 export interface TagStreamingOptions {
@@ -28,14 +27,14 @@ export interface TagStreamingOptions {
  */
 export async function tagStreamCommand(
   options: TagOptions & TagStreamingOptions,
-  model: CrfModel,
-  decoder: string,
-  constrained: boolean,
+  opened: OpenedChainTagger,
+  input: TagInput,
   signal: AbortSignal | undefined,
 ): Promise<string> {
+  const { model, constraints, decodeOptions, spec } = opened;
   const stdin = options.data === "-";
   if (!stdin) requireFile("--data", options.data);
-  const inputFormat = streamFormat("--format", options.format ?? guessFormat(options.data));
+  const inputFormat = streamFormat("--format", input.format ?? "conll");
   const outputFormat = streamFormat("--output-format", options.outputFormat ?? inputFormat);
   if (options.explain === true && outputFormat !== "ndjson") {
     throw usageError(
@@ -45,16 +44,6 @@ export async function tagStreamCommand(
   if (options.malformed !== undefined && options.malformed !== "skip") {
     warn("--malformed is for UMass files; a stream's bad records follow --on-error");
   }
-  const constraints =
-    options.constraints === undefined
-      ? undefined
-      : await readConstraintsFile(options.constraints, model.labels.names(), signal);
-  const decodeOptions: DecodeOptions & Record<string, number> = {
-    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
-    ...(options.tau === undefined ? {} : { tau: options.tau }),
-    ...(options.bcrfIterations === undefined ? {} : { iterations: options.bcrfIterations }),
-    timeLimitMs: 1000 * (options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS),
-  };
   const threads = options.threads === undefined ? 1 : threadCount(options.threads);
   const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
   let skippedCount = 0;
@@ -69,26 +58,24 @@ export async function tagStreamCommand(
   let report: string;
   const outputOptions = { option: "--out", inputs, signal };
   try {
-    report = await writeOutput(options.out, outputOptions, async (output: Output) => {
+    report = await writeOutput(options.out, outputOptions, async (written: Output) => {
       {
+        // Scores what is written, as `lagrange eval` reads it (the report's score).
+        const scorer = new WrittenTaggingScorer(outputFormat, modelScheme(model));
+        const output = scorer.wrap(written);
         const result = await tagStream({
-          // Workers read the model file themselves (a pipe's bytes: it cannot be read again); one
-          // thread uses the model already read.
-          model: threads > 1 ? modelSourceForWorkers(options.model) : model,
-          decoder,
+          // One thread tags with the model already read; workers get its bytes (no second read).
+          model,
+          registry: opened.registry,
+          decoder: opened.decoder,
           ...(constraints === undefined ? {} : { constraints }),
-          ...(options.constraints === undefined || threads === 1
+          ...(opened.constraintsText === undefined
             ? {}
-            : {
-                constraintsText: {
-                  text: await readNamedText("--constraints", options.constraints, signal),
-                  source: options.constraints,
-                },
-              }),
-          slaves: options.slave ?? [],
-          plugins: options.plugin ?? [],
+            : { constraintsText: opened.constraintsText }),
+          slaves: opened.slaves,
+          plugins: spec.plugins ?? [],
           decodeOptions,
-          allowUnconstrained: !constrained,
+          allowUnconstrained: !opened.constrained,
           input: file ?? process.stdin,
           inputFormat,
           inputName: stdin ? "<stdin>" : options.data,
@@ -105,16 +92,13 @@ export async function tagStreamCommand(
         });
         skippedCount = result.skippedCount;
         if (result.timedOut.length > 0) {
-          const limit = options.timeLimit ?? DEFAULT_TIME_LIMIT_SECONDS;
+          const limit = Number(decodeOptions.timeLimitMs) / 1000;
           warn(
             `${result.timedOut.length} sentence(s) hit the ${limit} s time limit; their labels are the best found, not proven optimal: ${result.timedOut.slice(0, 20).join(", ")}${result.timedOut.length > 20 ? ", …" : ""}`,
           );
         }
         const time = { ...result.time };
-        const accuracy =
-          result.evaluation === undefined
-            ? ""
-            : `; token accuracy ${(100 * result.evaluation.accuracy).toFixed(2)}% against the gold column`;
+        const accuracy = scorer.note();
         return `${taggingReport(time, result.seconds, result.decoding)}${threads > 1 ? ` on ${threads} threads` : ""}${result.labeled ? accuracy : " (unlabeled input: no gold column)"}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
       }
     });
@@ -129,10 +113,6 @@ export async function tagStreamCommand(
     );
   }
   return report;
-}
-
-function guessFormat(path: string): string {
-  return NDJSON_PATH.test(path) ? "ndjson" : "conll";
 }
 
 function streamFormat(option: string, format: string): StreamFormat {

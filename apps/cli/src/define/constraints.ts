@@ -1,6 +1,11 @@
 import { type Command, Option } from "commander";
-import type { constraintsAction } from "../commands/constraints.js";
-import { malformedOption, parseInteger, parseNumber, parsePositive } from "../options.js";
+import {
+  lazyAction,
+  malformedOption,
+  parseInteger,
+  parseNumber,
+  parsePositive,
+} from "../options.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
 
 export function defineConstraints(program: Command): void {
@@ -44,8 +49,10 @@ export function defineConstraints(program: Command): void {
       "--out <file>",
       "constraints file to write (JSON, atomically; checked before learning; never an input)",
     )
-    .action(async (...args: Parameters<typeof constraintsAction>) => {
-      const { constraintsAction } = await import("../commands/constraints.js");
-      await constraintsAction(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/constraints.js"),
+        (m) => m.constraintsAction,
+      ),
+    );
 }

@@ -1,7 +1,6 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
-import type { demoAction } from "../commands/demo.js";
-import { parseInteger } from "../options.js";
+import { lazyAction, parseInteger } from "../options.js";
 
 export function defineDemo(program: Command): void {
   program
@@ -23,8 +22,10 @@ export function defineDemo(program: Command): void {
       parseInteger,
       1,
     )
-    .action(async (...args: Parameters<typeof demoAction>) => {
-      const { demoAction } = await import("../commands/demo.js");
-      await demoAction(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/demo.js"),
+        (m) => m.demoAction,
+      ),
+    );
 }

@@ -1,12 +1,12 @@
 import { type Command, Option } from "commander";
-import type { evalAction } from "../commands/eval.js";
+import { lazyAction } from "../options.js";
 import { DEPS_PUNCTUATION } from "./values.js";
 
 export function defineEval(program: Command): void {
   program
     .command("eval")
     .description(
-      "Evaluate predictions (gold = second-to-last column, prediction = last): a drop-in conlleval.pl. With --deps, dependency trees instead: eval --deps gold.conllu predicted.conllu prints the unlabelled and labelled attachment scores (UAS, LAS), with punctuation and without",
+      "Evaluate predictions (gold = second-to-last column, prediction = last): a drop-in conlleval.pl (chunk F1; BIOES and BILOU chunks read by their scheme, hierarchical labels per field). lagrange tag's output of CoNLL-U (the ten fields, then the predicted tag) is scored by token accuracy against its UPOS or XPOS field. With --deps, dependency trees instead: eval --deps gold.conllu predicted.conllu prints the unlabelled and labelled attachment scores (UAS, LAS), with punctuation and without",
     )
     .argument(
       "<pred>",
@@ -34,8 +34,16 @@ export function defineEval(program: Command): void {
       ),
     )
     .option("--flat", "force conlleval's flat chunk evaluation")
-    .action(async (...args: Parameters<typeof evalAction>) => {
-      const { evalAction } = await import("../commands/eval.js");
-      await evalAction(...args);
-    });
+    .addOption(
+      new Option(
+        "--column <field>",
+        "lagrange tag's output of CoNLL-U: the POS field the predictions are scored against (default the one whose tags they are)",
+      ).choices(["upos", "xpos"]),
+    )
+    .action(
+      lazyAction(
+        () => import("../commands/eval.js"),
+        (m) => m.evalAction,
+      ),
+    );
 }

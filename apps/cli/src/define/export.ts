@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import type { exportAction } from "../commands/export.js";
+import { lazyAction } from "../options.js";
 
 export function defineExport(program: Command): void {
   program
@@ -18,8 +18,10 @@ export function defineExport(program: Command): void {
       "--boundary-attributes <first,last>",
       "attributes that mark the first and the last token, to carry the model's first/last-label weights (CRFsuite has none); default __BOS__,__EOS__ for a model trained with a built-in preset (they emit them)",
     )
-    .action(async (...args: Parameters<typeof exportAction>) => {
-      const { exportAction } = await import("../commands/export.js");
-      await exportAction(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/export.js"),
+        (m) => m.exportAction,
+      ),
+    );
 }

@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import type { importAction } from "../commands/import.js";
+import { lazyAction } from "../options.js";
 
 export function defineImport(program: Command): void {
   program
@@ -14,8 +14,10 @@ export function defineImport(program: Command): void {
         .makeOptionMandatory(),
     )
     .requiredOption("--out <file>", "the Lagrange model file to write")
-    .action(async (...args: Parameters<typeof importAction>) => {
-      const { importAction } = await import("../commands/import.js");
-      await importAction(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/import.js"),
+        (m) => m.importAction,
+      ),
+    );
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { infoAction } from "../commands/info.js";
+import { lazyAction } from "../options.js";
 
 export function defineInfo(program: Command): void {
   program
@@ -7,8 +7,10 @@ export function defineInfo(program: Command): void {
     .description("Describe a model file")
     .argument("<model>", "model file")
     .option("--json", "as JSON")
-    .action(async (...args: Parameters<typeof infoAction>) => {
-      const { infoAction } = await import("../commands/info.js");
-      await infoAction(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/info.js"),
+        (m) => m.infoAction,
+      ),
+    );
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { parseAction } from "../commands/parse.js";
+import { lazyAction } from "../options.js";
 
 export function defineParse(program: Command): void {
   program
@@ -21,8 +21,10 @@ export function defineParse(program: Command): void {
       "-o, --out <file>",
       "output CoNLL-U file, written atomically; checked before parsing (default standard output)",
     )
-    .action(async (...args: Parameters<typeof parseAction>) => {
-      const { parseAction } = await import("../commands/parse.js");
-      await parseAction(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/parse.js"),
+        (m) => m.parseAction,
+      ),
+    );
 }

@@ -1,12 +1,5 @@
 import type { Command } from "commander";
-import type {
-  queueCollect,
-  queueRemove,
-  queueStatus,
-  queueSubmit,
-  queueWork,
-} from "../commands/queue.js";
-import { parseInteger } from "../options.js";
+import { lazyAction, parseInteger } from "../options.js";
 
 const REDIS_HELP =
   "the Redis server that holds the queue, redis://[user:password@]host:port[/db] or rediss:// for TLS (default $LAGRANGE_REDIS_URL, else redis://127.0.0.1:6379); a password here is visible in the process list: prefer $LAGRANGE_REDIS_URL or --redis-password-file";
@@ -59,10 +52,12 @@ export function defineQueue(program: Command): void {
     .option("--shard-size <n>", "sentences per shard", parseInteger, 1000)
     .option("--attempts <n>", "tries per shard before it is dead-lettered", parseInteger, 3)
     .option("--backoff <ms>", "first retry delay, doubled at each retry", parseInteger, 1000)
-    .action(async (...args: Parameters<typeof queueSubmit>) => {
-      const { queueSubmit } = await import("../commands/queue.js");
-      await queueSubmit(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/queue-submit.js"),
+        (m) => m.queueSubmit,
+      ),
+    );
   const work = queue
     .command("work")
     .description(
@@ -88,10 +83,12 @@ export function defineQueue(program: Command): void {
       "fetch models of jobs that name an http(s) URL (off: anyone who can write to Redis could make every worker fetch any address)",
     )
     .option("--max-model-mb <n>", MAX_MODEL_HELP, parseInteger, 1024)
-    .action(async (...args: Parameters<typeof queueWork>) => {
-      const { queueWork } = await import("../commands/queue.js");
-      await queueWork(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/queue-work.js"),
+        (m) => m.queueWork,
+      ),
+    );
   work.addHelpText("after", WORKER_TRUST);
   queue
     .command("collect")
@@ -102,10 +99,12 @@ export function defineQueue(program: Command): void {
     .requiredOption("--out <file>", "output file, written atomically")
     .option("--no-wait", "fail at once if some shards are not done")
     .option("--partial", "write the shards that are done even when some are dead")
-    .action(async (...args: Parameters<typeof queueCollect>) => {
-      const { queueCollect } = await import("../commands/queue.js");
-      await queueCollect(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/queue-jobs.js"),
+        (m) => m.queueCollect,
+      ),
+    );
   queue
     .command("status")
     .description(
@@ -113,10 +112,12 @@ export function defineQueue(program: Command): void {
     )
     .requiredOption("--job <name>", "the job's name")
     .option("--json", "as JSON")
-    .action(async (...args: Parameters<typeof queueStatus>) => {
-      const { queueStatus } = await import("../commands/queue.js");
-      await queueStatus(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/queue-jobs.js"),
+        (m) => m.queueStatus,
+      ),
+    );
   queue
     .command("remove")
     .argument("[job]", "the job's name (or --job)")
@@ -125,9 +126,11 @@ export function defineQueue(program: Command): void {
     )
     .option("--job <name>", "the job's name")
     .option("--force", "remove it even while workers tag its shards (their results are dropped)")
-    .action(async (...args: Parameters<typeof queueRemove>) => {
-      const { queueRemove } = await import("../commands/queue.js");
-      await queueRemove(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/queue-jobs.js"),
+        (m) => m.queueRemove,
+      ),
+    );
   for (const command of queue.commands) withRedis(command);
 }

@@ -1,6 +1,11 @@
 import { type Command, Option } from "commander";
-import type { rulesAction } from "../commands/rules.js";
-import { malformedOption, parseInteger, parseNonNegative, parsePositive } from "../options.js";
+import {
+  lazyAction,
+  malformedOption,
+  parseInteger,
+  parseNonNegative,
+  parsePositive,
+} from "../options.js";
 import { PACKAGE_DEFAULTS, parseDelimiters, parseFraction } from "./values.js";
 
 export function defineRules(program: Command): void {
@@ -86,8 +91,10 @@ export function defineRules(program: Command): void {
       "after",
       "\nWhen no candidate rule passes the thresholds nothing is written and the command exits 1 (unless --allow-empty).\nData whose labels are not O/B-/I- (BIOES, plain tags) is a usage error (exit 2); malformed data exits 3 at its file:line.",
     )
-    .action(async (...args: Parameters<typeof rulesAction>) => {
-      const { rulesAction } = await import("../commands/rules.js");
-      await rulesAction(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/rules.js"),
+        (m) => m.rulesAction,
+      ),
+    );
 }

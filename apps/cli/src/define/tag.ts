@@ -1,20 +1,12 @@
+import type { DecoderDefinition } from "@lagrange/core";
 import type { Command } from "commander";
 import { Option } from "commander";
-import type { tagAction } from "../commands/tag.js";
-import { collect, malformedOption, parseInteger } from "../options.js";
-import {
-  DEFAULT_TIME_LIMIT_SECONDS,
-  L2S_DEFAULT_DECODER,
-  MAX_TIME_LIMIT_SECONDS,
-  MIN_TIME_LIMIT_SECONDS,
-  PACKAGE_DEFAULTS,
-  parseIterations,
-  parseTau,
-  parseTimeLimit,
-} from "./values.js";
+import { addDecoderFlags } from "../decoder-flags.js";
+import { collect, lazyAction, malformedOption, parseInteger } from "../options.js";
+import { L2S_DEFAULT_DECODER } from "./values.js";
 
-export function defineTag(program: Command): void {
-  program
+export function defineTag(program: Command, decoders: readonly DecoderDefinition[]): void {
+  const tag = program
     .command("tag")
     .description(
       "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, exact, two-phase, two-slave, naive-dd, bcrf, mean-field, greedy, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with two-slave, naive-dd, exact, or viterbi for the chain alone. An L2S tagger (lagrange train --learner l2s --task pos|ner) is tagged by its own left-to-right policy (--decoder greedy, the default), or by any decoder of its scores alone (viterbi, bcrf, mean-field); an L2S parser model is for lagrange parse",
@@ -30,21 +22,11 @@ export function defineTag(program: Command): void {
     )
     .option(
       "--decoder <name>",
-      `viterbi (exact, scheme-valid), soft-dd (learned penalties, anzaroot2014 Alg. 2), hard-dd (every constraint hard, Alg. 1), exact (integer programming on HiGHS: the optimum of the same soft objective), two-phase (fersini2014's two-phase soft-constrained ILP), two-slave or naive-dd (a general CRF's higher-order patterns, qian-liu2014), bcrf (corro's Bregman CRF inference: parallel Bregman projections, then the best scheme-valid labelling of their marginals; approximate), mean-field (naive mean field, the paper's baseline: per-token argmax, may break the scheme), greedy (learning to search's left-to-right policy), or a plug-in's (default viterbi; two-slave for a general model; ${L2S_DEFAULT_DECODER} for an L2S tagger). Any chain model decodes with any of them, whatever its --objective`,
+      `${decoders.map((d) => `${d.name} (${d.description})`).join("; ")}; or a plug-in's (default viterbi; two-slave for a general model; ${L2S_DEFAULT_DECODER} for an L2S tagger). Any chain model decodes with any of them, whatever its --objective. Decoder options: the flags below, each read by the decoders it names`,
     )
     .option(
       "--constraints <file>",
       "constraints file from `lagrange constraints learn` or `lagrange rules mine` (for soft-dd, hard-dd, exact, two-phase)",
-    )
-    .option(
-      "--tau <x>",
-      `two-phase: labellings qualify when their probability is within a factor τ of the best, s(y) ≥ Z* + log τ (${PACKAGE_DEFAULTS.ilp.minTau} ≤ τ ≤ 1; default 0.1)`,
-      parseTau,
-    )
-    .option(
-      "--time-limit <seconds>",
-      `exact, two-phase: per-sentence time limit in seconds, ${MIN_TIME_LIMIT_SECONDS} to ${MAX_TIME_LIMIT_SECONDS}, for all of a sentence's solves together; sentences that hit it keep the best labelling found and are listed (default ${DEFAULT_TIME_LIMIT_SECONDS})`,
-      parseTimeLimit,
     )
     .option(
       "--plugin <module>",
@@ -55,16 +37,6 @@ export function defineTag(program: Command): void {
       "--slave <name>",
       "a plug-in slave added to every sentence's problem; repeatable",
       collect,
-    )
-    .option(
-      "--max-iterations <n>",
-      "dual-decomposition iterations per sentence, 1 to 2^31 − 1 (default 200; viterbi has one); the best labelling so far is kept",
-      parseIterations,
-    )
-    .option(
-      "--bcrf-iterations <k>",
-      `bcrf: Bregman-projection (IBP) half-steps per sentence (default ${PACKAGE_DEFAULTS.bcrfDecodingIterations}); mean-field: parallel updates (default ${PACKAGE_DEFAULTS.meanFieldIterations}); 1 to 2^31 − 1`,
-      parseIterations,
     )
     .option(
       "--unlabeled",
@@ -101,8 +73,11 @@ export function defineTag(program: Command): void {
       "--out <file>",
       "output file, written atomically; checked before tagging (default standard output)",
     )
-    .action(async (...args: Parameters<typeof tagAction>) => {
-      const { tagAction } = await import("../commands/tag.js");
-      await tagAction(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/tag.js"),
+        (m) => m.tagAction,
+      ),
+    );
+  addDecoderFlags(tag, decoders);
 }

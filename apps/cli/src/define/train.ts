@@ -1,20 +1,11 @@
 import { type Command, Option } from "commander";
-import type { trainAction } from "../commands/train.js";
-import { malformedOption, parseInteger, parseNonNegative, parsePositive } from "../options.js";
-import {
-  GENERAL_DEFAULTS,
-  L2S_TASKS,
-  LEARNERS,
-  MODEL_KINDS,
-  PACKAGE_DEFAULTS,
-  parseBits,
-  parseByteSize,
-  parsePasses,
-  parseSeed,
-} from "./values.js";
+import { lazyAction, malformedOption, parseInteger, parseNonNegative } from "../options.js";
+import { addL2sTrainOptions } from "./train-l2s.js";
+import { GENERAL_DEFAULTS, LEARNERS, MODEL_KINDS, parseByteSize } from "./train-values.js";
+import { PACKAGE_DEFAULTS } from "./values.js";
 
 export function defineTrain(program: Command): void {
-  program
+  const command = program
     .command("train")
     .description(
       "Train a linear-chain CRF (or, with --model general, qian-liu2014's general CRF: the chain plus consistency factors over groups of sentences) and write a model file. --objective bcrf or mean-field trains the same features under corro's Bregman CRF loss or mean field's; --partial reads ? (unknown) and {B-PER,I-PER} (label set) cells in the gold column as partial annotations. --learner l2s trains by learning to search (chang2016) instead: --task pos or ner, a left-to-right tagger (lagrange tag tags with it), or --task parser, an arc-hybrid dependency parser on CoNLL-U (lagrange parse parses with it); the CRF's options (--algorithm, --c2, --objective, --threads, …) do not apply to it, nor its options (--passes, --roll-in, …) to the CRF",
@@ -134,74 +125,16 @@ export function defineTrain(program: Command): void {
     .option(
       "--allow-no-progress",
       "write the model even when training made no progress (0 iterations or a diverged loss); by default that is an error (exit 1)",
-    )
-    .addOption(
-      new Option(
-        "--task <task>",
-        "--learner l2s (required there): pos (plain tags, e.g. UD UPOS of CoNLL-U or a CoNLL label column), ner (entities under the data's scheme, or --scheme; the constraint bridge keeps every prediction valid), parser (arc-hybrid dependency parser on CoNLL-U: HEAD and DEPREL)",
-      ).choices([...L2S_TASKS]),
-    )
-    .option(
-      "--passes <n>",
-      "--learner l2s: passes over the training data (an integer), or a rate in (0, 1): one pass learning from that share of the decisions (default 1)",
-      parsePasses,
-    )
-    .addOption(
-      new Option(
-        "--roll-in <policy>",
-        "--learner l2s: who decides before a learned decision: reference (the gold, as SEARN's first step), learned (the policy itself, LOLS), mixture (DAgger) (default learned; reference for --oracle static)",
-      ).choices([...PACKAGE_DEFAULTS.rollIns]),
-    )
-    .addOption(
-      new Option(
-        "--roll-out <policy>",
-        "--learner l2s: who completes the output after a deviation, to cost it: reference, learned, mixture, or none (default: the task's own one-step costs — Hamming for the taggers, the dynamic oracle's exact costs-to-go for the parser)",
-      ).choices([...PACKAGE_DEFAULTS.rollOuts]),
-    )
-    .addOption(
-      new Option(
-        "--base-learner <name>",
-        "--learner l2s: the cost-sensitive classifier the policy is: csoaa (VW's one-against-all regression, AdaGrad; default for --task pos and ner) or perceptron (the cost-sensitive averaged perceptron; default for --task parser)",
-      ).choices([...PACKAGE_DEFAULTS.baseLearners]),
-    )
-    .option(
-      "--bits <b>",
-      "--learner l2s: log2 of the hashed weight table (VW's -b; default 20 for csoaa, 22 for perceptron)",
-      parseBits,
-    )
-    .option(
-      "--learning-rate <eta>",
-      "--learner l2s, --base-learner csoaa: the learning rate (VW's -l; default 0.5); the perceptron has none",
-      parsePositive,
-    )
-    .option(
-      "--seed <s>",
-      "--learner l2s: seeds the shuffles, subsampling and mixtures; a seed reproduces a run (default 1)",
-      parseSeed,
-    )
-    .option(
-      "--no-bridge",
-      "--learner l2s --task ner: let the tagger leave the scheme (by default the constraint bridge allows only labels valid after the previous one, in training and tagging)",
-    )
-    .addOption(
-      new Option(
-        "--oracle <kind>",
-        "--task parser: dynamic (exact costs of every transition from any configuration; default) or static (imitates the gold transition sequence, with a reference roll-in)",
-      ).choices(["dynamic", "static"]),
-    )
-    .option("--unlabelled", "--task parser: predict heads only (no DEPREL; UAS only)")
-    .addOption(
-      new Option(
-        "--tag-field <field>",
-        "--task parser: the CoNLL-U POS field the parser reads (default UPOS)",
-      ).choices(["UPOS", "XPOS"]),
-    )
+    );
+  addL2sTrainOptions(command)
     .requiredOption(
       "--out <model>",
       "model file to write (atomically; checked before training; never one of the inputs)",
     )
-    .action(async (...args: Parameters<typeof trainAction>) => {
-      const { trainAction } = await import("../commands/train.js");
-      await trainAction(...args);
-    });
+    .action(
+      lazyAction(
+        () => import("../commands/train.js"),
+        (m) => m.trainAction,
+      ),
+    );
 }

@@ -7,12 +7,21 @@ import {
 import { TRAINING_ALGORITHMS } from "@lagrange/chain-crf";
 import { RULE_FAMILIES } from "@lagrange/constraint-templates";
 import { MAX_ITERATIONS } from "@lagrange/core";
-import { ILP_OPTION_RANGES, RULE_COST_POLICIES, RULE_MINING_DEFAULTS } from "@lagrange/ilp";
+import {
+  DEFAULT_TAU,
+  DEFAULT_TIME_LIMIT_SECONDS,
+  ILP_OPTION_RANGES,
+  MAX_TIME_LIMIT_SECONDS,
+  MIN_TIME_LIMIT_SECONDS,
+  RULE_COST_POLICIES,
+  RULE_MINING_DEFAULTS,
+} from "@lagrange/ilp";
 import { BASE_LEARNERS, ROLL_INS, ROLL_OUTS } from "@lagrange/l2s";
 import { TWEET_GROUP_DEFAULTS } from "@lagrange/mincut";
 import { GENERAL_CRF_DEFAULTS, GROUPING_KINDS } from "@lagrange/recipes";
 import { PENALTY_ALGORITHMS } from "@lagrange/soft-dd";
 import { describe, expect, it } from "vitest";
+import * as values from "./values.js";
 import { PACKAGE_DEFAULTS, parseTau, parseTimeLimit } from "./values.js";
 
 describe("the command declarations' copies of the packages' choices and defaults", () => {
@@ -35,6 +44,12 @@ describe("the command declarations' copies of the packages' choices and defaults
     expect(d.rollOuts).toEqual([...ROLL_OUTS]);
     expect(d.tweetGroups).toEqual(TWEET_GROUP_DEFAULTS);
     expect(d.ilp).toEqual(ILP_OPTION_RANGES);
+    expect(d.ilpDefaults).toEqual({
+      timeLimitSeconds: DEFAULT_TIME_LIMIT_SECONDS,
+      minTimeLimitSeconds: MIN_TIME_LIMIT_SECONDS,
+      tau: DEFAULT_TAU,
+    });
+    expect(values.MAX_TIME_LIMIT_SECONDS).toBe(MAX_TIME_LIMIT_SECONDS);
     expect(d.maxIterations).toBe(MAX_ITERATIONS);
   });
 });

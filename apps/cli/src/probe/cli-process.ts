@@ -4,14 +4,14 @@
  * stack trace, and no file lost or left behind. Tests only.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { seededRandom } from "@lagrange/core";
-import { generateCitations } from "@lagrange/datasets";
 import { expect } from "vitest";
+
+// The probes' data and their look at files and processes, in one import with the harness.
+export { childrenOf, listFiles, processTree, sha256, strayTemporaryFiles } from "./inspect.js";
+export { chunkingText, writeCitations } from "./probe-data.js";
 
 /**
  * The `lagrange` binary, as a user and `pnpm lagrange` run it: its supervisor runs the sources in a
@@ -144,119 +144,6 @@ export function expectCleanExit(result: CliResult, expected?: number): void {
     // A failure says what went wrong in one `lagrange: …` line (commander prints its own "error:").
     expect(result.stderr, context).toMatch(/^(lagrange: |error: )/m);
   }
-}
-
-/** Every entry under `dir` (dot files included), as relative paths, sorted. */
-export function listFiles(dir: string, prefix = ""): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(dir, prefix))) {
-    const path = join(prefix, name);
-    if (name === ".no-data") continue;
-    if (statSync(join(dir, path)).isDirectory()) out.push(`${path}/`, ...listFiles(dir, path));
-    else out.push(path);
-  }
-  return out.sort();
-}
-
-/** Temporary files an atomic write leaves if it is not cleaned up (`.x.model.<pid>.<hex>.tmp`). */
-export function strayTemporaryFiles(dir: string): string[] {
-  return listFiles(dir).filter((path) => /\.\d+\.[0-9a-f]+\.tmp$/.test(path));
-}
-
-/**
- * The process `root` and every descendant, parents before their children (Linux; elsewhere, or
- * once it is gone, only `root`).
- */
-export function processTree(root: number): number[] {
-  const out = [root];
-  for (let i = 0; i < out.length; i++) out.push(...childrenOf(out[i]!));
-  return out;
-}
-
-/** The processes `pid` started (Linux; none where /proc is not there or `pid` is gone). */
-export function childrenOf(pid: number): number[] {
-  const children: number[] = [];
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return children;
-  }
-  for (const task of tasks) {
-    try {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-      if (text !== "") for (const c of text.split(/\s+/)) children.push(Number(c));
-    } catch {
-      // The task ended meanwhile.
-    }
-  }
-  return children;
-}
-
-export function sha256(path: string): string {
-  return createHash("sha256").update(readFileSync(path)).digest("hex");
-}
-
-const VOCABULARY: Record<string, readonly string[]> = {
-  DT: ["the", "a", "this", "every", "some"],
-  JJ: ["big", "old", "red", "quick", "new", "green", "small", "happy"],
-  NN: ["cat", "dog", "house", "tree", "car", "idea", "river", "book", "city", "friend"],
-  VBD: ["saw", "liked", "made", "found", "took", "gave", "held"],
-  MD: ["could", "would", "might"],
-  IN: ["in", "on", "with", "near", "under"],
-  RB: ["quickly", "often", "never", "here"],
-};
-
-/**
- * Seeded CoNLL-2000-like chunking data: `word POS chunk` rows whose chunks follow from the POS
- * tags, so a CRF learns them. `IOB1` starts a chunk with B- only after a chunk of the same type
- * (CoNLL-2003's convention); two noun phrases in a row make such boundaries.
- */
-export function chunkingText(
-  sentences: number,
-  options: { readonly seed: number; readonly scheme?: "IOB1" | "IOB2" },
-): string {
-  const random = seededRandom(options.seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  let text = "";
-  for (let s = 0; s < sentences; s++) {
-    const chunks: { type: string; rows: [string, string][] }[] = [];
-    const phrases = 2 + Math.floor(random() * 6);
-    for (let p = 0; p < phrases; p++) {
-      const kind = pick(["NP", "NP", "NP", "VP", "PP", "ADVP"]);
-      const afterNoun = chunks.at(-1)?.type === "NP";
-      const rows: [string, string][] = [];
-      const word = (pos: string): [string, string] => [pick(VOCABULARY[pos]!), pos];
-      if (kind === "NP") {
-        // A determiner opens every NP that follows another: the boundary is learnable.
-        if (afterNoun || random() < 0.6) rows.push(word("DT"));
-        while (random() < 0.4) rows.push(word("JJ"));
-        rows.push(word("NN"));
-      } else if (kind === "VP") {
-        if (random() < 0.3) rows.push(word("MD"));
-        rows.push(word("VBD"));
-      } else if (kind === "PP") rows.push(word("IN"));
-      else rows.push(word("RB"));
-      chunks.push({ type: kind, rows });
-    }
-    let previous = "";
-    for (const chunk of chunks) {
-      chunk.rows.forEach(([w, pos], i) => {
-        const begins =
-          i === 0 && (options.scheme !== "IOB1" || previous === chunk.type) ? "B" : "I";
-        text += `${w} ${pos} ${begins}-${chunk.type}\n`;
-      });
-      previous = chunk.type;
-    }
-    text += ". . O\n\n";
-  }
-  return text;
-}
-
-/** UMass-style citations (inline tags), seeded: the citation preset's training data. */
-export async function writeCitations(path: string, count: number, seed: number): Promise<void> {
-  const lines = generateCitations(count, { seed }).map((c) => c.inline);
-  await writeFile(path, `${lines.join("\n")}\n`);
 }
 
 /** Trains a model through the binary, for the probes to tag with. */

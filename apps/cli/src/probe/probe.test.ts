@@ -413,8 +413,9 @@ describe("8. no misleading success", () => {
       "--max-iterations",
       "5",
     );
-    expectCleanExit(viterbi, 0);
-    expect(viterbi.stderr).toMatch(/warning: --max-iterations .*viterbi .*ignored/);
+    // A decoder option the chosen decoder does not declare is refused, naming the decoder.
+    expectCleanExit(viterbi, 2);
+    expect(viterbi.stderr).toMatch(/decoder "viterbi" has no option "max-iterations"/);
   });
 });
 

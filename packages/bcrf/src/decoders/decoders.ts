@@ -8,6 +8,7 @@ import {
   type DecodeProblem,
   type Decoder,
   type DecoderDefinition,
+  type DecoderOptionSpec,
   type Decoding,
   MAX_ITERATIONS,
   ProblemValidationError,
@@ -28,6 +29,7 @@ import {
 } from "../mean-field/mean-field.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
+const NO_MULTIPLIERS = new Float64Array(0);
 
 /** The paper's decoding settings: k = 5 half-steps at τ⁻¹ = 10, validity-aware output. */
 export const BCRF_DECODING_DEFAULTS = {
@@ -101,11 +103,18 @@ function approximateDecoding(
     iterations,
     certified: false,
     gap: Number.POSITIVE_INFINITY,
-    multipliers: new Float64Array(0),
-    firstLabels: labels.slice(),
-    firstViolated: 0,
-    violated: 0,
-    hardViolated: breaksMasks ? 1 : 0,
+    // A labelling that breaks the mask counts as one hard violation in a run's summary.
+    ...(breaksMasks
+      ? {
+          constraintStats: {
+            multipliers: NO_MULTIPLIERS,
+            firstLabels: labels,
+            firstViolated: 0,
+            violated: 0,
+            hardViolated: 1,
+          },
+        }
+      : {}),
   };
 }
 
@@ -189,11 +198,30 @@ export function meanFieldDecoder(defaults: BcrfDecodeOptions = {}): ApproximateD
   };
 }
 
+/** `iterations` of a decoder whose default is `fallback` (apps take 1 to core's cap, as before). */
+function iterationsOption(help: string, fallback: number): DecoderOptionSpec {
+  return {
+    name: "iterations",
+    key: "iterations",
+    type: "integer",
+    help,
+    default: fallback,
+    min: 1,
+    max: MAX_ITERATIONS,
+  };
+}
+
 export const bcrfDefinition: DecoderDefinition = {
   name: "bcrf",
   description:
     "Bregman CRF inference (corro): k = 5 parallel Bregman-projection half-steps at τ = 0.1, then Viterbi over its marginals within the allowed transitions (always valid)",
   accepts: { constraints: false, slaves: false },
+  options: [
+    iterationsOption(
+      "Bregman-projection half-steps before decoding the marginals",
+      BCRF_DECODING_DEFAULTS.iterations,
+    ),
+  ],
   create: () => bcrfDecoder(),
 };
 
@@ -202,5 +230,6 @@ export const meanFieldDefinition: DecoderDefinition = {
   description:
     "naive mean field (the Bcrf paper's baseline): 10 parallel updates, per-position argmax; cannot represent −∞ transitions, so its output may break the scheme's mask",
   accepts: { constraints: false, slaves: false },
+  options: [iterationsOption("parallel mean-field updates", MEAN_FIELD_DEFAULTS.iterations)],
   create: () => meanFieldDecoder(),
 };

@@ -26,7 +26,7 @@
  * (positions 3, 5, … in the paper's 1-based numbering), iteration 2 the even ones (2, 4, …).
  */
 import type { ChainInput } from "./chain-input.js";
-import { logDomainIbp } from "./log-domain.js";
+import { allProjected, logDomainIbp, reportHalfStep } from "./log-domain.js";
 import { SimdStepper } from "./simd-stepper.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
@@ -256,8 +256,7 @@ export function bcrfInference(
       if (v < 0) complete = false;
       else measured = v;
       done = it;
-      violation = complete ? measured : Number.POSITIVE_INFINITY;
-      options.onIteration?.(it, violation);
+      violation = reportHalfStep(options, it, complete, measured);
       if (tolerance > 0 && violation <= tolerance) {
         status = "converged";
         break;
@@ -740,9 +739,4 @@ export function logBlockEntry(ws: BcrfWorkspace, j: number, a: number, b: number
   const lk = ws.logKernel[kb + a * L + b]!;
   if (xa === 0 || yb === 0 || lk === NEG) return NEG;
   return Math.log(xa) + lk + Math.log(yb);
-}
-
-function allProjected(projected: Uint8Array, blocks: number): boolean {
-  for (let j = 0; j < blocks; j++) if (projected[j] === 0) return false;
-  return true;
 }

@@ -58,8 +58,7 @@ export function logDomainIbp(input: ChainInput, options: IbpOptions, ws: BcrfWor
         else if (v > measured) measured = v;
       }
       done = it;
-      violation = complete ? measured : Number.POSITIVE_INFINITY;
-      options.onIteration?.(it, violation);
+      violation = reportHalfStep(options, it, complete, measured);
       if (tolerance > 0 && violation <= tolerance) {
         status = "converged";
         break;
@@ -220,7 +219,23 @@ function fail(ws: BcrfWorkspace, n: number, L: number): IbpResult {
   return { status: "infeasible", iterations: 0, violation: Number.POSITIVE_INFINITY };
 }
 
-function allProjected(projected: Uint8Array, blocks: number): boolean {
+/** Whether every block came from a projection (none still carries the raw scale of exp(w/τ)). */
+export function allProjected(projected: Uint8Array, blocks: number): boolean {
   for (let j = 0; j < blocks; j++) if (projected[j] === 0) return false;
   return true;
+}
+
+/**
+ * Half-step `it`'s violation, reported to `onIteration`: the largest one measured when the
+ * half-step's blocks were all projected (`complete`), else +∞. Both kernels stop on it.
+ */
+export function reportHalfStep(
+  options: IbpOptions,
+  it: number,
+  complete: boolean,
+  measured: number,
+): number {
+  const violation = complete ? measured : Number.POSITIVE_INFINITY;
+  options.onIteration?.(it, violation);
+  return violation;
 }

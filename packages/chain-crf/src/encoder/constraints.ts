@@ -1,16 +1,6 @@
+import type { TransitionMask } from "@lagrange/core";
 import type { ChainView } from "../inference/view.js";
 import type { CompiledDataset, LabelSets } from "../model/dataset.js";
-
-/**
- * A transition mask for constrained training (the shape of the model's decoding constraints):
- * allowed[a·L + b] = 0 forbids b right after a, allowedStart / allowedEnd forbid first / last
- * labels.
- */
-export interface TrainingConstraints {
-  readonly allowed?: Uint8Array;
-  readonly allowedStart?: Uint8Array;
-  readonly allowedEnd?: Uint8Array;
-}
 
 /** The masks in force, each null when it forbids nothing; owned (copied) by the encoder. */
 export interface ConstraintMasks {
@@ -36,8 +26,8 @@ export function applyConstraints(view: ChainView, masks: ConstraintMasks): Chain
   return view;
 }
 
-/** The masks as {@link TrainingConstraints}, leaving out those that forbid nothing. */
-export function toTrainingConstraints(masks: ConstraintMasks): TrainingConstraints {
+/** The masks as {@link TransitionMask}, leaving out those that forbid nothing. */
+export function toTrainingConstraints(masks: ConstraintMasks): TransitionMask {
   const constraints: {
     allowed?: Uint8Array;
     allowedStart?: Uint8Array;
@@ -57,7 +47,7 @@ export function toTrainingConstraints(masks: ConstraintMasks): TrainingConstrain
  * `labelNames` when given).
  */
 export function checkTrainingConstraints(
-  constraints: TrainingConstraints,
+  constraints: TransitionMask,
   numLabels: number,
   dataset: CompiledDataset,
   begin: number,

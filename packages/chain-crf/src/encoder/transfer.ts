@@ -1,3 +1,4 @@
+import type { TransitionMask } from "@lagrange/core";
 /**
  * Moving an encoder to worker threads: the descriptor a worker rebuilds it from, with the corpus
  * and layout on SharedArrayBuffers so that posting it copies nothing.
@@ -6,12 +7,7 @@ import type { InstanceRange } from "../crf-encoder.js";
 import { toSharedFloat64, toSharedInt32 } from "../model/buffers.js";
 import type { CompiledAttributes, CompiledDataset } from "../model/dataset.js";
 import type { FeatureLayout } from "../model/layout.js";
-import {
-  type ConstraintMasks,
-  isConstrained,
-  type TrainingConstraints,
-  toTrainingConstraints,
-} from "./constraints.js";
+import { type ConstraintMasks, isConstrained, toTrainingConstraints } from "./constraints.js";
 import type { ObjectiveSource } from "./objective.js";
 
 /**
@@ -27,7 +23,7 @@ export interface CrfEncoderDescriptor {
   readonly begin: number;
   readonly end: number;
   /** Constrained training: the mask every instance is normalised under (small; copied). */
-  readonly constraints?: TrainingConstraints;
+  readonly constraints?: TransitionMask;
   /** A plug-in training objective, rebuilt in the worker by the pool (not by restoreEncoder). */
   readonly objective?: ObjectiveSource;
 }

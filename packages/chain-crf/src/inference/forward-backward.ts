@@ -63,15 +63,8 @@ export function forwardBackwardKernel(
   }
 
   // Forward.
-  let sum = 0;
-  for (let t = 0; t < L; t++) {
-    alpha[t] = expU[t]!;
-    sum += expU[t]!;
-  }
-  let logScaleSum = 0;
-  scale[0] = 1 / sum;
-  logScaleSum += Math.log(sum);
-  for (let t = 0; t < L; t++) alpha[t]! *= scale[0]!;
+  alpha.fill(1, 0, L);
+  let logScaleSum = scaleForwardRow(ctx, 0, L);
   const expT = ctx.expTransition;
   const expTT = ctx.transposed;
   for (let i = 1; i < n; i++) {
@@ -86,26 +79,14 @@ export function forwardBackwardKernel(
         L,
       );
     else matVec(expTT, eb, alpha, prev, alpha, cur, L);
-    sum = 0;
-    for (let b = 0; b < L; b++) {
-      const x = alpha[cur + b]! * expU[cur + b]!;
-      alpha[cur + b] = x;
-      sum += x;
-    }
-    if (!(sum > 0) || sum === Number.POSITIVE_INFINITY) {
-      return forwardBackwardLogKernel(ctx, v, pairwise, pairwiseOut);
-    }
-    const s = 1 / sum;
-    scale[i] = s;
-    logScaleSum += Math.log(sum);
-    for (let b = 0; b < L; b++) alpha[cur + b]! *= s;
+    const logSum = scaleForwardRow(ctx, i, L);
+    if (Number.isNaN(logSum)) return forwardBackwardLogKernel(ctx, v, pairwise, pairwiseOut);
+    logScaleSum += logSum;
   }
   const logZ = logScaleSum + shift;
 
   // Backward, fused with the pairwise marginals: p(a, b) = alpha[i][a]·T[a][b]·U[i+1][b]·beta[i+1][b].
-  const last = (n - 1) * L;
-  const sLast = scale[n - 1]!;
-  for (let t = 0; t < L; t++) beta[last + t] = sLast;
+  beta.fill(scale[n - 1]!, (n - 1) * L, n * L);
   if (pairwise) pw.fill(0, 0, LL);
   const next = ctx.next;
   for (let i = n - 2; i >= 0; i--) {
@@ -173,6 +154,28 @@ export function exponentiateUnaries(ctx: InferenceContext, v: ChainView): number
     if ((count & 1) === 1) expU[count - 1] = Math.exp(expU[count - 1]!);
   }
   return shift;
+}
+
+/**
+ * Forward row i (propagated into ctx.alpha): multiplies in the unaries and rescales it to sum 1,
+ * recording the factor in ctx.scale[i]. Returns the log of the sum it divided by, or NaN when the
+ * sum underflowed to 0 or overflowed: the scaled recursion cannot go on, and the caller runs the
+ * log-domain kernel instead.
+ */
+export function scaleForwardRow(ctx: InferenceContext, i: number, L: number): number {
+  const { alpha, expUnary: expU, scale } = ctx;
+  const cur = i * L;
+  let sum = 0;
+  for (let b = 0; b < L; b++) {
+    const x = alpha[cur + b]! * expU[cur + b]!;
+    alpha[cur + b] = x;
+    sum += x;
+  }
+  if (!(sum > 0) || sum === Number.POSITIVE_INFINITY) return Number.NaN;
+  const s = 1 / sum;
+  scale[i] = s;
+  for (let b = 0; b < L; b++) alpha[cur + b]! *= s;
+  return Math.log(sum);
 }
 
 /**

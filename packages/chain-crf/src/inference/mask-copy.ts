@@ -48,3 +48,21 @@ export class MaskCopy {
     return this.#seenWords;
   }
 }
+
+/**
+ * Whether a plan's copy of the transition values (`values[ab]`) still equals the block at every
+ * listed pair: training scores every sentence under the same weights, and this comparison costs
+ * far less than rebuilding what the plan derived from them.
+ */
+export function valuesUnchanged(
+  pairs: Int32Array,
+  values: Float64Array,
+  trans: Float64Array,
+  base: number,
+): boolean {
+  for (let q = 0; q < pairs.length; q++) {
+    const ab = pairs[q]!;
+    if (values[ab] !== trans[base + ab]) return false;
+  }
+  return true;
+}

@@ -4,8 +4,9 @@ import {
   forwardBackwardLogKernel,
   infeasible,
   scaledMarginals,
+  scaleForwardRow,
 } from "./forward-backward.js";
-import { MaskCopy } from "./mask-copy.js";
+import { MaskCopy, valuesUnchanged } from "./mask-copy.js";
 import type { ChainView } from "./view.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
@@ -168,17 +169,7 @@ class SparsePlan {
   exponentiate(trans: Float64Array, base: number): number {
     const pairs = this.allowedPairs;
     const values = this.values;
-    if (this.valuesValid) {
-      let same = true;
-      for (let q = 0; q < pairs.length; q++) {
-        const ab = pairs[q]!;
-        if (values[ab] !== trans[base + ab]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return this.maxTransition;
-    }
+    if (this.valuesValid && valuesUnchanged(pairs, values, trans, base)) return this.maxTransition;
     let m = NEG;
     for (let q = 0; q < pairs.length; q++) {
       const ab = pairs[q]!;
@@ -284,38 +275,18 @@ function run(
   const rows = plan.rows;
 
   // Forward: alpha_i[b] = U_i[b] · Σ_{a → b allowed} alpha_{i−1}[a] · E[a, b], rescaled to sum 1.
-  let sum = 0;
-  for (let t = 0; t < L; t++) {
-    alpha[t] = expU[t]!;
-    sum += expU[t]!;
-  }
-  let logScaleSum = Math.log(sum);
-  scale[0] = 1 / sum;
-  for (let t = 0; t < L; t++) alpha[t]! *= scale[0]!;
+  alpha.fill(1, 0, L);
+  let logScaleSum = scaleForwardRow(ctx, 0, L);
   for (let i = 1; i < n; i++) {
-    const prev = (i - 1) * L;
-    const cur = i * L;
-    gather(columns, alpha, prev, alpha, cur, L, 1);
-    sum = 0;
-    for (let b = 0; b < L; b++) {
-      const x = alpha[cur + b]! * expU[cur + b]!;
-      alpha[cur + b] = x;
-      sum += x;
-    }
-    if (!(sum > 0) || sum === Number.POSITIVE_INFINITY) {
-      return forwardBackwardLogKernel(ctx, v, pairwise, pairwiseOut);
-    }
-    const s = 1 / sum;
-    scale[i] = s;
-    logScaleSum += Math.log(sum);
-    for (let b = 0; b < L; b++) alpha[cur + b]! *= s;
+    gather(columns, alpha, (i - 1) * L, alpha, i * L, L, 1);
+    const logSum = scaleForwardRow(ctx, i, L);
+    if (Number.isNaN(logSum)) return forwardBackwardLogKernel(ctx, v, pairwise, pairwiseOut);
+    logScaleSum += logSum;
   }
   const logZ = logScaleSum + shift;
 
   // Backward by rows: beta_i[a] = s_i · Σ_{a → b allowed} E[a, b] · next_{i+1}[b], next = U · beta.
-  const last = (n - 1) * L;
-  const sLast = scale[n - 1]!;
-  for (let t = 0; t < L; t++) beta[last + t] = sLast;
+  beta.fill(scale[n - 1]!, (n - 1) * L, n * L);
   for (let i = n - 2; i >= 0; i--) {
     const cur = i * L;
     const nx = (i + 1) * L;

@@ -1,6 +1,6 @@
 import type { InferenceContext } from "./context.js";
 import { localScores } from "./local.js";
-import { MaskCopy } from "./mask-copy.js";
+import { MaskCopy, valuesUnchanged } from "./mask-copy.js";
 import type { ChainView } from "./view.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
@@ -91,17 +91,7 @@ class ColumnPlan {
   update(v: ChainView, fits: boolean): void {
     const { L, transition: trans, transitionBase: base, allowed } = v;
     if (fits) {
-      const pairs = this.pairs;
-      const values = this.values;
-      let same = true;
-      for (let q = 0; q < pairs.length; q++) {
-        const ab = pairs[q]!;
-        if (values[ab] !== trans[base + ab]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return;
+      if (valuesUnchanged(this.pairs, this.values, trans, base)) return;
     } else {
       this.#structure(L, allowed);
       this.base = base;

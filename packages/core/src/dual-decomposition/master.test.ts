@@ -555,7 +555,7 @@ describe("control", () => {
         const solution = solveDualDecomposition(instance.problem, { maxIterations: 50 });
         const { constraints = [] } = instance.problem;
         constraints.forEach((c, k) => {
-          const l = solution.multipliers[k]!;
+          const l = solution.constraintStats.multipliers[k]!;
           expect(l).toBeGreaterThanOrEqual(0);
           if (c.penalty !== undefined) expect(l).toBeLessThanOrEqual(c.penalty);
         });
@@ -605,6 +605,6 @@ describe("fallback answers", () => {
     expect(solution.status).not.toBe("optimal");
     expect(solution.primal).toBe(NEG_INF);
     expect(solution.labels[0]).toBe(0);
-    expect(solution.hardViolated).toBeGreaterThan(0);
+    expect(solution.constraintStats.hardViolated).toBeGreaterThan(0);
   });
 });

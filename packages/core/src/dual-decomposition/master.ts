@@ -1,9 +1,10 @@
 import type { LinearConstraint } from "../constraints.js";
-import type { Decoding } from "../decoding.js";
+import type { ConstraintStats, Decoding } from "../decoding.js";
 import { ProblemValidationError, throwIfAborted } from "../errors.js";
 import {
   type IterationStats,
   MAX_ITERATIONS,
+  type Slave,
   type SolutionStatus,
   type SolveOptions,
 } from "../solver.js";
@@ -67,6 +68,8 @@ export interface DualDecompositionOptions extends SolveOptions {
 export interface DualDecompositionSolution extends Decoding {
   /** The lowest dual seen: an upper bound on the optimum (−∞ when proven infeasible). */
   readonly dual: number;
+  /** Always there: the multipliers, the first iterate and what each violates. */
+  readonly constraintStats: ConstraintStats;
 }
 
 const DEFAULTS = {
@@ -212,6 +215,10 @@ export function solveDualDecomposition(
   return new DualDecomposition().solve(problem, options);
 }
 
+/**
+ * The master's loop over the phases of {@link MasterRun}: each iteration solves the slaves,
+ * measures the constraints, recovers a primal labelling, checks the certificate and steps.
+ */
 function runMaster(
   problem: DualDecompositionProblem,
   cover: ReturnType<typeof coverage>,
@@ -219,55 +226,233 @@ function runMaster(
   o: DualDecompositionOptions,
   scratch: Scratch,
 ): DualDecompositionSolution {
-  const { n, L } = problem;
-  const { slaves, positions, single } = cover;
-  const S = slaves.length;
-  const m = A === null ? 0 : A.m;
-  const size = n * L;
   const maxIterations = o.maxIterations ?? DEFAULTS.maxIterations;
-  const tolerance = o.tolerance ?? DEFAULTS.tolerance;
   const minStepSize = o.minStepSize ?? DEFAULTS.minStepSize;
-  const eps = o.feasibilityTolerance ?? DEFAULTS.feasibilityTolerance;
   const stallIterations = o.stallIterations ?? DEFAULTS.stallIterations;
-  const rule = o.stepRule ?? DEFAULT_STEP_RULE;
   const { onIteration, signal } = o;
+  const run = new MasterRun(problem, cover, A, o, scratch);
+  if (o.initialMultipliers !== undefined) run.warmStart(o.initialMultipliers);
+  if (A !== null && A.impossible >= 0) return run.finish("infeasible", NEG_INF, NEG_INF, 0);
 
-  // Per-solve buffers are views on the master's grow-only scratch, laid out one after another.
-  let local = 0;
-  for (let s = 0; s < S; s++) local += slaves[s]!.n;
-  const localSize = single ? 0 : local * L;
-  const classes = A === null ? 0 : A.classCount;
-  scratch.grow(
-    2 * m + 2 * size + n + 3 * localSize + classes,
-    3 * n + 2 * local + localSize + S + 2 * classes,
-  );
-  const f64 = scratch.take(scratch.f64);
-  const i32 = scratch.take(scratch.i32);
-  const lambda = f64(m).fill(0);
-  const activity = f64(m);
-  const constraintAdjustment = f64(size).fill(0); // −Aᵀλ
-  const votes = f64(size);
-  const inverseCover = f64(n);
-  const agreement = f64(localSize).fill(0); // u
-  const adjustment = f64(localSize); // θ
-  const gradient = f64(localSize); // y^s − ȳ
-  const bestLabels = i32(n).fill(0);
-  const candidate = i32(n);
-  const firstLabel = i32(n);
-  const slaveLabels = i32(local);
-  const scoring = i32(local); // labels being scored
-  // A relaxed slave's indicators z (0/1, not one-hot), and which slaves gave them this iteration.
-  const slaveIndicators = i32(localSize);
-  const relaxed = i32(S);
-  const firstLabels = new Int32Array(n);
-  // −Aᵀλ per column class (see ConstraintMatrix.columnClass), and the classes a step touched.
-  const classAdjustment = f64(classes).fill(0);
-  const touchedClasses = i32(classes);
-  const classTouched = i32(classes).fill(0);
-  let touchedCount = 0;
+  let status: SolutionStatus = "iteration-limit";
+  let iterations = 0;
+  for (let t = 1; t <= maxIterations; t++) {
+    throwIfAborted(signal);
+    iterations = t;
+    const significant = run.significance();
+    if (!run.solveSlaves()) return run.finish("infeasible", NEG_INF, NEG_INF, t);
+    run.trackDual(t, significant);
+    run.measureConstraints();
+    const primalBefore = run.bestPrimal;
+    run.recoverPrimal(t);
+    run.trackPrimal(t, primalBefore, significant);
+    const certified = run.certified();
+    const step = run.stepSize(t);
+
+    if (onIteration !== undefined) {
+      const stats: IterationStats = {
+        iteration: t,
+        dual: run.dual,
+        primal: run.bestPrimal,
+        gap: run.bestDual - run.bestPrimal,
+        stepSize: step,
+        disagreements: run.disagreements + run.kktFailures,
+      };
+      if (onIteration(stats) === false) {
+        status = certified ? "optimal" : "iteration-limit";
+        break;
+      }
+    }
+    if (certified) {
+      status = "optimal";
+      break;
+    }
+    if (t === maxIterations) break;
+    if ((stallIterations > 0 && t - run.lastProgress >= stallIterations) || step < minStepSize) {
+      status = "converged";
+      break;
+    }
+    run.step(step);
+  }
+  return run.finish(status, run.bestPrimal, run.bestDual, iterations);
+}
+
+/**
+ * One solve of the master: its buffers — views on the master's grow-only scratch, laid out once
+ * per solve — and its running bounds, with a method per phase. No phase allocates; the loops copy
+ * the fields they read into locals first.
+ */
+class MasterRun {
+  readonly n: number;
+  readonly L: number;
+  readonly S: number;
+  readonly m: number;
+  readonly localSize: number;
+  readonly single: boolean;
+  readonly slaves: readonly Slave[];
+  readonly positions: readonly Int32Array[];
+  /** Slaves covering each position. */
+  readonly cover: Int32Array;
+  readonly A: ConstraintMatrix | null;
+  readonly tolerance: number;
+  /** Feasibility tolerance of a constraint's activity. */
+  readonly eps: number;
+  readonly rule: StepRule;
+
+  readonly lambda: Float64Array;
+  readonly activity: Float64Array;
+  /** −Aᵀλ. */
+  readonly constraintAdjustment: Float64Array;
+  readonly votes: Float64Array;
+  readonly inverseCover: Float64Array;
+  /** u. */
+  readonly agreement: Float64Array;
+  /** θ. */
+  readonly adjustment: Float64Array;
+  /** y^s − ȳ. */
+  readonly gradient: Float64Array;
+  readonly bestLabels: Int32Array;
+  readonly candidate: Int32Array;
+  /** Per position, the first slave's label (then free: a scratch global labelling). */
+  readonly firstLabel: Int32Array;
+  readonly slaveLabels: Int32Array;
+  /** Labels being scored, per slave. */
+  readonly scoring: Int32Array;
+  /** A relaxed slave's indicators z (0/1, not one-hot), and which slaves gave them this iteration. */
+  readonly slaveIndicators: Int32Array;
+  readonly relaxed: Int32Array;
+  /** Returned: not a view on the scratch. */
+  readonly firstLabels: Int32Array;
+  /** −Aᵀλ per column class (see ConstraintMatrix.columnClass), and the classes a step touched. */
+  readonly classAdjustment: Float64Array;
+  readonly touchedClasses: Int32Array;
+  readonly classTouched: Int32Array;
+  touchedCount = 0;
+  readonly localOffset: Int32Array;
+  readonly adjustmentViews: Float64Array[];
+  readonly scoringViews: Int32Array[];
+
+  // Across iterations.
+  lambdaDotB = 0;
+  bestPrimal = NEG_INF;
+  bestDual = POS_INF;
+  leastHardViolation = POS_INF;
+  previousDual = POS_INF;
+  dualIncreases = 0;
+  initialStep: number;
+  lastProgress = 0;
+  /** Set by {@link evaluate}: how far its labelling breaks the hard constraints. */
+  candidateHardViolation = 0;
+
+  // This iteration's.
+  dual = 0;
+  /** The lone slave's value (one slave). */
+  singleValue = 0;
+  /** One slave, and it returned indicators. */
+  relaxedPrimal = false;
+  /** ‖g‖² over the multipliers the projection lets move. */
+  normSquared = 0;
+  kktFailures = 0;
+  penalty = 0;
+  hardViolation = 0;
+  disagreements = 0;
+
+  /** Set-up: the views on the scratch, laid out one after another. */
+  constructor(
+    problem: DualDecompositionProblem,
+    cover: ReturnType<typeof coverage>,
+    A: ConstraintMatrix | null,
+    o: DualDecompositionOptions,
+    scratch: Scratch,
+  ) {
+    const { n, L } = problem;
+    const { slaves, positions, single } = cover;
+    const S = slaves.length;
+    const m = A === null ? 0 : A.m;
+    const size = n * L;
+    this.n = n;
+    this.L = L;
+    this.S = S;
+    this.m = m;
+    this.single = single;
+    this.slaves = slaves;
+    this.positions = positions;
+    this.cover = cover.cover;
+    this.A = A;
+    this.tolerance = o.tolerance ?? DEFAULTS.tolerance;
+    this.eps = o.feasibilityTolerance ?? DEFAULTS.feasibilityTolerance;
+    this.rule = o.stepRule ?? DEFAULT_STEP_RULE;
+    this.initialStep = givenInitial(this.rule);
+
+    let local = 0;
+    for (let s = 0; s < S; s++) local += slaves[s]!.n;
+    const localSize = single ? 0 : local * L;
+    this.localSize = localSize;
+    const classes = A === null ? 0 : A.classCount;
+    scratch.grow(
+      2 * m + 2 * size + n + 3 * localSize + classes,
+      3 * n + 2 * local + localSize + S + 2 * classes,
+    );
+    const f64 = scratch.take(scratch.f64);
+    const i32 = scratch.take(scratch.i32);
+    this.lambda = f64(m).fill(0);
+    this.activity = f64(m);
+    this.constraintAdjustment = f64(size).fill(0);
+    this.votes = f64(size);
+    this.inverseCover = f64(n);
+    this.agreement = f64(localSize).fill(0);
+    this.adjustment = f64(localSize);
+    this.gradient = f64(localSize);
+    this.bestLabels = i32(n).fill(0);
+    this.candidate = i32(n);
+    this.firstLabel = i32(n);
+    this.slaveLabels = i32(local);
+    this.scoring = i32(local);
+    this.slaveIndicators = i32(localSize);
+    this.relaxed = i32(S);
+    this.firstLabels = new Int32Array(n);
+    this.classAdjustment = f64(classes).fill(0);
+    this.touchedClasses = i32(classes);
+    this.classTouched = i32(classes).fill(0);
+
+    const localOffset = new Int32Array(S + 1);
+    for (let s = 0; s < S; s++) localOffset[s + 1] = localOffset[s]! + slaves[s]!.n;
+    this.localOffset = localOffset;
+    const { adjustment, scoring } = this;
+    this.adjustmentViews = single
+      ? [this.constraintAdjustment]
+      : slaves.map((_, s) => adjustment.subarray(localOffset[s]! * L, localOffset[s + 1]! * L));
+    this.scoringViews = single
+      ? [scoring]
+      : slaves.map((_, s) => scoring.subarray(localOffset[s]!, localOffset[s + 1]!));
+    for (let i = 0; i < n; i++) this.inverseCover[i] = 1 / this.cover[i]!;
+  }
+
+  /** Set-up: λ from a warm start, projected onto [0, c] or [0, ∞). */
+  warmStart(init: ArrayLike<number>): void {
+    const { m } = this;
+    if (init.length !== m) {
+      throw new ProblemValidationError(
+        "options.initialMultipliers",
+        `expected one multiplier per constraint (${m}), got ${init.length}`,
+      );
+    }
+    const A = this.A!;
+    for (let k = 0; k < m; k++) {
+      const v = Math.min(A.upper[k]!, Math.max(0, Number(init[k])));
+      if (!(Number.isFinite(v) && v > 0)) continue;
+      this.lambda[k] = v;
+      this.lambdaDotB += v * A.rhs[k]!;
+      this.stepRow(k, v);
+    }
+    this.spreadClasses();
+  }
+
   /** −Aᵀλ −= row k's terms · delta, on the classes; {@link spreadClasses} copies them out. */
-  const stepRow = (k: number, delta: number): void => {
-    const { classRowStart, classIndex, classCoefficient } = A!;
+  stepRow(k: number, delta: number): void {
+    const { classRowStart, classIndex, classCoefficient } = this.A!;
+    const { classAdjustment, classTouched, touchedClasses } = this;
+    let touchedCount = this.touchedCount;
     for (let e = classRowStart[k]!; e < classRowStart[k + 1]!; e++) {
       const c = classIndex[e]!;
       classAdjustment[c]! -= classCoefficient[e]! * delta;
@@ -276,10 +461,14 @@ function runMaster(
         touchedClasses[touchedCount++] = c;
       }
     }
-  };
-  const spreadClasses = (): void => {
+    this.touchedCount = touchedCount;
+  }
+
+  spreadClasses(): void {
+    const touchedCount = this.touchedCount;
     if (touchedCount === 0) return;
-    const { classMemberStart, classMembers } = A!;
+    const { classMemberStart, classMembers } = this.A!;
+    const { classAdjustment, classTouched, touchedClasses, constraintAdjustment } = this;
     for (let q = 0; q < touchedCount; q++) {
       const c = touchedClasses[q]!;
       const value = classAdjustment[c]!;
@@ -288,136 +477,28 @@ function runMaster(
       }
       classTouched[c] = 0;
     }
-    touchedCount = 0;
-  };
-
-  const localOffset = new Int32Array(S + 1);
-  for (let s = 0; s < S; s++) localOffset[s + 1] = localOffset[s]! + slaves[s]!.n;
-  const adjustmentViews: Float64Array[] = single
-    ? [constraintAdjustment]
-    : slaves.map((_, s) => adjustment.subarray(localOffset[s]! * L, localOffset[s + 1]! * L));
-  const scoringViews = single
-    ? [scoring]
-    : slaves.map((_, s) => scoring.subarray(localOffset[s]!, localOffset[s + 1]!));
-  for (let i = 0; i < n; i++) inverseCover[i] = 1 / cover.cover[i]!;
-
-  let lambdaDotB = 0;
-  if (o.initialMultipliers !== undefined) {
-    const init = o.initialMultipliers;
-    if (init.length !== m) {
-      throw new ProblemValidationError(
-        "options.initialMultipliers",
-        `expected one multiplier per constraint (${m}), got ${init.length}`,
-      );
-    }
-    for (let k = 0; k < m; k++) {
-      const v = Math.min(A!.upper[k]!, Math.max(0, Number(init[k])));
-      if (!(Number.isFinite(v) && v > 0)) continue;
-      lambda[k] = v;
-      lambdaDotB += v * A!.rhs[k]!;
-      stepRow(k, v);
-    }
-    spreadClasses();
+    this.touchedCount = 0;
   }
 
-  const finish = (
-    status: SolutionStatus,
-    primal: number,
-    dual: number,
-    iterations: number,
-  ): DualDecompositionSolution => {
-    let violated = 0;
-    let hardViolated = 0;
-    let firstViolated = 0;
-    if (A !== null) {
-      ({ violated, hardViolated } = countViolations(A, bestLabels, activity, eps));
-      // Most runs end on their first labelling (certified at once): count it once.
-      let same = true;
-      for (let i = 0; i < n && same; i++) same = firstLabels[i] === bestLabels[i];
-      firstViolated = same ? violated : countViolations(A, firstLabels, activity, eps).violated;
-    }
-    return {
-      labels: bestLabels.slice(),
-      primal,
-      dual,
-      status,
-      iterations,
-      certified: status === "optimal",
-      gap: primal > NEG_INF ? Math.max(0, dual - primal) : POS_INF,
-      multipliers: lambda.slice(),
-      firstLabels,
-      firstViolated,
-      violated,
-      hardViolated,
-    };
-  };
+  /**
+   * Progress = a bound moving by a thousandth of the gap (by the tolerance while no feasible
+   * labelling is known: the gap is infinite, but a falling dual is still progress).
+   */
+  significance(): number {
+    const { bestDual, bestPrimal } = this;
+    const scale = this.tolerance * Math.max(1, Math.abs(bestDual === POS_INF ? 0 : bestDual));
+    return bestPrimal === NEG_INF ? scale : Math.max(scale, 1e-3 * (bestDual - bestPrimal));
+  }
 
-  if (A !== null && A.impossible >= 0) return finish("infeasible", NEG_INF, NEG_INF, 0);
-
-  /** Σ_s score_s − soft penalties of a global labelling (−∞ if it breaks a hard constraint). */
-  let candidateHardViolation = 0;
-  const evaluate = (y: Int32Array): number => {
-    let total = 0;
-    for (let s = 0; s < S; s++) {
-      const map = positions[s]!;
-      const own = scoringViews[s]!;
-      for (let j = 0; j < map.length; j++) own[j] = y[map[j]!]!;
-      const value = slaves[s]!.score(own);
-      if (Number.isNaN(value)) {
-        throw new Error(`slave "${slaves[s]!.name}" scored a labelling as NaN`);
-      }
-      if (value === NEG_INF) {
-        // A labelling a slave forbids is no fallback answer either.
-        candidateHardViolation = POS_INF;
-        return NEG_INF;
-      }
-      total += value;
-    }
-    candidateHardViolation = 0;
-    if (A !== null) {
-      labellingActivities(A, y, activity);
-      for (let k = 0; k < m; k++) {
-        const excess = activity[k]! - A.rhs[k]!;
-        if (excess <= eps) continue;
-        if (A.hard[k] === 1) candidateHardViolation += excess;
-        else total -= A.upper[k]! * excess;
-      }
-    }
-    return candidateHardViolation > 0 ? NEG_INF : total;
-  };
-
-  let bestPrimal = NEG_INF;
-  let bestDual = POS_INF;
-  let leastHardViolation = POS_INF;
-  let previousDual = POS_INF;
-  let dualIncreases = 0;
-  let initialStep = givenInitial(rule);
-  let lastProgress = 0;
-  let status: SolutionStatus = "iteration-limit";
-  let iterations = 0;
-
-  /** Keeps y if it is the best feasible labelling so far, or the least infeasible one while none is. */
-  const consider = (y: Int32Array, primal: number, hardViolation: number): void => {
-    if (primal > bestPrimal) {
-      bestPrimal = primal;
-      bestLabels.set(y);
-    } else if (bestPrimal === NEG_INF && hardViolation < leastHardViolation) {
-      leastHardViolation = hardViolation;
-      bestLabels.set(y);
-    }
-  };
-
-  for (let t = 1; t <= maxIterations; t++) {
-    throwIfAborted(signal);
-    iterations = t;
-    // Progress = a bound moving by a thousandth of the gap (by the tolerance while no feasible
-    // labelling is known: the gap is infinite, but a falling dual is still progress).
-    const scale = tolerance * Math.max(1, Math.abs(bestDual === POS_INF ? 0 : bestDual));
-    const significant =
-      bestPrimal === NEG_INF ? scale : Math.max(scale, 1e-3 * (bestDual - bestPrimal));
-
-    // Every slave maximises its score plus its adjustment.
-    let dual = lambdaDotB;
+  /**
+   * Every slave maximises its score plus its adjustment: the dual, each slave's labels (and
+   * indicators), the votes per indicator. False when a slave has no feasible labelling.
+   */
+  solveSlaves(): boolean {
+    const { S, L, single, slaves, positions, localOffset, inverseCover } = this;
+    const { adjustment, agreement, constraintAdjustment, adjustmentViews } = this;
+    const { votes, firstLabel, slaveLabels, slaveIndicators, relaxed } = this;
+    let dual = this.lambdaDotB;
     let singleValue = 0;
     let relaxedPrimal = false;
     if (!single) {
@@ -443,7 +524,7 @@ function runMaster(
       if (Number.isNaN(value) || value === POS_INF) {
         throw new Error(`slave "${slave.name}" returned ${value}; expected a finite value or −∞`);
       }
-      if (value === NEG_INF) return finish("infeasible", NEG_INF, NEG_INF, t);
+      if (value === NEG_INF) return false;
       dual += value;
       singleValue = value;
       const labels = result.labels;
@@ -482,17 +563,31 @@ function runMaster(
         }
       }
     }
-    if (dual < bestDual - significant) lastProgress = t;
-    if (dual < bestDual) bestDual = dual;
-    if (dual > previousDual) dualIncreases++;
-    previousDual = dual;
+    this.dual = dual;
+    this.singleValue = singleValue;
+    this.relaxedPrimal = relaxedPrimal;
+    return true;
+  }
 
-    // Activities a·ȳ, KKT conditions, and ‖g‖² over the multipliers the projection lets move.
+  /** The best dual so far, whether it progressed, and how often the dual rose (for the step). */
+  trackDual(t: number, significant: number): void {
+    const dual = this.dual;
+    if (dual < this.bestDual - significant) this.lastProgress = t;
+    if (dual < this.bestDual) this.bestDual = dual;
+    if (dual > this.previousDual) this.dualIncreases++;
+    this.previousDual = dual;
+  }
+
+  /** Activities a·ȳ, the KKT conditions, and ‖g‖² over the multipliers the projection lets move. */
+  measureConstraints(): void {
     let normSquared = 0;
     let kktFailures = 0;
     let penalty = 0;
     let hardViolation = 0;
+    const A = this.A;
     if (A !== null) {
+      const { m, L, S, single, positions, localOffset, inverseCover, activity, lambda, eps } = this;
+      const { relaxed, slaveIndicators, slaveLabels } = this;
       if (single) {
         labellingActivities(A, slaveLabels, activity);
       } else {
@@ -532,121 +627,145 @@ function runMaster(
         }
       }
     }
+    this.normSquared = normSquared;
+    this.kktFailures = kktFailures;
+    this.penalty = penalty;
+    this.hardViolation = hardViolation;
+  }
 
-    // Primal candidates: the slave's own labelling (one slave), else the per-position majority
-    // (ties: the first slave) and every slave that labels all positions.
-    let disagreements = 0;
-    const primalBefore = bestPrimal;
-    if (single && relaxedPrimal) {
+  /**
+   * Primal candidates: the slave's own labelling (one slave), else the per-position majority
+   * (ties: the first slave) and every slave that labels all positions; then, with several slaves,
+   * their disagreements and the agreement subgradient (its share of ‖g‖² included).
+   */
+  recoverPrimal(t: number): void {
+    const { n, L, S, single, slaves, positions, localOffset, slaveLabels, firstLabels } = this;
+    if (single && this.relaxedPrimal) {
       // A lone relaxed slave's value is not the score of its labelling: score that instead.
-      consider(slaveLabels, evaluate(slaveLabels), candidateHardViolation);
+      this.consider(slaveLabels, this.evaluate(slaveLabels), this.candidateHardViolation);
       if (t === 1) firstLabels.set(slaveLabels);
-    } else if (single) {
+      this.disagreements = 0;
+      return;
+    }
+    if (single) {
+      const constraintAdjustment = this.constraintAdjustment;
       let adjustmentOfY = 0;
       for (let i = 0; i < n; i++) adjustmentOfY += constraintAdjustment[i * L + slaveLabels[i]!]!;
-      const primal = hardViolation > 0 ? NEG_INF : singleValue - adjustmentOfY - penalty;
-      consider(slaveLabels, primal, hardViolation);
+      const primal =
+        this.hardViolation > 0 ? NEG_INF : this.singleValue - adjustmentOfY - this.penalty;
+      this.consider(slaveLabels, primal, this.hardViolation);
       if (t === 1) firstLabels.set(slaveLabels);
-    } else {
-      for (let i = 0; i < n; i++) {
-        let label = firstLabel[i]!;
-        let most = votes[i * L + label]!;
-        for (let t2 = 0; t2 < L; t2++) {
-          if (votes[i * L + t2]! > most) {
-            most = votes[i * L + t2]!;
-            label = t2;
-          }
-        }
-        candidate[i] = label;
-      }
-      if (t === 1) firstLabels.set(candidate);
-      consider(candidate, evaluate(candidate), candidateHardViolation);
-      for (let s = 0; s < S; s++) {
-        if (slaves[s]!.n !== n) continue;
-        const map = positions[s]!;
-        const out = localOffset[s]!;
-        let differs = false;
-        for (let j = 0; j < n && !differs; j++)
-          differs = slaveLabels[out + j] !== candidate[map[j]!];
-        if (!differs) continue;
-        // firstLabel is free once the majority is taken: it holds this slave's global labelling.
-        for (let j = 0; j < n; j++) firstLabel[map[j]!] = slaveLabels[out + j]!;
-        consider(firstLabel, evaluate(firstLabel), candidateHardViolation);
-      }
-      // Disagreement and its share of ‖g‖²: y^s − ȳ on indicators covered by several slaves.
-      for (let i = 0; i < n; i++) {
-        const c = cover.cover[i]!;
-        if (c === 1) continue;
-        for (let g = i * L; g < i * L + L; g++) {
-          const v = votes[g]!;
-          if (v > 0 && v < c) disagreements++;
+      this.disagreements = 0;
+      return;
+    }
+    const { votes, firstLabel, candidate, cover } = this;
+    for (let i = 0; i < n; i++) {
+      let label = firstLabel[i]!;
+      let most = votes[i * L + label]!;
+      for (let t2 = 0; t2 < L; t2++) {
+        if (votes[i * L + t2]! > most) {
+          most = votes[i * L + t2]!;
+          label = t2;
         }
       }
-      // The agreement subgradient y^s − ȳ, kept for the step (0 where one slave covers).
-      if (disagreements > 0) {
-        for (let s = 0; s < S; s++) {
-          const map = positions[s]!;
-          const out = localOffset[s]!;
-          const isRelaxed = relaxed[s] === 1;
-          for (let j = 0; j < map.length; j++) {
-            const i = map[j]!;
-            const y = slaveLabels[out + j]!;
-            const at = (out + j) * L;
-            for (let t2 = 0; t2 < L; t2++) {
-              const own = isRelaxed ? slaveIndicators[at + t2]! : y === t2 ? 1 : 0;
-              const d = cover.cover[i] === 1 ? 0 : own - votes[i * L + t2]! * inverseCover[i]!;
-              gradient[at + t2] = d;
-              normSquared += d * d;
-            }
-          }
-        }
+      candidate[i] = label;
+    }
+    if (t === 1) firstLabels.set(candidate);
+    this.consider(candidate, this.evaluate(candidate), this.candidateHardViolation);
+    for (let s = 0; s < S; s++) {
+      if (slaves[s]!.n !== n) continue;
+      const map = positions[s]!;
+      const out = localOffset[s]!;
+      let differs = false;
+      for (let j = 0; j < n && !differs; j++) differs = slaveLabels[out + j] !== candidate[map[j]!];
+      if (!differs) continue;
+      // firstLabel is free once the majority is taken: it holds this slave's global labelling.
+      for (let j = 0; j < n; j++) firstLabel[map[j]!] = slaveLabels[out + j]!;
+      this.consider(firstLabel, this.evaluate(firstLabel), this.candidateHardViolation);
+    }
+    // Disagreement and its share of ‖g‖²: y^s − ȳ on indicators covered by several slaves.
+    let disagreements = 0;
+    for (let i = 0; i < n; i++) {
+      const c = cover[i]!;
+      if (c === 1) continue;
+      for (let g = i * L; g < i * L + L; g++) {
+        const v = votes[g]!;
+        if (v > 0 && v < c) disagreements++;
       }
     }
+    this.disagreements = disagreements;
+    // The agreement subgradient y^s − ȳ, kept for the step (0 where one slave covers).
+    if (disagreements > 0) {
+      const { relaxed, slaveIndicators, gradient, inverseCover } = this;
+      let normSquared = this.normSquared;
+      for (let s = 0; s < S; s++) {
+        const map = positions[s]!;
+        const out = localOffset[s]!;
+        const isRelaxed = relaxed[s] === 1;
+        for (let j = 0; j < map.length; j++) {
+          const i = map[j]!;
+          const y = slaveLabels[out + j]!;
+          const at = (out + j) * L;
+          for (let t2 = 0; t2 < L; t2++) {
+            const own = isRelaxed ? slaveIndicators[at + t2]! : y === t2 ? 1 : 0;
+            const d = cover[i] === 1 ? 0 : own - votes[i * L + t2]! * inverseCover[i]!;
+            gradient[at + t2] = d;
+            normSquared += d * d;
+          }
+        }
+      }
+      this.normSquared = normSquared;
+    }
+  }
+
+  /** Whether the best primal progressed this iteration (a first feasible labelling does). */
+  trackPrimal(t: number, primalBefore: number, significant: number): void {
+    const bestPrimal = this.bestPrimal;
     if (
       bestPrimal > primalBefore + significant ||
       (primalBefore === NEG_INF && bestPrimal > NEG_INF)
     ) {
-      lastProgress = t;
+      this.lastProgress = t;
     }
+  }
 
-    const gap = bestDual - bestPrimal;
-    const certified =
+  /** The certificate: agreement with the KKT conditions, or a closed relative gap. */
+  certified(): boolean {
+    const { bestPrimal, bestDual } = this;
+    return (
       bestPrimal > NEG_INF &&
-      ((disagreements === 0 && kktFailures === 0) ||
-        gap <= tolerance * Math.max(1, Math.abs(bestDual)));
+      ((this.disagreements === 0 && this.kktFailures === 0) ||
+        bestDual - bestPrimal <= this.tolerance * Math.max(1, Math.abs(bestDual)))
+    );
+  }
 
-    if (initialStep === 0) initialStep = automaticInitial(dual, bestPrimal, normSquared, n);
-    const step = stepSize(rule, t, dual, bestPrimal, normSquared, dualIncreases, initialStep);
+  /** This iteration's step size (the first sets the automatic initial step). */
+  stepSize(t: number): number {
+    const { dual, bestPrimal, normSquared } = this;
+    if (this.initialStep === 0) {
+      this.initialStep = automaticInitial(dual, bestPrimal, normSquared, this.n);
+    }
+    return stepSize(
+      this.rule,
+      t,
+      dual,
+      bestPrimal,
+      normSquared,
+      this.dualIncreases,
+      this.initialStep,
+    );
+  }
 
-    if (onIteration !== undefined) {
-      const stats: IterationStats = {
-        iteration: t,
-        dual,
-        primal: bestPrimal,
-        gap,
-        stepSize: step,
-        disagreements: disagreements + kktFailures,
-      };
-      if (onIteration(stats) === false) {
-        status = certified ? "optimal" : "iteration-limit";
-        break;
-      }
-    }
-    if (certified) {
-      status = "optimal";
-      break;
-    }
-    if (t === maxIterations) break;
-    if ((stallIterations > 0 && t - lastProgress >= stallIterations) || step < minStepSize) {
-      status = "converged";
-      break;
-    }
-
-    // Projected subgradient step: u ← u − α(y^s − ȳ); λ ← Π(λ + α(a·ȳ − b)), −Aᵀλ kept in sync.
-    if (disagreements > 0) {
+  /** Projected subgradient step: u ← u − α(y^s − ȳ); λ ← Π(λ + α(a·ȳ − b)), −Aᵀλ kept in sync. */
+  step(step: number): void {
+    if (this.disagreements > 0) {
+      const { agreement, gradient, localSize } = this;
       for (let g = 0; g < localSize; g++) agreement[g]! -= step * gradient[g]!;
     }
+    const A = this.A;
     if (A !== null) {
+      const { m, lambda, activity } = this;
+      let lambdaDotB = this.lambdaDotB;
       for (let k = 0; k < m; k++) {
         const old = lambda[k]!;
         let next = old + step * (activity[k]! - A.rhs[k]!);
@@ -656,11 +775,90 @@ function runMaster(
         if (delta === 0) continue;
         lambda[k] = next;
         lambdaDotB += delta * A.rhs[k]!;
-        stepRow(k, delta);
+        this.stepRow(k, delta);
       }
-      spreadClasses();
+      this.lambdaDotB = lambdaDotB;
+      this.spreadClasses();
     }
   }
 
-  return finish(status, bestPrimal, bestDual, iterations);
+  /** Σ_s score_s − soft penalties of a global labelling (−∞ if it breaks a hard constraint). */
+  evaluate(y: Int32Array): number {
+    const { S, slaves, positions, scoringViews, A, m, activity, eps } = this;
+    let total = 0;
+    for (let s = 0; s < S; s++) {
+      const map = positions[s]!;
+      const own = scoringViews[s]!;
+      for (let j = 0; j < map.length; j++) own[j] = y[map[j]!]!;
+      const value = slaves[s]!.score(own);
+      if (Number.isNaN(value)) {
+        throw new Error(`slave "${slaves[s]!.name}" scored a labelling as NaN`);
+      }
+      if (value === NEG_INF) {
+        // A labelling a slave forbids is no fallback answer either.
+        this.candidateHardViolation = POS_INF;
+        return NEG_INF;
+      }
+      total += value;
+    }
+    let candidateHardViolation = 0;
+    if (A !== null) {
+      labellingActivities(A, y, activity);
+      for (let k = 0; k < m; k++) {
+        const excess = activity[k]! - A.rhs[k]!;
+        if (excess <= eps) continue;
+        if (A.hard[k] === 1) candidateHardViolation += excess;
+        else total -= A.upper[k]! * excess;
+      }
+    }
+    this.candidateHardViolation = candidateHardViolation;
+    return candidateHardViolation > 0 ? NEG_INF : total;
+  }
+
+  /** Keeps y if it is the best feasible labelling so far, or the least infeasible one while none is. */
+  consider(y: Int32Array, primal: number, hardViolation: number): void {
+    if (primal > this.bestPrimal) {
+      this.bestPrimal = primal;
+      this.bestLabels.set(y);
+    } else if (this.bestPrimal === NEG_INF && hardViolation < this.leastHardViolation) {
+      this.leastHardViolation = hardViolation;
+      this.bestLabels.set(y);
+    }
+  }
+
+  /** The solution: the best labelling and what the constraints did (first iterate included). */
+  finish(
+    status: SolutionStatus,
+    primal: number,
+    dual: number,
+    iterations: number,
+  ): DualDecompositionSolution {
+    const { A, n, bestLabels, firstLabels, activity, eps } = this;
+    let violated = 0;
+    let hardViolated = 0;
+    let firstViolated = 0;
+    if (A !== null) {
+      ({ violated, hardViolated } = countViolations(A, bestLabels, activity, eps));
+      // Most runs end on their first labelling (certified at once): count it once.
+      let same = true;
+      for (let i = 0; i < n && same; i++) same = firstLabels[i] === bestLabels[i];
+      firstViolated = same ? violated : countViolations(A, firstLabels, activity, eps).violated;
+    }
+    return {
+      labels: bestLabels.slice(),
+      primal,
+      dual,
+      status,
+      iterations,
+      certified: status === "optimal",
+      gap: primal > NEG_INF ? Math.max(0, dual - primal) : POS_INF,
+      constraintStats: {
+        multipliers: this.lambda.slice(),
+        firstLabels,
+        firstViolated,
+        violated,
+        hardViolated,
+      },
+    };
+  }
 }

@@ -144,7 +144,7 @@ export function bruteForceMarginals(
   if (logZ === Number.NEGATIVE_INFINITY) return marginals;
   forEachLabelling(domainSizes, (y) => {
     const p = Math.exp(score(y) - logZ);
-    for (let v = 0; v < y.length; v++) marginals[offsets[v]! + y[v]!] += p;
+    for (let v = 0; v < y.length; v++) marginals[offsets[v]! + y[v]!]! += p;
   });
   return marginals;
 }

@@ -128,25 +128,47 @@ function scoreSegments(
   scheme: SchemeName,
   schemeOptions: SchemeOptions,
 ): SegmentEvaluation {
-  const zero = () => ({ gold: 0, count: 0, correct: 0 });
-  const byType = new Tally<string, { gold: number; count: number; correct: number }>(zero);
-  const byLevel = new Tally<number, { gold: number; count: number; correct: number }>(zero);
-  let tokens = 0;
-  let correctTokens = 0;
-  for (let s = 0; s < gold.length; s++) {
-    const g = gold[s]!;
-    const p = predicted[s]!;
-    tokens += g.length;
-    for (let i = 0; i < g.length; i++) if (g[i] === p[i]) correctTokens++;
+  const counter = new SegmentCounter(scheme, schemeOptions);
+  for (let s = 0; s < gold.length; s++) counter.add(gold[s]!, predicted[s]!);
+  return counter.finish();
+}
+
+interface SegmentCounts {
+  gold: number;
+  count: number;
+  correct: number;
+}
+
+/**
+ * Span (segment) counting fed one sentence at a time, so that a stream is scored in bounded
+ * memory: a predicted span is correct when a gold span has the same type path, start and end.
+ * The core of evaluateSegments and of evaluateChunks with a `scheme`.
+ */
+export class SegmentCounter {
+  readonly #byType = new Tally<string, SegmentCounts>(zeroCounts);
+  readonly #byLevel = new Tally<number, SegmentCounts>(zeroCounts);
+  #tokens = 0;
+  #correctTokens = 0;
+
+  constructor(
+    readonly scheme: SchemeName,
+    readonly schemeOptions: SchemeOptions = {},
+  ) {}
+
+  /** One sentence's gold and predicted labels (as many of each). */
+  add(g: readonly string[], p: readonly string[]): void {
+    const { scheme, schemeOptions } = this;
+    this.#tokens += g.length;
+    for (let i = 0; i < g.length; i++) if (g[i] === p[i]) this.#correctTokens++;
     const goldKeys = new Set<string>();
     for (const span of extractSpans(g, scheme, schemeOptions)) {
       goldKeys.add(`${span.start}:${span.end}:${span.type}`);
-      byType.of(span.type).gold++;
-      byLevel.of(span.level).gold++;
+      this.#byType.of(span.type).gold++;
+      this.#byLevel.of(span.level).gold++;
     }
     for (const span of extractSpans(p, scheme, schemeOptions)) {
-      const typeEntry = byType.of(span.type);
-      const level = byLevel.of(span.level);
+      const typeEntry = this.#byType.of(span.type);
+      const level = this.#byLevel.of(span.level);
       typeEntry.count++;
       level.count++;
       if (goldKeys.has(`${span.start}:${span.end}:${span.type}`)) {
@@ -155,32 +177,43 @@ function scoreSegments(
       }
     }
   }
-  let goldChunks = 0;
-  let predictedChunks = 0;
-  let correctChunks = 0;
-  const perType: [string, TypeEvaluation][] = [];
-  for (const type of [...byType.counts.keys()].sort(compareCodePoints)) {
-    const c = byType.of(type);
-    goldChunks += c.gold;
-    predictedChunks += c.count;
-    correctChunks += c.correct;
-    perType.push([type, { ...prf(c.correct, c.count, c.gold), ...c }]);
+
+  finish(): SegmentEvaluation {
+    const byType = this.#byType;
+    const byLevel = this.#byLevel;
+    const tokens = this.#tokens;
+    const correctTokens = this.#correctTokens;
+    let goldChunks = 0;
+    let predictedChunks = 0;
+    let correctChunks = 0;
+    const perType: [string, TypeEvaluation][] = [];
+    for (const type of [...byType.counts.keys()].sort(compareCodePoints)) {
+      const c = byType.of(type);
+      goldChunks += c.gold;
+      predictedChunks += c.count;
+      correctChunks += c.correct;
+      perType.push([type, { ...prf(c.correct, c.count, c.gold), ...c }]);
+    }
+    const perLevel: LevelEvaluation[] = [];
+    const depth = Math.max(0, ...[...byLevel.counts.keys()].map((level) => level + 1));
+    for (let level = 0; level < depth; level++) {
+      const c = byLevel.of(level);
+      perLevel.push({ ...prf(c.correct, c.count, c.gold), ...c });
+    }
+    return {
+      tokens,
+      correctTokens,
+      tokenAccuracy: tokens > 0 ? correctTokens / tokens : 0,
+      goldChunks,
+      predictedChunks,
+      correctChunks,
+      ...prf(correctChunks, predictedChunks, goldChunks),
+      perType: Object.fromEntries(perType),
+      perLevel,
+    };
   }
-  const perLevel: LevelEvaluation[] = [];
-  const depth = Math.max(0, ...[...byLevel.counts.keys()].map((level) => level + 1));
-  for (let level = 0; level < depth; level++) {
-    const c = byLevel.of(level);
-    perLevel.push({ ...prf(c.correct, c.count, c.gold), ...c });
-  }
-  return {
-    tokens,
-    correctTokens,
-    tokenAccuracy: tokens > 0 ? correctTokens / tokens : 0,
-    goldChunks,
-    predictedChunks,
-    correctChunks,
-    ...prf(correctChunks, predictedChunks, goldChunks),
-    perType: Object.fromEntries(perType),
-    perLevel,
-  };
+}
+
+function zeroCounts(): SegmentCounts {
+  return { gold: 0, count: 0, correct: 0 };
 }

@@ -109,6 +109,14 @@ export interface InlineTagsReadOptions extends ReadOptions {
   recordSeparator?: string | null;
 }
 
+/**
+ * Whether a line (trimmed) separates multi-line records of flat inline tags (`<NEWREFERENCE>`,
+ * `<NEW_HEADER>`): the one rule the reader, the writer and the queue's shard cutter share.
+ */
+export function isInlineRecordSeparator(line: string): boolean {
+  return /^<NEW[A-Z_]*>$/.test(line);
+}
+
 export interface InlineTagsWriteOptions {
   /** Written on its own line before each record (`<NEWREFERENCE>`); default none, one record per line. */
   recordSeparator?: string;
@@ -141,7 +149,7 @@ class FlatInlineParser implements LineParser<Sentence> {
     const trimmed = text.trim();
     if (this.separator === undefined) {
       if (trimmed === "") return;
-      this.separator = /^<NEW[A-Z_]*>$/.test(trimmed) ? trimmed : null;
+      this.separator = isInlineRecordSeparator(trimmed) ? trimmed : null;
     }
     if (this.separator !== null && trimmed === this.separator) {
       this.endRecord(lineNumber);
@@ -301,7 +309,7 @@ function formatFlatRecord(
 
 const inlineTagsWriters = configurableRecordWriters((options: InlineTagsWriteOptions) => {
   const separator = options.recordSeparator;
-  if (separator !== undefined && !/^<NEW[A-Z_]*>$/.test(separator)) {
+  if (separator !== undefined && !isInlineRecordSeparator(separator)) {
     throw new RangeError(
       `recordSeparator ${JSON.stringify(separator)}: expected a line like <NEWREFERENCE>`,
     );

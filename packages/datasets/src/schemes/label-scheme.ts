@@ -1,12 +1,7 @@
-import { LagrangeError } from "@lagrange/core";
+import { LagrangeError, type TransitionMask } from "@lagrange/core";
 import { LabelSchemeError, SCHEME_NAMES, type SchemeName, type SchemeOptions } from "./labels.js";
 import type { PartialLabel } from "./partial-labels.js";
-import {
-  allowedTransitions,
-  findViolations,
-  type SchemeViolation,
-  type TransitionMask,
-} from "./validity.js";
+import { allowedTransitions, findViolations, type SchemeViolation } from "./validity.js";
 
 /**
  * A label scheme as every app and model file names it: a chunk scheme, `hierarchical-BIO` (IOB2 at
@@ -39,7 +34,7 @@ function chunkScheme(scheme: Exclude<LabelScheme, "none">): [SchemeName, SchemeO
 export function decodingMask(
   labels: readonly string[],
   scheme: LabelScheme,
-): TransitionMask | undefined {
+): Required<TransitionMask> | undefined {
   if (scheme === "none") return undefined;
   const [name, options] = chunkScheme(scheme);
   return allowedTransitions(labels, name, options);

@@ -53,7 +53,10 @@ function checkRoundTrips(
       (mask.allowedStart[ids.get(labels[0]!)!] === 1 &&
         mask.allowedEnd[ids.get(labels.at(-1)!)!] === 1);
     for (let i = 1; i < labels.length; i++) {
-      if (mask.allowed[ids.get(labels[i - 1]!)! * mask.L + ids.get(labels[i]!)!] === 0)
+      if (
+        mask.allowed[ids.get(labels[i - 1]!)! * mask.allowedStart.length + ids.get(labels[i]!)!] ===
+        0
+      )
         feasible = false;
     }
     if (feasible !== valid) fail(index, "mask and validity check disagree");

@@ -158,7 +158,8 @@ describe("label schemes: properties", () => {
               ids.length === 0 ||
               (mask.allowedStart[ids[0]!] === 1 && mask.allowedEnd[ids.at(-1)!] === 1);
             for (let i = 1; i < ids.length; i++) {
-              if (mask.allowed[ids[i - 1]! * mask.L + ids[i]!] === 0) feasible = false;
+              if (mask.allowed[ids[i - 1]! * mask.allowedStart.length + ids[i]!] === 0)
+                feasible = false;
             }
             expect(valid).toBe(feasible);
             // Whatever the input, conversion never changes the decoded spans.

@@ -1,3 +1,4 @@
+import type { TransitionMask } from "@lagrange/core";
 import {
   continuesAt,
   type LevelLabel,
@@ -197,29 +198,16 @@ export function isValidSequence(
 }
 
 /**
- * The first-order structure of a scheme over a label inventory, for constrained decoding.
- * `allowed[prev * L + next]` is 1 when `next` may follow `prev`; `allowedStart[y]` /
- * `allowedEnd[y]` are 1 when a sequence may begin / end with label y (a chain model gives the
- * others −∞). The names are the masks' everywhere (chain-crf's `DecodingConstraints` has the same
- * shape); `start` / `end` always mean scores.
- */
-export interface TransitionMask {
-  readonly L: number;
-  readonly allowed: Uint8Array;
-  readonly allowedStart: Uint8Array;
-  readonly allowedEnd: Uint8Array;
-}
-
-/**
- * Builds the transition mask of `scheme` over `labelNames` (in that order; the ids of a
- * LabelSet's `names()`). Every label must be readable in the scheme: an unknown tag throws a
+ * Builds the transition mask (core's `TransitionMask`, every mask present) of `scheme` over
+ * `labelNames` (in that order; the ids of a LabelSet's `names()`). A chain model gives what it
+ * forbids −∞. Every label must be readable in the scheme: an unknown tag throws a
  * LabelSchemeError naming its index.
  */
 export function allowedTransitions(
   labelNames: readonly string[],
   scheme: SchemeName,
   options: SchemeOptions = {},
-): TransitionMask {
+): Required<TransitionMask> {
   const info = schemeInfo(scheme);
   const L = labelNames.length;
   const parsed = labelNames.map((name, index) => parseLabel(name, info, options, index));
@@ -232,5 +220,5 @@ export function allowedTransitions(
     for (let b = 0; b < L; b++)
       allowed[a * L + b] = pairAllowed(info, parsed[a]!, parsed[b]!) ? 1 : 0;
   }
-  return { L, allowed, allowedStart, allowedEnd };
+  return { allowed, allowedStart, allowedEnd };
 }

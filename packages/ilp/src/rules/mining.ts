@@ -150,20 +150,8 @@ export interface RuleMiningSettings {
 }
 
 /** A rule that passed the thresholds, with its counts over the training data. */
-export interface MinedRule {
+export interface MinedRule extends MinedRuleStats {
   readonly template: ConstraintTemplate;
-  /** Instances whose premise fires (see {@link RULE_COUNTING_UNITS}). */
-  readonly support: number;
-  /** Instances the gold labels violate (each counts once, however badly). */
-  readonly violations: number;
-  /** Σ `template.violation` over the sentences: the amount a penalty is paid on. */
-  readonly violationMagnitude: number;
-  /** 1 − violations / support. */
-  readonly confidence: number;
-  /** Confidence over the rate the consequent holds at every instance position, premise or not. */
-  readonly lift: number;
-  /** Under the run's cost policy; ≥ 0 and finite. */
-  readonly cost: number;
 }
 
 export interface RuleMining {
@@ -645,13 +633,22 @@ export interface MinedRulesFileOptions {
   readonly metadata?: { readonly [key: string]: JsonValue };
 }
 
-/** Per-rule statistics as the constraints file's metadata stores them (under `rules`, by id). */
+/**
+ * A mined rule's counts over the training data; the constraints file's metadata stores them per
+ * rule (under `rules`, by id).
+ */
 export interface MinedRuleStats {
+  /** Instances whose premise fires (see {@link RULE_COUNTING_UNITS}). */
   readonly support: number;
+  /** Instances the gold labels violate (each counts once, however badly). */
   readonly violations: number;
+  /** Σ `template.violation` over the sentences: the amount a penalty is paid on. */
   readonly violationMagnitude: number;
+  /** 1 − violations / support. */
   readonly confidence: number;
+  /** Confidence over the rate the consequent holds at every instance position, premise or not. */
   readonly lift: number;
+  /** Under the run's cost policy; ≥ 0 and finite. */
   readonly cost: number;
 }
 

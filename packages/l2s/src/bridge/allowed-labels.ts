@@ -3,24 +3,17 @@ import {
   isPositionSpecific,
   type LinearConstraint,
   ProblemValidationError,
+  type TransitionMask,
   validateConstraint,
 } from "@lagrange/core";
 
 /**
- * The first-order structure a labelling must respect, all masks 1 = allowed, 0 = forbidden.
- * datasets' `TransitionMask` (a scheme's BIO/BIOES validity) is one; chain-crf's
- * `DecodingConstraints` too. Absent fields forbid nothing.
+ * Core's {@link TransitionMask} (a scheme's validity, a CRF's constraints), whose `allowed` may
+ * also be position-specific — length (n−1)·L², `allowed[(i−1)·L² + a·L + b]` between positions
+ * i−1 and i — plus labels forbidden per position. 1 = allowed, 0 = forbidden; absent fields forbid
+ * nothing.
  */
-export interface LabelMask {
-  /**
-   * `allowed[a·L + b] = 0` forbids label b right after label a (one block for every position), or,
-   * with length (n−1)·L², `allowed[(i−1)·L² + a·L + b]` between positions i−1 and i.
-   */
-  readonly allowed?: Uint8Array;
-  /** `allowedStart[t] = 0` forbids t as the first label. */
-  readonly allowedStart?: Uint8Array;
-  /** `allowedEnd[t] = 0` forbids t as the last label. */
-  readonly allowedEnd?: Uint8Array;
+export interface LabelMask extends TransitionMask {
   /** `allowedLabels[i·L + t] = 0` forbids label t at position i (a −∞ unary score, a fixed token). */
   readonly allowedLabels?: Uint8Array;
 }

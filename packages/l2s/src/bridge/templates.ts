@@ -8,13 +8,8 @@ import {
   templateFromSpec,
   type WeightedTemplate,
 } from "@lagrange/constraint-templates";
-import type { LinearConstraint } from "@lagrange/core";
-import {
-  allowedTransitions,
-  type SchemeName,
-  type SchemeOptions,
-  type TransitionMask,
-} from "@lagrange/datasets";
+import type { LinearConstraint, TransitionMask } from "@lagrange/core";
+import { allowedTransitions, type SchemeName, type SchemeOptions } from "@lagrange/datasets";
 import { LabelConstraintTracker, type LabelConstraintTrackerOptions } from "./allowed-labels.js";
 
 /** How a sequence-labelling task's labels are constrained. */
@@ -57,7 +52,7 @@ export class SequenceConstraints {
   readonly labels: readonly string[];
   readonly L: number;
   /** The scheme's mask over `labels` (null without a scheme). */
-  readonly mask: TransitionMask | null;
+  readonly mask: Required<TransitionMask> | null;
   readonly #instantiate: ((instance: TemplateInstance) => LinearConstraint[]) | undefined;
   readonly #extra: ((instance: TemplateInstance) => readonly LinearConstraint[]) | undefined;
   readonly #trackerOptions: LabelConstraintTrackerOptions;

@@ -51,17 +51,17 @@ export interface GreedyDecoder extends Decoder {
  * `constrainedObjective`); no dual bound (`dual` and `gap` +∞, never certified); status
  * `infeasible` only when the problem provably has no feasible labelling (the mask admits none,
  * or one hard constraint alone is unsatisfiable), else `converged` — with `hardViolated > 0` when
- * the hard constraints jointly defeated the tracker's necessary conditions. `firstLabels` is the
- * greedy output under the mask alone (without the linear constraints), so `firstViolated` and
- * core's `constraintEffects` show what the constraints changed. One pass, `iterations` 1.
+ * the hard constraints jointly defeated the tracker's necessary conditions. With constraints, its
+ * `constraintStats` count what the output violates; greedy search has no labelling before the
+ * constraints act (they prune as it goes), so its first labels are its output. One pass,
+ * `iterations` 1.
  *
  * A decoder keeps its buffers between sentences: per sentence it allocates only its output
- * (labels, firstLabels, the result object).
+ * (labels, the result object).
  */
 export function greedyDecoder(options: GreedyDecoderOptions = {}): GreedyDecoder {
   const { name = "greedy", ...trackerOptions } = options;
   const tracker = new LabelConstraintTracker(trackerOptions);
-  const maskOnly = new LabelConstraintTracker(trackerOptions);
   let allowed = new Int32Array(0);
   let costs = new Float64Array(0);
   const tolerance = trackerOptions.tolerance ?? 1e-9;
@@ -107,22 +107,14 @@ export function greedyDecoder(options: GreedyDecoderOptions = {}): GreedyDecoder
       tracker.resetFromScores(scores, constraints);
       const labels = new Int32Array(n);
       pass(tracker, scores, labels);
-      let firstLabels: Int32Array;
-      if (constraints.length === 0) firstLabels = labels.slice();
-      else {
-        firstLabels = new Int32Array(n);
-        pass(maskOnly.resetFromScores(scores), scores, firstLabels);
-      }
 
       let violated = 0;
       let hardViolated = 0;
-      let firstViolated = 0;
       for (const c of constraints) {
         if (constraintViolation(c, labels, L) > tolerance) {
           violated++;
           if (c.penalty === undefined) hardViolated++;
         }
-        if (constraintViolation(c, firstLabels, L) > tolerance) firstViolated++;
       }
       const chain = scoreLabelling(scores, labels);
       const primal =
@@ -135,11 +127,17 @@ export function greedyDecoder(options: GreedyDecoderOptions = {}): GreedyDecoder
         iterations: 1,
         certified: false,
         gap: POS,
-        multipliers: NO_MULTIPLIERS,
-        firstLabels,
-        firstViolated,
-        violated,
-        hardViolated,
+        ...(constraints.length === 0
+          ? {}
+          : {
+              constraintStats: {
+                multipliers: NO_MULTIPLIERS,
+                firstLabels: labels,
+                firstViolated: violated,
+                violated,
+                hardViolated,
+              },
+            }),
         constraintFallbacks: tracker.constraintFallbacks,
       };
     },

@@ -8,8 +8,8 @@ import {
 } from "./cost-sensitive.js";
 import {
   CostSensitivePerceptron,
+  type CostSensitivePerceptronOptions,
   PERCEPTRON_DEFAULTS,
-  type PerceptronOptions,
   type PerceptronState,
 } from "./perceptron.js";
 
@@ -43,7 +43,7 @@ export type LearnerState = RegressorState | PerceptronState;
  */
 export type BaseLearnerOptions =
   | ({ readonly kind?: "csoaa" } & RegressorOptions)
-  | ({ readonly kind: "perceptron" } & PerceptronOptions);
+  | ({ readonly kind: "perceptron" } & CostSensitivePerceptronOptions);
 
 export const BASE_LEARNERS = ["csoaa", "perceptron"] as const;
 

@@ -1,5 +1,24 @@
 /** The arguments every base learner's `addScores` and `update` check, with the same messages. */
 
+/**
+ * A hashed weight table's action count and size: each feature's actions occupy consecutive slots,
+ * so more actions than slots would make two actions of one feature share a weight and never be
+ * told apart.
+ */
+export function checkTableShape(where: string, actions: number, bits: number): void {
+  if (!Number.isInteger(actions) || actions < 1) {
+    throw new RangeError(`${where}: actions must be an integer ≥ 1, got ${actions}`);
+  }
+  if (!Number.isInteger(bits) || bits < 1 || bits > 30) {
+    throw new RangeError(`${where}: bits must be an integer in 1..30, got ${bits}`);
+  }
+  if (actions > 2 ** bits) {
+    throw new RangeError(
+      `${where}: actions (${actions}) must not exceed the table's 2^bits = ${2 ** bits} slots`,
+    );
+  }
+}
+
 export function checkScoreBuffer(actions: number, out: Float64Array): void {
   if (out.length < actions) {
     throw new RangeError(

@@ -1,5 +1,5 @@
 import type { HashedFeatures } from "../features/hashing.js";
-import { checkExample, checkScoreBuffer } from "./checks.js";
+import { checkExample, checkScoreBuffer, checkTableShape } from "./checks.js";
 
 /**
  * VW's cost-sensitive one-against-all (`--csoaa`) over its `gd` base learner: one linear regressor
@@ -146,19 +146,7 @@ export class CostSensitiveRegressor {
     const invariant = options.invariant ?? d.invariant;
     const average = options.average ?? d.average;
     const where = "CostSensitiveRegressor";
-    if (!Number.isInteger(actions) || actions < 1) {
-      throw new RangeError(`${where}: actions must be an integer ≥ 1, got ${actions}`);
-    }
-    if (!Number.isInteger(bits) || bits < 1 || bits > 30) {
-      throw new RangeError(`${where}: bits must be an integer in 1..30, got ${bits}`);
-    }
-    // Actions of one feature occupy consecutive slots: more actions than slots would make two
-    // actions of the same feature share a weight, so they could never be told apart.
-    if (actions > 2 ** bits) {
-      throw new RangeError(
-        `${where}: actions (${actions}) must not exceed the table's 2^bits = ${2 ** bits} slots`,
-      );
-    }
+    checkTableShape(where, actions, bits);
     if (!(Number.isFinite(learningRate) && learningRate > 0)) {
       throw new RangeError(
         `${where}: learningRate must be a finite number > 0, got ${learningRate}`,

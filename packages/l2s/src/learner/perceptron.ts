@@ -1,10 +1,10 @@
 import type { HashedFeatures } from "../features/hashing.js";
-import { checkExample, checkScoreBuffer } from "./checks.js";
+import { checkExample, checkScoreBuffer, checkTableShape } from "./checks.js";
 
 const STATE_FORMAT = "l2s-perceptron";
 const STATE_VERSION = 1;
 
-export interface PerceptronOptions {
+export interface CostSensitivePerceptronOptions {
   /** log2 of the weight table's size, shared by every action. Default 22. */
   readonly bits?: number;
   /** Predict with the average of the weights over the updates (default true: the averaged perceptron). */
@@ -22,7 +22,7 @@ export interface PerceptronState {
   readonly weights: Float32Array;
 }
 
-/** The settings a {@link PerceptronOptions} field takes when it is absent. */
+/** The settings a {@link CostSensitivePerceptronOptions} field takes when it is absent. */
 export const PERCEPTRON_DEFAULTS = { bits: 22, average: true } as const;
 
 /**
@@ -42,18 +42,9 @@ export class CostSensitivePerceptron {
   private updates = 1;
   private readonly scratch: Float64Array;
 
-  constructor(actions: number, options: PerceptronOptions = {}) {
+  constructor(actions: number, options: CostSensitivePerceptronOptions = {}) {
     const bits = options.bits ?? PERCEPTRON_DEFAULTS.bits;
-    if (!Number.isInteger(actions) || actions < 1) {
-      throw new RangeError(`actions must be an integer ≥ 1, got ${actions}`);
-    }
-    if (!Number.isInteger(bits) || bits < 1 || bits > 30) {
-      throw new RangeError(`bits must be an integer in 1..30, got ${bits}`);
-    }
-    if (actions > 2 ** bits) {
-      // More actions than slots: an action would share its weights with another of the same feature.
-      throw new RangeError(`actions must be at most 2^bits = ${2 ** bits}, got ${actions}`);
-    }
+    checkTableShape("CostSensitivePerceptron", actions, bits);
     this.actions = actions;
     this.bits = bits;
     this.mask = 2 ** bits - 1;
@@ -104,15 +95,10 @@ export class CostSensitivePerceptron {
     let cheapest = -1;
     let cheapestCost = Number.POSITIVE_INFINITY;
     let best = Number.POSITIVE_INFINITY;
+    // checkExample has vetted every listed action and cost.
     for (let i = 0; i < count; i++) {
       const a = actions[i]!;
-      if (!Number.isInteger(a) || a < 0 || a >= this.actions) {
-        throw new RangeError(
-          `update: actions[${i}] must be an integer in 0..${this.actions - 1}, got ${a}`,
-        );
-      }
       const c = costs[i]!;
-      if (!Number.isFinite(c)) throw new RangeError(`update: costs[${i}] must be finite, got ${c}`);
       if (scores[a]! < best) {
         best = scores[a]!;
         predicted = a;

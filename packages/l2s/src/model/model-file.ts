@@ -1,10 +1,9 @@
 import {
   crc32,
   formatByteSize,
-  isAbortError,
   type JsonValue,
   LagrangeError,
-  lagrangeErrorCode,
+  wrapReadFailure,
 } from "@lagrange/core";
 import { type LearnerState, learnerFromState } from "../learner/base-learner.js";
 import { strideOf } from "../learner/cost-sensitive.js";
@@ -279,15 +278,10 @@ export async function loadL2sModel(
   options: { readonly signal?: AbortSignal } = {},
 ): Promise<L2sModel> {
   const { readFileBytes } = await import("#platform");
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFileBytes(path, options.signal);
-  } catch (error) {
-    // A file that cannot be opened is a usage error naming it (core's InputFileError), and a
-    // stopped read is stopped: neither is a malformed model.
-    if (lagrangeErrorCode(error) === "usage" || isAbortError(error)) throw error;
-    throw new L2sModelFileError(path, `cannot read the model: ${(error as Error).message}`);
-  }
+  const bytes = await wrapReadFailure(
+    readFileBytes(path, options.signal),
+    (message) => new L2sModelFileError(path, `cannot read the model: ${message}`),
+  );
   return l2sModelFromBytes(bytes, path);
 }
 

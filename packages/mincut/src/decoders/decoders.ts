@@ -9,8 +9,10 @@ import {
   type Decoding,
   DualDecomposition,
   type DualDecompositionOptions,
+  MAX_ITERATIONS_OPTION,
   type PatternFactor,
   type SlaveBinding,
+  TOLERANCE_OPTION,
 } from "@lagrange/core";
 import { type MinCutSlaveStats, minCutSlave } from "../slaves/cut-slave.js";
 import { naiveDecomposition } from "../slaves/naive-dd.js";
@@ -144,6 +146,7 @@ export const twoSlaveDefinition: DecoderDefinition = {
   description:
     "qian-liu2014: 2-slave tree-cut dual decomposition (Viterbi + one min-cut) for higher-order patterns",
   accepts: { constraints: true, slaves: true, patterns: true },
+  options: [MAX_ITERATIONS_OPTION, TOLERANCE_OPTION],
   create: (context) =>
     twoSlaveDecoder("two-slave", HIGHER_ORDER_DD_DEFAULTS, context.chainSlaves()),
 };
@@ -154,5 +157,6 @@ export const naiveDDDefinition: DecoderDefinition = {
   description:
     "naive dual decomposition for higher-order patterns: chain + spanning trees + phrase-pair slaves",
   accepts: { constraints: true, slaves: true, patterns: true },
+  options: [MAX_ITERATIONS_OPTION, TOLERANCE_OPTION],
   create: (context) => naiveDDDecoder("naive-dd", HIGHER_ORDER_DD_DEFAULTS, context.chainSlaves()),
 };

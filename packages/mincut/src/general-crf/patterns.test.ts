@@ -39,7 +39,7 @@ describe("findConsistencyFactors", () => {
     const got = plain(findConsistencyFactors(tokens, starts));
     expect(got).toContainEqual([0, 3, 3, 2]);
     // "of" alone and "Bank of" (ends in a stopword) never link.
-    expect(got.some(([a, , len]) => tokens[a] === "of" || len === 2)).toBe(false);
+    expect(got.some(([a, , len]) => tokens[a!] === "of" || len === 2)).toBe(false);
     expect(got).toEqual([
       [0, 3, 1, 0],
       [0, 3, 3, 2],

@@ -280,8 +280,8 @@ export function terminalCapacities(instance: MaxflowInstance): {
   const source = new Float64Array(instance.n);
   const sink = new Float64Array(instance.n);
   for (let k = 0; k < instance.terminalNode.length; k++) {
-    source[instance.terminalNode[k]!] += instance.terminalSource[k]!;
-    sink[instance.terminalNode[k]!] += instance.terminalSink[k]!;
+    source[instance.terminalNode[k]!]! += instance.terminalSource[k]!;
+    sink[instance.terminalNode[k]!]! += instance.terminalSink[k]!;
   }
   return { source, sink };
 }

@@ -74,8 +74,8 @@ function checkFlow(graph: MaxflowGraph, model: Model, flow: number): void {
     expect(backward).toBeGreaterThanOrEqual(0);
     const x = model.cap[e]! - forward;
     expect(backward).toBe(model.rev[e]! + x);
-    net[model.from[e]!] += x;
-    net[model.to[e]!] -= x;
+    net[model.from[e]!]! += x;
+    net[model.to[e]!]! -= x;
   }
   let value = 0;
   for (let i = 0; i < model.n; i++) {
@@ -182,8 +182,8 @@ function checkReuse(graphs: ReturnType<typeof model>, runs: number, kernel: Maxf
             const ds = Math.max(o.s, -m.source[o.i]!);
             const dt = Math.max(o.t, -m.sink[o.i]!);
             graph.addTerminalWeights(o.i, ds, dt);
-            m.source[o.i] += ds;
-            m.sink[o.i] += dt;
+            m.source[o.i]! += ds;
+            m.sink[o.i]! += dt;
           } else if (o.kind === "edge") {
             if (m.n === 1) continue;
             const v = (o.i + o.s) % m.n;

@@ -41,6 +41,51 @@ const PAGE = 65536;
 const NODE_BASE = HEADER_BYTES;
 
 /**
+ * Whether u → v (capacity `cap`, reverse `revCap`) is an edge of an n-node graph: two distinct
+ * integer nodes in range, capacities finite and ≥ 0. Small enough to inline into the fast paths.
+ */
+function isValidEdge(u: number, v: number, n: number, cap: number, revCap: number): boolean {
+  return (
+    u >= 0 &&
+    v >= 0 &&
+    u < n &&
+    v < n &&
+    (u | 0) === u &&
+    (v | 0) === v &&
+    u !== v &&
+    cap >= 0 &&
+    revCap >= 0 &&
+    cap < Number.POSITIVE_INFINITY &&
+    revCap < Number.POSITIVE_INFINITY
+  );
+}
+
+/**
+ * Writes the arc pair at byte address A (u → v with `cap`, then v → u with `revCap`) and puts each
+ * arc at the head of its tail node's list: the one way edges are linked outside WebAssembly.
+ */
+function linkArcPair(
+  I32: Int32Array,
+  F64: Float64Array,
+  A: number,
+  u: number,
+  v: number,
+  cap: number,
+  revCap: number,
+): void {
+  const U = NODE_BASE + (u << 5);
+  const V = NODE_BASE + (v << 5);
+  F64[A >> 3] = cap;
+  F64[(A >> 3) + 2] = revCap;
+  I32[(A >> 2) | 2] = V;
+  I32[(A >> 2) | 3] = I32[(U >> 2) | 2]!;
+  I32[(U >> 2) | 2] = A;
+  I32[(A >> 2) + 6] = U;
+  I32[(A >> 2) + 7] = I32[(V >> 2) | 2]!;
+  I32[(V >> 2) | 2] = A + ARC_BYTES;
+}
+
+/**
  * A Boykov–Kolmogorov max-flow graph on flat typed arrays, with search-tree reuse between solves.
  *
  * The algorithm and its API follow Kolmogorov's MAXFLOW v3 (the `Graph` class): nodes are added
@@ -211,36 +256,14 @@ export class MaxflowGraph {
     // solve) takes the slow path, which keeps this method small enough to be inlined.
     if (
       !(
-        u >= 0 &&
-        v >= 0 &&
-        u < this.nodeCount_ &&
-        v < this.nodeCount_ &&
-        (u | 0) === u &&
-        (v | 0) === v &&
-        u !== v &&
-        cap >= 0 &&
-        revCap >= 0 &&
-        cap < Number.POSITIVE_INFINITY &&
-        revCap < Number.POSITIVE_INFINITY &&
+        isValidEdge(u, v, this.nodeCount_, cap, revCap) &&
         e < this.edgeCapacity &&
         this.solves === 0
       )
     ) {
       return this.addEdgeSlow(u, v, cap, revCap);
     }
-    const I32 = this.I32;
-    const F64 = this.F64;
-    const A = this.arcBase + (e << 5);
-    const U = NODE_BASE + (u << 5);
-    const V = NODE_BASE + (v << 5);
-    F64[A >> 3] = cap;
-    F64[(A >> 3) + 2] = revCap;
-    I32[(A >> 2) | 2] = V;
-    I32[(A >> 2) | 3] = I32[(U >> 2) | 2]!;
-    I32[(U >> 2) | 2] = A;
-    I32[(A >> 2) + 6] = U;
-    I32[(A >> 2) + 7] = I32[(V >> 2) | 2]!;
-    I32[(V >> 2) | 2] = A + ARC_BYTES;
+    linkArcPair(this.I32, this.F64, this.arcBase + (e << 5), u, v, cap, revCap);
     this.edgeCount_ = e + 1;
     return e;
   }
@@ -326,35 +349,11 @@ export class MaxflowGraph {
         const v = to[k]!;
         const c = cap[k]!;
         const r = revCap[k]!;
-        if (
-          !(
-            u >= 0 &&
-            v >= 0 &&
-            u < n &&
-            v < n &&
-            (u | 0) === u &&
-            (v | 0) === v &&
-            u !== v &&
-            c >= 0 &&
-            r >= 0 &&
-            c < Number.POSITIVE_INFINITY &&
-            r < Number.POSITIVE_INFINITY
-          )
-        ) {
+        if (!isValidEdge(u, v, n, c, r)) {
           this.unlink(start, k);
           this.badEdge(k, u, v, c, r);
         }
-        const A = arcBase + ((start + k) << 5);
-        const U = NODE_BASE + (u << 5);
-        const V = NODE_BASE + (v << 5);
-        F64[A >> 3] = c;
-        F64[(A >> 3) + 2] = r;
-        I32[(A >> 2) | 2] = V;
-        I32[(A >> 2) | 3] = I32[(U >> 2) | 2]!;
-        I32[(U >> 2) | 2] = A;
-        I32[(A >> 2) + 6] = U;
-        I32[(A >> 2) + 7] = I32[(V >> 2) | 2]!;
-        I32[(V >> 2) | 2] = A + ARC_BYTES;
+        linkArcPair(I32, F64, arcBase + ((start + k) << 5), u, v, c, r);
       }
     }
     this.edgeCount_ = start + count;
@@ -383,8 +382,8 @@ export class MaxflowGraph {
     }
     const F64 = this.F64;
     const term = (this.termBase >> 3) + 2 * i;
-    F64[term] += capSource;
-    F64[term + 1] += capSink;
+    F64[term]! += capSource;
+    F64[term + 1]! += capSink;
     const at = (NODE_BASE >> 3) + (i << 2);
     const delta = F64[at]!;
     if (delta > 0) capSource += delta;
@@ -442,8 +441,8 @@ export class MaxflowGraph {
         const i = nodes[k]!;
         let s = capSource[k]!;
         let t = capSink[k]!;
-        F64[terms + 2 * i] += s;
-        F64[terms + 2 * i + 1] += t;
+        F64[terms + 2 * i]! += s;
+        F64[terms + 2 * i + 1]! += t;
         const at = (NODE_BASE >> 3) + (i << 2);
         const delta = F64[at]!;
         if (delta > 0) s += delta;
@@ -715,12 +714,12 @@ export class MaxflowGraph {
     if (oldArc !== 0 && shift !== 0) {
       const I32 = this.I32;
       for (let P = NODE_BASE; P < NODE_BASE + this.nodeCount_ * NODE_BYTES; P += NODE_BYTES) {
-        if (I32[(P + N.FIRST) >> 2]! >= 0) I32[(P + N.FIRST) >> 2] += shift;
-        if (I32[(P + N.PARENT) >> 2]! >= 0) I32[(P + N.PARENT) >> 2] += shift;
+        if (I32[(P + N.FIRST) >> 2]! >= 0) I32[(P + N.FIRST) >> 2]! += shift;
+        if (I32[(P + N.PARENT) >> 2]! >= 0) I32[(P + N.PARENT) >> 2]! += shift;
       }
       const end = layout.arcBase + arcBytes;
       for (let A = layout.arcBase; A < end; A += ARC_BYTES) {
-        if (I32[(A + R.NEXT) >> 2]! >= 0) I32[(A + R.NEXT) >> 2] += shift;
+        if (I32[(A + R.NEXT) >> 2]! >= 0) I32[(A + R.NEXT) >> 2]! += shift;
       }
     }
     this.termBase = layout.termBase;

@@ -351,13 +351,13 @@ export function maxflowKernel(I32: Int32Array, F64: Float64Array, U8: Uint8Array
     }
     if (bottleneck > -F64[K >> 3]!) bottleneck = -F64[K >> 3]!;
 
-    F64[(middle ^ 16) >> 3] += bottleneck;
-    F64[middle >> 3] -= bottleneck;
+    F64[(middle ^ 16) >> 3]! += bottleneck;
+    F64[middle >> 3]! -= bottleneck;
     K = tail;
     for (;;) {
       const A = I32[(K >> 2) | 3]!;
       if (A === TERMINAL) break;
-      F64[A >> 3] += bottleneck;
+      F64[A >> 3]! += bottleneck;
       const c = F64[(A ^ 16) >> 3]! - bottleneck;
       F64[(A ^ 16) >> 3] = c;
       if (c === 0) {
@@ -380,7 +380,7 @@ export function maxflowKernel(I32: Int32Array, F64: Float64Array, U8: Uint8Array
     for (;;) {
       const A = I32[(K >> 2) | 3]!;
       if (A === TERMINAL) break;
-      F64[(A ^ 16) >> 3] += bottleneck;
+      F64[(A ^ 16) >> 3]! += bottleneck;
       const c = F64[A >> 3]! - bottleneck;
       F64[A >> 3] = c;
       if (c === 0) {

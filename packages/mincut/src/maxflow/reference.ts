@@ -26,19 +26,19 @@ export function edmondsKarp(
   for (let e = 0; e < instance.m; e++) {
     const u = instance.edgeFrom[e]!;
     const v = instance.edgeTo[e]!;
-    cap[u * V + v] += instance.edgeCap[e]!;
-    cap[v * V + u] += instance.edgeRevCap[e]!;
+    cap[u * V + v]! += instance.edgeCap[e]!;
+    cap[v * V + u]! += instance.edgeRevCap[e]!;
   }
   if (terminals === undefined) {
     for (let k = 0; k < instance.terminalNode.length; k++) {
       const i = instance.terminalNode[k]!;
-      cap[s * V + i] += instance.terminalSource[k]!;
-      cap[i * V + t] += instance.terminalSink[k]!;
+      cap[s * V + i]! += instance.terminalSource[k]!;
+      cap[i * V + t]! += instance.terminalSink[k]!;
     }
   } else {
     for (let i = 0; i < n; i++) {
-      cap[s * V + i] += terminals.source[i]!;
-      cap[i * V + t] += terminals.sink[i]!;
+      cap[s * V + i]! += terminals.source[i]!;
+      cap[i * V + t]! += terminals.sink[i]!;
     }
   }
   const previous = new Int32Array(V);
@@ -66,8 +66,8 @@ export function edmondsKarp(
     }
     for (let v = t; v !== s; v = previous[v]!) {
       const u = previous[v]!;
-      cap[u * V + v] -= bottleneck;
-      cap[v * V + u] += bottleneck;
+      cap[u * V + v]! -= bottleneck;
+      cap[v * V + u]! += bottleneck;
     }
     flow += bottleneck;
   }

@@ -1,4 +1,4 @@
-import type { AttributeSequence, CrfModel, TrainingProgress } from "@lagrange/chain-crf";
+import type { AttributeSequence, TrainingProgress } from "@lagrange/chain-crf";
 import type { WeightedTemplate } from "@lagrange/constraint-templates";
 import {
   checkpoints,
@@ -17,7 +17,7 @@ import { type ScoredSentence, scoreSentences } from "../constraint-learning.js";
 import { standardDecoders } from "../decoders.js";
 import { attributesOf } from "../model-input.js";
 import { type Tagged, Tagger, type TaggingTime } from "../tagger.js";
-import { trainOrLoadModel } from "../training-cache.js";
+import { type BaseModel, trainOrLoadModel } from "../training-cache.js";
 import { type CitationCorporaOptions, citationCorpora } from "./corpus.js";
 
 export interface CitationExperimentOptions extends CitationCorporaOptions {
@@ -34,15 +34,6 @@ export interface CitationExperimentOptions extends CitationCorporaOptions {
   readonly registry?: DecoderRegistry;
   // biome-ignore lint/suspicious/noConfusingVoidType: a progress callback returns nothing
   readonly onTrainingProgress?: (progress: TrainingProgress) => void | boolean;
-}
-
-/** The base CRF as trained (or found in the cache). */
-export interface BaseModel {
-  readonly model: CrfModel;
-  readonly cached: boolean;
-  readonly seconds: number;
-  readonly iterations: number | null;
-  readonly features: number;
 }
 
 /** Everything anzaroot2014's experiment starts from. */

@@ -3,47 +3,34 @@ import type { ConlluSentence, Corpus } from "@lagrange/datasets";
 import {
   type ArcHybridParserOptions,
   arcHybridParser,
-  type BaseLearnerOptions,
   type L2sModel,
   type ParseExample,
   parseExamplesFromConllu,
-  type RollIn,
-  type RollOut,
   relationsOf,
   SearchPredictor,
-  type SearchProgress,
   type SearchTrainingResult,
   trainSearch,
   withParse,
 } from "@lagrange/l2s";
+import { givenSearchOptions, type L2sSearchOptions } from "./search-options.js";
 
 /** The task name an L2S parser's model file records. */
 export const L2S_PARSER_TASK = "arc-hybrid-parser";
 
-export interface TrainL2sParserOptions {
+/**
+ * The base learner an L2S parser trains when none is given: the cost-sensitive averaged
+ * perceptron, 22 hash bits — on UD English EWT csoaa's regression plateaus near 82 UAS after one
+ * pass while the perceptron keeps improving with passes (bench l2s measures both).
+ */
+export const L2S_PARSER_DEFAULT_LEARNER = "perceptron";
+
+export interface TrainL2sParserOptions extends L2sSearchOptions {
   /** `dynamic` (default) or `static` (which trains with a reference roll-in: it only knows the gold path). */
   readonly oracle?: "dynamic" | "static";
   /** Predict arc relations (LAS). Default true. */
   readonly labelled?: boolean;
   /** The POS field the parser reads. Default UPOS. */
   readonly tagField?: "UPOS" | "XPOS";
-  /** Passes (an integer), or a subsampling rate in (0, 1). Default 1. */
-  readonly passes?: number;
-  /** Default: `learned` with the dynamic oracle, `reference` with the static one. */
-  readonly rollIn?: RollIn;
-  /** Default `none`: the dynamic oracle's costs are the deviations' exact costs-to-go. */
-  readonly rollOut?: RollOut;
-  readonly interpolation?: number;
-  readonly seed?: number;
-  /**
-   * The base learner. Default: the cost-sensitive averaged perceptron, 22 hash bits — on UD English
-   * EWT csoaa's regression plateaus near 82 UAS after one pass while the perceptron keeps
-   * improving with passes (bench l2s measures both).
-   */
-  readonly learner?: BaseLearnerOptions;
-  // biome-ignore lint/suspicious/noConfusingVoidType: callbacks that return nothing are the usual case
-  readonly onProgress?: (progress: SearchProgress) => boolean | void;
-  readonly signal?: AbortSignal;
 }
 
 export interface TrainedL2sParser {
@@ -92,12 +79,8 @@ export async function trainL2sParser(
   const training = await trainSearch(task, withTree, {
     rollIn: options.rollIn ?? (oracle === "static" ? "reference" : "learned"),
     rollOut: options.rollOut ?? "none",
-    ...(options.passes === undefined ? {} : { passes: options.passes }),
-    ...(options.interpolation === undefined ? {} : { interpolation: options.interpolation }),
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    learner: options.learner ?? { kind: "perceptron" },
-    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    learner: options.learner ?? { kind: L2S_PARSER_DEFAULT_LEARNER },
+    ...givenSearchOptions(options),
   });
   return {
     model: {
@@ -107,7 +90,7 @@ export async function trainL2sParser(
         labelled,
         tagField,
         oracle,
-        learner: options.learner?.kind ?? "perceptron",
+        learner: options.learner?.kind ?? L2S_PARSER_DEFAULT_LEARNER,
         data: corpus.label,
         passes: options.passes ?? 1,
       },

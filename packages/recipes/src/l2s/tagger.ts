@@ -1,5 +1,10 @@
 import { getPreset } from "@lagrange/chain-crf";
-import { type ChainScores, type DecoderRegistry, LagrangeError } from "@lagrange/core";
+import {
+  type ChainScores,
+  type DecoderRegistry,
+  LagrangeError,
+  type TransitionMask,
+} from "@lagrange/core";
 import {
   type Corpus,
   corpusLocator,
@@ -10,18 +15,13 @@ import {
   requireScheme,
   type SchemeCheck,
   type Sentence,
-  type TransitionMask,
 } from "@lagrange/datasets";
 import {
-  type BaseLearnerOptions,
   hashTokenAttributes,
   type L2sModel,
   LabelConstraintTracker,
   type LabelGuide,
   type LabellingExample,
-  type RollIn,
-  type RollOut,
-  type SearchProgress,
   type SearchTrainingResult,
   SequenceScores,
   sequenceLabelling,
@@ -29,11 +29,15 @@ import {
 } from "@lagrange/l2s";
 import { sentenceAttributes } from "../model-input.js";
 import { goldLabels, requireSeveralLabels } from "../training.js";
+import { givenSearchOptions, type L2sSearchOptions } from "./search-options.js";
 
 /** The task name an L2S tagger's model file records. */
 export const L2S_TAGGER_TASK = "sequence-labelling";
 
-export interface TrainL2sTaggerOptions {
+/** The base learner an L2S tagger trains when none is given: VW's csoaa. */
+export const L2S_TAGGER_DEFAULT_LEARNER = "csoaa";
+
+export interface TrainL2sTaggerOptions extends L2sSearchOptions {
   /** chain-crf feature preset (pos, ner, chunking, …): the same attributes a CRF would use. */
   readonly preset: string;
   /** Default: the corpus's own scheme. */
@@ -43,18 +47,6 @@ export interface TrainL2sTaggerOptions {
    * training and in decoding. Default true.
    */
   readonly bridge?: boolean;
-  /** Passes (an integer), or a subsampling rate in (0, 1). Default 1. */
-  readonly passes?: number;
-  readonly rollIn?: RollIn;
-  /** Default `none` (one-step Hamming costs). */
-  readonly rollOut?: RollOut;
-  readonly interpolation?: number;
-  readonly seed?: number;
-  /** The base learner (default csoaa, VW's) and its settings (hash bits, learning rate). */
-  readonly learner?: BaseLearnerOptions;
-  // biome-ignore lint/suspicious/noConfusingVoidType: callbacks that return nothing are the usual case
-  readonly onProgress?: (progress: SearchProgress) => boolean | void;
-  readonly signal?: AbortSignal;
   /** The preset's attributes of the corpus, when the caller has them already. */
   readonly attributes?: readonly ReturnType<typeof sentenceAttributes>[];
 }
@@ -95,17 +87,13 @@ export async function trainL2sTagger(
     ...(mask === null ? {} : { guide: maskGuide(mask, labels.length) }),
   });
   const training = await trainSearch(task, examples, {
-    ...(options.passes === undefined ? {} : { passes: options.passes }),
+    ...givenSearchOptions(options),
     ...(options.rollIn === undefined ? {} : { rollIn: options.rollIn }),
     // One-step costs by default: under the Hamming loss they equal the reference roll-out's (the
     // reference completes without further mistakes) at none of its T·A program runs per sentence.
     // With the bridge they differ where a deviation forbids the gold labels after it.
     rollOut: options.rollOut ?? "none",
-    ...(options.interpolation === undefined ? {} : { interpolation: options.interpolation }),
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.learner === undefined ? {} : { learner: options.learner }),
-    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   const first = corpus.sentences[0];
   const inputColumns = first === undefined ? undefined : inputRows(first)[0]?.length;
@@ -122,7 +110,7 @@ export async function trainL2sTagger(
       passes: options.passes ?? 1,
       rollIn: options.rollIn ?? "learned",
       rollOut: options.rollOut ?? "none",
-      learner: options.learner?.kind ?? "csoaa",
+      learner: options.learner?.kind ?? L2S_TAGGER_DEFAULT_LEARNER,
     },
     policy: training.policy,
   };
@@ -133,7 +121,10 @@ export async function trainL2sTagger(
  * The scheme mask as a guide: one tracker, prepared once per example and restarted for each of the
  * example's runs (roll-in, roll-outs).
  */
-function maskGuide(mask: TransitionMask, L: number): (example: LabellingExample) => LabelGuide {
+function maskGuide(
+  mask: Required<TransitionMask>,
+  L: number,
+): (example: LabellingExample) => LabelGuide {
   const tracker = new LabelConstraintTracker();
   let last: LabellingExample | undefined;
   return (example) => {
@@ -149,7 +140,7 @@ export interface L2sTagger {
   readonly preset: string;
   readonly scheme: LabelScheme;
   /** The scheme's mask when the model was trained with the bridge on. */
-  readonly mask: TransitionMask | null;
+  readonly mask: Required<TransitionMask> | null;
   /** The mask as chain-score fields (its start/end restrictions as −∞), built once per tagger. */
   readonly chainMask: Pick<ChainScores, "allowed" | "start" | "end"> | null;
   readonly inputColumns: number | undefined;
@@ -207,10 +198,13 @@ export function l2sChainScores(tagger: L2sTagger, sentence: Sentence): ChainScor
 }
 
 /** The scheme's start/end restrictions as −∞ start/end scores: every decoder honours those. */
-function chainMaskOf(mask: TransitionMask): Pick<ChainScores, "allowed" | "start" | "end"> {
-  const start = new Float64Array(mask.L);
-  const end = new Float64Array(mask.L);
-  for (let y = 0; y < mask.L; y++) {
+function chainMaskOf(
+  mask: Required<TransitionMask>,
+): Pick<ChainScores, "allowed" | "start" | "end"> {
+  const L = mask.allowedStart.length;
+  const start = new Float64Array(L);
+  const end = new Float64Array(L);
+  for (let y = 0; y < L; y++) {
     if (mask.allowedStart[y] === 0) start[y] = Number.NEGATIVE_INFINITY;
     if (mask.allowedEnd[y] === 0) end[y] = Number.NEGATIVE_INFINITY;
   }

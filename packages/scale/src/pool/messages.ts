@@ -1,6 +1,6 @@
 import type { LineBatchResult, LineBatchSpec } from "../stream/line-batch.js";
 import type { LineBatch } from "../stream/records.js";
-import type { TaggingSetup } from "../stream/setup.js";
+import type { BatchResult, InputSentence, TaggingSetup } from "../stream/setup.js";
 
 /** What each worker receives once, as workerData: the setup is never sent again per batch. */
 export interface TagWorkerData {
@@ -14,15 +14,18 @@ export interface TagWorkerData {
   readonly spec: LineBatchSpec;
 }
 
-export type TagWorkerRequest = {
-  readonly id: number;
-  readonly batch: LineBatch;
-  readonly stripGold: boolean;
-};
+/** Lines to read, tag and write (a stream), or sentences already read (a whole file of any format). */
+export type TagWorkerRequest =
+  | { readonly id: number; readonly batch: LineBatch; readonly stripGold: boolean }
+  | { readonly id: number; readonly sentences: readonly InputSentence[] };
 
 export type TagWorkerReply =
   | { readonly type: "ready" }
-  | { readonly type: "result"; readonly id: number; readonly result: LineBatchResult }
+  | {
+      readonly type: "result";
+      readonly id: number;
+      readonly result: LineBatchResult | BatchResult;
+    }
   | {
       readonly type: "error";
       /** -1: failed while starting. */

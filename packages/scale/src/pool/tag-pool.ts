@@ -15,7 +15,7 @@ import { Worker } from "node:worker_threads";
 import { AbortError, LagrangeError, type LagrangeErrorCode } from "@lagrange/core";
 import type { LineBatchResult, LineBatchSpec } from "../stream/line-batch.js";
 import type { LineBatch } from "../stream/records.js";
-import type { TaggingSetup } from "../stream/setup.js";
+import type { BatchResult, InputSentence, TaggingSetup } from "../stream/setup.js";
 import type { TagWorkerData, TagWorkerReply, TagWorkerRequest } from "./messages.js";
 
 export interface TagPoolOptions {
@@ -31,12 +31,17 @@ export interface TagPool {
   readonly threads: number;
   /** Reads, tags and writes a batch of lines; `stripGold`: the last CoNLL column is an input. */
   run(batch: LineBatch, stripGold: boolean): Promise<LineBatchResult>;
+  /**
+   * Tags sentences already read (a whole file of a format that does not stream: CoNLL-U, UMass,
+   * inline); an untaggable sentence is a failure item, as in a line batch.
+   */
+  tagSentences(sentences: readonly InputSentence[]): Promise<BatchResult>;
   /** Terminates every worker; pending batches reject. Safe to call more than once. */
   close(): Promise<void>;
 }
 
 interface Pending {
-  readonly done: (result: LineBatchResult) => void;
+  readonly done: (result: unknown) => void;
   readonly fail: (error: Error) => void;
 }
 
@@ -127,19 +132,21 @@ export async function openTagPool(options: TagPoolOptions): Promise<TagPool> {
     throw error;
   }
   let nextId = 0;
+  // The least busy worker gets the request; its promise settles with the reply to its id.
+  const send = <T>(request: TagWorkerRequest): Promise<T> => {
+    if (broken !== undefined) return Promise.reject(broken);
+    if (closed) return Promise.reject(new AbortError());
+    let best = slots[0]!;
+    for (const slot of slots) if (slot.pending.size < best.pending.size) best = slot;
+    return new Promise<T>((done, fail) => {
+      best.pending.set(request.id, { done: done as (result: unknown) => void, fail });
+      best.worker.postMessage(request);
+    });
+  };
   return {
     threads,
-    run(batch, stripGold) {
-      if (broken !== undefined) return Promise.reject(broken);
-      if (closed) return Promise.reject(new AbortError());
-      let best = slots[0]!;
-      for (const slot of slots) if (slot.pending.size < best.pending.size) best = slot;
-      const id = nextId++;
-      return new Promise<LineBatchResult>((done, fail) => {
-        best.pending.set(id, { done, fail });
-        best.worker.postMessage({ id, batch, stripGold } satisfies TagWorkerRequest);
-      });
-    },
+    run: (batch, stripGold) => send<LineBatchResult>({ id: nextId++, batch, stripGold }),
+    tagSentences: (sentences) => send<BatchResult>({ id: nextId++, sentences }),
     close: async () => {
       signal?.removeEventListener("abort", onAbort);
       await close();

@@ -36,7 +36,10 @@ try {
       reply = {
         type: "result",
         id: request.id,
-        result: tagLineBatch(tagger, request.batch, request.stripGold, data.spec),
+        result:
+          "sentences" in request
+            ? tagger.tagBatch(request.sentences)
+            : tagLineBatch(tagger, request.batch, request.stripGold, data.spec),
       };
     } catch (error) {
       reply = failure(request.id, error);

@@ -36,6 +36,7 @@ export {
 } from "./spec.js";
 export { type SubmitOptions, type SubmitResult, submitJob } from "./submit.js";
 export { type ModelReader, type ShardInput, type ShardOutput, tagShard } from "./tag-shard.js";
+export { queueTargetOf, readRedisPasswordFile } from "./target.js";
 export {
   runQueueWorker,
   type ShardStats,

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseInlineTags } from "@lagrange/datasets";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Shard, shardCorpus } from "./shards.js";
@@ -29,9 +30,13 @@ function referenceShards(text: string, format: "conll" | "inline", size: number)
   const out: Shard[] = [];
   let current = { firstLine: 1, sentences: 0, text: "" };
   let inSentence = false;
+  // Inline: a first non-blank line like <NEWREFERENCE> makes records run from one such line to the next.
+  const first = format === "inline" ? lines.find((l) => !/^[ \t]*$/.test(l))?.trim() : undefined;
+  const separator = first !== undefined && /^<NEW[A-Z_]*>$/.test(first) ? first : undefined;
   lines.forEach((line, i) => {
     const blank = /^[ \t]*$/.test(line);
-    if (!blank && !inSentence) {
+    const starts = separator !== undefined ? line.trim() === separator : !blank && !inSentence;
+    if (starts) {
       if (current.sentences === size) {
         out.push({ index: out.length, ...current });
         current = { firstLine: i + 1, sentences: 0, text: "" };
@@ -64,7 +69,19 @@ describe("shardCorpus", () => {
   });
 
   it("agrees with the line-by-line rule whatever the chunk boundaries and line ends", async () => {
-    const piece = fc.constantFrom("a X", "bé Y", "€", " ", "\t", "\n", "\n", "\r\n", "\n\n");
+    const piece = fc.constantFrom(
+      "a X",
+      "bé Y",
+      "€",
+      " ",
+      "\t",
+      "\n",
+      "\n",
+      "\r\n",
+      "\n\n",
+      "<NEWREFERENCE>",
+      "<a>",
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.array(piece, { maxLength: 40 }).map((parts) => parts.join("")),
@@ -79,6 +96,25 @@ describe("shardCorpus", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("counts a Cora record (its <NEWREFERENCE> line and its text) once, and cuts before its separator", async () => {
+    const record = (i: number) =>
+      `<NEWREFERENCE>\n<author> A${i}. </author> <title> T${i} </title>\n`;
+    const text = Array.from({ length: 5 }, (_, i) => record(i)).join("");
+    const shards = await shardsOf(text, "inline", 2, 7);
+    expect(shards.map((s) => [s.index, s.firstLine, s.sentences])).toEqual([
+      [0, 1, 2],
+      [1, 5, 2],
+      [2, 9, 1],
+    ]);
+    expect(shards.map((s) => s.text)).toEqual([
+      record(0) + record(1),
+      record(2) + record(3),
+      record(4),
+    ]);
+    // What a worker parses: every shard opens on the separator, so it reads as the file does.
+    expect(shards.map((s) => parseInlineTags(s.text).length)).toEqual([2, 2, 1]);
   });
 
   it("refuses a shard size that is not a positive integer", async () => {

@@ -1,8 +1,12 @@
 import { openInput } from "@lagrange/core/node";
-import { strayCarriageReturnError } from "@lagrange/datasets";
+import { isInlineRecordSeparator, strayCarriageReturnError } from "@lagrange/datasets";
 import { isBlankRange } from "../stream/records.js";
 
-/** The file formats a corpus may be sharded in: their sentences never span a blank line (CoNLL, CoNLL-U) or a line (inline). */
+/**
+ * The file formats a corpus may be sharded in: their sentences never span a blank line (CoNLL,
+ * CoNLL-U), or a line (inline), or, in inline files with a record separator (Cora's
+ * `<NEWREFERENCE>`), the lines from one separator to the next.
+ */
 export const SHARD_FORMATS = ["conll", "conllu", "inline"] as const;
 export type ShardFormat = (typeof SHARD_FORMATS)[number];
 
@@ -11,7 +15,7 @@ export interface Shard {
   readonly index: number;
   /** 1-based line of the corpus file on which the shard's text begins. */
   readonly firstLine: number;
-  /** Sentences (blocks of non-blank lines, or lines for inline) in the shard. */
+  /** Sentences (blocks of non-blank lines; for inline, lines or separated records) in the shard. */
   readonly sentences: number;
   /** The corpus's lines, unchanged, each ending in `\n`. */
   readonly text: string;
@@ -49,6 +53,20 @@ export async function* shardCorpus(
   let pieces: string[] = [];
   let sentences = 0;
   let inSentence = false;
+  /**
+   * Inline only: the record separator line, decided by the first non-blank line as the reader
+   * decides it (`undefined` until then); `null` when each line is a record. A Cora record is two
+   * lines, its separator and its text: counting lines counted each citation twice.
+   */
+  let separator: string | null | undefined;
+
+  /** Whether the line [start, end) of `text` is the separator, trimmed as the reader trims it. */
+  const isSeparator = (text: string, start: number, end: number, line: string): boolean => {
+    let i = start;
+    while (i < end && /\s/.test(text[i]!)) i++;
+    // Sliced only after the separator: a record's text lines are not cut into strings.
+    return text.startsWith(line, i) && text.slice(i + line.length, end).trim() === "";
+  };
 
   /** Cuts the whole lines of `text` (which ends in `\n`, or its tail is returned unread). */
   function* cut(text: string): Generator<Shard, string> {
@@ -59,7 +77,16 @@ export async function* shardCorpus(
       if (end < 0) break;
       lineNumber++;
       const blank = isBlankRange(text, lineStart, end);
-      if (!blank && !inSentence) {
+      if (perLine && !blank && separator === undefined) {
+        const first = text.slice(lineStart, end).trim();
+        // A line of other white space (no-break spaces) decides nothing, as for the reader.
+        if (first !== "") separator = isInlineRecordSeparator(first) ? first : null;
+      }
+      const starts =
+        perLine && !blank && typeof separator === "string"
+          ? isSeparator(text, lineStart, end, separator)
+          : !blank && !inSentence;
+      if (starts) {
         // A new sentence begins: the shard is full, so this line opens the next one.
         if (sentences === size) {
           pieces.push(text.slice(pieceStart, lineStart));

@@ -1,5 +1,5 @@
 import { LagrangeError } from "@lagrange/core";
-import { standardDecoders } from "@lagrange/recipes";
+import { STANDARD_DECODERS } from "@lagrange/recipes";
 import { SHARD_FORMATS, type ShardFormat } from "./shards.js";
 
 /**
@@ -170,9 +170,7 @@ export function parseTaggingSpec(raw: string, job: string): TaggingSpec {
   }
   if (!isCount(spec.modelBytes, 1)) fail("modelBytes", "a whole number of bytes ≥ 1");
   if (spec.decoder !== undefined) {
-    const known = standardDecoders()
-      .decoders()
-      .map((d) => d.name);
+    const known = STANDARD_DECODERS.map((d) => d.name);
     if (typeof spec.decoder !== "string" || !known.includes(spec.decoder)) {
       fail("decoder", `one of ${known.join(", ")}`);
     }

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import { type CrfModel, loadModelFromBytes } from "@lagrange/chain-crf";
-import { parseConstraintsFile } from "@lagrange/constraint-templates";
+import type { CrfModel } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
 import {
   type Corpus,
@@ -12,13 +11,7 @@ import {
   type Sentence,
   tokenPlace,
 } from "@lagrange/datasets";
-import {
-  generalCrfOf,
-  InfeasibleSentenceError,
-  inputForModel,
-  standardDecoders,
-  Tagger,
-} from "@lagrange/recipes";
+import { InfeasibleSentenceError, inputForModel, openTagger, type Tagger } from "@lagrange/recipes";
 import { conllRecord } from "../stream/format.js";
 import { batchGoldView, type LineBatchSpec, tagLineBatch } from "../stream/line-batch.js";
 import { readLineBatches } from "../stream/records.js";
@@ -95,37 +88,33 @@ function taggerFor(spec: TaggingSpec, readModel: ModelReader): Promise<ShardTagg
 }
 
 async function buildTagger(spec: TaggingSpec, readModel: ModelReader): Promise<ShardTagger> {
-  const bytes = await readModel(spec);
-  const model = loadModelFromBytes(bytes, spec.model);
-  if (generalCrfOf(model, spec.model) !== null) {
+  // The one tagging entry point, given the bytes the worker read and checked.
+  const opened = await openTagger({
+    model: await readModel(spec),
+    modelName: spec.model,
+    ...(spec.decoder === undefined ? {} : { decoder: spec.decoder }),
+    ...(spec.constraints === undefined
+      ? {}
+      : {
+          constraints: { text: spec.constraints, source: spec.constraintsSource ?? "constraints" },
+        }),
+  });
+  if (opened.kind !== "crf") {
     throw new LagrangeError(
       "usage",
-      `${spec.model} is a general CRF: its groups span the corpus, so it cannot be tagged shard by shard`,
+      opened.kind === "general-crf"
+        ? `${spec.model} is a general CRF: its groups span the corpus, so it cannot be tagged shard by shard`
+        : `${spec.model} is an L2S tagger: the queue tags linear-chain CRF models`,
     );
   }
-  const registry = standardDecoders();
-  const decoder = spec.decoder ?? "viterbi";
-  await registry.prepare(decoder);
-  const constraints =
-    spec.constraints === undefined
-      ? undefined
-      : parseConstraintsFile(spec.constraints, {
-          source: spec.constraintsSource ?? "constraints",
-          expectedLabels: model.labels.names(),
-        }).entries;
-  const tagger = new Tagger({
-    model,
-    registry,
-    decoder,
-    ...(constraints === undefined ? {} : { constraints }),
-  });
+  const { model, registry, decoder, constraints, decodeOptions } = opened;
   const thread = new ThreadTagger(
     model,
     registry,
-    { model, decoder, ...(constraints === undefined ? {} : { constraints }) },
+    { model, decoder, ...(constraints === undefined ? {} : { constraints }), decodeOptions },
     false,
   );
-  return { model, tagger, thread };
+  return { model, tagger: opened.tagger(), thread };
 }
 
 /**

@@ -88,6 +88,8 @@ export interface InputSentence {
   readonly tokens: string[];
   readonly columns: string[][];
   readonly source?: Sentence["source"];
+  /** The columns the model reads where not all (a CoNLL-U sentence's FORM alone). */
+  readonly inputColumns?: readonly number[];
 }
 
 export async function modelOf(source: TaggingSetup["model"]): Promise<CrfModel> {
@@ -152,18 +154,23 @@ export class ThreadTagger {
       try {
         const tagged = this.#tagger.tag(sentence as Sentence, signal);
         const d = tagged.decoding;
+        // Without constraint statistics the decoding is unconstrained: nothing changed or violated.
+        const cs = d.constraintStats;
         let changed = false;
-        for (let t = 0; t < d.labels.length; t++) {
-          if (d.labels[t] !== d.firstLabels[t]) {
-            changed = true;
-            break;
+        if (cs !== undefined) {
+          for (let t = 0; t < d.labels.length; t++) {
+            if (d.labels[t] !== cs.firstLabels[t]) {
+              changed = true;
+              break;
+            }
           }
         }
         let fired: string[] | undefined;
         if (this.#explain) {
           fired = [];
-          for (let c = 0; c < d.multipliers.length; c++) {
-            if (d.multipliers[c]! > 0) fired.push(tagged.constraints[c]?.name ?? `constraint ${c}`);
+          const multipliers = cs?.multipliers ?? [];
+          for (let c = 0; c < multipliers.length; c++) {
+            if (multipliers[c]! > 0) fired.push(tagged.constraints[c]?.name ?? `constraint ${c}`);
           }
         }
         items[i] = {
@@ -175,9 +182,9 @@ export class ThreadTagger {
             primal: d.primal,
             dual: d.dual,
             gap: d.gap,
-            firstViolated: d.firstViolated,
-            violated: d.violated,
-            hardViolated: d.hardViolated,
+            firstViolated: cs?.firstViolated ?? 0,
+            violated: cs?.violated ?? 0,
+            hardViolated: cs?.hardViolated ?? 0,
             changed,
             ...(fired === undefined ? {} : { fired }),
           },

@@ -205,7 +205,7 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
     time.tokens += result.tokens;
     goldTokens += result.goldTokens;
     correct += result.correct;
-    if (constrained) for (const stats of result.decodings) tally.add(asDecoding(stats));
+    if (constrained) for (const stats of result.decodings) tally.add(decodingOfStats(stats));
     for (const place of result.timedOut) {
       if (timedOut.length < MAX_TIMED_OUT_KEPT) timedOut.push(place);
     }
@@ -262,20 +262,22 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
  * The tally reads a Decoding; a worker sends its figures only (not the label arrays), so the
  * labels are stood in for by one cell that differs exactly when the decoding changed them.
  */
-function asDecoding(stats: DecodingStats): Decoding {
+export function decodingOfStats(stats: DecodingStats): Decoding {
   return {
     labels: ONE_ZERO,
-    firstLabels: stats.changed ? ONE_ONE : ONE_ZERO,
     primal: stats.primal,
     ...(stats.dual === undefined ? {} : { dual: stats.dual }),
     status: stats.status as Decoding["status"],
     iterations: stats.iterations,
     certified: stats.certified,
     gap: stats.gap,
-    multipliers: NO_MULTIPLIERS,
-    firstViolated: stats.firstViolated,
-    violated: stats.violated,
-    hardViolated: stats.hardViolated,
+    constraintStats: {
+      multipliers: NO_MULTIPLIERS,
+      firstLabels: stats.changed ? ONE_ONE : ONE_ZERO,
+      firstViolated: stats.firstViolated,
+      violated: stats.violated,
+      hardViolated: stats.hardViolated,
+    },
   };
 }
 const ONE_ZERO = new Int32Array([0]);

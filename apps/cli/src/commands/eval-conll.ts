@@ -1,0 +1,68 @@
+import {
+  type ChunkEvaluation,
+  formatConllevalReport,
+  type SegmentEvaluation,
+  scoreLabelColumns,
+} from "@lagrange/datasets";
+import type { EvalOptions } from "./eval.js";
+
+export const percent = (x: number) => Math.round(x * 10000) / 100;
+
+/** conlleval's figures as JSON, in percent like conlleval. */
+export function evaluationJson(evaluation: ChunkEvaluation): unknown {
+  const perType: Record<string, unknown> = {};
+  for (const [type, e] of Object.entries(evaluation.perType)) {
+    perType[type] = {
+      precision: percent(e.precision),
+      recall: percent(e.recall),
+      f1: percent(e.f1),
+      count: e.count,
+    };
+  }
+  return {
+    tokenAccuracy: percent(evaluation.tokenAccuracy),
+    precision: percent(evaluation.precision),
+    recall: percent(evaluation.recall),
+    f1: percent(evaluation.f1),
+    perType,
+  };
+}
+
+/**
+ * A file of CoNLL columns (gold second to last, prediction last), scored as
+ * {@link scoreLabelColumns} has it: conlleval's report (or its figures as JSON), or for
+ * hierarchical labels the segments at every level.
+ */
+export function conllReport(text: string, file: string, options: EvalOptions): string {
+  const score = scoreLabelColumns(text, {
+    file,
+    ...(options.raw ? { raw: true } : {}),
+    ...(options.delimiter === undefined ? {} : { delimiter: options.delimiter }),
+    ...(options.outside === undefined ? {} : { outside: options.outside }),
+    ...(options.latex ? { latex: true } : {}),
+    ...(options.hierarchical === undefined ? {} : { hierarchical: options.hierarchical }),
+  });
+  if (score.kind === "segments") return segmentsReport(score.evaluation, options.json === true);
+  if (options.json) return `${JSON.stringify(evaluationJson(score.evaluation))}\n`;
+  return formatConllevalReport(score.evaluation, { latex: options.latex === true });
+}
+
+/** Hierarchical labels: field F1 over all levels, then per level and per type path. */
+function segmentsReport(e: SegmentEvaluation, json: boolean): string {
+  if (json) {
+    return `${JSON.stringify({ ...(evaluationJson(e) as object), perLevel: e.perLevel.map((l) => ({ precision: percent(l.precision), recall: percent(l.recall), f1: percent(l.f1), count: l.count })) })}\n`;
+  }
+  const lines = [
+    `processed ${e.tokens} tokens with ${e.goldChunks} gold segments at all levels; found: ${e.predictedChunks} segments; correct: ${e.correctChunks}.`,
+    `field F1 (all levels): precision: ${(100 * e.precision).toFixed(2)}%; recall: ${(100 * e.recall).toFixed(2)}%; F1: ${(100 * e.f1).toFixed(2)}; token accuracy: ${(100 * e.tokenAccuracy).toFixed(2)}%`,
+    ...e.perLevel.map(
+      (l, k) =>
+        `level ${k}: precision: ${(100 * l.precision).toFixed(2)}%; recall: ${(100 * l.recall).toFixed(2)}%; F1: ${(100 * l.f1).toFixed(2)}  ${l.count}`,
+    ),
+    ...Object.entries(e.perType).map(
+      ([type, t]) =>
+        `${type.padStart(17)}: precision: ${(100 * t.precision).toFixed(2).padStart(6)}%; recall: ${(100 * t.recall).toFixed(2).padStart(6)}%; F1: ${(100 * t.f1).toFixed(2).padStart(6)}  ${t.count}`,
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,123 @@
+import { TRAINING_OBJECTIVES } from "@lagrange/bcrf";
+import { getPreset } from "@lagrange/chain-crf";
+import { parseLabelScheme } from "@lagrange/datasets";
+import { GROUPING_KINDS } from "@lagrange/recipes";
+import { usageError } from "../exit-codes.js";
+import { warn } from "../progress.js";
+import type { CrfTrainOptions, TrainOptions } from "./train.js";
+
+/** Options that would be ignored are said so (the run goes on); impossible ones stop it. */
+export function checkTrainOptions(options: TrainOptions): asserts options is CrfTrainOptions {
+  if (options.preset === undefined) {
+    throw usageError(
+      "--preset is required with the CRF learner: chunking, ner, ner-words, citation or pos (--learner l2s --task pos|ner picks one itself)",
+    );
+  }
+  getPreset(options.preset); // an unknown name is a usage error before anything is read
+  if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
+  const { algorithm } = options;
+  const quasiNewton = algorithm === "lbfgs" || algorithm === "owlqn";
+  checkObjectiveOptions(options);
+  if (options.c1 !== undefined && !quasiNewton) {
+    warn(
+      `--c1 is used by --algorithm lbfgs and owlqn (L1 by OWL-QN) only; ignored with ${algorithm}`,
+    );
+  }
+  if (algorithm === "sgd" && options.c2 === 0) {
+    throw usageError(
+      "--c2 0 with --algorithm sgd: its step size 1/(λ(t0+t)), λ = 2·c2/N, needs c2 > 0",
+    );
+  }
+  if (options.c2 !== undefined && algorithm === "ap") {
+    warn("--c2 is not used by the averaged perceptron (ap); ignored");
+  }
+  if (options.threads !== undefined && !quasiNewton) {
+    warn(`--threads parallelises the L-BFGS objective only; ignored with ${algorithm}`);
+  }
+  if (options.patience !== undefined && options.dev === undefined) {
+    warn("--patience needs --dev (early stopping watches held-out data); ignored");
+  }
+  checkGeneralOptions(options);
+}
+
+/**
+ * `--objective`, `--partial`, `--bcrf-iterations`: the perceptron minimises no loss, mean field
+ * and the general CRF's perceptron need every label, and only bcrf and mean-field iterate.
+ */
+function checkObjectiveOptions(options: TrainOptions): void {
+  const objective = options.objective ?? "crf";
+  if (!(TRAINING_OBJECTIVES as readonly string[]).includes(objective)) {
+    throw usageError(
+      `--objective ${objective}: unknown training objective; expected one of ${TRAINING_OBJECTIVES.join(", ")}`,
+    );
+  }
+  if (objective !== "crf" && options.algorithm === "ap") {
+    throw usageError(
+      `--objective ${objective} is a loss to minimise; the averaged perceptron (--algorithm ap) minimises none: use lbfgs, owlqn or sgd`,
+    );
+  }
+  if (objective === "mean-field" && options.constrainedTraining === true) {
+    throw usageError(
+      "--constrained-training with --objective mean-field: mean field cannot represent the forbidden (−∞) transitions the mask puts in training; use --objective crf or bcrf, or drop --constrained-training",
+    );
+  }
+  if (options.partial === true) {
+    if (objective === "mean-field") {
+      throw usageError(
+        "--partial with --objective mean-field: mean field's unrolled cross-entropy needs every gold label, so it cannot train on partial labels; use --objective crf or bcrf",
+      );
+    }
+    if (options.algorithm === "ap") {
+      throw usageError(
+        "--partial with --algorithm ap: the averaged perceptron updates towards one full labelling, so it cannot train on partial labels; use lbfgs, owlqn or sgd",
+      );
+    }
+    if (options.model === "general") {
+      throw usageError(
+        "--partial with --model general: the consistency perceptron needs every gold label; partial labels train chain models only",
+      );
+    }
+  }
+  if (options.bcrfIterations !== undefined && objective === "crf") {
+    warn(
+      "--bcrf-iterations sets the inference steps of --objective bcrf and mean-field; the CRF likelihood is exact, so it is ignored",
+    );
+  }
+}
+
+/** `--model general` needs `--groups`; its options mean nothing to a chain CRF. */
+function checkGeneralOptions(options: TrainOptions): void {
+  const general: [string, unknown][] = [
+    ["--folds", options.folds],
+    ["--epochs", options.epochs],
+    ["--train-decoder", options.trainDecoder],
+    ["--max-group", options.maxGroup],
+    ["--min-overlap", options.minOverlap],
+  ];
+  if (options.model !== "general") {
+    if (options.groups !== undefined) {
+      throw usageError(
+        `--groups ${options.groups} groups sentences for a general CRF: add --model general (a chain CRF has no groups)`,
+      );
+    }
+    const given = general.filter(([, value]) => value !== undefined).map(([name]) => name);
+    if (given.length > 0) {
+      warn(`${given.join(", ")}: for --model general only; ignored with a chain CRF`);
+    }
+    return;
+  }
+  if (options.groups === undefined) {
+    throw usageError(
+      `--model general needs --groups ${GROUPING_KINDS.join(" or ")}: the sentences the consistency factors link (tweet clusters, or the data's documents)`,
+    );
+  }
+  if (options.groups === "documents") {
+    const given = general
+      .slice(3)
+      .filter(([, value]) => value !== undefined)
+      .map(([name]) => name);
+    if (given.length > 0) {
+      warn(`${given.join(", ")}: tweet clustering only; ignored with --groups documents`);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import type { CrfModel } from "@lagrange/chain-crf";
+import type { DecoderRegistry } from "@lagrange/core";
+import type { Corpus, LabelScheme } from "@lagrange/datasets";
+import { consistencyFeatureNames } from "@lagrange/mincut";
+import {
+  type GroupingKind,
+  type TrainedGeneralCrf,
+  type TrainOnCorpusOptions,
+  trainGeneralCrf,
+} from "@lagrange/recipes";
+import { GENERAL_DEFAULTS } from "../define/train-values.js";
+import { note, type Progress, progressBar, warn } from "../progress.js";
+import type { CrfTrainOptions } from "./train.js";
+import { iterationDetail } from "./train-common.js";
+
+/**
+ * `--model general`: the chain CRF on all the data and on each jackknife fold ("crf fold k/K"),
+ * then the consistency weights by averaged perceptron through `--train-decoder` (qian-liu2014).
+ */
+export async function trainGeneral(
+  options: CrfTrainOptions,
+  train: Corpus,
+  scheme: LabelScheme,
+  limit: number,
+  crf: (onProgress: TrainOnCorpusOptions["onProgress"]) => TrainOnCorpusOptions,
+  registry: DecoderRegistry,
+  signal: AbortSignal | undefined,
+): Promise<{ model: CrfModel; summary: string }> {
+  const groups = options.groups as GroupingKind;
+  const folds = options.folds ?? GENERAL_DEFAULTS.folds;
+  const epochs = options.epochs ?? GENERAL_DEFAULTS.epochs;
+  const decoder = options.trainDecoder ?? GENERAL_DEFAULTS.trainDecoder;
+  const grouping = {
+    minOverlap: options.minOverlap ?? GENERAL_DEFAULTS.minOverlap,
+    maxGroupSize: options.maxGroup ?? GENERAL_DEFAULTS.maxGroup,
+  };
+  note(
+    `general CRF: ${groups} groups${groups === "tweets" ? ` (min overlap ${grouping.minOverlap}, at most ${grouping.maxGroupSize} tweets)` : ""}, ${folds === 1 ? "chain scores from the full CRF" : `${folds} jackknife folds`}, ${epochs} perceptron epochs decoded by ${decoder}`,
+  );
+  // One CRF on all the data, then one per fold (none when folds = 1: the full CRF scores).
+  const trainings = folds === 1 ? 1 : folds + 1;
+  let trained = 0;
+  const crfStep = () => (trained === 0 ? "crf on all data" : `crf fold ${trained}/${folds}`);
+  let crfBar: Progress | undefined = progressBar("crf", trainings * limit);
+  let perceptronBar: Progress | undefined;
+  const stopBars = () => {
+    crfBar?.stop();
+    crfBar = undefined;
+    perceptronBar?.stop();
+    perceptronBar = undefined;
+  };
+  let result: TrainedGeneralCrf;
+  try {
+    result = await trainGeneralCrf(train, {
+      crf: crf((p) =>
+        crfBar?.update(
+          trained * limit + Math.min(p.iteration, limit),
+          `${crfStep()}: ${iterationDetail(p)}`,
+        ),
+      ),
+      settings: {
+        groups,
+        ...(groups === "tweets" ? { grouping } : {}),
+      },
+      folds,
+      decoder,
+      registry,
+      epochs,
+      onProgress: (p) => {
+        if (p.stage === "crf") {
+          trained = Math.min(p.fold + 1, trainings);
+          crfBar?.update(trained * limit, trained < trainings ? `${crfStep()}` : "done");
+          return;
+        }
+        if (crfBar !== undefined) {
+          crfBar.stop();
+          crfBar = undefined;
+        }
+        perceptronBar ??= progressBar("perceptron", p.epochs * p.groups);
+        perceptronBar.update(
+          (p.epoch - 1) * p.groups + p.done,
+          `epoch ${p.epoch}/${p.epochs}, ${p.mistakes} mistaken positions`,
+        );
+      },
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } finally {
+    stopBars();
+  }
+  const { groupStats, training } = result;
+  note(
+    `groups: ${groupStats.groups} (${groupStats.linked} of two or more sentences, ${groupStats.withFactors} with consistency factors)`,
+  );
+  if (groupStats.withFactors === 0) {
+    warn(
+      `no ${groups === "tweets" ? "tweet cluster" : "document"} has a repeated phrase to link: the consistency weights stay 0 and the general CRF decodes as the chain CRF${groups === "tweets" ? " (a smaller --min-overlap links more tweets)" : ""}`,
+    );
+  }
+  // The names withGeneralCrf recorded in the model file.
+  const names = consistencyFeatureNames();
+  note(
+    `consistency weights: ${Array.from(result.consistency.weights, (w, f) => `${names[f] ?? `w${f}`} ${w.toFixed(3)}`).join(", ")}`,
+  );
+  const rate = training.decodings === 0 ? 1 : training.certified / training.decodings;
+  note(
+    `perceptron (${decoder}): mistaken positions per epoch ${training.mistakes.join(", ") || "none"}; ${training.certified} of ${training.decodings} decodings certified (${(100 * rate).toFixed(1)}%)`,
+  );
+  return {
+    model: result.model,
+    summary: `trained a general CRF: ${result.model.summary().weights} chain weights, ${result.model.numLabels} labels, ${result.consistency.weights.length} consistency weights; chain CRFs ${(result.crfMs / 1000).toFixed(1)} s, perceptron ${(result.perceptronMs / 1000).toFixed(1)} s; scheme ${scheme}; wrote ${options.out}\n`,
+  };
+}

@@ -1,0 +1,159 @@
+import {
+  COUNT_FAMILIES,
+  constraintInstantiator,
+  type WeightedTemplate,
+} from "@lagrange/constraint-templates";
+import { constraintViolation, DecoderRegistry, viterbiDefinition } from "@lagrange/core";
+import {
+  learnConstraints,
+  modelDecodingConstraints,
+  prepareCitationExperiment,
+  standardDecoders,
+  Tagger,
+} from "@lagrange/recipes";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CitationInspector, citationTokens, decoderChoices } from "./inspect.js";
+
+const CITATION =
+  "Anzaroot, S., Passos, A., Belanger, D., and McCallum, A. (2014). Learning soft linear constraints with application to citation field extraction. In Proceedings of ACL (pp. 593-602).";
+
+describe("CitationInspector (a small citation CRF on generated citations)", () => {
+  let experiment: Awaited<ReturnType<typeof prepareCitationExperiment>>;
+  let constraints: readonly WeightedTemplate[];
+  const registry = standardDecoders();
+
+  beforeAll(async () => {
+    experiment = await prepareCitationExperiment({ quick: true, crfIterations: 12 });
+    const learned = await learnConstraints(experiment.base.model, experiment.learn, {
+      families: COUNT_FAMILIES,
+      threshold: 2.75,
+      countUnit: "segment",
+      epochs: 2,
+    });
+    constraints = learned.entries;
+  }, 120_000);
+
+  it("returns Viterbi's labels (the model's own Viterbi under its mask), nested spans and marginals", () => {
+    const model = experiment.base.model;
+    const inspector = new CitationInspector({ model, registry, decoder: "soft-dd", constraints });
+    const result = inspector.inspect(CITATION);
+    const tokens = citationTokens(CITATION);
+    expect(result.tokens).toEqual(tokens);
+
+    const masked = model.withConstraints(modelDecodingConstraints(model));
+    const attributes = new Tagger({ model }).attributes({ tokens, columns: [tokens] });
+    expect(result.viterbi.labels).toEqual(model.labels.decode(masked.tagIds(attributes)));
+
+    // Every token inside a field is covered by a top-level span; children nest in their parent.
+    for (const { labels, spans } of [result.viterbi, result.constrained]) {
+      labels.forEach((label, i) => {
+        const covered = spans.some((s) => s.level === 0 && s.start <= i && i < s.end);
+        expect(covered).toBe(label !== "O");
+      });
+      for (const child of spans.filter((s) => s.level > 0)) {
+        const parent = spans.find(
+          (s) =>
+            s.level === child.level - 1 &&
+            child.type.startsWith(`${s.type}/`) &&
+            s.start <= child.start &&
+            child.end <= s.end,
+        );
+        expect(parent).toBeDefined();
+      }
+    }
+
+    expect(result.marginals).toHaveLength(tokens.length);
+    expect(result.labelNames).toEqual(model.labels.names());
+    for (const row of result.marginals) {
+      expect(row).toHaveLength(model.numLabels);
+      expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+      for (const p of row) expect(p).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it("traces the dual and primal once per iteration, and explains the constraints that fired", () => {
+    const model = experiment.base.model;
+    const L = model.numLabels;
+    const inspector = new CitationInspector({ model, registry, decoder: "soft-dd", constraints });
+    for (const sentence of experiment.testSentences.slice(0, 25)) {
+      const result = inspector.inspect(sentence.tokens);
+      expect(result.traced).toBe(true);
+      expect(result.objective).toHaveLength(result.iterations);
+      result.objective.forEach((point, k) => {
+        expect(point.iteration).toBe(k + 1);
+        expect(point.dual).toBeGreaterThanOrEqual(point.primal - 1e-6 * Math.abs(point.dual));
+      });
+      expect(result.constraintCount).toBeGreaterThan(0);
+      // Independently: the constraints instantiated from the same templates, scored on both
+      // labellings; each one whose violation changed must be reported with the same numbers.
+      const instance = { n: result.tokens.length, L, tokens: result.tokens };
+      const instantiated = constraintInstantiator(constraints)(instance);
+      expect(instantiated).toHaveLength(result.constraintCount);
+      const viterbi = model.labels.encode(result.viterbi.labels);
+      const constrained = model.labels.encode(result.constrained.labels);
+      for (const constraint of instantiated) {
+        const before = constraintViolation(constraint, viterbi, L);
+        const after = constraintViolation(constraint, constrained, L);
+        if (before === after) continue;
+        const reported = result.fired.find((f) => f.name === constraint.name);
+        expect(reported).toMatchObject({
+          violationBefore: before,
+          violationAfter: after,
+          penalty: constraint.penalty ?? null,
+        });
+      }
+      for (const fired of result.fired) {
+        expect(fired.sentence).toContain(fired.name);
+        expect(fired.violationBefore !== fired.violationAfter || fired.multiplier > 0).toBe(true);
+      }
+    }
+  });
+
+  it("lists every registered decoder with whether it can decode here, and every usable one decodes", async () => {
+    const model = experiment.base.model;
+    const without = await decoderChoices(registry, { constraints: false });
+    expect(without.map((c) => c.name)).toEqual(registry.decoders().map((d) => d.name));
+    const byName = new Map(without.map((c) => [c.name, c]));
+    expect(byName.get("viterbi")?.usable).toBe(true);
+    expect(byName.get("soft-dd")?.usable).toBe(false);
+    expect(byName.get("naive-dd")?.note).toMatch(/general CRF/);
+    expect(byName.get("exact")?.usable).toBe(false);
+    expect(byName.get("exact")?.note).toMatch(/give it learned constraints/);
+    expect(byName.get("exact")?.note).not.toMatch(/general CRF/);
+
+    const choices = await decoderChoices(registry, { constraints: true });
+    expect(choices.find((c) => c.name === "bcrf")?.ignoresConstraints).toBe(true);
+    for (const choice of choices.filter((c) => c.usable)) {
+      const inspector = new CitationInspector({
+        model,
+        registry,
+        decoder: choice.name,
+        constraints,
+      });
+      const result = inspector.inspect(CITATION);
+      expect(result.decoder).toBe(choice.name);
+      expect(result.constrained.labels).toHaveLength(result.tokens.length);
+      expect(result.decodeMs).toBeGreaterThanOrEqual(0);
+      if (choice.ignoresConstraints) expect(result.constraintCount).toBe(0);
+      if (result.traced) expect(result.objective).toHaveLength(result.iterations);
+      else expect(result.objective).toHaveLength(1);
+      for (const point of result.objective) expect(Number.isFinite(point.dual)).toBe(true);
+    }
+  }, 60_000);
+
+  it("marks a decoder whose set-up fails as unusable, with the failure's message", async () => {
+    const broken = new DecoderRegistry().addDecoder(viterbiDefinition).addDecoder({
+      name: "needs-wasm",
+      description: "a decoder whose set-up cannot run here",
+      accepts: { constraints: false, slaves: false },
+      prepare: () => Promise.reject(new Error("no WebAssembly here")),
+      create: viterbiDefinition.create,
+    });
+    const choices = await decoderChoices(broken, { constraints: false });
+    expect(choices.map((c) => [c.name, c.usable])).toEqual([
+      ["viterbi", true],
+      ["needs-wasm", false],
+    ]);
+    expect(choices[1]!.note).toContain("no WebAssembly here");
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * The options a decoder reads, declared by its definition: apps build `--<name>` flags and
+ * `--decoder-option <name>=<value>` from them, check values against them and show them in help,
+ * so no app keeps a list of which decoder reads what, and a plug-in decoder may have options.
+ */
+import type { DecoderDefinition } from "./decoder.js";
+import { LagrangeError } from "./errors.js";
+import { MAX_ITERATIONS } from "./solver.js";
+
+export type DecoderOptionValue = number | boolean | string;
+
+export interface DecoderOptionSpec {
+  /** kebab-case: the CLI flag `--<name>` and the key of `--decoder-option <name>=<value>`; e.g. "max-iterations", "tau", "time-limit", "iterations". */
+  readonly name: string;
+  /** The field of the decode options object it sets (e.g. "maxIterations", "tau", "timeLimitMs", "iterations"). */
+  readonly key: string;
+  readonly type: "integer" | "number" | "boolean" | "choice";
+  /** One line for --help. */
+  readonly help: string;
+  /** In the user's unit (before `scale`). */
+  readonly default: DecoderOptionValue;
+  /** Inclusive bounds (numbers); `above`: exclusive lower bound. */
+  readonly min?: number;
+  readonly max?: number;
+  readonly above?: number;
+  readonly choices?: readonly string[];
+  /** The user's value × scale is the decode option (seconds → ms: 1000). Default 1. */
+  readonly scale?: number;
+  /** Shown in help, e.g. "seconds". */
+  readonly unit?: string;
+}
+
+/**
+ * `max-iterations` of the dual-decomposition decoders: core's cap and its default (200, as
+ * {@link SolveOptions.maxIterations} says).
+ */
+export const MAX_ITERATIONS_OPTION: DecoderOptionSpec = {
+  name: "max-iterations",
+  key: "maxIterations",
+  type: "integer",
+  help: "iteration cap of the subgradient master (slave calls per sentence)",
+  default: 200,
+  min: 1,
+  max: MAX_ITERATIONS,
+};
+
+/** `tolerance` of the dual-decomposition master: the relative duality gap that certifies. */
+export const TOLERANCE_OPTION: DecoderOptionSpec = {
+  name: "tolerance",
+  key: "tolerance",
+  type: "number",
+  help: "relative duality gap under which a labelling counts as certified optimal",
+  default: 1e-6,
+  min: 0,
+};
+
+const OPTION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const TYPES: ReadonlySet<string> = new Set(["integer", "number", "boolean", "choice"]);
+const TRUE = new Set(["true", "yes", "on", "1"]);
+const FALSE = new Set(["false", "no", "off", "0"]);
+
+/** What a value of `spec` must be, in words: "an integer from 1 to 2147483647". */
+function expected(spec: DecoderOptionSpec): string {
+  if (spec.type === "boolean") return "true or false";
+  if (spec.type === "choice") return `one of ${(spec.choices ?? []).join(", ")}`;
+  const what = spec.type === "integer" ? "an integer" : "a number";
+  const { min, max, above } = spec;
+  const low = above !== undefined ? `> ${above}` : min !== undefined ? `≥ ${min}` : undefined;
+  if (above === undefined && min !== undefined && max !== undefined) {
+    return spec.type === "integer"
+      ? `${what} from ${min} to ${max}`
+      : `${what} in [${min}, ${max}]`;
+  }
+  const bounds = [low, max === undefined ? undefined : `≤ ${max}`].filter((b) => b !== undefined);
+  return bounds.length === 0 ? what : `${what} ${bounds.join(" and ")}`;
+}
+
+/** Why `value` does not fit `spec`, or undefined when it does. */
+function misfit(spec: DecoderOptionSpec, value: DecoderOptionValue): boolean {
+  switch (spec.type) {
+    case "boolean":
+      return typeof value !== "boolean";
+    case "choice":
+      return typeof value !== "string" || !(spec.choices ?? []).includes(value);
+    default: {
+      if (typeof value !== "number" || !Number.isFinite(value)) return true;
+      if (spec.type === "integer" && !Number.isInteger(value)) return true;
+      if (spec.min !== undefined && value < spec.min) return true;
+      if (spec.max !== undefined && value > spec.max) return true;
+      return spec.above !== undefined && !(value > spec.above);
+    }
+  }
+}
+
+/** The typed value of a raw string, unchecked against the bounds (undefined: unreadable). */
+function read(spec: DecoderOptionSpec, raw: string): DecoderOptionValue | undefined {
+  const text = raw.trim();
+  switch (spec.type) {
+    case "boolean": {
+      const lower = text.toLowerCase();
+      return TRUE.has(lower) ? true : FALSE.has(lower) ? false : undefined;
+    }
+    case "choice":
+      return text;
+    default:
+      return text === "" ? undefined : Number(text);
+  }
+}
+
+function shown(raw: string | DecoderOptionValue): string {
+  return typeof raw === "string" ? JSON.stringify(raw) : String(raw);
+}
+
+/** Parses one raw string for a spec; a usage LagrangeError naming the decoder and the option, with what was expected, when bad. */
+export function parseDecoderOption(
+  decoder: string,
+  spec: DecoderOptionSpec,
+  raw: string | DecoderOptionValue,
+): DecoderOptionValue {
+  const value = typeof raw === "string" ? read(spec, raw) : raw;
+  if (value === undefined || misfit(spec, value)) {
+    throw new LagrangeError(
+      "usage",
+      `decoder "${decoder}" option "${spec.name}": expected ${expected(spec)}, got ${shown(raw)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The decode options object for `definition` from the options a user gave, keyed by option NAME (kebab): every declared option at its value or default, scaled, under its `key`.
+ * An option the decoder does not declare is a usage LagrangeError naming the decoder: `decoder "viterbi" has no option "tau"; it takes no options` / `…; its options: max-iterations, tolerance`.
+ */
+export function resolveDecoderOptions(
+  definition: DecoderDefinition,
+  given: Readonly<Record<string, string | DecoderOptionValue>>,
+): Record<string, DecoderOptionValue> {
+  const specs = definition.options ?? [];
+  for (const name of Object.keys(given)) {
+    if (specs.some((spec) => spec.name === name)) continue;
+    const known =
+      specs.length === 0
+        ? "it takes no options"
+        : `its options: ${specs.map((spec) => spec.name).join(", ")}`;
+    throw new LagrangeError(
+      "usage",
+      `decoder "${definition.name}" has no option ${JSON.stringify(name)}; ${known}`,
+    );
+  }
+  const out: Record<string, DecoderOptionValue> = {};
+  for (const spec of specs) {
+    const raw = Object.hasOwn(given, spec.name) ? given[spec.name] : undefined;
+    const value = raw === undefined ? spec.default : parseDecoderOption(definition.name, spec, raw);
+    out[spec.key] = typeof value === "number" ? value * (spec.scale ?? 1) : value;
+  }
+  return out;
+}
+
+/** Help lines for a decoder's options (name, type/range, default, help). */
+export function describeDecoderOptions(definition: DecoderDefinition): string[] {
+  return (definition.options ?? []).map((spec) => {
+    const unit = spec.unit === undefined ? "" : ` ${spec.unit}`;
+    return `--${spec.name}: ${spec.help} (${expected(spec)}${unit}; default ${String(spec.default)}${unit})`;
+  });
+}
+
+/**
+ * Checks a definition's option specs (the registry calls it on every decoder it adds): what is
+ * wrong is the message of the error `fail` makes, naming the decoder and the option.
+ */
+export function checkDecoderOptionSpecs(
+  definition: DecoderDefinition,
+  fail: (message: string) => Error,
+): void {
+  const options = (definition as { options?: unknown }).options;
+  if (options === undefined) return;
+  const where = `decoder "${definition.name}"`;
+  if (!Array.isArray(options)) {
+    throw fail(`${where}: options must be an array of option specs`);
+  }
+  const names = new Set<string>();
+  const keys = new Set<string>();
+  for (const item of options as unknown[]) {
+    const spec = item as Partial<DecoderOptionSpec> | null;
+    if (spec === null || typeof spec !== "object") {
+      throw fail(`${where}: an option spec is ${String(spec)}, expected an object`);
+    }
+    const { name, key, type } = spec;
+    if (typeof name !== "string" || !OPTION_NAME.test(name)) {
+      throw fail(
+        `${where}: option name ${JSON.stringify(name)}: expected kebab-case (lower-case letters, digits, single hyphens)`,
+      );
+    }
+    const at = `${where} option "${name}"`;
+    if (names.has(name)) throw fail(`${at} is declared twice`);
+    names.add(name);
+    if (typeof key !== "string" || !/^[A-Za-z_$][\w$]*$/.test(key)) {
+      throw fail(`${at}: key ${JSON.stringify(key)}: expected an identifier`);
+    }
+    if (keys.has(key)) throw fail(`${at}: key "${key}" is set by another option too`);
+    keys.add(key);
+    if (typeof type !== "string" || !TYPES.has(type)) {
+      throw fail(
+        `${at}: type ${JSON.stringify(type)}: expected integer, number, boolean or choice`,
+      );
+    }
+    if (typeof spec.help !== "string") throw fail(`${at}: expected a help line`);
+    for (const bound of ["min", "max", "above"] as const) {
+      const b = spec[bound];
+      if (b !== undefined && !(typeof b === "number" && Number.isFinite(b))) {
+        throw fail(`${at}: ${bound} ${String(b)}: expected a finite number`);
+      }
+    }
+    const scale = spec.scale;
+    if (
+      scale !== undefined &&
+      !(typeof scale === "number" && Number.isFinite(scale) && scale > 0)
+    ) {
+      throw fail(`${at}: scale ${String(scale)}: expected a finite number > 0`);
+    }
+    if (
+      type === "choice" &&
+      !(
+        Array.isArray(spec.choices) &&
+        spec.choices.length > 0 &&
+        spec.choices.every((c) => typeof c === "string")
+      )
+    ) {
+      throw fail(`${at}: a choice needs a non-empty list of choices`);
+    }
+    const value = spec.default;
+    if (value === undefined || misfit(spec as DecoderOptionSpec, value)) {
+      throw fail(
+        `${at}: default ${value === undefined ? "missing" : shown(value)}: expected ${expected(spec as DecoderOptionSpec)}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { TrainingMemoryError, type TrainingPreparation } from "@lagrange/chain-crf";
+import { describe, expect, it } from "vitest";
+import { l2sActionSpaces, trainingMemoryBound } from "./training-memory.js";
+
+const preparation = (tokens: number, labels: number, totalBytes: number): TrainingPreparation => ({
+  memory: {
+    labels,
+    attributes: 100,
+    tokens,
+    stateFeatures: 100,
+    weights: 100,
+    weightVectors: 10,
+    weightBytes: 8000,
+    inferenceBytes: 0,
+    corpusBytes: 0,
+    totalBytes,
+  },
+  attributes: 100,
+  attributesSeen: 100,
+  highestAttributeCount: 10,
+  minAttributeFrequency: 1,
+});
+
+describe("trainingMemoryBound", () => {
+  it("refuses past the bound, counting what is in use and a general CRF's group chains", () => {
+    const heard: number[] = [];
+    const bound = (limitBytes: number | undefined, general = false) =>
+      trainingMemoryBound({
+        limitBytes,
+        general,
+        inUseBytes: () => 1000,
+        onEstimate: (_, needed) => heard.push(needed),
+      });
+    bound(3000).onPrepared(preparation(10, 5, 2000));
+    expect(heard).toEqual([3000]);
+    expect(() => bound(2999).onPrepared(preparation(10, 5, 2000))).toThrow(TrainingMemoryError);
+    // 10 tokens × 5² labels × 8 bytes of chains on top.
+    let refusal: unknown;
+    try {
+      bound(3000, true).onPrepared(preparation(10, 5, 2000));
+    } catch (error) {
+      refusal = error;
+    }
+    expect((refusal as TrainingMemoryError).neededBytes).toBe(5000);
+    expect((refusal as TrainingMemoryError).extra?.bytes).toBe(2000);
+    bound(undefined, true).onPrepared(preparation(10, 5, 1e15));
+    expect(heard).toEqual([3000, 1000 + 1e15 + 2000]);
+  });
+
+  it("counts an L2S model's hashed tables: a labelled parser has two", () => {
+    expect(l2sActionSpaces("tagger")).toBe(1);
+    expect(l2sActionSpaces("parser")).toBe(2);
+    expect(l2sActionSpaces("parser", false)).toBe(1);
+  });
+});
