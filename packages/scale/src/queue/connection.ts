@@ -146,7 +146,7 @@ export function jobKeys(queue: string, job: string) {
   const base = `lagrange:${queue}:${job}`;
   return {
     /**
-     * Hash: what was submitted — `spec` (JSON, see `parseTaggingSpec`), `submission` (a nonce
+     * Hash: what was submitted — `spec` (JSON, see `parseTagJobSpec`), `submission` (a nonce
      * naming this submission of the name), `state` (`submitting` until the last shard is queued,
      * then `complete`), and once complete `shards` and `sentences`.
      */

@@ -30,9 +30,9 @@ export {
   DEFAULT_MAX_MODEL_BYTES,
   MalformedSpecError,
   type ModelSource,
-  parseTaggingSpec,
+  parseTagJobSpec,
   type ShardJobData,
-  type TaggingSpec,
+  type TagJobSpec,
 } from "./spec.js";
 export { type SubmitOptions, type SubmitResult, submitJob } from "./submit.js";
 export { type ModelReader, type ShardInput, type ShardOutput, tagShard } from "./tag-shard.js";

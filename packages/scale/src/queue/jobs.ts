@@ -15,7 +15,7 @@ import {
   redisFailure,
   shardJobId,
 } from "./connection.js";
-import { parseTaggingSpec, printable, shardOfJobId } from "./spec.js";
+import { parseTagJobSpec, printable, shardOfJobId } from "./spec.js";
 import type { ShardStats } from "./worker.js";
 
 export interface DeadShard {
@@ -474,7 +474,7 @@ export async function removeJob(options: RemoveOptions): Promise<RemoveResult> {
 function storedModelOf(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   try {
-    const spec = parseTaggingSpec(raw, "");
+    const spec = parseTagJobSpec(raw, "");
     return spec.modelSource === "redis" ? spec.modelSha256 : undefined;
   } catch {
     return undefined;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ModelAccess, readRegularFile, readSpecModel } from "./model-access.js";
-import type { TaggingSpec } from "./spec.js";
+import type { TagJobSpec } from "./spec.js";
 import { sha256Hex } from "./tag-shard.js";
 
 const isRoot = process.getuid?.() === 0;
@@ -55,7 +55,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function spec(changes: Partial<TaggingSpec>): TaggingSpec {
+function spec(changes: Partial<TagJobSpec>): TagJobSpec {
   return {
     modelSource: "model-dir",
     model: "sub/m.model",
@@ -75,7 +75,7 @@ const access = (changes: Partial<ModelAccess> = {}): ModelAccess => ({
   ...changes,
 });
 
-async function refusal(s: TaggingSpec, a: ModelAccess = access()): Promise<string> {
+async function refusal(s: TagJobSpec, a: ModelAccess = access()): Promise<string> {
   try {
     await readSpecModel(s, a);
   } catch (error) {

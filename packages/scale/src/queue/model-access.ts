@@ -4,7 +4,7 @@ import { isAbsolute, resolve, sep } from "node:path";
 import { LagrangeError } from "@lagrange/core";
 import type { Redis } from "ioredis";
 import { modelKeys } from "./connection.js";
-import { DEFAULT_MAX_MODEL_BYTES, type TaggingSpec } from "./spec.js";
+import { DEFAULT_MAX_MODEL_BYTES, type TagJobSpec } from "./spec.js";
 import { sha256Hex } from "./tag-shard.js";
 
 /**
@@ -60,7 +60,7 @@ function sizeText(bytes: number): string {
  * size and checksum before anything parses them. Every refusal is a {@link ModelRefusedError}
  * naming the spec's model and why; none quotes a file's content or where a symlink points.
  */
-export async function readSpecModel(spec: TaggingSpec, access: ModelAccess): Promise<Uint8Array> {
+export async function readSpecModel(spec: TagJobSpec, access: ModelAccess): Promise<Uint8Array> {
   const maxBytes = access.maxBytes ?? DEFAULT_MAX_MODEL_BYTES;
   const name = `model ${spec.model}`;
   if (spec.modelBytes > maxBytes) {
@@ -99,7 +99,7 @@ export async function readSpecModel(spec: TaggingSpec, access: ModelAccess): Pro
 }
 
 async function readStoredModel(
-  spec: TaggingSpec,
+  spec: TagJobSpec,
   access: ModelAccess,
   maxBytes: number,
 ): Promise<Uint8Array> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseShardJobData, parseTaggingSpec, printable, shardOfJobId } from "./spec.js";
+import { parseShardJobData, parseTagJobSpec, printable, shardOfJobId } from "./spec.js";
 
 const SHA = "a".repeat(64);
 const VALID = {
@@ -16,7 +16,7 @@ function refusal(changes: Record<string, unknown>, remove: readonly string[] = [
   const spec: Record<string, unknown> = { ...VALID, ...changes };
   for (const field of remove) delete spec[field];
   try {
-    parseTaggingSpec(JSON.stringify(spec), "j1");
+    parseTagJobSpec(JSON.stringify(spec), "j1");
   } catch (error) {
     expect((error as { code?: string }).code).toBe("bad-input");
     return (error as Error).message;
@@ -24,9 +24,9 @@ function refusal(changes: Record<string, unknown>, remove: readonly string[] = [
   throw new Error("accepted");
 }
 
-describe("parseTaggingSpec: a job's spec is read from Redis, so every field is checked", () => {
+describe("parseTagJobSpec: a job's spec is read from Redis, so every field is checked", () => {
   it("accepts what submit writes", () => {
-    expect(parseTaggingSpec(JSON.stringify(VALID), "j1")).toEqual(VALID);
+    expect(parseTagJobSpec(JSON.stringify(VALID), "j1")).toEqual(VALID);
     const full = {
       ...VALID,
       modelSource: "model-dir",
@@ -36,7 +36,7 @@ describe("parseTaggingSpec: a job's spec is read from Redis, so every field is c
       constraintsSource: "c.txt",
       unlabeled: true,
     };
-    expect(parseTaggingSpec(JSON.stringify(full), "j1")).toEqual(full);
+    expect(parseTagJobSpec(JSON.stringify(full), "j1")).toEqual(full);
   });
 
   it("names the field of a wrong type, never quoting its value", () => {
@@ -94,8 +94,8 @@ describe("parseTaggingSpec: a job's spec is read from Redis, so every field is c
     expect(refusal({ model: "/shared/m.model" }, ["modelSource"])).toMatch(
       /modelSource: missing \(a job submitted by an earlier lagrange/,
     );
-    expect(() => parseTaggingSpec("{", "j1")).toThrow("job j1: its spec is not JSON");
-    expect(() => parseTaggingSpec("[]", "j1")).toThrow(
+    expect(() => parseTagJobSpec("{", "j1")).toThrow("job j1: its spec is not JSON");
+    expect(() => parseTagJobSpec("[]", "j1")).toThrow(
       "spec: expected an object, found an array of 0",
     );
   });

@@ -15,9 +15,9 @@ export type ModelSource = (typeof MODEL_SOURCES)[number];
 
 /**
  * What a worker needs to tag any shard of a job: recorded at submission, read from Redis — and
- * so never trusted: {@link parseTaggingSpec} checks every field before a worker acts on it.
+ * so never trusted: {@link parseTagJobSpec} checks every field before a worker acts on it.
  */
-export interface TaggingSpec {
+export interface TagJobSpec {
   readonly modelSource: ModelSource;
   /**
    * `redis`: the model file's name at submission (for messages only); `model-dir`: its path
@@ -68,7 +68,7 @@ const SUBMISSION_PATTERN = /^[0-9a-f]{12}$/;
 /** A job name: a plain word keeps Redis keys and BullMQ ids unambiguous. */
 export const JOB_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-const SPEC_FIELDS: ReadonlySet<string> = new Set<keyof TaggingSpec>([
+const SPEC_FIELDS: ReadonlySet<string> = new Set<keyof TagJobSpec>([
   "modelSource",
   "model",
   "modelSha256",
@@ -122,10 +122,10 @@ function isCount(value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): va
 
 /**
  * The spec `raw` (a job's `spec` field, as read from Redis) checked field by field: every field
- * of {@link TaggingSpec} of its type and range, no other field. Throws a
+ * of {@link TagJobSpec} of its type and range, no other field. Throws a
  * {@link MalformedSpecError} (code `bad-input`) naming the field; never quotes its value.
  */
-export function parseTaggingSpec(raw: string, job: string): TaggingSpec {
+export function parseTagJobSpec(raw: string, job: string): TagJobSpec {
   const what = `job ${job}: its spec`;
   let value: unknown;
   try {
@@ -194,7 +194,7 @@ export function parseTaggingSpec(raw: string, job: string): TaggingSpec {
   if (spec.unlabeled !== undefined && typeof spec.unlabeled !== "boolean") {
     fail("unlabeled", "true or false");
   }
-  return spec as unknown as TaggingSpec;
+  return spec as unknown as TagJobSpec;
 }
 
 /** A relative path that stays below its directory by its own components (symlinks are checked when read). */

@@ -27,11 +27,11 @@ import {
   MAX_CONSTRAINTS_CHARS,
   MAX_SHARD_BYTES,
   type ModelSource,
-  parseTaggingSpec,
+  parseTagJobSpec,
   type ShardJobData,
-  type TaggingSpec,
+  type TagJobSpec,
 } from "./spec.js";
-import { checkTaggingSpec, sha256Hex } from "./tag-shard.js";
+import { checkTagJobSpec, sha256Hex } from "./tag-shard.js";
 
 export interface SubmitOptions extends QueueTarget {
   /** The job's name: what `work`, `status` and `collect` know it by. */
@@ -212,12 +212,12 @@ async function specOf(
   options: SubmitOptions,
   format: ShardFormat,
   model: SubmittedModel,
-): Promise<{ spec: TaggingSpec; specText: string }> {
+): Promise<{ spec: TagJobSpec; specText: string }> {
   const constraints =
     options.constraints === undefined
       ? undefined
       : await readConstraints(options.constraints, options.signal);
-  const spec: TaggingSpec = {
+  const spec: TagJobSpec = {
     modelSource: model.source,
     model: model.name,
     modelSha256: sha256Hex(model.bytes),
@@ -230,11 +230,11 @@ async function specOf(
       : { constraints, constraintsSource: options.constraints as string }),
     ...(options.unlabeled === true ? { unlabeled: true } : {}),
   };
-  await checkTaggingSpec(spec, model.bytes);
+  await checkTagJobSpec(spec, model.bytes);
   const specText = JSON.stringify(spec);
   try {
     // What every worker will check: refused here rather than dead-lettered there.
-    parseTaggingSpec(specText, options.job);
+    parseTagJobSpec(specText, options.job);
   } catch (error) {
     throw new LagrangeError("usage", (error as Error).message);
   }

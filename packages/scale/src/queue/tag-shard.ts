@@ -16,7 +16,7 @@ import { conllRecord } from "../stream/format.js";
 import { batchGoldView, type LineBatchSpec, tagLineBatch } from "../stream/line-batch.js";
 import { readLineBatches } from "../stream/records.js";
 import { ThreadTagger } from "../stream/setup.js";
-import type { TaggingSpec } from "./spec.js";
+import type { TagJobSpec } from "./spec.js";
 
 export interface ShardInput {
   readonly text: string;
@@ -46,7 +46,7 @@ interface ShardTagger {
  * The bytes of a spec's model, checked against its checksum: where they may come from is the
  * worker's choice (see `readSpecModel`), never the spec's.
  */
-export type ModelReader = (spec: TaggingSpec) => Promise<Uint8Array>;
+export type ModelReader = (spec: TagJobSpec) => Promise<Uint8Array>;
 
 /**
  * One tagger per (model, decoder, constraints) in a worker process: a model is read and its
@@ -62,7 +62,7 @@ const taggers = new Map<string, Promise<ShardTagger>>();
  */
 const MAX_TAGGERS = 4;
 
-function taggerFor(spec: TaggingSpec, readModel: ModelReader): Promise<ShardTagger> {
+function taggerFor(spec: TagJobSpec, readModel: ModelReader): Promise<ShardTagger> {
   const key = JSON.stringify([
     spec.modelSource,
     spec.model,
@@ -87,7 +87,7 @@ function taggerFor(spec: TaggingSpec, readModel: ModelReader): Promise<ShardTagg
   return entry;
 }
 
-async function buildTagger(spec: TaggingSpec, readModel: ModelReader): Promise<ShardTagger> {
+async function buildTagger(spec: TagJobSpec, readModel: ModelReader): Promise<ShardTagger> {
   // The one tagging entry point, given the bytes the worker read and checked.
   const opened = await openTagger({
     model: await readModel(spec),
@@ -121,11 +121,11 @@ async function buildTagger(spec: TaggingSpec, readModel: ModelReader): Promise<S
  * Checks at submission what a worker would find wrong with the spec at once (a model that does
  * not load, an unknown decoder, bad constraints), with the model's bytes in hand.
  */
-export async function checkTaggingSpec(spec: TaggingSpec, modelBytes: Uint8Array): Promise<void> {
+export async function checkTagJobSpec(spec: TagJobSpec, modelBytes: Uint8Array): Promise<void> {
   await taggerFor(spec, async () => modelBytes);
 }
 
-function parseShard(spec: TaggingSpec, text: string): Sentence[] {
+function parseShard(spec: TagJobSpec, text: string): Sentence[] {
   const options = { file: spec.data };
   switch (spec.format) {
     case "conll":
@@ -150,7 +150,7 @@ function corpusLine(error: unknown, offset: number): unknown {
  * process's rate), and the event loop runs between batches (lock renewal, SIGTERM).
  */
 async function tagConllShard(
-  spec: TaggingSpec,
+  spec: TagJobSpec,
   shard: ShardInput,
   tagger: ThreadTagger,
   model: CrfModel,
@@ -206,7 +206,7 @@ async function tagConllShard(
  * SIGTERM is heard while a long shard is tagged. `pauseMs` slows each sentence down (fault tests).
  */
 export async function tagShard(
-  spec: TaggingSpec,
+  spec: TagJobSpec,
   shard: ShardInput,
   options: {
     /** Where the model's bytes come from (called once per model in a process). */

@@ -17,10 +17,10 @@ import {
   MAX_SHARD_BYTES,
   MAX_SPEC_BYTES,
   parseShardJobData,
-  parseTaggingSpec,
+  parseTagJobSpec,
   type ShardJobData,
   shardOfJobId,
-  type TaggingSpec,
+  type TagJobSpec,
 } from "./spec.js";
 import { tagShard } from "./tag-shard.js";
 
@@ -128,7 +128,7 @@ const STOP_GRACE_MS = 300;
  * try would read the same text); other errors are retried with back-off.
  *
  * Nothing read from Redis is trusted: a shard's data and its job's spec are checked field by field
- * (see `parseTaggingSpec`), and models come only from where this worker allows (`modelDir`,
+ * (see `parseTagJobSpec`), and models come only from where this worker allows (`modelDir`,
  * `allowModelUrls`; Redis by checksum always), regular files under a size cap. A refused password
  * rejects at once with a `RedisAccessError` (also when Redis refuses it later on).
  */
@@ -145,13 +145,13 @@ export async function runQueueWorker(options: WorkerOptions): Promise<WorkerSumm
     onRetry: report,
   });
   /** Specs by job and submission: a job removed and submitted again under its name is another. */
-  const specs = new Map<string, TaggingSpec>();
+  const specs = new Map<string, TagJobSpec>();
   let shards = 0;
   let sentences = 0;
   let tokens = 0;
   const abort = new AbortController();
   let refused: RedisAccessError | undefined;
-  const readModel = (spec: TaggingSpec) =>
+  const readModel = (spec: TagJobSpec) =>
     readSpecModel(spec, {
       client,
       queue: queueName,
@@ -161,7 +161,7 @@ export async function runQueueWorker(options: WorkerOptions): Promise<WorkerSumm
       ...(options.maxModelBytes === undefined ? {} : { maxBytes: options.maxModelBytes }),
     });
 
-  const specOf = async (data: ShardJobData): Promise<TaggingSpec | undefined> => {
+  const specOf = async (data: ShardJobData): Promise<TagJobSpec | undefined> => {
     const key = `${data.job}/${data.submission}`;
     const cached = specs.get(key);
     if (cached !== undefined) return cached;
@@ -179,7 +179,7 @@ export async function runQueueWorker(options: WorkerOptions): Promise<WorkerSumm
     }
     const raw = await client.hget(keys.meta, "spec");
     if (raw === null) return undefined;
-    const spec = parseTaggingSpec(raw, data.job);
+    const spec = parseTagJobSpec(raw, data.job);
     // A few jobs at a time: the oldest spec (constraints and all) is forgotten first.
     if (specs.size >= MAX_SPECS) specs.delete(specs.keys().next().value as string);
     specs.set(key, spec);
