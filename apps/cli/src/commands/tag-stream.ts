@@ -66,6 +66,7 @@ export async function tagStreamCommand(
         const result = await tagStream({
           // One thread tags with the model already read; workers get its bytes (no second read).
           model,
+          modelBytes: opened.modelBytes,
           registry: opened.registry,
           decoder: opened.decoder,
           ...(constraints === undefined ? {} : { constraints }),

@@ -54,6 +54,11 @@ export interface TagStreamOptions extends TaggingSetup {
   readonly gold?: "auto" | "none";
   /** A registry with plug-ins already loaded: single thread only (workers load `plugins`). */
   readonly registry?: DecoderRegistry;
+  /**
+   * The file bytes `model` was loaded from, when it is a loaded model: worker threads are sent
+   * these (without them the model is serialized again for the workers).
+   */
+  readonly modelBytes?: Uint8Array;
   readonly signal?: AbortSignal;
   /** After each batch written. */
   readonly onProgress?: (progress: TagStreamProgress) => void;
@@ -339,7 +344,7 @@ async function openRunner(
   const bytes =
     typeof options.model === "string" || options.model instanceof Uint8Array
       ? options.model
-      : modelToBytes(model);
+      : (options.modelBytes ?? modelToBytes(model));
   if (setup.constraints !== undefined && setup.constraintsText === undefined) {
     throw new LagrangeError(
       "usage",
