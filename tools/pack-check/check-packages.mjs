@@ -38,6 +38,7 @@ const PACKAGES = [
   "soft-dd",
   "ilp",
   "mincut",
+  "clusters",
   "bcrf",
   "l2s",
   "recipes",

@@ -10,7 +10,15 @@ import {
 import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { writeReport } from "./report.js";
+import {
+  ACCURACY_DATASETS,
+  ACCURACY_ROWS,
+  type AccuracyRowName,
+  accuracyMarkdown,
+  accuracySuite,
+} from "./suites/accuracy.js";
 import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./suites/bcrf.js";
+import { brownClustersBench, brownClustersMarkdown } from "./suites/brown-clusters.js";
 import { cliStartup, cliStartupMarkdown } from "./suites/cli-startup.js";
 import {
   CRF_PROFILE_DATASETS,
@@ -357,6 +365,53 @@ const instanceList = (value: string): string[] => {
 };
 
 program
+  .command("brown-clusters")
+  .description(
+    "Brown clustering of @lagrange/clusters vs Liang's wcluster (built from shared/anchors/brown-cluster with g++ in the same invocation) on the same tokens, one core each: time, co-membership F1 of the two clusterings (also with wcluster's order of equal-count words), the AMI each reaches; JSON + Markdown",
+  )
+  .option("--out <file.json>", "write the JSON result here (the Markdown beside it as .md)")
+  .option("--quick", "the first 100 k tokens and C = 100 (seconds per program)")
+  .option("--text <file>", "a plain text file (one sentence a line) instead of the registry corpus")
+  .option("--corpus <name>", "a registry raw-text corpus (default brown)")
+  .option("--clusters <n>", "C (default 1000; quick 100)", integer)
+  .option("--min-count <k>", "leave out words seen fewer than k times (default 1)", integer)
+  .option("--max-tokens <n>", "keep the first whole sentences up to n tokens", integer)
+  .option(
+    "--no-same-order",
+    "skip the second Lagrange run in wcluster's order of equal-count words",
+  )
+  .option(
+    "--tie-sensitivity",
+    "a third Lagrange run, equal-count words in reverse order: agreement of two tie orders (default with --quick)",
+  )
+  .action(
+    async (opts: {
+      out?: string;
+      quick?: boolean;
+      text?: string;
+      corpus?: string;
+      clusters?: number;
+      minCount?: number;
+      maxTokens?: number;
+      sameOrder: boolean;
+      tieSensitivity?: boolean;
+    }) => {
+      const result = await brownClustersBench({
+        quick: opts.quick === true,
+        sameOrder: opts.sameOrder,
+        ...(opts.tieSensitivity === undefined ? {} : { tieSensitivity: opts.tieSensitivity }),
+        ...(opts.text === undefined ? {} : { text: opts.text }),
+        ...(opts.corpus === undefined ? {} : { corpus: opts.corpus }),
+        ...(opts.clusters === undefined ? {} : { clusters: opts.clusters }),
+        ...(opts.minCount === undefined ? {} : { minCount: opts.minCount }),
+        ...(opts.maxTokens === undefined ? {} : { maxTokens: opts.maxTokens }),
+        onStatus: status,
+      });
+      await emit(result, brownClustersMarkdown(result), opts.out);
+    },
+  );
+
+program
   .command("maxflow")
   .description(
     "Boykov–Kolmogorov max-flow of @lagrange/mincut vs Kolmogorov's C++ MAXFLOW (libmaxflow-dev, built and run in the same invocation when g++ is there) on shared/fixtures/maxflow: build, maxflow(), total, update rounds with and without search-tree reuse; every solve checked; JSON + Markdown",
@@ -627,5 +682,94 @@ program
     await emit(result, scaleMarkdown(result), opts.out);
     if (opts.out !== undefined) status(`wrote ${await writeScaleFigure(result, opts.out)}`);
   });
+
+/** A comma-separated list of names, each one of `known`. */
+const nameList =
+  (what: string, known: readonly string[]) =>
+  (value: string): string[] => {
+    const names = value
+      .split(",")
+      .map((x) => x.trim())
+      .filter((x) => x !== "");
+    if (names.length === 0) throw new InvalidArgumentError(`name at least one ${what}`);
+    for (const name of names) {
+      if (!known.includes(name)) {
+        throw new InvalidArgumentError(
+          `unknown ${what} "${name}"; expected a comma-separated list of ${known.join(", ")}`,
+        );
+      }
+    }
+    return [...new Set(names)];
+  };
+
+program
+  .command("accuracy")
+  .description(
+    "issue 27's accuracy table: per dataset (CoNLL-2003, CoNLL-2002 es/nl, WNUT-16/17, EWT UPOS, CoNLL-2000) the rows baseline → + clusters → + lexicons → + two-stage / + general CRF, trained as `lagrange train` does on train less a held-out fold; held-out and dev scores with 95 % bootstrap intervals, deltas, paired bootstrap baseline → lexicons, training time, iterations, features; JSON + Markdown",
+  )
+  .option("--out <dir>", "write accuracy.json and accuracy.md into this folder")
+  .option(
+    "--datasets <list>",
+    `comma-separated, of ${ACCURACY_DATASETS.map((d) => d.name).join(", ")} (default all)`,
+    nameList(
+      "dataset",
+      ACCURACY_DATASETS.map((d) => d.name),
+    ),
+  )
+  .option(
+    "--rows <list>",
+    `comma-separated, of ${ACCURACY_ROWS.join(", ")} (default all)`,
+    nameList("row", ACCURACY_ROWS),
+  )
+  .option(
+    "--max-iterations <n>",
+    "L-BFGS iterations cap (default: the task preset's; quick 30)",
+    integer,
+  )
+  .option("--threads <n>", "training threads", integer, 2)
+  .option("--quick", "a smoke run: 2,000 training sentences, 30 iterations")
+  .option(
+    "--max-train <n>",
+    "keep the first n training sentences (before the held-out cut)",
+    integer,
+  )
+  .option(
+    "--resources <dir>",
+    "a folder with clusters-<language>.paths and <lexicon>.txt files to use instead of the cache and the registry",
+  )
+  .option("--samples <n>", "bootstrap resamples", integer, 1000)
+  .option("--seed <n>", "bootstrap seed", integer, 1)
+  .action(
+    async (opts: {
+      out?: string;
+      datasets?: string[];
+      rows?: string[];
+      maxIterations?: number;
+      threads: number;
+      quick?: boolean;
+      maxTrain?: number;
+      resources?: string;
+      samples: number;
+      seed: number;
+    }) => {
+      const result = await accuracySuite({
+        quick: opts.quick === true,
+        threads: opts.threads,
+        bootstrapSamples: opts.samples,
+        seed: opts.seed,
+        ...(opts.datasets === undefined ? {} : { datasets: opts.datasets }),
+        ...(opts.rows === undefined ? {} : { rows: opts.rows as AccuracyRowName[] }),
+        ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
+        ...(opts.maxTrain === undefined ? {} : { maxTrainSentences: opts.maxTrain }),
+        ...(opts.resources === undefined ? {} : { resourcesDir: opts.resources }),
+        onStatus: status,
+      });
+      await emit(
+        result,
+        accuracyMarkdown(result),
+        opts.out === undefined ? undefined : `${opts.out.replace(/\/$/, "")}/accuracy.json`,
+      );
+    },
+  );
 
 await program.parseAsync(process.argv.slice(2), { from: "user" });

@@ -6,9 +6,9 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadModel } from "@lagrange/chain-crf";
+import { loadModel, saveModel } from "@lagrange/chain-crf";
 import { seededRandom } from "@lagrange/core";
-import { generalCrfOf } from "@lagrange/recipes";
+import { generalCrfOf, withGeneralCrf } from "@lagrange/recipes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastColumn, run } from "./test-support.js";
 
@@ -119,10 +119,21 @@ describe("lagrange train --model general", () => {
     );
     expect(r.stderr).toMatch(/consistency weights: word\/entity -?[\d.]+, word\/outside/);
     expect(r.stderr).toMatch(/perceptron \(two-slave\): .* of \d+ decodings certified/);
+    expect(r.stderr).toMatch(/certified per epoch \d+\/\d+, \d+\/\d+;/);
+    // The held-out cut (fold 1) chose the epochs and scale, or the chain alone.
+    expect(r.stderr).toMatch(
+      /held-out cut \(\d+ groups, \d+ sentences of fold 1.*F1 per epoch [\d.]+, [\d.]+;/,
+    );
+    expect(r.stdout).toMatch(/held-out F1: chain [\d.]+, general /);
     const general = generalCrfOf(await loadModel(model));
     expect(general).not.toBeNull();
     expect(general!.settings.groups).toBe("tweets");
     expect(general!.consistency.weights.length).toBe(6);
+    const selection = general!.settings.selection!;
+    expect(selection.perEpoch).toHaveLength(2);
+    expect(selection.generalScore).toBeGreaterThanOrEqual(selection.chainScore);
+    if (selection.scale === 0)
+      expect(Array.from(general!.consistency.weights)).toEqual([0, 0, 0, 0, 0, 0]);
   }, 20_000);
 
   it("--groups without --model general, and --model general without --groups: exit 2", async () => {
@@ -193,8 +204,37 @@ describe("lagrange tag with a general model", () => {
     20_000,
   );
 
+  it("warns when training's held-out cut kept the chain alone", async () => {
+    const general = generalCrfOf(await loadModel(model))!;
+    const chainOnly = join(dir, "chain-only.model");
+    const selection = {
+      heldOutGroups: 3,
+      heldOutSentences: 10,
+      measure: "f1" as const,
+      chainScore: 0.5,
+      generalScore: 0.5,
+      epochs: 0,
+      scale: 0,
+      perEpoch: [0.4, 0.45],
+    };
+    await saveModel(
+      withGeneralCrf(
+        general.model,
+        { ...general.consistency, weights: new Float64Array(6) },
+        { ...general.settings, selection },
+      ),
+      chainOnly,
+    );
+    const r = await run(["tag", "--model", chainOnly, "--data", data, "--decoder", "two-slave"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      "this general CRF's training chose the chain alone on its held-out cut (50.00 F1",
+    );
+  });
+
   it("with consistency weights > 0 (an undertrained chain), the DD decoders iterate", async () => {
-    // Two L-BFGS iterations leave the jackknifed chain wrong where agreement helps.
+    // Two L-BFGS iterations leave the chain wrong where agreement helps; --folds 1 scores the
+    // training groups with the full CRF and keeps the perceptron's weights (no held-out cut).
     const weighted = join(dir, "weighted.model");
     const trained = await run([
       "train",
@@ -209,7 +249,7 @@ describe("lagrange tag with a general model", () => {
       "--max-iterations",
       "2",
       "--folds",
-      "2",
+      "1",
       "--epochs",
       "2",
       "--train-decoder",

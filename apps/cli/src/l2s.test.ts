@@ -506,7 +506,7 @@ describe("usage errors and bad input", () => {
     expect(l2sOption.stderr).toMatch(/^lagrange: --passes: an option of --learner l2s/);
     const noPreset = await run(["train", "--data", train, "--out", out]);
     expect(noPreset.code).toBe(2);
-    expect(noPreset.stderr).toContain("--preset is required with the CRF learner");
+    expect(noPreset.stderr).toContain("--preset or --template is required with the CRF learner");
     const parserOption = await run([
       "train",
       ...["--learner", "l2s", "--task", "ner", "--data", nerTrain, "--oracle", "static"],

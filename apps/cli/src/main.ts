@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type DecoderDefinition, isAbortError } from "@lagrange/core";
 import { Command, CommanderError } from "commander";
+import { defineClusters } from "./define/clusters.js";
 import { defineConstraints } from "./define/constraints.js";
 import { defineDemo } from "./define/demo.js";
 import { defineEval } from "./define/eval.js";
@@ -43,6 +44,7 @@ function buildProgram(decoders: readonly DecoderDefinition[]): Command {
   defineParse(program);
   defineConstraints(program);
   defineRules(program);
+  defineClusters(program);
   defineInfo(program);
   defineImport(program);
   defineExport(program);

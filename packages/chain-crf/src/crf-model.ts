@@ -45,6 +45,11 @@ export interface CrfModelInit {
   readonly settings?: { readonly [key: string]: JsonValue };
   /** Default decoding constraints. */
   readonly constraints?: TransitionMask;
+  /**
+   * A two-stage model's first stage, as the bytes of its own model file: tagging runs it over a
+   * document first and reads its votes (the second stage's `settings.features.votes`).
+   */
+  readonly firstStage?: Uint8Array | null;
 }
 
 export interface ModelSummary {
@@ -58,6 +63,8 @@ export interface ModelSummary {
   readonly startEnd: boolean;
   readonly preset: string | null;
   readonly settings: { readonly [key: string]: JsonValue };
+  /** Size in bytes of the embedded first-stage model (a two-stage model), else null. */
+  readonly firstStage: number | null;
 }
 
 export interface MarginalsResult {
@@ -84,6 +91,8 @@ export class CrfModel {
   readonly weights: Float64Array;
   readonly preset: string | null;
   readonly settings: { readonly [key: string]: JsonValue };
+  /** A two-stage model's first stage (the bytes of its model file), else null. */
+  readonly firstStage: Uint8Array | null;
   /** Default decoding constraints (validated on assignment through the constructor). */
   constraints: TransitionMask;
   readonly #scorer: SequenceScorer;
@@ -123,6 +132,7 @@ export class CrfModel {
     this.weights = init.weights;
     this.preset = init.preset ?? null;
     this.settings = init.settings ?? {};
+    this.firstStage = init.firstStage ?? null;
     this.constraints = checkConstraints(init.constraints ?? {}, layout.numLabels);
     this.#scorer = new SequenceScorer(layout);
   }
@@ -275,6 +285,7 @@ export class CrfModel {
       startEnd: this.layout.startBase >= 0,
       preset: this.preset,
       settings: this.settings,
+      firstStage: this.firstStage === null ? null : this.firstStage.length,
     };
   }
 
@@ -294,8 +305,21 @@ export class CrfModel {
     return this.#with(this.settings, checkConstraints(constraints, this.numLabels));
   }
 
-  #with(settings: { readonly [key: string]: JsonValue }, constraints: TransitionMask): CrfModel {
+  /**
+   * The same model (weights shared) with `firstStage` embedded: the bytes of the first stage's
+   * model file, which tagging runs before this model to compute its votes.
+   */
+  withFirstStage(firstStage: Uint8Array | null): CrfModel {
+    return this.#with(this.settings, this.constraints, firstStage);
+  }
+
+  #with(
+    settings: { readonly [key: string]: JsonValue },
+    constraints: TransitionMask,
+    firstStage: Uint8Array | null = this.firstStage,
+  ): CrfModel {
     return new CrfModel({
+      firstStage,
       labels: this.labels,
       attributes: this.attributes,
       transitionAttributes: this.transitionAttributes,
@@ -388,6 +412,7 @@ export class CrfModel {
       preset: this.preset,
       settings: this.settings,
       constraints: this.constraints,
+      firstStage: this.firstStage,
     });
   }
 

@@ -17,9 +17,14 @@ import type { FeatureLayout } from "./model/layout.js";
  *   16+H         binary sections, each 8-byte aligned, at the offsets the header lists
  *   end−4 u32    CRC-32 of every preceding byte
  * The header holds labels, attribute dictionaries, preset, training settings and the layout's
- * scalars; the sections hold the layout arrays (int32) and the weights (float32 or float64).
+ * scalars; the sections hold the layout arrays (int32) and the weights (float32 or float64). A
+ * two-stage model adds a `firstStage` section (uint8): the first stage's own model file, and is
+ * written as version 2 (FIRST_STAGE_FORMAT_VERSION), so that a build that cannot run the first
+ * stage refuses the file instead of tagging without its votes; other files stay version 1.
  */
 export const MODEL_FORMAT_VERSION = 1;
+/** The version of a model file with an embedded first stage (the newest this build reads). */
+const FIRST_STAGE_FORMAT_VERSION = 2;
 const MAGIC = [0x4c, 0x47, 0x52, 0x43, 0x52, 0x46, 0x0d, 0x0a]; // "LGRCRF\r\n"
 const PREAMBLE = 16;
 
@@ -57,7 +62,7 @@ export class ModelFileError extends LagrangeError {
 
 interface SectionEntry {
   readonly name: string;
-  readonly type: "int32" | "float32" | "float64";
+  readonly type: "int32" | "float32" | "float64" | "uint8";
   readonly length: number;
   /** Byte offset from the start of the binary part. */
   readonly offset: number;
@@ -84,7 +89,25 @@ interface Header {
   readonly binaryLength: number;
 }
 
-const ELEMENT_SIZE = { int32: 4, float32: 4, float64: 8 } as const;
+const ELEMENT_SIZE = { int32: 4, float32: 4, float64: 8, uint8: 1 } as const;
+
+// The first stages read from model files, so that recipes run them without parsing them again.
+const firstStages = new WeakMap<Uint8Array, CrfModel>();
+
+/**
+ * A two-stage model's first stage as a model (read from its embedded bytes once, then cached);
+ * null for a model without one. `file` names the outer model in errors.
+ */
+export function firstStageModel(model: CrfModel, file = "<model bytes>"): CrfModel | null {
+  const bytes = model.firstStage;
+  if (bytes === null) return null;
+  let first = firstStages.get(bytes);
+  if (first === undefined) {
+    first = loadModelFromBytes(bytes, `${file} (its first stage)`);
+    firstStages.set(bytes, first);
+  }
+  return first;
+}
 
 const align8 = (x: number): number => (x + 7) & ~7;
 
@@ -92,13 +115,14 @@ const align8 = (x: number): number => (x + 7) & ~7;
 export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8Array {
   const precision = options.precision ?? "float32";
   const { layout } = model;
-  const arrays: Array<[string, "int32" | "float32" | "float64", ArrayLike<number>]> = [
+  const arrays: Array<[string, SectionEntry["type"], ArrayLike<number>]> = [
     ["attributeOffsets", "int32", layout.attributeOffsets],
     ["featureLabels", "int32", layout.featureLabels],
     ["transitionAttributeOffsets", "int32", layout.transitionAttributeOffsets],
     ["transitionFeaturePairs", "int32", layout.transitionFeaturePairs],
     ["weights", precision, model.weights],
   ];
+  if (model.firstStage !== null) arrays.push(["firstStage", "uint8", model.firstStage]);
   const sections: SectionEntry[] = [];
   let offset = 0;
   for (const [name, type, data] of arrays) {
@@ -132,7 +156,11 @@ export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8A
   const bytes = new Uint8Array(total);
   const view = new DataView(bytes.buffer);
   bytes.set(MAGIC, 0);
-  view.setUint32(8, MODEL_FORMAT_VERSION, true);
+  view.setUint32(
+    8,
+    model.firstStage === null ? MODEL_FORMAT_VERSION : FIRST_STAGE_FORMAT_VERSION,
+    true,
+  );
   view.setUint32(12, headerLength, true);
   bytes.set(json, PREAMBLE);
   bytes.fill(0x20, PREAMBLE + json.length, binaryStart);
@@ -140,6 +168,10 @@ export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8A
     const { type, offset: at } = sections[s]!;
     const data = arrays[s]![2];
     const base = binaryStart + at;
+    if (type === "uint8") {
+      bytes.set(data as Uint8Array, base);
+      continue;
+    }
     for (let k = 0; k < data.length; k++) {
       const x = data[k]!;
       if (type === "int32") view.setInt32(base + 4 * k, x, true);
@@ -164,9 +196,9 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(8, true);
-  if (version !== MODEL_FORMAT_VERSION) {
+  if (version !== MODEL_FORMAT_VERSION && version !== FIRST_STAGE_FORMAT_VERSION) {
     fail(
-      `model format version ${version}, but this build of @lagrange/chain-crf reads version ${MODEL_FORMAT_VERSION}${version > MODEL_FORMAT_VERSION ? " (written by a newer release: upgrade)" : " (retrain or convert the model)"}`,
+      `model format version ${version}, but this build of @lagrange/chain-crf reads versions ${MODEL_FORMAT_VERSION} and ${FIRST_STAGE_FORMAT_VERSION}${version > FIRST_STAGE_FORMAT_VERSION ? " (written by a newer release: upgrade)" : " (retrain or convert the model)"}`,
     );
   }
   const headerLength = view.getUint32(12, true);
@@ -251,6 +283,21 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     numWeights: h.numWeights,
   };
   checkLayout(layout, fail);
+  let firstStage: Uint8Array | null = null;
+  const hasFirstStage =
+    Array.isArray(header.sections) &&
+    (header.sections as unknown[]).some((s) => isRecord(s) && s.name === "firstStage");
+  if (hasFirstStage !== (version === FIRST_STAGE_FORMAT_VERSION)) {
+    fail(
+      hasFirstStage
+        ? `a first-stage section in a version ${version} file (two-stage models are version ${FIRST_STAGE_FORMAT_VERSION})`
+        : `version ${version} (a two-stage model) without its first-stage section`,
+    );
+  }
+  if (hasFirstStage) {
+    const { length, offset } = section("firstStage", ["uint8"]);
+    firstStage = bytes.slice(binaryStart + offset, binaryStart + offset + length);
+  }
   for (const key of ["labels", "attributes", "transitionAttributes"] as const) {
     const names: unknown = header[key];
     if (!Array.isArray(names) || !names.every((x) => typeof x === "string")) {
@@ -263,8 +310,9 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   if (header.settings !== undefined && !isRecord(header.settings)) {
     fail(`header: settings is ${describe(header.settings)}; expected an object`);
   }
+  let model: CrfModel;
   try {
-    return new CrfModel({
+    model = new CrfModel({
       labels: LabelSet.from(header.labels),
       attributes: LabelSet.from(header.attributes),
       transitionAttributes: LabelSet.from(header.transitionAttributes),
@@ -272,10 +320,19 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
       weights,
       preset: header.preset ?? null,
       settings: header.settings ?? {},
+      firstStage,
     });
   } catch (error) {
     return fail(`inconsistent model: ${(error as Error).message}`);
   }
+  // The embedded first stage is a model file of its own: read (and checked) now, so that a bad
+  // one is this file's error at load time, not one halfway through tagging.
+  if (firstStage !== null) {
+    const first = loadModelFromBytes(firstStage, `${file} (its first stage)`);
+    if (first.firstStage !== null) fail("its first stage has a first stage of its own");
+    firstStages.set(firstStage, first);
+  }
+  return model;
 }
 
 /** Every index the kernels will follow stays in range (a checksum does not prove that). */

@@ -37,6 +37,12 @@ export interface TrainCrfOptions {
   readonly c2?: number;
   /** Iterations (L-BFGS) or epochs (perceptron, SGD). */
   readonly maxIterations?: number;
+  /**
+   * L-BFGS / OWL-QN: stop when the objective's relative decrease over `period` iterations falls
+   * below `delta` (CRFsuite's rule; defaults 1e-5 over 10).
+   */
+  readonly delta?: number;
+  readonly period?: number;
   /** Worker threads for the L-BFGS objective (default 1). */
   readonly threads?: number;
   /** Keep attributes seen at least this often (default 1). */
@@ -230,6 +236,8 @@ export async function trainCrf(
             ...(options.maxIterations === undefined
               ? {}
               : { maxIterations: options.maxIterations }),
+            ...(options.delta === undefined ? {} : { delta: options.delta }),
+            ...(options.period === undefined ? {} : { period: options.period }),
             ...(options.threads === undefined ? {} : { threads: options.threads }),
           });
   const model = modelFromTraining(data, result.weights, extra);

@@ -146,7 +146,9 @@ export type {
   DatasetInfo,
   DatasetSplitInfo,
   DownloadSource,
+  OpenSplitInfo,
   RecordRange,
+  SealedSplitInfo,
   TagScheme,
 } from "./registry/catalog.js";
 export {
@@ -170,6 +172,20 @@ export {
   DatasetDownloadError,
   DatasetUnavailableError,
 } from "./registry/errors.js";
+export type {
+  LexiconInfo,
+  LexiconKind,
+  RawTextCorpusInfo,
+  RawTextFormat,
+} from "./resources/catalog.js";
+export {
+  LEXICONS,
+  lexiconNames,
+  RAW_TEXT_CORPORA,
+  rawTextCorpusNames,
+} from "./resources/catalog.js";
+export { parseLexiconText } from "./resources/lexicon-text.js";
+export { ABBREVIATIONS, splitSentences, tokenizeText } from "./resources/tokenize.js";
 export {
   checkScheme,
   decodingMask,

@@ -8,6 +8,7 @@ export {
 } from "./decoders/decoders.js";
 export { splitTreeCut, type TreeCutSplit } from "./decoders/tree-cut.js";
 export {
+  type ConsistencyEpochStats,
   type ConsistencyModel,
   type ConsistencyTrainingOptions,
   type ConsistencyTrainingProgress,

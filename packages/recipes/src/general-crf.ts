@@ -7,6 +7,7 @@ import {
 } from "@lagrange/chain-crf";
 import {
   type ChainScores,
+  chainDecoder,
   type DecodeOptions,
   type Decoder,
   type DecoderRegistry,
@@ -15,7 +16,12 @@ import {
   throwIfAborted,
   yieldToEventLoop,
 } from "@lagrange/core";
-import type { Corpus, Sentence } from "@lagrange/datasets";
+import {
+  type Corpus,
+  type LabelScheme,
+  type Sentence,
+  scoreLabelling as scoreLabels,
+} from "@lagrange/datasets";
 import {
   CONSISTENCY_FEATURES,
   type ConsistencyFactorOptions,
@@ -36,18 +42,42 @@ import {
 } from "@lagrange/mincut";
 import { standardDecoders } from "./decoders.js";
 import { modelPreset, sentenceAttributes } from "./model-input.js";
-import { modelDecodingConstraints } from "./model-scheme.js";
+import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
 import { type TrainOnCorpusOptions, trainOnCorpus } from "./training.js";
 
 /** How sentences form the groups a general CRF links: tweet clusters or documents. */
 export type GroupingKind = "tweets" | "documents";
 export const GROUPING_KINDS: readonly GroupingKind[] = ["tweets", "documents"];
 
+/**
+ * How training chose the consistency weights on a held-out cut of the training data (the groups
+ * of jackknife fold 1, scored by the chain CRF that did not see them and left out of the
+ * perceptron): the averaged weights after `epochs` epochs, times `scale`, or the chain alone
+ * (`scale` 0, `epochs` 0) when no candidate beat it there. Scores are chunk F1 (token accuracy
+ * for labels without chunks), 0…1.
+ */
+export interface ConsistencySelection {
+  readonly heldOutGroups: number;
+  readonly heldOutSentences: number;
+  /** "f1" or "accuracy": what the scores measure. */
+  readonly measure: "f1" | "accuracy";
+  /** The chain alone on the cut. */
+  readonly chainScore: number;
+  /** The chosen model on the cut (= chainScore when the chain alone was chosen). */
+  readonly generalScore: number;
+  readonly epochs: number;
+  readonly scale: number;
+  /** The averaged weights (scale 1) on the cut after each epoch. */
+  readonly perEpoch: readonly number[];
+}
+
 /** What a general CRF records besides its chain model (stored in the model file's settings). */
 export interface GeneralCrfSettings {
   readonly groups: GroupingKind;
   readonly grouping?: TweetGroupOptions;
   readonly factors?: ConsistencyFactorOptions;
+  /** Set by training with a held-out cut (folds ≥ 2): what was chosen there, and why. */
+  readonly selection?: ConsistencySelection;
 }
 
 /** A general CRF: a chain CRF plus consistency potentials over groups (qian-liu2014). */
@@ -144,6 +174,22 @@ export function generalCrfOf(model: CrfModel, source = "the model"): GeneralCrf 
       bad(`grouping.words ${JSON.stringify(g.words)}`);
     }
   }
+  const selection = s.selection;
+  if (selection !== undefined) {
+    const numbers = ["heldOutGroups", "heldOutSentences", "chainScore", "generalScore", "epochs"];
+    if (
+      !isObject(selection) ||
+      !numbers.every((k) => typeof selection[k] === "number" && Number.isFinite(selection[k])) ||
+      (selection.measure !== "f1" && selection.measure !== "accuracy") ||
+      !(typeof selection.scale === "number" && selection.scale >= 0 && selection.scale <= 1e6) ||
+      !(
+        Array.isArray(selection.perEpoch) &&
+        selection.perEpoch.every((x) => typeof x === "number" && Number.isFinite(x))
+      )
+    ) {
+      bad("selection: expected the held-out choice training records");
+    }
+  }
   const consistency: ConsistencyModel = {
     L,
     outsideLabel: outsideLabel as number,
@@ -155,6 +201,7 @@ export function generalCrfOf(model: CrfModel, source = "the model"): GeneralCrf 
     groups: groups as GroupingKind,
     ...(grouping === undefined ? {} : { grouping: grouping as TweetGroupOptions }),
     ...(factors === undefined ? {} : { factors: factors as ConsistencyFactorOptions }),
+    ...(selection === undefined ? {} : { selection: selection as unknown as ConsistencySelection }),
   };
   return { model, consistency, settings };
 }
@@ -199,6 +246,9 @@ export function withGeneralCrf(
   if (settings.factors !== undefined) {
     const { stopwords: _custom, ...plain } = settings.factors;
     record.factors = { ...plain };
+  }
+  if (settings.selection !== undefined) {
+    record.selection = { ...settings.selection, perEpoch: [...settings.selection.perEpoch] };
   }
   return model.withSettings({ [SETTINGS_KEY]: record });
 }
@@ -260,7 +310,9 @@ export function groupInstances(
 
 export type GeneralCrfTrainingProgress =
   | { readonly stage: "crf"; readonly fold: number; readonly folds: number }
-  | ({ readonly stage: "perceptron" } & ConsistencyTrainingProgress);
+  | ({ readonly stage: "perceptron" } & ConsistencyTrainingProgress)
+  /** The averaged weights after `epoch` scored on the held-out cut. */
+  | { readonly stage: "held-out"; readonly epoch: number; readonly score: number };
 
 export interface GeneralCrfTrainingOptions {
   /** Settings of the chain CRF (preset, iterations, threads, c2, …). */
@@ -292,6 +344,13 @@ export interface GeneralCrfTrainingOptions {
   readonly nonNegative?: boolean;
   /** Perceptron step (default 0.01; see trainConsistencyWeights). */
   readonly learningRate?: number;
+  /**
+   * Choose the epochs and a scale of the consistency weights (or none: the chain alone) on a
+   * held-out cut, the groups of fold 1 (default: whenever folds ≥ 2; see learnConsistency).
+   */
+  readonly select?: boolean;
+  /** Scales tried at the best epoch on the cut (default {@link CONSISTENCY_SCALES}). */
+  readonly scales?: readonly number[];
   readonly decodeOptions?: DecodeOptions;
   readonly onProgress?: (progress: GeneralCrfTrainingProgress) => void;
   readonly signal?: AbortSignal;
@@ -304,6 +363,9 @@ export interface PreparedGeneralCrf {
   readonly instances: readonly GroupInstance[];
   readonly consistencyBase: Omit<ConsistencyModel, "weights">;
   readonly crfMs: number;
+  /** Jackknife folds; `instanceFolds[g]` is the fold of `instances[g]` (0-based: g mod folds). */
+  readonly folds: number;
+  readonly instanceFolds: Int32Array;
   /** Groups with at least two sentences, and groups with consistency factors. */
   readonly groupStats: {
     readonly groups: number;
@@ -314,6 +376,8 @@ export interface PreparedGeneralCrf {
 
 export interface TrainedGeneralCrf extends GeneralCrf {
   readonly training: ConsistencyTrainingResult;
+  /** The held-out choice (also in `settings.selection`); absent when training did not select. */
+  readonly selection?: ConsistencySelection;
   readonly crfMs: number;
   readonly perceptronMs: number;
   readonly groupStats: PreparedGeneralCrf["groupStats"];
@@ -412,6 +476,8 @@ export async function prepareGeneralCrf(
       factorOptions,
     },
     crfMs: performance.now() - started,
+    folds,
+    instanceFolds: Int32Array.from(groups, (_, g) => g % folds),
     groupStats: {
       groups: groups.length,
       linked: groups.filter((g) => g.length > 1).length,
@@ -420,20 +486,44 @@ export async function prepareGeneralCrf(
   };
 }
 
-/** The second half of {@link trainGeneralCrf}: the consistency weights through a decoder. */
+/** Candidate scales of the consistency weights tried on the held-out cut (0, the chain, always). */
+export const CONSISTENCY_SCALES: readonly number[] = [1, 0.5, 0.25];
+
+/**
+ * The second half of {@link trainGeneralCrf}: the consistency weights through a decoder.
+ *
+ * With a held-out cut (`select`, the default when the groups were jackknifed: folds ≥ 2), the
+ * groups of fold 1 are left out of the perceptron; after each epoch the averaged weights decode
+ * them, and then the best epoch's weights at each of `scales`. The weights kept are the best
+ * candidate on the cut, or none (the chain alone) unless one beats the chain there: a general CRF
+ * trained so is never worse than its chain on held-out data. The choice and the cut's scores are
+ * recorded in the model's settings. Without a cut the perceptron sees every group and its final
+ * averaged weights are kept.
+ */
 export async function learnConsistency(
   prepared: PreparedGeneralCrf,
   options: Omit<
     GeneralCrfTrainingOptions,
     "crf" | "settings" | "baseModel" | "trainModel" | "folds"
-  >,
+  > = {},
 ): Promise<TrainedGeneralCrf> {
   const { signal } = options;
   const decoder = resolveDecoder(options.decoder ?? GENERAL_CRF_DEFAULTS.decoder, options.registry);
+  const select = options.select ?? prepared.folds >= 2;
+  if (select && prepared.folds < 2) {
+    throw new LagrangeError("usage", "a held-out cut needs folds ≥ 2 (jackknifed chain scores)");
+  }
   const started = performance.now();
+  const { instances, instanceFolds, consistencyBase } = prepared;
+  const heldOut = select ? instances.filter((_, g) => instanceFolds[g] === 0) : [];
+  const cut = select
+    ? new HeldOutCut(heldOut, consistencyBase, prepared.base, decoder, options.decodeOptions)
+    : undefined;
+  const perEpoch: number[] = [];
+  const epochWeights: Float64Array[] = [];
   const training = await trainConsistencyWeights(
-    prepared.instances,
-    prepared.consistencyBase,
+    select ? instances.filter((_, g) => instanceFolds[g] !== 0) : instances,
+    consistencyBase,
     decoder,
     {
       epochs: options.epochs ?? GENERAL_CRF_DEFAULTS.epochs,
@@ -442,18 +532,136 @@ export async function learnConsistency(
       ...(options.decodeOptions === undefined ? {} : { decodeOptions: options.decodeOptions }),
       ...(signal === undefined ? {} : { signal }),
       onProgress: (p) => options.onProgress?.({ stage: "perceptron", ...p }),
+      ...(cut === undefined
+        ? {}
+        : {
+            onEpoch: async (epoch: number, averaged: Float64Array) => {
+              epochWeights.push(averaged);
+              perEpoch.push(await cut.score(averaged, signal));
+              options.onProgress?.({ stage: "held-out", epoch, score: perEpoch.at(-1)! });
+            },
+          }),
     },
   );
-  const consistency: ConsistencyModel = { ...prepared.consistencyBase, weights: training.weights };
+  let weights = training.weights;
+  let selection: ConsistencySelection | undefined;
+  if (cut !== undefined) {
+    const chainScore = await cut.score(null, signal);
+    // The best epoch at scale 1 (the earliest on ties), then other scales of its weights.
+    let best = 0;
+    perEpoch.forEach((score, e) => {
+      if (score > perEpoch[best]!) best = e;
+    });
+    let choice: { epochs: number; scale: number; score: number; weights: Float64Array } = {
+      epochs: 0,
+      scale: 0,
+      score: chainScore,
+      weights: new Float64Array(weights.length),
+    };
+    const consider = (epochs: number, scale: number, score: number, w: Float64Array) => {
+      if (score > choice.score) choice = { epochs, scale, score, weights: w };
+    };
+    const bestWeights = epochWeights[best]!;
+    for (const scale of options.scales ?? CONSISTENCY_SCALES) {
+      if (!(scale > 0 && Number.isFinite(scale))) {
+        throw new LagrangeError("usage", `scales: expected numbers > 0, got ${scale}`);
+      }
+      const w = bestWeights.map((x) => x * scale);
+      consider(best + 1, scale, scale === 1 ? perEpoch[best]! : await cut.score(w, signal), w);
+    }
+    weights = choice.weights;
+    selection = {
+      heldOutGroups: heldOut.length,
+      heldOutSentences: heldOut.reduce((sum, x) => sum + x.starts.length, 0),
+      measure: cut.measure,
+      chainScore,
+      generalScore: choice.score,
+      epochs: choice.epochs,
+      scale: choice.scale,
+      perEpoch,
+    };
+  }
+  const consistency: ConsistencyModel = { ...consistencyBase, weights };
+  const settings: GeneralCrfSettings =
+    selection === undefined ? prepared.settings : { ...prepared.settings, selection };
   return {
-    model: withGeneralCrf(prepared.base, consistency, prepared.settings),
+    model: withGeneralCrf(prepared.base, consistency, settings),
     consistency,
-    settings: prepared.settings,
+    settings,
     training,
+    ...(selection === undefined ? {} : { selection }),
     crfMs: prepared.crfMs,
     perceptronMs: performance.now() - started,
     groupStats: prepared.groupStats,
   };
+}
+
+/**
+ * The held-out groups and how to score a set of consistency weights on them (null: the chain
+ * alone). Groups without factors decode as the chain whatever the weights: decoded once.
+ */
+class HeldOutCut {
+  readonly measure: "f1" | "accuracy";
+  readonly #instances: readonly GroupInstance[];
+  readonly #base: Omit<ConsistencyModel, "weights">;
+  readonly #decoder: Decoder;
+  readonly #decodeOptions: DecodeOptions;
+  readonly #names: readonly string[];
+  readonly #scheme: LabelScheme;
+  readonly #gold: string[][];
+  readonly #chain: string[][][];
+  constructor(
+    instances: readonly GroupInstance[],
+    base: Omit<ConsistencyModel, "weights">,
+    model: CrfModel,
+    decoder: Decoder,
+    decodeOptions: DecodeOptions = {},
+  ) {
+    this.#instances = instances;
+    this.#base = base;
+    this.#decoder = decoder;
+    this.#decodeOptions = decodeOptions;
+    this.#names = model.labels.names();
+    this.#scheme = modelScheme(model);
+    const viterbi = chainDecoder();
+    this.#gold = instances.flatMap((x) => this.#sentences(x, x.gold!));
+    this.#chain = instances.map((x) =>
+      this.#sentences(x, viterbi.decode({ scores: x.chain }).labels),
+    );
+    this.measure = this.#score(this.#chain).kind === "accuracy" ? "accuracy" : "f1";
+  }
+
+  async score(weights: Float64Array | null, signal?: AbortSignal): Promise<number> {
+    if (weights === null) return this.#score(this.#chain).value;
+    const consistency: ConsistencyModel = { ...this.#base, weights };
+    const options: DecodeOptions = {
+      ...this.#decodeOptions,
+      ...(signal === undefined ? {} : { signal }),
+    };
+    const predicted: string[][][] = [];
+    for (const [g, x] of this.#instances.entries()) {
+      throwIfAborted(signal);
+      if (g % 16 === 15) await yieldToEventLoop();
+      const problem = groupProblem(x, consistency);
+      predicted.push(
+        problem.patterns === undefined
+          ? this.#chain[g]!
+          : this.#sentences(x, this.#decoder.decode(problem, options).labels),
+      );
+    }
+    return this.#score(predicted).value;
+  }
+
+  #sentences(x: GroupInstance, labels: Int32Array): string[][] {
+    return sentenceLabels(x, labels).map((y) => Array.from(y, (id) => this.#names[id]!));
+  }
+
+  #score(predicted: readonly string[][][]): { kind: string; value: number } {
+    const score = scoreLabels(this.#gold, predicted.flat(), this.#scheme);
+    return score.kind === "accuracy"
+      ? { kind: score.kind, value: score.accuracy }
+      : { kind: score.kind, value: score.evaluation.f1 };
+  }
 }
 
 function resolveDecoder(decoder: string | Decoder, registry?: DecoderRegistry): Decoder {

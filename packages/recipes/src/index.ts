@@ -37,6 +37,8 @@ export {
 } from "./constraint-learning.js";
 export {
   ChainScoring,
+  CONSISTENCY_SCALES,
+  type ConsistencySelection,
   corpusGroups,
   type DecodedGroup,
   GENERAL_CRF_DEFAULTS,
@@ -94,9 +96,13 @@ export {
   type GoldLabels,
   inputForModel,
   inputForPreset,
+  modelFeatureSpec,
   modelInputColumns,
   modelPreset,
   sentenceAttributes,
+  votesFromLabels,
+  withFirstStageVotes,
+  withFirstStageVotesSync,
 } from "./model-input.js";
 export { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
 export {
@@ -122,6 +128,29 @@ export {
   openTagger,
   type TaggingSpec,
 } from "./tagging/open-tagger.js";
+export { jackknifeFolds, mineEntityLexicons } from "./task-presets/mined-lexicons.js";
+export {
+  clusterCacheFile,
+  type LoadedClusters,
+  languageClusters,
+  type ResourceOptions,
+  readClusterFile,
+} from "./task-presets/resources.js";
+export {
+  CLUSTER_RECIPES,
+  type ClusterLanguage,
+  type ClusterRecipe,
+  getTaskPreset,
+  isTaskPreset,
+  TASK_PRESETS,
+  type TaskPreset,
+} from "./task-presets/task-presets.js";
+export {
+  type FeatureRequest,
+  inputColumnNames,
+  type TrainingFeatures,
+  trainingFeatures,
+} from "./task-presets/training-features.js";
 export { type DecoderTiming, median, type TimingOptions, timeTaggers } from "./timing.js";
 export {
   type TrainedOnCorpus,
@@ -140,3 +169,22 @@ export {
   objectiveIterations,
   objectiveTraining,
 } from "./training-objective.js";
+export {
+  type FirstStageTrainer,
+  type TrainedTwoStage,
+  TWO_STAGE_FOLDS,
+  type TwoStageOptions,
+  type TwoStageStage,
+  trainTwoStage,
+} from "./two-stage/train.js";
+export {
+  computeVotes,
+  entitiesOf,
+  majority,
+  OUTSIDE,
+  type SentenceVotes,
+  VOTE_BLOCK,
+  type VotingSentence,
+  voteDocuments,
+  withVoteColumns,
+} from "./two-stage/votes.js";

@@ -6,14 +6,47 @@ import {
   type AttributeSequence,
   type CrfModel,
   FeatureInputError,
+  type FeatureSpec,
+  featureExtractor,
+  firstStageModel,
   getPreset,
   type Preset,
+  parseFeatureSpec,
 } from "@lagrange/chain-crf";
-import { LagrangeError } from "@lagrange/core";
+import { checkpoints, LagrangeError, throwIfAborted } from "@lagrange/core";
 import { inputRows, type Sentence, tokenPlace } from "@lagrange/datasets";
+import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
+import {
+  computeVotes,
+  entitiesOf,
+  type SentenceVotes,
+  voteDocuments,
+  withVoteColumns,
+} from "./two-stage/votes.js";
 
-/** The feature preset a model was trained with (its file records the name). */
+const extractors = new WeakMap<CrfModel, Preset>();
+
+/**
+ * The feature spec a model records (`settings.features`: base preset or template, column layout,
+ * embedded clusters and lexicons), or null for a model that names a preset alone.
+ */
+export function modelFeatureSpec(model: CrfModel): FeatureSpec | null {
+  const recorded = model.settings.features;
+  return recorded === undefined || recorded === null
+    ? null
+    : parseFeatureSpec(recorded, "the model's settings");
+}
+
+/** The feature extractor a model was trained with (its file records the preset or the spec). */
 export function modelPreset(model: CrfModel): Preset {
+  const cached = extractors.get(model);
+  if (cached !== undefined) return cached;
+  const spec = modelFeatureSpec(model);
+  if (spec !== null) {
+    const extractor = featureExtractor(spec);
+    extractors.set(model, extractor);
+    return extractor;
+  }
   if (model.preset === null) {
     throw new LagrangeError(
       "bad-input",
@@ -40,10 +73,90 @@ export function sentenceAttributes(preset: Preset, sentence: Sentence): Attribut
   }
 }
 
-/** The preset's attributes of every sentence, for a model (whose file records the preset). */
+/**
+ * The preset's attributes of every sentence, for a model (whose file records the preset). A
+ * two-stage model's first stage tags the sentences first (by document) and its votes are
+ * appended to them: these sentences are a whole corpus, never one sentence at a time.
+ */
 export function attributesOf(model: CrfModel, sentences: readonly Sentence[]): AttributeSequence[] {
   const preset = modelPreset(model);
-  return sentences.map((s) => sentenceAttributes(preset, s));
+  return withFirstStageVotesSync(model, sentences).map((s) => sentenceAttributes(preset, s));
+}
+
+/** The labels a first-stage model gives a sentence (Viterbi under its scheme's mask). */
+function firstStageTagger(first: CrfModel): (sentence: Sentence) => string[] {
+  const preset = modelPreset(first);
+  const constraints = modelDecodingConstraints(first);
+  return (sentence) => first.tag(sentenceAttributes(preset, sentence), { constraints });
+}
+
+/**
+ * Votes of sentences (a whole corpus, in order: documents are runs of sentences) given the
+ * labels a first stage gave them, under its scheme.
+ */
+export function votesFromLabels(
+  sentences: readonly Sentence[],
+  labels: readonly (readonly string[])[],
+  scheme: ReturnType<typeof modelScheme>,
+): SentenceVotes[] {
+  return computeVotes(
+    sentences.map((s, i) =>
+      scheme === "none"
+        ? { words: s.tokens, entities: [], types: labels[i]! }
+        : { words: s.tokens, entities: entitiesOf(labels[i]!, scheme) },
+    ),
+    voteDocuments(sentences),
+  );
+}
+
+/**
+ * The sentences as a two-stage model reads them: tagged by its first stage, then each with its
+ * votes appended as input columns; the sentences themselves for any other model. Synchronous
+ * (the signal is checked between sentences); {@link withFirstStageVotes} yields to the event loop.
+ */
+export function withFirstStageVotesSync(
+  model: CrfModel,
+  sentences: readonly Sentence[],
+  signal?: AbortSignal,
+): readonly Sentence[] {
+  const first = firstStageModel(model);
+  if (first === null) return sentences;
+  const tag = firstStageTagger(first);
+  const labels = sentences.map((s) => {
+    throwIfAborted(signal);
+    return tag(s);
+  });
+  const votes = votesFromLabels(sentences, labels, modelScheme(first));
+  return sentences.map((s, i) => withVoteColumns(s, votes[i]!));
+}
+
+/**
+ * {@link withFirstStageVotesSync} for long inputs: yields to the event loop now and then (a
+ * signal's handler runs), and reports the sentences tagged by the first stage.
+ */
+export async function withFirstStageVotes(
+  model: CrfModel,
+  sentences: readonly Sentence[],
+  options: {
+    readonly signal?: AbortSignal;
+    readonly onProgress?: (done: number, total: number) => void;
+  } = {},
+): Promise<readonly Sentence[]> {
+  const first = firstStageModel(model);
+  if (first === null) return sentences;
+  const tag = firstStageTagger(first);
+  const checkpoint = checkpoints(options.signal);
+  const labels: string[][] = [];
+  for (const s of sentences) {
+    if (checkpoint.due()) {
+      await checkpoint.pause();
+      options.onProgress?.(labels.length, sentences.length);
+    }
+    labels.push(tag(s));
+  }
+  options.onProgress?.(labels.length, sentences.length);
+  const votes = votesFromLabels(sentences, labels, modelScheme(first));
+  return sentences.map((s, i) => withVoteColumns(s, votes[i]!));
 }
 
 /**

@@ -5,9 +5,13 @@ import { modelInputColumns, modelPreset } from "./model-features.js";
 
 export {
   attributesOf,
+  modelFeatureSpec,
   modelInputColumns,
   modelPreset,
   sentenceAttributes,
+  votesFromLabels,
+  withFirstStageVotes,
+  withFirstStageVotesSync,
 } from "./model-features.js";
 
 /**

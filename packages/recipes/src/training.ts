@@ -1,12 +1,14 @@
 import {
   type AttributeSequence,
+  type FeatureSpec,
+  featureExtractor,
   getPreset,
   type LabelledSequence,
   type TrainCrfOptions,
   type TrainCrfResult,
   trainCrf,
 } from "@lagrange/chain-crf";
-import { checkpoints, LagrangeError } from "@lagrange/core";
+import { checkpoints, type JsonValue, LagrangeError } from "@lagrange/core";
 import {
   type Corpus,
   corpusLocator,
@@ -29,8 +31,18 @@ import { sentenceAttributes } from "./model-input.js";
 
 export interface TrainOnCorpusOptions
   extends Omit<TrainCrfOptions, "constraintsFor" | "heldOut" | "preset"> {
-  /** Feature preset name (chunking, ner, ner-words, citation, pos). */
+  /** Feature preset name (chunking, ner, ner-words, citation, pos), or the base of `features`. */
   readonly preset: string;
+  /**
+   * The features when more than a named preset: a base preset or CRF++ template over a column
+   * layout, with embedded clusters and lexicons. The model records it (`settings.features`).
+   */
+  readonly features?: FeatureSpec;
+  /**
+   * Jackknifed features (a lexicon mined from the training labels): sentence i's attributes come
+   * from `specs[fold[i]]`, whose mined entries left fold[i] out; the model records `features`.
+   */
+  readonly jackknife?: { readonly fold: Int32Array; readonly specs: readonly FeatureSpec[] };
   /** Default: the corpus's own scheme (catalogue, format, or read off its labels). */
   readonly scheme?: LabelScheme;
   /** Held-out data evaluated during training (F1 under the scheme, token accuracy). */
@@ -100,9 +112,20 @@ export async function trainOnCorpus(
     attributes,
     allowNoProgress,
     partialLabels,
+    features,
+    jackknife,
     ...rest
   } = options;
-  const preset = getPreset(presetName);
+  const preset = features === undefined ? getPreset(presetName) : featureExtractor(features);
+  if (jackknife !== undefined && jackknife.fold.length !== corpus.sentences.length) {
+    // The folds index another corpus (a subset's sentences would take other sentences' folds, and
+    // mined entries would leak into their own training features).
+    throw new LagrangeError(
+      "usage",
+      `jackknife folds cover ${jackknife.fold.length} sentences; ${corpus.label} has ${corpus.sentences.length}: resolve the features on the corpus trained on`,
+    );
+  }
+  const foldExtractors = jackknife?.specs.map(featureExtractor);
   if (options.objective !== undefined && options.algorithm === "ap") {
     // The perceptron never evaluates a loss: the model file would name an objective it never saw.
     throw new LagrangeError(
@@ -123,7 +146,12 @@ export async function trainOnCorpus(
   for (const [i, s] of corpus.sentences.entries()) {
     if (checkpoint.due()) await checkpoint.pause();
     sequences.push({
-      attributes: attributes?.[i] ?? sentenceAttributes(preset, s),
+      attributes:
+        attributes?.[i] ??
+        sentenceAttributes(
+          foldExtractors === undefined ? preset : foldExtractors[jackknife!.fold[i]!]!,
+          s,
+        ),
       labels: gold[i]!,
     });
   }
@@ -164,6 +192,7 @@ export async function trainOnCorpus(
       data: corpus.label,
       format: corpus.format,
       ...(inputColumns === undefined ? {} : { inputColumns }),
+      ...(features === undefined ? {} : { features: features as unknown as JsonValue }),
       ...settings,
     },
   });

@@ -1,3 +1,5 @@
+import { describeSpec } from "@lagrange/chain-crf";
+import { modelFeatureSpec } from "@lagrange/recipes";
 import { readModel, requireFile } from "../inputs.js";
 import { describeModel, isL2sModelPath, readL2sModel } from "../l2s-models.js";
 
@@ -7,23 +9,32 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
   if (await isL2sModelPath(path)) return l2sInfo(path, json);
   const model = await readModel(path, "model");
   const s = model.summary();
+  const spec = modelFeatureSpec(model);
+  // The embedded resources (cluster paths, lexicon entries) are data, not settings to read.
+  const { features: _embedded, ...settings } = s.settings;
   const summary = {
     file: path,
     preset: s.preset,
+    ...(spec === null ? {} : { features: describeSpec(spec) }),
     labels: s.labels,
     attributes: s.attributes,
     transitionAttributes: s.transitionAttributes,
     weights: s.weights,
     nonZeroWeights: s.nonZeroWeights,
-    settings: s.settings,
+    ...(s.firstStage === null ? {} : { firstStage: { bytes: s.firstStage } }),
+    settings,
   };
   if (json) return `${JSON.stringify(summary, null, 2)}\n`;
   return [
     `model       ${path}`,
     `preset      ${summary.preset ?? "(none)"}`,
+    ...(summary.features === undefined ? [] : [`features    ${summary.features}`]),
     `labels      ${summary.labels.length}: ${summary.labels.join(" ")}`,
     `attributes  ${summary.attributes} state, ${summary.transitionAttributes} transition`,
     `weights     ${summary.weights} (${summary.nonZeroWeights} non-zero)`,
+    ...(s.firstStage === null
+      ? []
+      : [`first stage ${s.firstStage} bytes embedded (a two-stage model: its votes are features)`]),
     `settings    ${JSON.stringify(summary.settings)}`,
     "",
   ].join("\n");

@@ -9,6 +9,7 @@ import { progressBar, warn } from "../progress.js";
 import { taggingReport } from "../render.js";
 import { taggingScoreNote } from "../tag-score.js";
 import { readTagData, type TagOptions } from "./tag.js";
+import { firstStageInput } from "./tag-two-stage.js";
 
 /** Sentences per request to a worker thread. */
 const POOL_BATCH = 64;
@@ -19,7 +20,9 @@ const POOL_AHEAD = 4;
 /**
  * `lagrange tag` with a linear-chain CRF over a whole input of any format (a registry name,
  * CoNLL-U, UMass, inline): read once, tagged in input order — on this thread, or with `--threads`
- * shared among worker threads in batches — and written as CoNLL lines.
+ * shared among worker threads in batches — and written as CoNLL lines. A two-stage model's first
+ * stage tags the whole input here first (by document) and its votes are appended to the sentences
+ * tagged (on this thread or sent to the workers); the output shows the input's own columns.
  */
 export async function tagChainCommand(
   options: TagOptions,
@@ -31,6 +34,7 @@ export async function tagChainCommand(
     const read = await readTagData(options, signal);
     const data = inputForModel(read, opened.model, options.unlabeled === true ? "none" : "auto");
     const { sentences } = data;
+    const input = await firstStageInput(opened, sentences, signal);
     // The bar shares stderr with the report; with output on stdout it would interleave.
     const bar = progressBar(
       "tag",
@@ -56,8 +60,8 @@ export async function tagChainCommand(
     try {
       time =
         threads === 1
-          ? await tagHere(opened, sentences, tally, take, signal)
-          : await tagOnThreads(options, opened, sentences, threads, tally, take, signal);
+          ? await tagHere(opened, sentences, input, tally, take, signal)
+          : await tagOnThreads(options, opened, sentences, input, threads, tally, take, signal);
       bar.update(sentences.length);
     } finally {
       bar.stop();
@@ -81,19 +85,21 @@ type Take = (
   decoding: Decoding | undefined,
 ) => Promise<void>;
 
+/** Tags `input[i]` (the sentence, with votes for a two-stage model) and writes `sentences[i]`. */
 async function tagHere(
   opened: OpenedChainTagger,
   sentences: readonly Sentence[],
+  input: readonly Sentence[],
   tally: DecodingTally,
   take: Take,
   signal: AbortSignal | undefined,
 ) {
   const tagger = opened.tagger();
   const checkpoint = checkpoints(signal);
-  for (const sentence of sentences) {
+  for (const [i, sentence] of sentences.entries()) {
     if (checkpoint.due()) await checkpoint.pause();
     try {
-      const tagged = tagger.tag(sentence, signal);
+      const tagged = tagger.tag(input[i]!, signal);
       if (opened.constrained) tally.add(tagged.decoding);
       await take(sentence, tagged.labels, tagged.decoding);
     } catch (error) {
@@ -114,6 +120,7 @@ async function tagOnThreads(
   options: TagOptions,
   opened: OpenedChainTagger,
   sentences: readonly Sentence[],
+  input: readonly Sentence[],
   threads: number,
   tally: DecodingTally,
   take: Take,
@@ -146,10 +153,16 @@ async function tagOnThreads(
   try {
     const batches: Promise<BatchResult>[] = [];
     const send = (b: number) => {
-      const part = sentences.slice(b * POOL_BATCH, (b + 1) * POOL_BATCH);
+      // The workers tag the input (with a two-stage model's votes): a worker sees one batch.
+      const part = input.slice(b * POOL_BATCH, (b + 1) * POOL_BATCH);
       const inputView: InputSentence[] = part.map((s) => ({
         tokens: s.tokens,
-        columns: s.columns,
+        // Workers are sent no labels, so every column they get is an input: votes appended after
+        // a gold column must not move up into its place.
+        columns:
+          s.labels === undefined || s.inputColumns !== undefined || opened.model.firstStage === null
+            ? s.columns
+            : s.columns.filter((c) => c !== s.labels),
         ...(s.source === undefined ? {} : { source: s.source }),
         ...(s.inputColumns === undefined ? {} : { inputColumns: s.inputColumns }),
       }));

@@ -62,6 +62,12 @@ export async function tagGeneralCommand(
         `${timedOut.length} group(s) hit the ${limit} s time limit; their labels are the best found, not proven optimal (groups starting at ${timedOut.slice(0, 20).join(", ")}${timedOut.length > 20 ? ", …" : ""})`,
       );
     }
+    const selection = crf.settings.selection;
+    if (selection !== undefined && selection.scale === 0) {
+      warn(
+        `this general CRF's training chose the chain alone on its held-out cut (${(100 * selection.chainScore).toFixed(2)} ${selection.measure === "f1" ? "F1" : "accuracy"}; no consistency weights beat it): it decodes as its chain`,
+      );
+    }
     const unlabeled = sentences.every((s) => s.labels === undefined);
     return `tagged ${sentences.length} sequences, ${tokens} tokens in ${seconds.toFixed(2)} s with the general CRF (${crf.settings.groups}), decoder ${decoder}${chainOnly ? " (the chain alone: consistency factors ignored)" : ""}; ${generalDecodingReport(tagging)}${taggingScoreNote(data.format, sentences, tagging.labels)}${unlabeled ? " (unlabeled input: no gold column)" : ""}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
   });

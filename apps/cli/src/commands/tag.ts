@@ -139,6 +139,16 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
       `${options.model} has no feature preset (a model imported from CRFsuite): it reads CRFsuite attribute lists, not text columns; tag data in CRFsuite's format with --format crfsuite`,
     );
   }
+  if (opened.model.firstStage !== null) {
+    // A two-stage model's votes are counted over documents and the whole input: never a stream.
+    if (input.streamingAsked || input.format === "ndjson") {
+      throw usageError(
+        `${options.model} is a two-stage model (lagrange train --two-stage): its first stage's votes are counted over whole documents and the whole input, so it tags a whole file (--data FILE in CoNLL, CoNLL-U, UMass or inline format, or a registry name), not a stream: drop --data -, --window, --output-format, --on-error and --explain${input.format === "ndjson" ? ", and convert the NDJSON to CoNLL" : ""}`,
+      );
+    }
+    const { tagChainCommand } = await import("./tag-chain.js");
+    return tagChainCommand(options, opened, signal);
+  }
   if (input.streams) {
     // Loaded on demand: @lagrange/scale also brings the job queue's client.
     const { tagStreamCommand } = await import("./tag-stream.js");

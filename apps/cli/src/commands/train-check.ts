@@ -1,19 +1,32 @@
 import { TRAINING_OBJECTIVES } from "@lagrange/bcrf";
 import { getPreset } from "@lagrange/chain-crf";
 import { parseLabelScheme } from "@lagrange/datasets";
-import { GROUPING_KINDS } from "@lagrange/recipes";
+import { GROUPING_KINDS, isTaskPreset } from "@lagrange/recipes";
 import { usageError } from "../exit-codes.js";
 import { warn } from "../progress.js";
 import type { CrfTrainOptions, TrainOptions } from "./train.js";
 
 /** Options that would be ignored are said so (the run goes on); impossible ones stop it. */
 export function checkTrainOptions(options: TrainOptions): asserts options is CrfTrainOptions {
-  if (options.preset === undefined) {
+  if (options.preset === undefined && options.template === undefined) {
     throw usageError(
-      "--preset is required with the CRF learner: chunking, ner, ner-words, citation or pos (--learner l2s --task pos|ner picks one itself)",
+      "--preset or --template is required with the CRF learner: a feature preset (chunking, ner, ner-words, citation, pos), a task preset (ner-en, ner-es, ner-nl, ner-tweets, pos-en) or a CRF++ template file (--learner l2s --task pos|ner picks one itself)",
     );
   }
-  getPreset(options.preset); // an unknown name is a usage error before anything is read
+  if (options.preset !== undefined && options.template !== undefined) {
+    throw usageError("--preset and --template both name the features: give one");
+  }
+  // An unknown name is a usage error before anything is read.
+  if (options.preset !== undefined && !isTaskPreset(options.preset)) getPreset(options.preset);
+  for (const entry of options.lexicon ?? []) lexiconArgument(entry);
+  if (
+    options.resources !== undefined &&
+    (options.preset === undefined || !isTaskPreset(options.preset))
+  ) {
+    warn(
+      "--resources is read by the task presets (ner-en, ner-es, ner-nl, ner-tweets, pos-en); ignored",
+    );
+  }
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
   const { algorithm } = options;
   const quasiNewton = algorithm === "lbfgs" || algorithm === "owlqn";
@@ -87,8 +100,25 @@ function checkObjectiveOptions(options: TrainOptions): void {
 
 /** `--model general` needs `--groups`; its options mean nothing to a chain CRF. */
 function checkGeneralOptions(options: TrainOptions): void {
+  if (options.twoStage === true) {
+    if (options.model === "general") {
+      throw usageError(
+        "--two-stage trains a chain CRF on its first stage's votes; --model general is the other non-local model (consistency factors decoded by dual decomposition): choose one",
+      );
+    }
+    if (options.partial === true) {
+      throw usageError(
+        "--two-stage with --partial: the first stage's votes need its full labellings of unseen folds; train two-stage models on fully labelled data",
+      );
+    }
+    if (options.folds !== undefined && options.folds < 2) {
+      throw usageError(
+        `--folds ${options.folds}: --two-stage jackknifes its first stage over at least 2 folds`,
+      );
+    }
+  }
   const general: [string, unknown][] = [
-    ["--folds", options.folds],
+    ...(options.twoStage === true ? [] : [["--folds", options.folds] as [string, unknown]]),
     ["--epochs", options.epochs],
     ["--train-decoder", options.trainDecoder],
     ["--max-group", options.maxGroup],
@@ -102,7 +132,9 @@ function checkGeneralOptions(options: TrainOptions): void {
     }
     const given = general.filter(([, value]) => value !== undefined).map(([name]) => name);
     if (given.length > 0) {
-      warn(`${given.join(", ")}: for --model general only; ignored with a chain CRF`);
+      warn(
+        `${given.join(", ")}: for --model general${given.includes("--folds") ? " or --two-stage" : ""} only; ignored with a chain CRF`,
+      );
     }
     return;
   }
@@ -120,4 +152,16 @@ function checkGeneralOptions(options: TrainOptions): void {
       warn(`${given.join(", ")}: tweet clustering only; ignored with --groups documents`);
     }
   }
+}
+
+/** `--lexicon NAME=FILE` split into its name and file. */
+export function lexiconArgument(entry: string): { name: string; file: string } {
+  const at = entry.indexOf("=");
+  const name = entry.slice(0, at);
+  if (at <= 0 || at === entry.length - 1 || !/^[A-Za-z0-9_.-]+$/.test(name)) {
+    throw usageError(
+      `--lexicon ${entry}: expected NAME=FILE, NAME of letters, digits, _ . - (it names the lexicon's attributes)`,
+    );
+  }
+  return { name, file: entry.slice(at + 1) };
 }

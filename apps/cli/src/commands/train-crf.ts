@@ -1,17 +1,22 @@
 import type { TrainingObjectiveName } from "@lagrange/bcrf";
 import type { CrfModel, TrainingAlgorithm } from "@lagrange/chain-crf";
 import type { DecoderRegistry } from "@lagrange/core";
-import { parseLabelScheme } from "@lagrange/datasets";
+import { type Corpus, type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
 import {
   objectiveIterations,
   objectiveTraining,
   standardDecoders,
+  type TrainingFeatures,
   type TrainOnCorpusOptions,
+  TWO_STAGE_FOLDS,
+  trainingFeatures,
   trainOnCorpus,
 } from "@lagrange/recipes";
+import { readNamedText } from "../inputs.js";
 import { note, progressBar } from "../progress.js";
 import { memoryOptions } from "../training-memory.js";
 import type { CrfTrainOptions } from "./train.js";
+import { lexiconArgument } from "./train-check.js";
 import {
   iterationDetail,
   noteInvalidGold,
@@ -21,6 +26,7 @@ import {
   trainingRead,
 } from "./train-common.js";
 import { trainGeneral } from "./train-general.js";
+import { trainTwoStageModel } from "./train-two-stage.js";
 
 /** `lagrange train` with the CRF learner: a chain CRF, or a general one (`--model general`). */
 export async function trainCrfModel(
@@ -34,9 +40,11 @@ export async function trainCrfModel(
   const scheme =
     options.scheme === undefined ? train.scheme : parseLabelScheme(options.scheme, "--scheme");
   const dev = await openHeldOut(options, read);
-  const limit =
-    options.maxIterations ??
-    (options.algorithm === "lbfgs" || options.algorithm === "owlqn" ? 200 : 10);
+  const features = await resolveFeatures(options, train, scheme, signal);
+  const task = features.task;
+  const quasiNewton = options.algorithm === "lbfgs" || options.algorithm === "owlqn";
+  const maxIterations = options.maxIterations ?? (quasiNewton ? task?.maxIterations : undefined);
+  const limit = maxIterations ?? (quasiNewton ? 200 : 10);
   const objectiveName = (options.objective ?? "crf") as TrainingObjectiveName;
   const objective = objectiveTraining({
     objective: objectiveName,
@@ -44,15 +52,22 @@ export async function trainCrfModel(
     ...(options.partial === true ? { partialLabels: true } : {}),
   });
   note(
-    `training ${options.algorithm} on ${train.sentences.length} sequences (${train.label}), preset ${options.preset}, ${objectiveText(objectiveName, options.bcrfIterations)}, scheme ${scheme}${options.scheme === undefined ? " (from the data)" : ""}`,
+    `training ${options.algorithm} on ${train.sentences.length} sequences (${train.label}), ${options.template === undefined ? `preset ${options.preset}` : `template ${options.template}`}, ${objectiveText(objectiveName, options.bcrfIterations)}, scheme ${scheme}${options.scheme === undefined ? " (from the data)" : ""}`,
   );
-  const crf = (onProgress: TrainOnCorpusOptions["onProgress"]): TrainOnCorpusOptions => ({
-    preset: options.preset,
+  const c2 = options.c2 ?? task?.c2;
+  const crf = (
+    onProgress: TrainOnCorpusOptions["onProgress"],
+    of: TrainingFeatures = features,
+  ): TrainOnCorpusOptions => ({
+    preset: of.preset,
+    ...(of.features === undefined ? {} : { features: of.features }),
+    ...(of.jackknife === undefined ? {} : { jackknife: of.jackknife }),
+    ...(task !== undefined && quasiNewton ? { delta: task.delta } : {}),
     scheme,
     algorithm: options.algorithm as TrainingAlgorithm,
     ...(options.c1 === undefined ? {} : { c1: options.c1 }),
-    ...(options.c2 === undefined ? {} : { c2: options.c2 }),
-    ...(options.maxIterations === undefined ? {} : { maxIterations: options.maxIterations }),
+    ...(c2 === undefined ? {} : { c2 }),
+    ...(maxIterations === undefined ? {} : { maxIterations }),
     ...(threads === undefined ? {} : { threads }),
     ...(options.minFreq === undefined ? {} : { minAttributeFrequency: options.minFreq }),
     ...memoryOptions(options.maxMemory, options.model === "general"),
@@ -61,21 +76,47 @@ export async function trainCrfModel(
     ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
     ...(options.allowNoProgress === true ? { allowNoProgress: true } : {}),
     ...objective,
+    // The task preset and the decoder its models are meant for (lagrange tag's default).
+    ...(task === undefined
+      ? {}
+      : { settings: { ...objective.settings, taskPreset: task.name, decoder: task.decoder } }),
     ...(onProgress === undefined ? {} : { onProgress }),
     ...(signal === undefined ? {} : { signal }),
   });
   if (options.model === "general") {
-    return trainGeneral(options, train, scheme, limit, crf, registry ?? standardDecoders(), signal);
-  }
-  const bar = progressBar("train", limit);
-  let result: Awaited<ReturnType<typeof trainOnCorpus>>;
-  try {
-    result = await trainOnCorpus(
+    // A jackknife fold's chain CRF trains on a subset: its features (lexicons mined from its own
+    // sentences) are resolved again, never the whole corpus's, whose mined entries would leak.
+    const featuresOf = (corpus: Corpus) =>
+      corpus === train || features.jackknife === undefined
+        ? Promise.resolve(features)
+        : resolveFeatures(options, corpus, scheme, signal, true);
+    return trainGeneral(
+      options,
       train,
-      crf((p) => bar.update(Math.min(p.iteration, limit), iterationDetail(p))),
+      scheme,
+      limit,
+      crf,
+      featuresOf,
+      registry ?? standardDecoders(),
+      signal,
     );
-  } finally {
-    bar.stop();
+  }
+  let result: Awaited<ReturnType<typeof trainOnCorpus>>;
+  let twoStageText = "";
+  if (options.twoStage === true) {
+    const trained = await trainTwoStageModel(options, train, features, limit, crf);
+    result = trained.result;
+    twoStageText = trained.text;
+  } else {
+    const bar = progressBar("train", limit);
+    try {
+      result = await trainOnCorpus(
+        train,
+        crf((p) => bar.update(Math.min(p.iteration, limit), iterationDetail(p))),
+      );
+    } finally {
+      bar.stop();
+    }
   }
   noteInvalidGold(train, scheme, result.schemeCheck);
   if (options.partial === true) {
@@ -97,7 +138,7 @@ export async function trainCrfModel(
       : `; best dev: ${scoresText(best)} at iteration ${best.iteration}${excluded}`;
   return {
     model: result.model,
-    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${result.stopReason}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${bestText}; wrote ${options.out}\n`,
+    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${result.stopReason}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${bestText}; wrote ${options.out}\n`,
   };
 }
 
@@ -106,4 +147,52 @@ function objectiveText(name: TrainingObjectiveName, iterations: number | undefin
   if (name === "crf") return "objective crf (likelihood)";
   const k = objectiveIterations(name, iterations);
   return `objective ${name} (${k} ${name === "bcrf" ? "IBP half-steps" : "unrolled mean-field updates"})`;
+}
+
+/** The features the options ask for: a preset, a task preset's bundle, a template, resources. */
+async function resolveFeatures(
+  options: CrfTrainOptions,
+  train: Corpus,
+  scheme: LabelScheme,
+  signal: AbortSignal | undefined,
+  quiet = false,
+): Promise<TrainingFeatures> {
+  const template =
+    options.template === undefined
+      ? undefined
+      : {
+          text: await readNamedText("--template", options.template, signal),
+          source: options.template,
+        };
+  let bar: ReturnType<typeof progressBar> | undefined;
+  try {
+    const resolved = await trainingFeatures(
+      {
+        ...(options.preset === undefined ? {} : { preset: options.preset }),
+        ...(template === undefined ? {} : { template }),
+        ...(options.columns === undefined ? {} : { columns: options.columns }),
+        ...(options.clusters === undefined ? {} : { clusterFiles: options.clusters }),
+        // A two-stage model's first stage is jackknifed over the mined lexicons' folds.
+        ...(options.twoStage === true ? { folds: options.folds ?? TWO_STAGE_FOLDS } : {}),
+        lexiconFiles: (options.lexicon ?? []).map(lexiconArgument),
+      },
+      train,
+      scheme,
+      {
+        ...(options.resources === undefined ? {} : { resourcesDir: options.resources }),
+        ...(signal === undefined ? {} : { signal }),
+        onProgress: (stage, done, total) => {
+          if (bar === undefined) {
+            note(`${stage}: Brown clustering of the raw text (once; the result is cached)`);
+            bar = progressBar(stage, total);
+          }
+          bar.update(done, "merges");
+        },
+      },
+    );
+    if (!quiet) for (const line of resolved.notes) note(line);
+    return resolved;
+  } finally {
+    bar?.stop();
+  }
 }

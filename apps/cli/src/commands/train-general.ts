@@ -5,8 +5,10 @@ import { consistencyFeatureNames } from "@lagrange/mincut";
 import {
   type GroupingKind,
   type TrainedGeneralCrf,
+  type TrainingFeatures,
   type TrainOnCorpusOptions,
   trainGeneralCrf,
+  trainOnCorpus,
 } from "@lagrange/recipes";
 import { GENERAL_DEFAULTS } from "../define/train-values.js";
 import { note, type Progress, progressBar, warn } from "../progress.js";
@@ -22,7 +24,11 @@ export async function trainGeneral(
   train: Corpus,
   scheme: LabelScheme,
   limit: number,
-  crf: (onProgress: TrainOnCorpusOptions["onProgress"]) => TrainOnCorpusOptions,
+  crf: (
+    onProgress: TrainOnCorpusOptions["onProgress"],
+    features?: TrainingFeatures,
+  ) => TrainOnCorpusOptions,
+  featuresOf: (corpus: Corpus) => Promise<TrainingFeatures>,
   registry: DecoderRegistry,
   signal: AbortSignal | undefined,
 ): Promise<{ model: CrfModel; summary: string }> {
@@ -49,15 +55,23 @@ export async function trainGeneral(
     perceptronBar?.stop();
     perceptronBar = undefined;
   };
+  const heldOut: number[] = [];
   let result: TrainedGeneralCrf;
   try {
+    const onCrfProgress: TrainOnCorpusOptions["onProgress"] = (p) =>
+      crfBar?.update(
+        trained * limit + Math.min(p.iteration, limit),
+        `${crfStep()}: ${iterationDetail(p)}`,
+      );
     result = await trainGeneralCrf(train, {
-      crf: crf((p) =>
-        crfBar?.update(
-          trained * limit + Math.min(p.iteration, limit),
-          `${crfStep()}: ${iterationDetail(p)}`,
-        ),
-      ),
+      crf: crf(onCrfProgress),
+      trainModel: async (corpus, labels) =>
+        (
+          await trainOnCorpus(corpus, {
+            ...crf(onCrfProgress, await featuresOf(corpus)),
+            ...(labels.length === 0 ? {} : { labels }),
+          })
+        ).model,
       settings: {
         groups,
         ...(groups === "tweets" ? { grouping } : {}),
@@ -67,6 +81,10 @@ export async function trainGeneral(
       registry,
       epochs,
       onProgress: (p) => {
+        if (p.stage === "held-out") {
+          heldOut.push(p.score);
+          return;
+        }
         if (p.stage === "crf") {
           trained = Math.min(p.fold + 1, trainings);
           crfBar?.update(trained * limit, trained < trainings ? `${crfStep()}` : "done");
@@ -79,7 +97,7 @@ export async function trainGeneral(
         perceptronBar ??= progressBar("perceptron", p.epochs * p.groups);
         perceptronBar.update(
           (p.epoch - 1) * p.groups + p.done,
-          `epoch ${p.epoch}/${p.epochs}, ${p.mistakes} mistaken positions`,
+          `epoch ${p.epoch}/${p.epochs}, ${p.mistakes} mistaken positions${heldOut.length === 0 ? "" : `; held-out ${pct(heldOut.at(-1)!)} after epoch ${heldOut.length}`}`,
         );
       },
       ...(signal === undefined ? {} : { signal }),
@@ -102,11 +120,40 @@ export async function trainGeneral(
     `consistency weights: ${Array.from(result.consistency.weights, (w, f) => `${names[f] ?? `w${f}`} ${w.toFixed(3)}`).join(", ")}`,
   );
   const rate = training.decodings === 0 ? 1 : training.certified / training.decodings;
+  const skipped = training.epochs.reduce((sum, e) => sum + e.skipped, 0);
   note(
-    `perceptron (${decoder}): mistaken positions per epoch ${training.mistakes.join(", ") || "none"}; ${training.certified} of ${training.decodings} decodings certified (${(100 * rate).toFixed(1)}%)`,
+    `perceptron (${decoder}): mistaken positions per epoch ${training.mistakes.join(", ") || "none"}; certified per epoch ${training.epochs.map((e) => `${e.certified}/${e.decodings}`).join(", ") || "none"}; ${training.certified} of ${training.decodings} decodings certified (${(100 * rate).toFixed(1)}%); ${skipped} uncertified decodings scored below the gold and made no update`,
   );
+  const choice = selectionLine(result);
+  if (result.selection !== undefined && result.selection.scale === 0) warn(choice);
+  else note(choice);
   return {
     model: result.model,
-    summary: `trained a general CRF: ${result.model.summary().weights} chain weights, ${result.model.numLabels} labels, ${result.consistency.weights.length} consistency weights; chain CRFs ${(result.crfMs / 1000).toFixed(1)} s, perceptron ${(result.perceptronMs / 1000).toFixed(1)} s; scheme ${scheme}; wrote ${options.out}\n`,
+    summary: `trained a general CRF: ${result.model.summary().weights} chain weights, ${result.model.numLabels} labels, ${result.consistency.weights.length} consistency weights; chain CRFs ${(result.crfMs / 1000).toFixed(1)} s, perceptron ${(result.perceptronMs / 1000).toFixed(1)} s; ${selectionSummary(result)}; scheme ${scheme}; wrote ${options.out}\n`,
   };
+}
+
+const pct = (x: number): string => (100 * x).toFixed(2);
+
+/** The held-out choice in one line, or why there was none. */
+function selectionLine(result: TrainedGeneralCrf): string {
+  const s = result.selection;
+  if (s === undefined) {
+    return "no held-out cut (--folds 1): the perceptron's last averaged weights are kept, unchecked against the chain";
+  }
+  const what = s.measure === "f1" ? "F1" : "token accuracy";
+  const cut = `held-out cut (${s.heldOutGroups} groups, ${s.heldOutSentences} sentences of fold 1, left out of the perceptron): ${what} per epoch ${s.perEpoch.map(pct).join(", ")}`;
+  return s.scale === 0
+    ? `${cut}; no epoch or scale beat the chain alone (${pct(s.chainScore)}): the consistency weights are 0 and the model decodes as its chain — on this data the general CRF is not worth using`
+    : `${cut}; chose epoch ${s.epochs} at scale ${s.scale}: ${what} ${pct(s.generalScore)} against the chain's ${pct(s.chainScore)}`;
+}
+
+/** The choice in the final line: held-out chain vs general. */
+function selectionSummary(result: TrainedGeneralCrf): string {
+  const s = result.selection;
+  if (s === undefined) return "no held-out check";
+  const what = s.measure === "f1" ? "F1" : "accuracy";
+  return s.scale === 0
+    ? `held-out ${what}: chain ${pct(s.chainScore)}, general not better (weights 0, the chain alone)`
+    : `held-out ${what}: chain ${pct(s.chainScore)}, general ${pct(s.generalScore)} (epoch ${s.epochs}, scale ${s.scale})`;
 }

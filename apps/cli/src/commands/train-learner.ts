@@ -21,6 +21,7 @@ export const CRF_ONLY_OPTIONS = [
   "--model",
   "--groups",
   "--folds",
+  "--two-stage",
   "--epochs",
   "--train-decoder",
   "--max-group",

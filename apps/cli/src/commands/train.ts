@@ -16,8 +16,18 @@ import { checkLearnerOptions } from "./train-learner.js";
 export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   /** `crf` (default: the chain or general CRF) or `l2s` (learning to search, `--task` required). */
   readonly learner?: Learner;
-  /** Required by the CRF learner; an L2S tagger's default comes from `--task`. */
+  /** Required by the CRF learner (or `--template`); an L2S tagger's default comes from `--task`. */
   readonly preset?: string;
+  /** A CRF++ template file instead of a preset. */
+  readonly template?: string;
+  /** Names of the data's input columns. */
+  readonly columns?: readonly string[];
+  /** Liang paths files whose clusters become features. */
+  readonly clusters?: readonly string[];
+  /** `NAME=FILE` lexicons. */
+  readonly lexicon?: readonly string[];
+  /** A folder of resources for task presets. */
+  readonly resources?: string;
   readonly algorithm: string;
   readonly c1?: number;
   readonly c2?: number;
@@ -38,8 +48,13 @@ export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   readonly model?: ModelKind;
   /** General CRF: how sentences are grouped (tweet clusters or documents). */
   readonly groups?: string;
-  /** General CRF: jackknife folds of the chain scores the perceptron learns from (default 4). */
+  /**
+   * General CRF: jackknife folds of the chain scores the perceptron learns from (default 4);
+   * two-stage: jackknife folds of the first stage (default 4).
+   */
   readonly folds?: number;
+  /** A two-stage chain CRF (Krishnan & Manning 2006): a jackknifed first stage's votes as features. */
+  readonly twoStage?: boolean;
   /** General CRF: perceptron epochs (default 10). */
   readonly epochs?: number;
   /** General CRF: the decoder the perceptron decodes with (default two-slave). */
@@ -50,8 +65,8 @@ export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   readonly minOverlap?: number;
 }
 
-/** The options of CRF training, once `--preset` is known to be there. */
-export type CrfTrainOptions = TrainOptions & { readonly preset: string };
+/** The options of CRF training, once `--preset` or `--template` is known to be there. */
+export type CrfTrainOptions = TrainOptions;
 
 /**
  * `lagrange train`: returns the summary line; the model is written atomically. `given` holds the

@@ -1,5 +1,11 @@
 import { type Command, Option } from "commander";
-import { lazyAction, malformedOption, parseInteger, parseNonNegative } from "../options.js";
+import {
+  collect,
+  lazyAction,
+  malformedOption,
+  parseInteger,
+  parseNonNegative,
+} from "../options.js";
 import { addL2sTrainOptions } from "./train-l2s.js";
 import { GENERAL_DEFAULTS, LEARNERS, MODEL_KINDS, parseByteSize } from "./train-values.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
@@ -28,7 +34,30 @@ export function defineTrain(program: Command): void {
     )
     .option(
       "--preset <name>",
-      "feature preset: chunking, ner, ner-words, citation, pos (required with --learner crf; --learner l2s: default pos for --task pos, ner for --task ner — ner-words when the data has only words)",
+      "feature preset: chunking, ner, ner-words, citation, pos; or a task preset that bundles what won on held-out data — ner-en, ner-es, ner-nl, ner-tweets, pos-en: the features plus Brown clusters of raw text in the language, gazetteers, jackknifed lexicons mined from the training labels, the stopping rule and the decoder (required with --learner crf unless --template; --learner l2s: default pos for --task pos, ner for --task ner — ner-words when the data has only words)",
+    )
+    .option(
+      "--template <file>",
+      "a CRF++ feature template instead of --preset: U lines (state) and B lines (transition) of %x[row,col] macros, col a number or a column name of --columns",
+    )
+    .option(
+      "--columns <names>",
+      "names of the data's input columns, left to right (e.g. word,pos,chunk): templates read %x[0,pos] and the ner preset uses the pos and chunk columns it finds (default: the registry's, else by count: word; word,pos; word,pos,chunk)",
+      (value: string) => value.split(",").map((c) => c.trim()),
+    )
+    .option(
+      "--clusters <file>",
+      "word clusters as features: a Liang paths file (bits TAB word TAB count, e.g. from lagrange clusters or wcluster); path prefixes 4/6/10/20 of the word and its neighbours (repeatable)",
+      collect,
+    )
+    .option(
+      "--lexicon <name=file>",
+      "a lexicon as features: one entry a line, multi-word entries matched as spans (begin/inside attributes, as written and case-folded); repeatable",
+      collect,
+    )
+    .option(
+      "--resources <dir>",
+      "task presets: a folder with clusters-<language>.paths and <lexicon>.txt files to use instead of the registry's (default: clusters are built from the registry's raw text once and cached)",
     )
     .addOption(
       new Option("--algorithm <name>", "trainer")
@@ -99,8 +128,12 @@ export function defineTrain(program: Command): void {
       ).choices([...PACKAGE_DEFAULTS.groupingKinds]),
     )
     .option(
+      "--two-stage",
+      "a two-stage chain CRF (Krishnan & Manning 2006): a first-stage CRF with the same features, jackknifed by documents, tags the data; the second stage adds its votes — the majority entity type of the same word and of the same entity string elsewhere in the document, and of the word in the whole corpus tagged — conjoined with capitalisation. Works with any preset or template; the model file embeds the first stage, and lagrange tag runs it over whole files (not streams)",
+    )
+    .option(
       "--folds <n>",
-      `--model general: jackknife folds; the perceptron learns from chain scores of CRFs that did not see the group (1 = the full CRF's; default ${GENERAL_DEFAULTS.folds})`,
+      `--model general: jackknife folds; the perceptron learns from chain scores of CRFs that did not see the group (1 = the full CRF's; default ${GENERAL_DEFAULTS.folds}); with ≥ 2, fold 1's groups are a held-out cut, left out of the perceptron, that chooses the epochs and a scale of the consistency weights, or none (the chain alone) unless they beat the chain there. --two-stage: jackknife folds of the first stage, whole documents to a fold (≥ 2; default 4; a task preset's mined lexicons are jackknifed over the same folds)`,
       parseInteger,
     )
     .option(

@@ -12,7 +12,28 @@ export interface PresetDefinition<Sentence> {
   prepare(rows: Rows): Sentence;
   /** Pushes token t's attributes into `sink`, in order. */
   token(rows: Rows, sentence: Sentence, t: number, sink: AttributeSink): void;
+  /**
+   * Whether `__BOS__` / `__EOS__` end the first / last token's list (default true, as CRFsuite's
+   * example scripts do; a CRF++ template has no such markers).
+   */
+  readonly ends?: boolean;
+  /** Replaces the column-count check (a template names the line that reads the widest column). */
+  readonly check?: (rows: Rows) => void;
 }
+
+/**
+ * Extra attributes of a token from resources other than the base preset (word clusters, lexicon
+ * matches, document-level votes): prepared once per sentence from its rows (the word is column
+ * 0), then asked per token after the base preset's attributes of that token.
+ */
+export interface TokenFeatures<Sentence = unknown> {
+  prepare(rows: Rows): Sentence;
+  token(sentence: Sentence, t: number, sink: AttributeSink): void;
+}
+
+// The definition behind each preset, so that resources can be added per token without a second
+// pass over the sequence (which would lose the builder's numbered-name fast path).
+const definitions = new WeakMap<Preset, PresetDefinition<unknown>>();
 
 /**
  * A preset from its definition: checks the columns, prepares the sentence, then per token its
@@ -20,23 +41,55 @@ export interface PresetDefinition<Sentence> {
  * scripts end every token's list.
  */
 export function definePreset<Sentence>(definition: PresetDefinition<Sentence>): Preset {
+  const ends = definition.ends ?? true;
   const emit = (rows: Rows, sink: AttributeSink): void => {
-    checkColumns(definition.name, definition.columns, rows);
+    if (definition.check === undefined) checkColumns(definition.name, definition.columns, rows);
+    else definition.check(rows);
     const sentence = definition.prepare(rows);
     const n = rows.length;
     for (let t = 0; t < n; t++) {
       definition.token(rows, sentence, t, sink);
+      if (!ends) continue;
       if (t === 0) sink.state(t, "__BOS__", 1);
       if (t === n - 1) sink.state(t, "__EOS__", 1);
     }
   };
-  return {
+  const preset: Preset = {
     name: definition.name,
     description: definition.description,
     columns: definition.columns,
     emit,
     extract: extractWith(emit),
   };
+  definitions.set(preset, definition as PresetDefinition<unknown>);
+  return preset;
+}
+
+/**
+ * `base` with each token's attributes followed by those of `extras` (in order). The name and
+ * columns stay the base's.
+ */
+export function withTokenFeatures(
+  base: Preset,
+  extras: readonly TokenFeatures[],
+  description = base.description,
+): Preset {
+  if (extras.length === 0) return base;
+  const definition = definitions.get(base);
+  if (definition === undefined) {
+    throw new RangeError(`preset ${base.name} was not made by definePreset`);
+  }
+  return definePreset<{ base: unknown; extras: unknown[] }>({
+    ...definition,
+    description,
+    prepare(rows: Rows) {
+      return { base: definition.prepare(rows), extras: extras.map((e) => e.prepare(rows)) };
+    },
+    token(rows, sentence, t, sink) {
+      definition.token(rows, sentence.base, t, sink);
+      for (let k = 0; k < extras.length; k++) extras[k]!.token(sentence.extras[k], t, sink);
+    },
+  });
 }
 
 /** Throws unless every row has at least `columns.length` columns. */

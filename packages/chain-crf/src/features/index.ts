@@ -9,6 +9,7 @@
  *   input      fromAttributeLists (CRFsuite-style attribute lists), AttributeSequenceBuilder
  *   helpers    toAttributeLists, attributeNames
  *   errors     TemplateSyntaxError, FeatureInputError
+ *   votes      voteFeatures, VOTE_KINDS, NO_VOTE, VoteKind (a two-stage model's vote columns)
  * Everything else in this folder is internal.
  */
 export {
@@ -22,9 +23,15 @@ export { type CitationOptions, citationPreset } from "./citation.js";
 export { FeatureInputError, TemplateSyntaxError } from "./errors.js";
 export type { FieldTemplate } from "./field-templates.js";
 export { CITATION_LEXICONS } from "./lexicons.js";
-export { nerPreset } from "./ner.js";
+export { NER_COLUMNS, type NerOptions, nerPreset } from "./ner.js";
 export { posPreset } from "./pos.js";
 export { getPreset, type PresetName, presets } from "./presets.js";
+export {
+  describeSpec,
+  type FeatureSpec,
+  featureExtractor,
+  parseFeatureSpec,
+} from "./spec.js";
 export {
   CRFPP_MAX_CONTEXT,
   type CrfppTemplate,
@@ -42,3 +49,12 @@ export type {
   Rows,
   TokenRow,
 } from "./types.js";
+export { NO_VOTE, VOTE_KINDS, type VoteKind, voteFeatures } from "./votes.js";
+export {
+  type ClusterResource,
+  clusterFeatures,
+  DEFAULT_CLUSTER_PREFIXES,
+  type LexiconFeatureOptions,
+  type LexiconResource,
+  lexiconFeatures,
+} from "./word-resources.js";

@@ -60,12 +60,8 @@ export const NER_UNIGRAM_FIELDS = [
 /** ner.py's bigram fields (pairs at offsets (i, i+1), i = −2…1). */
 export const NER_BIGRAM_FIELDS = ["w", "pos", "chk", "shaped", "type"] as const;
 
-/** The fields that come from the POS and chunk columns (absent in the words-only variant). */
-const COLUMN_FIELDS: ReadonlySet<string> = new Set(["pos", "chk"]);
-
-function nerTemplates(wordsOnly = false): FieldTemplate[] {
+function nerTemplates(keep: (field: string) => boolean): FieldTemplate[] {
   const templates: FieldTemplate[] = [];
-  const keep = (field: string) => !(wordsOnly && COLUMN_FIELDS.has(field));
   for (const field of NER_UNIGRAM_FIELDS) {
     if (!keep(field)) continue;
     for (let i = -2; i <= 2; i++) templates.push([[field, i]]);
@@ -137,7 +133,8 @@ function observe(word: string, out: string[][], t: number): void {
   put(yesNo(chars.length > 0));
 }
 
-const COLUMNS = ["word", "pos", "chunk"] as const;
+/** The column layout ner.py reads: CoNLL-2003's input columns. */
+export const NER_COLUMNS = ["word", "pos", "chunk"] as const;
 
 /** ner.py's per-token attributes: the field templates, then the disjunctive word windows. */
 function nerToken(templates: FieldTemplateSet) {
@@ -152,31 +149,53 @@ function nerToken(templates: FieldTemplateSet) {
   };
 }
 
+export interface NerOptions {
+  /**
+   * The names of the data's input columns, left to right (default `word, pos, chunk`). The
+   * observations of a `pos` or `chunk` column are used where the layout has one and left out where
+   * it has not (CoNLL-2002 has `word, pos`; tweets have `word` alone); the word is the `word`
+   * column, or the first.
+   */
+  readonly columns?: readonly string[];
+}
+
 /**
  * The attributes of CRFsuite's `example/ner.py` for CoNLL-2003 rows `[word, POS, chunk]`: 33
  * token observations (word, lower-cased word, shape, degenerated shape, type, prefixes and
  * suffixes of 1–4 characters, digit/case/symbol flags, POS, chunk) at offsets −2…2; bigrams of
  * word, POS, chunk, degenerated shape and type; the disjunctive word sets `w[-4..-1]` and
  * `w[1..4]`; `__BOS__` / `__EOS__`. Names and order as the script writes them (`:` escaped as
- * `__COLON__`). About 190 attributes per token.
+ * `__COLON__`). About 190 attributes per token. Another column layout keeps the fields its
+ * columns give (see {@link NerOptions.columns}).
  */
-export function nerPreset(): Preset {
-  const templates = new FieldTemplateSet(nerTemplates(), NER_UNIGRAM_FIELDS);
+export function nerPreset(options: NerOptions = {}): Preset {
+  const layout = options.columns ?? NER_COLUMNS;
+  const wordAt = Math.max(0, layout.indexOf("word"));
+  const posAt = layout.indexOf("pos");
+  const chunkAt = layout.indexOf("chunk");
+  const keep = (field: string): boolean =>
+    (field !== "pos" || posAt >= 0) && (field !== "chk" || chunkAt >= 0);
+  const templates = new FieldTemplateSet(nerTemplates(keep), NER_UNIGRAM_FIELDS);
   const posField = NER_UNIGRAM_FIELDS.indexOf("pos");
   const chunkField = NER_UNIGRAM_FIELDS.indexOf("chk");
+  const read = [wordAt, posAt, chunkAt].filter((c) => c >= 0);
+  const columns = layout.slice(0, Math.max(...read) + 1);
+  const standard = posAt === 1 && chunkAt === 2 && wordAt === 0;
+  const wordsOnly = posAt < 0 && chunkAt < 0;
   return definePreset({
-    name: "ner",
-    description:
-      "CRFsuite's example/ner.py on [word, POS, chunk]: word, lower-case, shape, type, affixes, digit/case flags, POS and chunk in a ±2 window, bigrams, disjunctive word windows",
-    columns: COLUMNS,
+    name: standard ? "ner" : wordsOnly ? "ner-words" : "ner",
+    description: wordsOnly
+      ? "the ner preset on words alone (no POS or chunk columns, e.g. tweets): word, lower-case, shape, type, affixes, digit/case flags in a ±2 window, bigrams, disjunctive word windows"
+      : `CRFsuite's example/ner.py on [${columns.join(", ")}]: word, lower-case, shape, type, affixes, digit/case flags${posAt >= 0 ? ", POS" : ""}${chunkAt >= 0 ? ", chunk" : ""} in a ±2 window, bigrams, disjunctive word windows`,
+    columns,
     prepare(rows: Rows): string[][] {
       const n = rows.length;
       const values = NER_UNIGRAM_FIELDS.map(() => new Array<string>(n));
       for (let t = 0; t < n; t++) {
         const row = rows[t]!;
-        observe(row[0]!, values, t);
-        values[posField]![t] = escapeColons(row[1]!);
-        values[chunkField]![t] = escapeColons(row[2]!);
+        observe(row[wordAt]!, values, t);
+        if (posAt >= 0) values[posField]![t] = escapeColons(row[posAt]!);
+        if (chunkAt >= 0) values[chunkField]![t] = escapeColons(row[chunkAt]!);
       }
       return values;
     },
@@ -189,18 +208,5 @@ export function nerPreset(): Preset {
  * bigrams and disjunctive windows, without the POS and chunk fields (no tagger output is assumed).
  */
 export function nerWordsPreset(): Preset {
-  const templates = new FieldTemplateSet(nerTemplates(true), NER_UNIGRAM_FIELDS);
-  return definePreset({
-    name: "ner-words",
-    description:
-      "the ner preset on words alone (no POS or chunk columns, e.g. tweets): word, lower-case, shape, type, affixes, digit/case flags in a ±2 window, bigrams, disjunctive word windows",
-    columns: ["word"] as const,
-    prepare(rows: Rows): string[][] {
-      const n = rows.length;
-      const values = NER_UNIGRAM_FIELDS.map(() => new Array<string>(n));
-      for (let t = 0; t < n; t++) observe(rows[t]![0]!, values, t);
-      return values;
-    },
-    token: nerToken(templates),
-  });
+  return nerPreset({ columns: ["word"] });
 }

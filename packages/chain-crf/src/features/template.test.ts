@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { attributeNames } from "./builder.js";
+import { CHUNKING_TEMPLATES, chunkingPreset } from "./chunking.js";
 import { FeatureInputError, TemplateSyntaxError } from "./errors.js";
 import { expandMacro, parseTemplate } from "./template.js";
 import type { Rows } from "./types.js";
@@ -108,7 +109,7 @@ describe("parseTemplate", () => {
     ["U01:%y[0,0]", 1, 6, /expected 'x' after '%'/],
     ["U01:%x(0,0)", 1, 7, /expected '\[' after '%x'/],
     ["U01:%x[9,0]", 1, 5, /row offset 9 is outside CRF\+\+'s context window \[-8, 8\]/],
-    ["U01:%x[0,a]", 1, 10, /expected the column index/],
+    ["U01:%x[0,a]", 1, 10, /column "a" is a name, but no column layout names the columns/],
     ["U01:%x[0,1", 1, 11, /expected '\]'.*got the end of the line/],
     ["U01:%x[,1]", 1, 8, /expected the row offset/],
     ["U01:%x[0,-1]", 1, 10, /expected the column index \(a non-negative integer\)/],
@@ -186,5 +187,46 @@ describe("parseTemplate", () => {
         );
       }),
     );
+  });
+});
+
+describe("templates over named columns against hand-written features", () => {
+  // The chunking preset (CRFsuite's chunking.py, hand-written field templates) spelled as a CRF++
+  // template over the layout `word, pos`: the same attribute names, except that CRF++ expands a
+  // macro beyond the sentence to _B-k / _B+k where the preset gives nothing.
+  const line = (fields: readonly (readonly [string, number])[]): string => {
+    const name = fields.map(([f, o]) => `${f}[${o}]`).join("|");
+    const value = fields.map(([f, o]) => `%x[${o},${f === "w" ? "word" : "pos"}]`).join("|");
+    return `U:${name}=${value}`;
+  };
+  const text = CHUNKING_TEMPLATES.map(line).join("\n");
+  const template = parseTemplate(text, { source: "chunking.tpl", columnNames: ["word", "pos"] });
+  const chunking = chunkingPreset({ escapeColons: false });
+  const word = fc.stringMatching(/^[A-Za-z.,]{1,4}$/);
+  const tag = fc.constantFrom("NN", "VB", "DT", "IN");
+  const rows = fc.array(fc.tuple(word, tag), { minLength: 1, maxLength: 8 });
+
+  it("gives the hand-written preset's attributes wherever the window is inside the sentence", () => {
+    fc.assert(
+      fc.property(rows, (sentence) => {
+        const fromTemplate = attributeNames(template.extract(sentence));
+        const byHand = attributeNames(chunking.extract(sentence));
+        for (let t = 0; t < sentence.length; t++) {
+          const expected = byHand[t]!.filter((n) => n !== "__BOS__" && n !== "__EOS__");
+          const got = fromTemplate[t]!.filter((n) => !/_B[-+]\d/.test(n)).map((n) => n.slice(2));
+          expect(got).toEqual(expected);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("reads a named column where the layout puts it, and names unknown ones", () => {
+    const byName = parseTemplate("U:%x[0,pos]/%x[-1,word]", { columnNames: ["word", "pos"] });
+    expect(attributeNames(byName.extract(DOC_ROWS))[1]).toEqual(["U:VBZ/He"]);
+    expect(byName.columns).toEqual(["word", "pos"]);
+    expect(() =>
+      parseTemplate("U:%x[0,chunk]", { source: "t.tpl", columnNames: ["word", "pos"] }),
+    ).toThrow(/t\.tpl:1:8: unknown column "chunk"; the layout's columns are word, pos/);
   });
 });

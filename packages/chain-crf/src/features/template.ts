@@ -1,4 +1,5 @@
-import { AttributeSequenceBuilder, extractWith } from "./builder.js";
+import { AttributeSequenceBuilder } from "./builder.js";
+import { definePreset } from "./define-preset.js";
 import { FeatureInputError, TemplateSyntaxError } from "./errors.js";
 import { ADD_NUMBERED, SymbolSpace } from "./symbols.js";
 import type { AttributeSink, Preset, Rows } from "./types.js";
@@ -39,6 +40,11 @@ export interface TemplateOptions {
   /** Preset name. Default: `source`. */
   readonly name?: string;
   readonly description?: string;
+  /**
+   * Names of the input columns, left to right (a column layout such as `word, pos, chunk`): a
+   * macro may then name its column, `%x[0,pos]`, as well as number it.
+   */
+  readonly columnNames?: readonly string[];
 }
 
 const BOS_MARKERS = Array.from({ length: CRFPP_MAX_CONTEXT }, (_, k) => `_B-${k + 1}`);
@@ -60,12 +66,17 @@ function describe(ch: string | undefined): string {
   return ch === undefined ? "the end of the line" : JSON.stringify(ch);
 }
 
+function isNameStart(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
 function parseLine(
   source: string,
   lineNumber: number,
   raw: string,
   leading: number,
   kind: "U" | "B",
+  columnNames: readonly string[] | undefined,
 ): TemplateLine {
   const literals: string[] = [];
   const rows: number[] = [];
@@ -97,6 +108,21 @@ function parseLine(
     if (value > 1e6) fail(start, `${what} ${raw.slice(start, i)} is too large`);
     return negative ? -value : value;
   };
+  const readColumnName = (): number => {
+    const start = i;
+    while (i < raw.length && raw[i] !== "]" && raw[i] !== ",") i++;
+    const name = raw.slice(start, i);
+    const index = columnNames === undefined ? -1 : columnNames.indexOf(name);
+    if (index < 0) {
+      fail(
+        start,
+        columnNames === undefined
+          ? `column ${JSON.stringify(name)} is a name, but no column layout names the columns (give one, or number the column)`
+          : `unknown column ${JSON.stringify(name)}; the layout's columns are ${columnNames.join(", ")}`,
+      );
+    }
+    return index;
+  };
   const expect = (ch: string, context: string): void => {
     if (raw[i] !== ch)
       fail(i, `expected '${ch}' ${context} in %x[row,col], got ${describe(raw[i])}`);
@@ -121,7 +147,9 @@ function parseLine(
     expect("[", "after '%x'");
     const row = readInteger("the row offset", true);
     expect(",", "after the row offset");
-    const col = readInteger("the column index", false);
+    const col = isNameStart(raw.charCodeAt(i))
+      ? readColumnName()
+      : readInteger("the column index", false);
     expect("]", "after the column index");
     if (Math.abs(row) > CRFPP_MAX_CONTEXT) {
       fail(
@@ -249,7 +277,7 @@ export function parseTemplate(text: string, options: TemplateOptions = {}): Crfp
         `expected a line starting with 'U' (state template), 'B' (transition template) or '#' (comment), got ${JSON.stringify(first)}`,
       );
     }
-    const line = parseLine(source, l + 1, raw, leading, first);
+    const line = parseLine(source, l + 1, raw, leading, first, options.columnNames);
     if (first === "U") unigram.push(line);
     else if (line.rows.length === 0) labelBigram = true;
     else bigram.push(line);
@@ -268,7 +296,7 @@ export function parseTemplate(text: string, options: TemplateOptions = {}): Crfp
 
   const unigramExpander = new LineExpander(unigram);
   const bigramExpander = new LineExpander(bigram);
-  const emit = (rows: Rows, sink: AttributeSink): void => {
+  const check = (rows: Rows): void => {
     for (let t = 0; t < rows.length; t++) {
       const row = rows[t]!;
       if (row.length < minColumns) {
@@ -279,24 +307,25 @@ export function parseTemplate(text: string, options: TemplateOptions = {}): Crfp
         );
       }
     }
-    for (let t = 0; t < rows.length; t++) {
-      for (let k = 0; k < unigram.length; k++) unigramExpander.state(k, rows, t, sink);
-      if (t > 0) {
-        for (let k = 0; k < bigram.length; k++) bigramExpander.transition(k, rows, t, sink);
-      }
-    }
   };
-  return {
+  const preset = definePreset<null>({
     name,
     description:
       options.description ??
       `CRF++ template ${source}: ${unigram.length} U line(s), ${bigram.length} observation-conditioned B line(s)`,
-    columns: Array.from({ length: minColumns }, (_, c) => `column ${c}`),
-    unigram,
-    bigram,
-    labelBigram,
-    minColumns,
-    emit,
-    extract: extractWith(emit),
-  };
+    columns: Array.from(
+      { length: minColumns },
+      (_, c) => options.columnNames?.[c] ?? `column ${c}`,
+    ),
+    ends: false,
+    check,
+    prepare: () => null,
+    token(rows, _sentence, t, sink) {
+      for (let k = 0; k < unigram.length; k++) unigramExpander.state(k, rows, t, sink);
+      if (t > 0) {
+        for (let k = 0; k < bigram.length; k++) bigramExpander.transition(k, rows, t, sink);
+      }
+    },
+  });
+  return Object.assign(preset, { unigram, bigram, labelBigram, minColumns });
 }

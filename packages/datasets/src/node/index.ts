@@ -29,3 +29,7 @@ export {
   resolveSplit,
   sha256File,
 } from "../registry/resolve.js";
+export type { LexiconOptions } from "../resources/lexicons.js";
+export { getLexicon, openLexicon, readLexiconFile } from "../resources/lexicons.js";
+export type { RawTextOptions } from "../resources/raw-text.js";
+export { openRawText, readPlainTextTokens, testSplitRefusal } from "../resources/raw-text.js";

@@ -403,6 +403,58 @@ describe("resolution order", () => {
     expect(opened.status === "available" && opened.source).toBe("download");
   });
 
+  it("a sealed split with no published SHA-256: a zip download is vouched for by its MD5, a plain file refused", async () => {
+    const { cache, ...options } = isolated();
+    const toy = toyCatalog()[0]!;
+    const catalog: DatasetInfo[] = [
+      {
+        ...toy,
+        splits: [
+          {
+            name: "test",
+            file: "dev.txt",
+            sources: [
+              { kind: "file", url: `${baseUrl}/canonical/dev.txt` },
+              {
+                kind: "zip",
+                url: `${baseUrl}/toy.zip`,
+                archiveMd5: md5(ZIP),
+                member: "toy/dev.txt",
+              },
+            ],
+            sealed: true,
+          },
+        ],
+      },
+    ];
+    routes.set("/canonical/dev.txt", { kind: "ok", body: Buffer.from(DEV_TEXT) });
+    routes.set("/toy.zip", { kind: "ok", body: ZIP });
+    const result = await resolveSplit("toy", "test", { ...options, catalog, includeSealed: true });
+    expect(result.status === "available" && result.source).toBe("download");
+    expect(readFileSync(join(cache, "toy_folder", "dev.txt"), "utf8")).toBe(DEV_TEXT);
+    expect(requests).toEqual(["/toy.zip"]);
+    // Found again in the cache: taken as it is (nothing to hash it against).
+    const again = await resolveSplit("toy", "test", { ...options, catalog, includeSealed: true });
+    expect(again.status === "available" && again.source).toBe("cache");
+    const fileOnly: DatasetInfo[] = [
+      {
+        ...catalog[0]!,
+        splits: [
+          {
+            ...catalog[0]!.splits[0]!,
+            sealed: true,
+            sources: [{ kind: "file", url: `${baseUrl}/canonical/dev.txt` }],
+          },
+        ],
+      },
+    ];
+    const other = isolated();
+    await expect(
+      resolveSplit("toy", "test", { ...other, catalog: fileOnly, includeSealed: true }),
+    ).rejects.toThrow(/no published SHA-256 and a plain file cannot be verified otherwise/);
+    expect(filesUnder(other.cache)).toEqual([]);
+  });
+
   it("offline with no copy: names the file, its checksum, where to put it and the URL", async () => {
     const mirror = tempDir();
     const { cache, ...options } = isolated({ mirrorDir: mirror });
@@ -447,6 +499,8 @@ describe("the registry itself", () => {
       "wnut17",
       "cora-references",
       "cora-headers",
+      "conll2002-es",
+      "conll2002-nl",
     ]) {
       expect(names).toContain(needed);
     }
@@ -454,7 +508,16 @@ describe("the registry itself", () => {
     for (const dataset of DATASETS) {
       expect(Object.values(DatasetFormat)).toContain(dataset.format);
       for (const split of dataset.splits) {
-        expect(split.sha256).toMatch(/^[0-9a-f]{64}$/);
+        // Only a sealed split may lack a checksum (none published), and then it must come from
+        // an archive whose MD5 is known, so that a download is still verified.
+        if (split.sealed !== true || split.sha256 !== undefined) {
+          expect(split.sha256, `${dataset.name} ${split.name}`).toMatch(/^[0-9a-f]{64}$/);
+        } else {
+          expect(split.sources.every((s) => s.kind === "zip")).toBe(true);
+        }
+        for (const source of split.sources) {
+          if (source.kind === "zip") expect(source.archiveMd5).toMatch(/^[0-9a-f]{32}$/);
+        }
         expect(split.sources.length).toBeGreaterThan(0);
         for (const source of split.sources) {
           expect(source.url).toMatch(

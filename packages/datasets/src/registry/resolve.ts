@@ -179,7 +179,7 @@ function sizeMismatch(path: string, split: DatasetSplitInfo): DatasetChecksumErr
   const size = statSync(path).size;
   if (size === split.bytes) return undefined;
   return new DatasetChecksumError(
-    `${path}: ${size} bytes, expected ${split.bytes} (SHA-256 ${split.sha256}); wrong or damaged file`,
+    `${path}: ${size} bytes, expected ${split.bytes}${checksumNote(split)}; wrong or damaged file`,
     String(split.bytes),
     String(size),
   );
@@ -250,6 +250,13 @@ function isOffline(options: ResolveOptions): boolean {
   return flag === "1" || flag === "true";
 }
 
+/** ` (SHA-256 …)` for a split whose checksum is known, else a note that none was published. */
+function checksumNote(split: DatasetSplitInfo): string {
+  return split.sha256 === undefined
+    ? " (no SHA-256 published for this sealed split)"
+    : ` (SHA-256 ${split.sha256})`;
+}
+
 function placementHint(
   dataset: DatasetInfo,
   split: DatasetSplitInfo,
@@ -257,7 +264,7 @@ function placementHint(
 ): string {
   const urls = split.sources.map((s) => s.url);
   return (
-    `place ${split.file} (SHA-256 ${split.sha256}) at ${destinations.join(" or ")}` +
+    `place ${split.file}${checksumNote(split)} at ${destinations.join(" or ")}` +
     (urls.length > 0 ? `; it can be downloaded from ${urls.join(" or ")}` : "") +
     `; or set ${DATA_DIR_ENV} to a directory holding ${dataset.folder}/${split.file}`
   );
@@ -286,6 +293,9 @@ export async function resolveSplit(
       if (options.verifyMirror === true) await verifyFile(location.path, split, options.signal);
       return location;
     }
+    // A sealed split with no published checksum came into the cache from a download that its
+    // archive's MD5 vouched for (the only way one is fetched): nothing more can be checked.
+    if (split.sha256 === undefined) return location;
     const actual = await sha256File(location.path, options.signal);
     if (actual === split.sha256) return location;
     // Kept: offline nothing can replace it, and online a good download is renamed over it (a
@@ -344,6 +354,7 @@ export async function resolveSplit(
 }
 
 async function verifyFile(path: string, split: DatasetSplitInfo, signal?: AbortSignal) {
+  if (split.sha256 === undefined) return; // a sealed split with no published checksum
   const actual = await sha256File(path, signal);
   if (actual !== split.sha256) {
     throw new DatasetChecksumError(
@@ -430,6 +441,12 @@ async function downloadTo(
   split: DatasetSplitInfo,
   options: ResolveOptions,
 ): Promise<void> {
+  if (split.sha256 === undefined && source.kind === "file") {
+    throw new DatasetDownloadError(
+      `${source.url}: ${dataset.name} ${split.name} has no published SHA-256 and a plain file cannot be verified otherwise; refusing to download it`,
+      source.url,
+    );
+  }
   await mkdir(dirname(destination), { recursive: true });
   const report = (received: number, total: number | undefined) =>
     options.onProgress?.({
@@ -498,7 +515,8 @@ async function downloadTo(
       await file.write(member);
     }
     const actual = hash.digest("hex");
-    if (actual !== split.sha256) {
+    // Without a published SHA-256 (a sealed split) the archive's MD5, checked above, vouches.
+    if (split.sha256 !== undefined && actual !== split.sha256) {
       throw new DatasetChecksumError(
         `${source.url}: SHA-256 ${actual}, expected ${split.sha256} for ${dataset.name} ${split.name} (${split.file}); nothing was written to the cache`,
         split.sha256,

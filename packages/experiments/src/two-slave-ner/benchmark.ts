@@ -305,6 +305,8 @@ async function runDataset(
       decoder: registry.create(decoder),
       epochs: o.epochs,
       learningRate: o.learningRate,
+      // The paper's setup: the perceptron on every group, no held-out choice of epochs or scale.
+      select: false,
       ...(exact ? { decodeOptions: exactLimit } : {}),
       ...(signal === undefined ? {} : { signal }),
     });

@@ -6,6 +6,7 @@ import {
   type Decoder,
   type Decoding,
   ProblemValidationError,
+  scoreLabelling,
   seededRandom,
   shuffleInPlace,
   yieldToEventLoop,
@@ -133,7 +134,29 @@ export interface ConsistencyTrainingOptions {
   /** Per-decode options (iteration cap, tolerance) for the decoder. */
   readonly decodeOptions?: DecodeOptions;
   readonly onProgress?: (progress: ConsistencyTrainingProgress) => void;
+  /**
+   * Called after each epoch with the averaged weights so far (a fresh array): what training would
+   * return if it stopped here. A caller picks the number of epochs on held-out data with it.
+   */
+  readonly onEpoch?: (epoch: number, averaged: Float64Array) => void | Promise<void>;
   readonly signal?: AbortSignal;
+}
+
+/** What one epoch of the perceptron did. */
+export interface ConsistencyEpochStats {
+  /** Positions decoded wrongly (with the weights of that epoch's steps). */
+  readonly mistakes: number;
+  readonly decodings: number;
+  /** Decodings that ended certified (proved optimal). */
+  readonly certified: number;
+  /** Mistaken decodings that scored at least the gold: the perceptron's updates. */
+  readonly updates: number;
+  /**
+   * Mistaken decodings that scored below the gold under the current weights: the decoder (not
+   * certified) did not find the model's best labelling, so the mistake says nothing against the
+   * weights and no update is made (Huang et al. 2012's violation-fixing perceptron).
+   */
+  readonly skipped: number;
 }
 
 export interface ConsistencyTrainingResult {
@@ -141,6 +164,8 @@ export interface ConsistencyTrainingResult {
   readonly weights: Float64Array;
   /** Mistaken positions per epoch (with the weights of that epoch's steps). */
   readonly mistakes: readonly number[];
+  /** Per epoch: mistakes, decodings, certified, updates, skipped. */
+  readonly epochs: readonly ConsistencyEpochStats[];
   /** Decodings that ended certified, of all decodings made. */
   readonly certified: number;
   readonly decodings: number;
@@ -149,9 +174,17 @@ export interface ConsistencyTrainingResult {
 /**
  * Averaged structured perceptron (Collins 2002) over the consistency weights, decoding each group
  * with **any** decoder (two-slave, naive DD, exact), as qian-liu2014 trains its general CRFs. The
- * chain part stays the trained CRF's: on a mistake, w += φ(gold) − φ(predicted) over the
+ * chain part stays the trained CRF's: on a mistake, w += rate·(φ(gold) − φ(predicted)) over the
  * consistency features only. Averages use the lazy trick (w − ws/c). Only groups with factors are
  * visited: elsewhere the weights change nothing.
+ *
+ * An update is made only for a *violation*: a mistaken labelling that scores at least as high as
+ * the gold under the current weights. A relaxation that stops uncertified may return a labelling
+ * below the gold's score; updating towards the gold from it moves the weights on the decoder's
+ * failure, not the model's, and breaks the perceptron's convergence argument (Huang, Fayong and
+ * Guo 2012). Such decodings are counted (`skipped`) and left out. With an exact decoder nothing
+ * is skipped, and on separable groups (some weights make every gold the unique best labelling)
+ * the updates stop: the tests check both on small random instances.
  */
 export async function trainConsistencyWeights(
   instances: readonly GroupInstance[],
@@ -182,7 +215,7 @@ export async function trainConsistencyWeights(
   const random = seededRandom(options.seed ?? 0);
   const goldCounts = new Float64Array(K);
   const predictedCounts = new Float64Array(K);
-  const mistakesPerEpoch: number[] = [];
+  const stats: ConsistencyEpochStats[] = [];
   let certified = 0;
   let decodings = 0;
   const decodeOptions: DecodeOptions = {
@@ -190,19 +223,34 @@ export async function trainConsistencyWeights(
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
   let c = 1;
+  const averaged = (): Float64Array => {
+    const out = new Float64Array(K);
+    for (let f = 0; f < K; f++) {
+      out[f] = w[f]! - ws[f]! / c;
+      if (nonNegative && out[f]! < 0) out[f] = 0;
+    }
+    return out;
+  };
   for (let epoch = 1; epoch <= epochs; epoch++) {
     shuffleInPlace(order, random);
     let mistakes = 0;
+    let epochCertified = 0;
+    let updates = 0;
+    let skipped = 0;
     for (let k = 0; k < order.length; k++) {
       if (options.signal?.aborted) throw new AbortError();
       const x = useful[order[k]!]!;
       const gold = x.gold!;
       const decoding: Decoding = decoder.decode(groupProblem(x, current), decodeOptions);
       decodings++;
-      if (decoding.certified) certified++;
+      if (decoding.certified) {
+        certified++;
+        epochCertified++;
+      }
       let wrong = 0;
       for (let i = 0; i < gold.length; i++) if (decoding.labels[i] !== gold[i]) wrong++;
       if (wrong > 0) {
+        mistakes += wrong;
         goldCounts.fill(0);
         predictedCounts.fill(0);
         consistencyFeatureCounts(
@@ -219,15 +267,19 @@ export async function trainConsistencyWeights(
           model.outsideLabel,
           predictedCounts,
         );
-        for (let f = 0; f < K; f++) {
-          const delta = goldCounts[f]! - predictedCounts[f]!;
-          if (delta === 0) continue;
-          let next = w[f]! + rate * delta;
-          if (nonNegative && next < 0) next = 0;
-          ws[f]! += c * (next - w[f]!);
-          w[f] = next;
+        if (isViolation(x, gold, decoding.labels, w, goldCounts, predictedCounts)) {
+          updates++;
+          for (let f = 0; f < K; f++) {
+            const delta = goldCounts[f]! - predictedCounts[f]!;
+            if (delta === 0) continue;
+            let next = w[f]! + rate * delta;
+            if (nonNegative && next < 0) next = 0;
+            ws[f]! += c * (next - w[f]!);
+            w[f] = next;
+          }
+        } else {
+          skipped++;
         }
-        mistakes += wrong;
       }
       c++;
       options.onProgress?.({
@@ -239,12 +291,44 @@ export async function trainConsistencyWeights(
       });
       if (k % 16 === 15) await yieldToEventLoop();
     }
-    mistakesPerEpoch.push(mistakes);
+    stats.push({
+      mistakes,
+      decodings: order.length,
+      certified: epochCertified,
+      updates,
+      skipped,
+    });
+    await options.onEpoch?.(epoch, averaged());
   }
-  const weights = new Float64Array(K);
-  for (let f = 0; f < K; f++) {
-    weights[f] = w[f]! - ws[f]! / c;
-    if (nonNegative && weights[f]! < 0) weights[f] = 0;
+  const weights = averaged();
+  return {
+    weights,
+    mistakes: stats.map((e) => e.mistakes),
+    epochs: stats,
+    certified,
+    decodings,
+  };
+}
+
+/**
+ * Whether a mistaken labelling is a violation: its model score (chain + consistency under `w`) is
+ * at least the gold's, up to rounding. A gold the chain forbids (−∞) makes every labelling one.
+ */
+function isViolation(
+  x: GroupInstance,
+  gold: Int32Array,
+  predicted: Int32Array,
+  w: Float64Array,
+  goldCounts: Float64Array,
+  predictedCounts: Float64Array,
+): boolean {
+  let goldScore = scoreLabelling(x.chain, gold);
+  let predictedScore = scoreLabelling(x.chain, predicted);
+  if (predictedScore === Number.NEGATIVE_INFINITY) return false;
+  if (goldScore === Number.NEGATIVE_INFINITY) return true;
+  for (let f = 0; f < w.length; f++) {
+    goldScore += w[f]! * goldCounts[f]!;
+    predictedScore += w[f]! * predictedCounts[f]!;
   }
-  return { weights, mistakes: mistakesPerEpoch, certified, decodings };
+  return predictedScore >= goldScore - 1e-9 * Math.max(1, Math.abs(goldScore));
 }

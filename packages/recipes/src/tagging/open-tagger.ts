@@ -31,7 +31,7 @@ export interface TaggingSpec {
   readonly model: string | Uint8Array;
   /** The model's name in messages when `model` is bytes (default `the model`). */
   readonly modelName?: string;
-  /** A registered decoder; default by the model's kind: viterbi, two-slave (general CRF), greedy (L2S). */
+  /** A registered decoder; default: the one the model records (settings.decoder), else by its kind: viterbi, two-slave (general CRF), greedy (L2S). */
   readonly decoder?: string;
   /** The decoder's options by their declared names (`max-iterations`, `tau`, …), values or strings. */
   readonly decoderOptions?: Readonly<Record<string, DecoderOptionValue>>;
@@ -261,7 +261,9 @@ async function chainTagger(
   common: (decoder: string) => OpenedCommon,
   options: OpenTaggerOptions,
 ): Promise<OpenedChainTagger> {
-  const name = spec.decoder ?? "viterbi";
+  // The decoder the model was meant for (a task preset records it) unless the user names one.
+  const recorded = model.settings.decoder;
+  const name = spec.decoder ?? (typeof recorded === "string" ? recorded : "viterbi");
   const slaves = spec.slaves ?? [];
   const definition = registry.decoder(name);
   // greedy takes constraints but does not need them: alone, it is a left-to-right greedy search

@@ -107,6 +107,12 @@ async function buildTagger(spec: TagJobSpec, readModel: ModelReader): Promise<Sh
         : `${spec.model} is an L2S tagger: the queue tags linear-chain CRF models`,
     );
   }
+  if (opened.model.firstStage !== null) {
+    throw new LagrangeError(
+      "usage",
+      `${spec.model} is a two-stage model (lagrange train --two-stage): its first stage's votes are counted over whole documents and the whole input, so it cannot be tagged shard by shard; tag the file whole with lagrange tag --data FILE`,
+    );
+  }
   const { model, registry, decoder, constraints, decodeOptions } = opened;
   const thread = new ThreadTagger(
     model,

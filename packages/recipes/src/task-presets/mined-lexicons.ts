@@ -1,0 +1,77 @@
+/**
+ * Lexicons mined from training labels (entity string → type), and the jackknife that keeps them
+ * honest: a training sentence's attributes come from a lexicon mined from the *other* folds, so the
+ * model learns how much a lexicon match is worth for names it has not been trained on, as at test
+ * time, instead of learning that every training name is in the lexicon.
+ */
+import type { LexiconResource } from "@lagrange/chain-crf";
+import { extractSpans, groupByDocument, type SchemeName, type Sentence } from "@lagrange/datasets";
+
+/** Lexicon names are `mined-` and the entity type. */
+export const MINED_PREFIX = "mined-";
+
+/**
+ * Per entity type, the strings labelled with that type more often than with any other in
+ * `labelled` (one entry per distinct string; ties go to the type seen first). `keep` leaves
+ * sentences out (another fold's).
+ */
+export function mineEntityLexicons(
+  labelled: readonly { readonly tokens: readonly string[]; readonly labels: readonly string[] }[],
+  scheme: SchemeName,
+  keep: (index: number) => boolean = () => true,
+): LexiconResource[] {
+  const counts = new Map<string, Map<string, number>>();
+  for (let i = 0; i < labelled.length; i++) {
+    if (!keep(i)) continue;
+    const { tokens, labels } = labelled[i]!;
+    for (const span of extractSpans(labels, scheme)) {
+      const text = tokens.slice(span.start, span.end).join(" ");
+      let byType = counts.get(text);
+      if (byType === undefined) {
+        byType = new Map();
+        counts.set(text, byType);
+      }
+      byType.set(span.type, (byType.get(span.type) ?? 0) + 1);
+    }
+  }
+  const entries = new Map<string, string[]>();
+  for (const [text, byType] of counts) {
+    let best = "";
+    let most = 0;
+    for (const [type, n] of byType) {
+      if (n > most) {
+        best = type;
+        most = n;
+      }
+    }
+    let list = entries.get(best);
+    if (list === undefined) {
+      list = [];
+      entries.set(best, list);
+    }
+    list.push(text);
+  }
+  return [...entries.keys()]
+    .sort()
+    .map((type) => ({ name: `${MINED_PREFIX}${type}`, entries: entries.get(type)!.sort() }));
+}
+
+/**
+ * Fold of each sentence for a jackknife: whole documents go to one fold (the same name recurs
+ * within a document, so splitting one would leak it), dealt round-robin; data without document
+ * marks is dealt in blocks of 20 sentences.
+ */
+export function jackknifeFolds(sentences: readonly Sentence[], folds: number): Int32Array {
+  const fold = new Int32Array(sentences.length);
+  const groups = groupByDocument(sentences);
+  const byDocument = groups.length > 1;
+  let i = 0;
+  if (byDocument) {
+    groups.forEach((group, g) => {
+      for (let k = 0; k < group.sentences.length; k++) fold[i++] = g % folds;
+    });
+  } else {
+    for (; i < sentences.length; i++) fold[i] = Math.floor(i / 20) % folds;
+  }
+  return fold;
+}

@@ -1,0 +1,133 @@
+/**
+ * Finding the resources a model's features need, on disk: cluster path files (given, in a
+ * resources folder, in the cache, or built from the registry's raw text and cached), gazetteers
+ * from the registry or a folder, lexicon files. Node only.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { LexiconResource } from "@lagrange/chain-crf";
+import { brownClusters, formatClusterPaths, parseClusterPaths } from "@lagrange/clusters";
+import { throwIfAborted } from "@lagrange/core";
+import { readInput, writeFileAtomic } from "@lagrange/core/node";
+import { cacheDir, openLexicon, openRawText, readLexiconFile } from "@lagrange/datasets/node";
+import {
+  CLUSTER_RECIPES,
+  type ClusterLanguage,
+  type TaskPreset,
+  type TaskResources,
+} from "./task-presets.js";
+
+export interface ResourceOptions {
+  /** A folder that holds `clusters-<language>.paths` and `<lexicon>.txt` files to use instead. */
+  readonly resourcesDir?: string;
+  readonly signal?: AbortSignal;
+  /** Stages that take time (building clusters): what, done, total. */
+  readonly onProgress?: (stage: string, done: number, total: number) => void;
+}
+
+/** Word clusters read from a paths file. */
+export interface LoadedClusters {
+  readonly words: readonly string[];
+  readonly paths: readonly string[];
+  /** Where they came from (a file), and whether this run built it. */
+  readonly file: string;
+  readonly built: boolean;
+  readonly seconds: number;
+}
+
+/** Reads a Liang `paths` file (bits TAB word TAB count); errors name file:line. */
+export async function readClusterFile(file: string, signal?: AbortSignal): Promise<LoadedClusters> {
+  const bytes = await readInput(file, signal === undefined ? {} : { signal });
+  const clusters = parseClusterPaths(new TextDecoder().decode(bytes), file);
+  return { words: clusters.words, paths: clusters.paths, file, built: false, seconds: 0 };
+}
+
+/** The cache file of a language's clusters: the recipe's settings are in its name. */
+export function clusterCacheFile(language: ClusterLanguage): string {
+  const r = CLUSTER_RECIPES[language];
+  return join(
+    cacheDir(),
+    "resources",
+    `clusters-${language}-c${r.clusters}-min${r.minCount}.paths`,
+  );
+}
+
+/**
+ * A language's clusters: `clusters-<language>.paths` in the resources folder, else the cache,
+ * else built now from the recipe's corpora (Brown clustering; minutes) and written to the cache.
+ */
+export async function languageClusters(
+  language: ClusterLanguage,
+  options: ResourceOptions = {},
+): Promise<LoadedClusters> {
+  if (options.resourcesDir !== undefined) {
+    const given = join(options.resourcesDir, `clusters-${language}.paths`);
+    if (existsSync(given)) return readClusterFile(given, options.signal);
+  }
+  const cached = clusterCacheFile(language);
+  if (existsSync(cached)) return readClusterFile(cached, options.signal);
+  const recipe = CLUSTER_RECIPES[language];
+  const started = performance.now();
+  const signal = options.signal;
+  async function* text(): AsyncIterable<string[]> {
+    for (const corpus of recipe.corpora) {
+      yield* openRawText(corpus, signal === undefined ? {} : { signal });
+    }
+  }
+  const clusters = await brownClusters(text(), {
+    clusters: recipe.clusters,
+    minCount: recipe.minCount,
+    ...(signal === undefined ? {} : { signal }),
+    ...(options.onProgress === undefined
+      ? {}
+      : {
+          onProgress: (done: number, total: number) =>
+            options.onProgress!(`clusters-${language}`, done, total),
+        }),
+  });
+  throwIfAborted(signal);
+  const folder = join(cacheDir(), "resources");
+  mkdirSync(folder, { recursive: true });
+  await writeFileAtomic(cached, formatClusterPaths(clusters));
+  return {
+    words: clusters.words,
+    paths: clusters.paths,
+    file: cached,
+    built: true,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/** A registry lexicon, or `<name>.txt` from the resources folder where there is one. */
+export async function gazetteer(
+  name: string,
+  options: ResourceOptions = {},
+): Promise<LexiconResource> {
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  if (options.resourcesDir !== undefined) {
+    const given = join(options.resourcesDir, `${name}.txt`);
+    if (existsSync(given)) return { name, entries: await readLexiconFile(given, signal) };
+  }
+  return { name, entries: await openLexicon(name, signal) };
+}
+
+/** A user's lexicon file (`--lexicon NAME=FILE`). */
+export async function lexiconFile(
+  name: string,
+  file: string,
+  signal?: AbortSignal,
+): Promise<LexiconResource> {
+  return { name, entries: await readLexiconFile(file, signal === undefined ? {} : { signal }) };
+}
+
+/** Everything a task preset needs, found or built. */
+export async function loadTaskResources(
+  preset: TaskPreset,
+  options: ResourceOptions = {},
+): Promise<TaskResources & { readonly clusterSource: LoadedClusters | null }> {
+  const clusters =
+    preset.clusters === null ? null : await languageClusters(preset.clusters, options);
+  const gazetteers: LexiconResource[] = [];
+  for (const name of preset.gazetteers) gazetteers.push(await gazetteer(name, options));
+  return { clusters, gazetteers, clusterSource: clusters };
+}

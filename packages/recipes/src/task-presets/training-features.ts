@@ -1,0 +1,212 @@
+/**
+ * From what a user asked for (a preset or task preset, a CRF++ template, a column layout, cluster
+ * and lexicon files) to the features a CRF trains on: the one path behind `lagrange train` and the
+ * accuracy bench. Node only (resources are files).
+ */
+import {
+  type ClusterResource,
+  type FeatureSpec,
+  getPreset,
+  type LexiconResource,
+} from "@lagrange/chain-crf";
+import { LagrangeError } from "@lagrange/core";
+import { type Corpus, getDataset, inputRows, type LabelScheme } from "@lagrange/datasets";
+import {
+  lexiconFile,
+  loadTaskResources,
+  type ResourceOptions,
+  readClusterFile,
+} from "./resources.js";
+import { getTaskPreset, isTaskPreset, resolveTaskPreset, type TaskPreset } from "./task-presets.js";
+
+export interface FeatureRequest {
+  /** A feature preset (`ner`, `pos`, …) or a task preset (`ner-en`, …). */
+  readonly preset?: string;
+  /** A CRF++ template instead of a preset. */
+  readonly template?: { readonly text: string; readonly source: string };
+  /** Names of the data's input columns, left to right (default: the registry's, or by count). */
+  readonly columns?: readonly string[];
+  /** Liang `paths` files to add as cluster features. */
+  readonly clusterFiles?: readonly string[];
+  /** `--lexicon NAME=FILE` files. */
+  readonly lexiconFiles?: readonly { readonly name: string; readonly file: string }[];
+  /**
+   * A task preset with parts left out, to measure what each is worth (the accuracy bench's rows):
+   * `clusters`, `gazetteers` or `mined` set to false leaves that resource out.
+   */
+  readonly use?: {
+    readonly clusters?: boolean;
+    readonly gazetteers?: boolean;
+    readonly mined?: boolean;
+  };
+  /**
+   * Jackknife folds of a task preset's mined lexicons instead of the preset's own: a two-stage
+   * model's first stage is jackknifed over the same folds, so that a fold is tagged with lexicons
+   * mined without it.
+   */
+  readonly folds?: number;
+}
+
+export interface TrainingFeatures {
+  /** What the model records as its preset (the base preset's name, or `template`). */
+  readonly preset: string;
+  /** Undefined where a named preset alone is asked for (the model records the name only). */
+  readonly features?: FeatureSpec;
+  readonly jackknife?: { readonly fold: Int32Array; readonly specs: readonly FeatureSpec[] };
+  /** The task preset, whose training settings and decoder apply unless the user gave others. */
+  readonly task?: TaskPreset;
+  /** What was found or built, for the user (one line each). */
+  readonly notes: readonly string[];
+}
+
+/** Layouts by number of input columns, for files whose columns nobody named. */
+const LAYOUTS_BY_COUNT: readonly (readonly string[])[] = [
+  [],
+  ["word"],
+  ["word", "pos"],
+  ["word", "pos", "chunk"],
+];
+
+/**
+ * The names of a corpus's input columns: as given, the registry's (its columns but the label),
+ * or by count (1: word; 2: word, pos; 3: word, pos, chunk; more: column4, …).
+ */
+export function inputColumnNames(corpus: Corpus, given?: readonly string[]): readonly string[] {
+  const first = corpus.sentences[0];
+  const count = first === undefined ? 0 : (inputRows(first)[0]?.length ?? 0);
+  if (given !== undefined) {
+    if (count > 0 && given.length !== count) {
+      throw new LagrangeError(
+        "usage",
+        `--columns names ${given.length} column(s) (${given.join(", ")}), but ${corpus.label} has ${count} input column(s) before the label`,
+      );
+    }
+    return given;
+  }
+  if (corpus.format === "conllu" || corpus.format === "umass" || corpus.format === "inline") {
+    return ["word"];
+  }
+  if (corpus.dataset !== undefined) {
+    const options = getDataset(corpus.dataset).formatOptions;
+    const names = (options.columns ?? []).filter((c) => c !== options.labelColumn);
+    if (names.length === count) return names;
+  }
+  const names = [...(LAYOUTS_BY_COUNT[Math.min(count, 3)] ?? [])];
+  for (let c = names.length; c < count; c++) names.push(`column${c + 1}`);
+  return names;
+}
+
+/**
+ * The features of a training run: a named preset alone stays a name; a task preset loads (or
+ * builds) its resources and mines its lexicons; a template, cluster files and lexicon files make a
+ * spec of their own.
+ */
+export async function trainingFeatures(
+  request: FeatureRequest,
+  corpus: Corpus,
+  scheme: LabelScheme,
+  options: ResourceOptions = {},
+): Promise<TrainingFeatures> {
+  const notes: string[] = [];
+  const columns = inputColumnNames(corpus, request.columns);
+  const extraLexicons: LexiconResource[] = [];
+  for (const { name, file } of request.lexiconFiles ?? []) {
+    const lexicon = await lexiconFile(name, file, options.signal);
+    notes.push(`lexicon ${name}: ${lexicon.entries.length} entries from ${file}`);
+    extraLexicons.push(lexicon);
+  }
+  const extraClusters: ClusterResource[] = [];
+  for (const [k, file] of (request.clusterFiles ?? []).entries()) {
+    const loaded = await readClusterFile(file, options.signal);
+    notes.push(`clusters: ${loaded.words.length} words from ${file}`);
+    extraClusters.push({
+      name: k === 0 ? "clusters" : `clusters${k + 1}`,
+      words: loaded.words,
+      paths: loaded.paths,
+    });
+  }
+  if (request.template !== undefined) {
+    return {
+      preset: "template",
+      features: {
+        base: "template",
+        template: request.template,
+        columns,
+        clusters: extraClusters,
+        lexicons: extraLexicons,
+      },
+      notes,
+    };
+  }
+  const name = request.preset;
+  if (name === undefined) {
+    throw new LagrangeError("usage", "give --preset (a feature or task preset) or --template");
+  }
+  if (isTaskPreset(name)) {
+    const full = getTaskPreset(name);
+    const off = request.use ?? {};
+    const task: TaskPreset = {
+      ...full,
+      ...(off.clusters === false ? { clusters: null } : {}),
+      ...(off.gazetteers === false ? { gazetteers: [] } : {}),
+      ...(off.mined === false ? { mined: false } : {}),
+      ...(request.folds === undefined ? {} : { folds: request.folds }),
+    };
+    const resources = await loadTaskResources(task, options);
+    if (resources.clusterSource !== null) {
+      const c = resources.clusterSource;
+      notes.push(
+        c.built
+          ? `clusters: built ${c.words.length} words in ${c.seconds.toFixed(0)} s, cached in ${c.file}`
+          : `clusters: ${c.words.length} words from ${c.file}`,
+      );
+    }
+    if (resources.gazetteers.length > 0) {
+      notes.push(
+        `gazetteers: ${resources.gazetteers.map((g) => `${g.name} (${g.entries.length})`).join(", ")}`,
+      );
+    }
+    const resolved = resolveTaskPreset(
+      task,
+      {
+        clusters: resources.clusters,
+        gazetteers: [...resources.gazetteers, ...extraLexicons],
+      },
+      { sentences: corpus.sentences, columns, scheme },
+    );
+    const withFiles = (spec: FeatureSpec): FeatureSpec =>
+      extraClusters.length === 0
+        ? spec
+        : { ...spec, clusters: [...(spec.clusters ?? []), ...extraClusters] };
+    const mined = (resolved.features.lexicons ?? []).filter((l) => l.name.startsWith("mined-"));
+    if (mined.length > 0) {
+      notes.push(
+        `mined lexicons: ${mined.map((l) => `${l.name} (${l.entries.length})`).join(", ")}; jackknifed over ${task.folds} folds in training`,
+      );
+    }
+    return {
+      preset: task.base,
+      features: withFiles(resolved.features),
+      ...(resolved.jackknife === undefined
+        ? {}
+        : {
+            jackknife: {
+              fold: resolved.jackknife.fold,
+              specs: resolved.jackknife.specs.map(withFiles),
+            },
+          }),
+      task,
+      notes,
+    };
+  }
+  getPreset(name);
+  // The ner preset reads the layout's pos and chunk columns by name (CoNLL-2002 has no chunk).
+  const otherLayout = name === "ner" && columns.join(",") !== "word,pos,chunk";
+  const needsSpec = extraClusters.length > 0 || extraLexicons.length > 0 || otherLayout;
+  if (!needsSpec) return { preset: name, notes };
+  return {
+    preset: name,
+    features: { base: name, columns, clusters: extraClusters, lexicons: extraLexicons },
+    notes,
+  };
+}
