@@ -91,14 +91,17 @@ describe("minimizeLbfgs on convex quadratics", () => {
               maxIterations: 500,
             });
             expect(["converged", "already-minimized", "line-search-failed"]).toContain(r.status);
-            // The gradient A x − b is small, so x is close to the exact solution.
+            // The gradient A x − b is small relative to b (a line search that stops at the limits
+            // of double precision leaves a residual that scales with the problem), so x is close
+            // to the exact solution.
             const g = new Float64Array(n);
             quadratic(a, b, 100)(x, g);
-            expect(Math.hypot(...g)).toBeLessThan(1e-6);
+            expect(Math.hypot(...g)).toBeLessThan(1e-6 * Math.max(1, Math.hypot(...b)));
             expect(maxAbsDiff(x, exact)).toBeLessThan(1e-4 * Math.max(1, Math.hypot(...exact)));
           },
         ),
-        { numRuns: 40 },
+        // [162784288, 9]: a residual of 1.006e-6 once failed an absolute 1e-6 bound (‖b‖ ≈ 3.4).
+        { numRuns: 40, examples: [[162784288, 9]] },
       );
     });
   }
