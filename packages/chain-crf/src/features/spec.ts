@@ -8,6 +8,7 @@ import { VOTE_KINDS, voteFeatures } from "./votes.js";
 import {
   type ClusterResource,
   clusterFeatures,
+  DEFAULT_CLUSTER_PREFIXES,
   type LexiconResource,
   lexiconFeatures,
 } from "./word-resources.js";
@@ -78,7 +79,7 @@ export function describeSpec(spec: FeatureSpec, base = baseExtractor(spec)): str
   const parts = [base.description];
   for (const c of spec.clusters ?? []) {
     parts.push(
-      `clusters ${c.name} (${c.words.length} words; path prefixes ${(c.prefixes ?? [4, 6, 10, 20]).join("/")}, ±${c.window ?? 1})`,
+      `clusters ${c.name} (${c.words.length} words; path prefixes ${(c.prefixes ?? DEFAULT_CLUSTER_PREFIXES).join("/")}, ±${c.window ?? 1})`,
     );
   }
   if (spec.lexicons !== undefined && spec.lexicons.length > 0) {

@@ -5,7 +5,8 @@
  * time, instead of learning that every training name is in the lexicon.
  */
 import type { LexiconResource } from "@lagrange/chain-crf";
-import { extractSpans, groupByDocument, type SchemeName, type Sentence } from "@lagrange/datasets";
+import { extractSpans, type SchemeName, type Sentence } from "@lagrange/datasets";
+import { VOTE_BLOCK, voteDocuments } from "../two-stage/votes.js";
 
 /** Lexicon names are `mined-` and the entity type. */
 export const MINED_PREFIX = "mined-";
@@ -59,19 +60,15 @@ export function mineEntityLexicons(
 /**
  * Fold of each sentence for a jackknife: whole documents go to one fold (the same name recurs
  * within a document, so splitting one would leak it), dealt round-robin; data without document
- * marks is dealt in blocks of 20 sentences.
+ * marks (or with one document) is dealt in blocks of 20 sentences, the units two-stage votes use.
  */
 export function jackknifeFolds(sentences: readonly Sentence[], folds: number): Int32Array {
+  const units = voteDocuments(sentences);
+  // A single marked document is one unit: deal its blocks instead, or every fold but one is empty.
+  const single = units.length > 0 && units[units.length - 1] === 0;
   const fold = new Int32Array(sentences.length);
-  const groups = groupByDocument(sentences);
-  const byDocument = groups.length > 1;
-  let i = 0;
-  if (byDocument) {
-    groups.forEach((group, g) => {
-      for (let k = 0; k < group.sentences.length; k++) fold[i++] = g % folds;
-    });
-  } else {
-    for (; i < sentences.length; i++) fold[i] = Math.floor(i / 20) % folds;
+  for (let i = 0; i < sentences.length; i++) {
+    fold[i] = (single ? Math.floor(i / VOTE_BLOCK) : units[i]!) % folds;
   }
   return fold;
 }

@@ -124,10 +124,10 @@ export async function lexiconFile(
 export async function loadTaskResources(
   preset: TaskPreset,
   options: ResourceOptions = {},
-): Promise<TaskResources & { readonly clusterSource: LoadedClusters | null }> {
+): Promise<TaskResources & { readonly clusters: LoadedClusters | null }> {
   const clusters =
     preset.clusters === null ? null : await languageClusters(preset.clusters, options);
   const gazetteers: LexiconResource[] = [];
   for (const name of preset.gazetteers) gazetteers.push(await gazetteer(name, options));
-  return { clusters, gazetteers, clusterSource: clusters };
+  return { clusters, gazetteers };
 }

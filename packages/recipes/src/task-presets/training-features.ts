@@ -11,6 +11,7 @@ import {
 } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
 import { type Corpus, getDataset, inputRows, type LabelScheme } from "@lagrange/datasets";
+import { MINED_PREFIX } from "./mined-lexicons.js";
 import {
   lexiconFile,
   loadTaskResources,
@@ -153,8 +154,8 @@ export async function trainingFeatures(
       ...(request.folds === undefined ? {} : { folds: request.folds }),
     };
     const resources = await loadTaskResources(task, options);
-    if (resources.clusterSource !== null) {
-      const c = resources.clusterSource;
+    if (resources.clusters !== null) {
+      const c = resources.clusters;
       notes.push(
         c.built
           ? `clusters: built ${c.words.length} words in ${c.seconds.toFixed(0)} s, cached in ${c.file}`
@@ -178,7 +179,7 @@ export async function trainingFeatures(
       extraClusters.length === 0
         ? spec
         : { ...spec, clusters: [...(spec.clusters ?? []), ...extraClusters] };
-    const mined = (resolved.features.lexicons ?? []).filter((l) => l.name.startsWith("mined-"));
+    const mined = (resolved.features.lexicons ?? []).filter((l) => l.name.startsWith(MINED_PREFIX));
     if (mined.length > 0) {
       notes.push(
         `mined lexicons: ${mined.map((l) => `${l.name} (${l.entries.length})`).join(", ")}; jackknifed over ${task.folds} folds in training`,
