@@ -17,6 +17,14 @@ import {
   accuracyMarkdown,
   accuracySuite,
 } from "./suites/accuracy.js";
+import {
+  AD3_SECTIONS,
+  type Ad3Section,
+  ad3Bench,
+  ad3Markdown,
+  writeAd3Figures,
+} from "./suites/ad3.js";
+import { AD3_TASKS, type Ad3TaskFlags, ad3TaskOptionsFromFlags } from "./suites/ad3-tasks.js";
 import { bcrfMarkdown, bcrfSuite, writeBcrfFigures } from "./suites/bcrf.js";
 import { brownClustersBench, brownClustersMarkdown } from "./suites/brown-clusters.js";
 import { cliStartup, cliStartupMarkdown } from "./suites/cli-startup.js";
@@ -769,6 +777,108 @@ program
         accuracyMarkdown(result),
         opts.out === undefined ? undefined : `${opts.out.replace(/\/$/, "")}/accuracy.json`,
       );
+    },
+  );
+
+program
+  .command("ad3")
+  .description(
+    "issue 29's AD3: on AD3's 27 benchmark factor graphs (shared/anchors/ad3/data, .fg and UAI) Lagrange's AD3 against the C++ ad3_multi (built from shared/anchors/ad3 with g++ in the same invocation) running AD3 and its PSDD — time, iterations, final dual, primal, gap, LP-MAP agreement, dual and primal against time (SVG); then the project's tasks (UMass Soft-DD, WNUT general-CRF groups, CoNLL-2003 documents): AD3 step vs subgradient, certified and dual against time, F1, exact decoding; JSON + Markdown",
+  )
+  .option("--out <file.json>", "write the JSON result here (Markdown and the SVG curves beside it)")
+  .option(
+    "--sections <list>",
+    `comma-separated, of ${AD3_SECTIONS.join(", ")} (default all)`,
+    nameList("section", AD3_SECTIONS),
+  )
+  .option("--data <dir>", "folder of .fg / .uai graphs (default shared/anchors/ad3/data)")
+  .option("--graphs <list>", "comma-separated file names of that folder (default all)", (v) =>
+    v
+      .split(",")
+      .map((x) => x.trim())
+      .filter((x) => x !== ""),
+  )
+  .option(
+    "--max-iterations <n>",
+    "iteration cap of every system (default 1000, ad3_multi's)",
+    integer,
+  )
+  .option("--eta <x>", "η for every system (default: each its own; ad3_multi 0.1)", number)
+  .option(
+    "--residual-threshold <x>",
+    "both AD3s stop when both residuals are below it (default 1e-6, ad3_multi's)",
+    number,
+  )
+  .option("--exact", "exact MAP by branch and bound in both AD3s (PSDD not run)")
+  .option("--no-peer", "do not build or run the C++ ad3_multi")
+  .option(
+    "--min-sample-ms <n>",
+    "each timing repeats solves until they add up to n ms; the median is reported (default 200)",
+    integer,
+  )
+  .option(
+    "--tasks <list>",
+    `tasks section: comma-separated, of ${AD3_TASKS.join(", ")} (default all)`,
+    nameList("task", AD3_TASKS),
+  )
+  .option("--limit <n>", "tasks: the first n test citations / dev sentences (a smoke run)", integer)
+  .option("--max-train <n>", "tasks: train general CRFs on the first n sentences", integer)
+  .option(
+    "--crf-iterations <n>",
+    "tasks: L-BFGS iterations of the NER chain CRFs (default 100)",
+    integer,
+  )
+  .option("--folds <n>", "tasks: jackknife folds (default 4 tweets, 2 CoNLL-2003)", integer)
+  .option("--epochs <n>", "tasks: perceptron epochs of the general CRFs (default 10)", integer)
+  .addOption(
+    new Option("--train-decoder <name>", "tasks: decoder the perceptron trains through")
+      .choices(["two-slave", "naive-dd", "exact"])
+      .default("two-slave"),
+  )
+  .option("--subgradient-iterations <n>", "tasks: subgradient cap (default 200)", integer)
+  .option("--ad3-iterations <n>", "tasks: AD3 cap (default 1000)", integer)
+  .option("--exact-limit <ms>", "tasks: exact ILP time limit per group (default 10000)", integer)
+  .option("--skip-exact", "tasks: no exact decoding (ILP, AD3 + branch and bound) of the groups")
+  .option(
+    "--timing-runs <n>",
+    "tasks: timed runs of the citation timing harness (default 5)",
+    integer,
+  )
+  .option("--threads <n>", "tasks: threads for CRF training", integer)
+  .action(
+    async (
+      opts: Ad3TaskFlags & {
+        out?: string;
+        sections?: string[];
+        data?: string;
+        graphs?: string[];
+        maxIterations?: number;
+        eta?: number;
+        residualThreshold?: number;
+        exact?: boolean;
+        peer: boolean;
+        minSampleMs?: number;
+      },
+    ) => {
+      const result = await ad3Bench({
+        peer: opts.peer,
+        exact: opts.exact === true,
+        ...(opts.sections === undefined ? {} : { sections: opts.sections as Ad3Section[] }),
+        ...(opts.data === undefined ? {} : { dataDir: opts.data }),
+        ...(opts.graphs === undefined ? {} : { graphs: opts.graphs }),
+        ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
+        ...(opts.eta === undefined ? {} : { eta: opts.eta }),
+        ...(opts.residualThreshold === undefined
+          ? {}
+          : { residualThreshold: opts.residualThreshold }),
+        ...(opts.minSampleMs === undefined ? {} : { minSampleMs: opts.minSampleMs }),
+        tasks: ad3TaskOptionsFromFlags(opts),
+        onStatus: status,
+      });
+      await emit(result, ad3Markdown(result), opts.out);
+      if (opts.out !== undefined) {
+        for (const file of await writeAd3Figures(result, opts.out)) status(`wrote ${file}`);
+      }
     },
   );
 

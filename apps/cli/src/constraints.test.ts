@@ -326,9 +326,79 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
     ]);
     expect(misapplied.code).toBe(2);
     expect(misapplied.stderr).toMatch(
-      /decoder "soft-dd" has no option "tau"; its options: max-iterations, tolerance/,
+      /decoder "soft-dd" has no option "tau"; its options: max-iterations, tolerance, step, eta, exact/,
     );
   }, 60_000);
+
+  it("tag --step ad3 decodes soft-dd with AD3 as the library does; --exact reaches the ILP optimum", async () => {
+    // Ten citations: AD3 (and its branch and bound) runs many slave QPs per citation.
+    const small = join(dir, "small.conll");
+    await writeFile(small, formatConll(generateCitationSentences(10, { seed: 8 })));
+    const m = await loadModel(model);
+    const entries = parseConstraintsFile(await readFile(constraints, "utf8")).entries;
+    const constraintsFor = constraintInstantiator(entries);
+    const preset = getPreset("citation");
+    const mask = decodingMask(m.labels.names(), "hierarchical-BIO")!;
+    const problems = (await readConllFile(small)).map((s) => ({
+      scores: m.chainScores(preset.extract(inputRows(s)), { constraints: mask }),
+      constraints: constraintsFor({ n: s.tokens.length, L: m.numLabels, tokens: s.tokens }),
+    }));
+    const base = ["--model", model, "--data", small, "--constraints", constraints];
+    const tag = async (extra: string[]) => {
+      const out = join(dir, `small${extra.join("")}.txt`);
+      const r = await run(["tag", ...base, ...extra, "--out", out]);
+      expect(r.code, r.stderr).toBe(0);
+      return { stderr: r.stderr, predicted: lastColumn(await readFile(out, "utf8")) };
+    };
+    const meanIterations = (decodings: readonly { iterations: number }[]) =>
+      (decodings.reduce((sum, d) => sum + d.iterations, 0) / decodings.length).toFixed(2);
+
+    const tagged = await tag(["--decoder", "soft-dd", "--step", "ad3"]);
+    const ad3 = softDD({ chainSlave: crfSlave, step: "ad3" });
+    const decodings = problems.map((p) => ad3.decode(p));
+    const subgradient = softDD({ chainSlave: crfSlave });
+    expect(tagged.predicted).toEqual(decodings.map((d) => m.labels.decode(d.labels)));
+    // The flag reached the master: the CLI's statistics are AD3's, not the subgradient's.
+    expect(tagged.stderr).toContain(`${meanIterations(decodings)} mean iterations`);
+    expect(meanIterations(decodings)).not.toBe(
+      meanIterations(problems.map((p) => subgradient.decode(p))),
+    );
+
+    // Exact mode (a flag that stands alone): branch and bound closes every gap at the optimum.
+    const exactly = await tag(["--decoder", "soft-dd", "--step", "ad3", "--exact"]);
+    expect(exactly.stderr).toMatch(/100\.0% certified/);
+    await prepareIlp();
+    const referee = exactIlpDecoder();
+    expect(exactly.predicted).toEqual(
+      problems.map((p) => m.labels.decode(referee.decode(p).labels)),
+    );
+
+    // A decoder that does not run the master refuses the step, naming what it takes.
+    const refused: [string[], RegExp][] = [
+      [["--step", "ad3"], /decoder "viterbi" has no option "step"; it takes no options/],
+      [
+        ["--decoder", "exact", "--step", "ad3"],
+        /decoder "exact" has no option "step"; its options: time-limit$/m,
+      ],
+      [
+        ["--decoder", "soft-dd", "--step", "newton"],
+        /decoder "soft-dd" option "step": expected one of subgradient, ad3, got "newton"/,
+      ],
+      [
+        ["--decoder", "soft-dd", "--step", "ad3", "--eta", "0"],
+        /decoder "soft-dd" option "eta": expected a number in \[0\.000001, 1000000\], got "0"/,
+      ],
+      [
+        ["--decoder", "hard-dd", "--exact", "maybe"],
+        /decoder "hard-dd" option "exact": expected true or false, got "maybe"/,
+      ],
+    ];
+    for (const [extra, message] of refused) {
+      const r = await run(["tag", ...base, ...extra]);
+      expect(r.code, extra.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+  }, 120_000);
 
   it("hard constraints that cannot hold together: exit 3 at the sentence, naming them", async () => {
     const file = parseConstraintsFile(await readFile(constraints, "utf8"));

@@ -48,8 +48,10 @@ function whoTakes(name: string, definitions: readonly DecoderDefinition[]): stri
  */
 export function addDecoderFlags(command: Command, definitions: readonly DecoderDefinition[]): void {
   for (const [name, { spec }] of declaredOptions(definitions)) {
+    // A boolean stands alone (`--exact`) or takes a value (`--exact false`).
+    const value = spec.type === "boolean" ? "[value]" : "<value>";
     command.addOption(
-      new Option(`--${name} <value>`, `${spec.help}; read by ${whoTakes(name, definitions)}`),
+      new Option(`--${name} ${value}`, `${spec.help}; read by ${whoTakes(name, definitions)}`),
     );
   }
   for (const [alias, name] of Object.entries(ALIASES)) {
@@ -78,6 +80,7 @@ export function decoderOptionsGiven(
   for (const name of declaredOptions(definitions).keys()) {
     const value = opts[keyOf(name)];
     if (typeof value === "string") set(name, value, `--${name}`);
+    else if (value === true) set(name, "true", `--${name}`);
   }
   for (const [alias, name] of Object.entries(ALIASES)) {
     const value = opts[keyOf(alias)];

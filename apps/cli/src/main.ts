@@ -6,6 +6,7 @@ import { defineConstraints } from "./define/constraints.js";
 import { defineDemo } from "./define/demo.js";
 import { defineEval } from "./define/eval.js";
 import { defineExport } from "./define/export.js";
+import { defineFactorGraph } from "./define/factor-graph.js";
 import { defineImport } from "./define/import.js";
 import { defineInfo } from "./define/info.js";
 import { defineParse } from "./define/parse.js";
@@ -45,6 +46,7 @@ function buildProgram(decoders: readonly DecoderDefinition[]): Command {
   defineConstraints(program);
   defineRules(program);
   defineClusters(program);
+  defineFactorGraph(program);
   defineInfo(program);
   defineImport(program);
   defineExport(program);

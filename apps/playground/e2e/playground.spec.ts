@@ -201,6 +201,68 @@ test("uploading model and constraints files, and broken ones showing the package
   await expect(page.locator("#decoder-soft-dd")).toBeEnabled();
 });
 
+test("the dual-decomposition decoders take the AD3 step and show its statistics; uploads keep it", async ({
+  page,
+}) => {
+  await ready(page);
+  await page.locator("#citation").fill(CITATION);
+  const stats = page.locator("#decode-stats");
+  // soft-dd by default, with the subgradient step; a decoder without a master has no step.
+  await expect(page.locator("#step-subgradient")).toBeChecked();
+  await expect(stats).toHaveAttribute("data-step", "subgradient");
+  await decodeNow(page, () => page.locator("#decoder-viterbi").check());
+  await expect(page.locator("#step-ad3")).toBeDisabled();
+  await expect(stats).toHaveAttribute("data-step", "");
+  await expect(page.locator("#step-hint")).toContainText("viterbi does not run");
+
+  await decodeNow(page, () => page.locator("#decoder-soft-dd").check());
+  await expect(page.locator("#step-subgradient")).toBeChecked();
+  await decodeNow(page, () => page.locator("#step-ad3").check());
+  for (const decoder of ["soft-dd", "hard-dd"]) {
+    // The step stays when the decoder changes.
+    if (decoder !== "soft-dd")
+      await decodeNow(page, () => page.locator(`#decoder-${decoder}`).check());
+    await expect(page.locator("#step-ad3")).toBeChecked();
+    await expect(page.locator(".spans").nth(1)).toHaveAttribute(
+      "data-row",
+      new RegExp(`${decoder}, AD3 step`),
+    );
+    await expect(stats).toHaveAttribute("data-step", "ad3");
+    await expect(page.locator("#error")).toBeHidden();
+    const iterations = Number(await stats.getAttribute("data-iterations"));
+    const dual = Number(await stats.getAttribute("data-dual"));
+    const primal = Number(await stats.getAttribute("data-primal"));
+    const gap = Number(await stats.getAttribute("data-gap"));
+    expect(iterations).toBeGreaterThanOrEqual(1);
+    if (Number.isFinite(primal) && Number.isFinite(dual)) {
+      // A bound: the dual is never below the labelling's score (to the certificate's tolerance).
+      expect(dual).toBeGreaterThanOrEqual(primal - 1e-6 * Math.max(1, Math.abs(dual)));
+      expect(gap).toBeCloseTo(dual - primal, 4);
+    }
+    if ((await stats.getAttribute("data-certified")) === "true") {
+      expect(gap).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(dual)));
+    }
+    await expect(stats).toContainText(/Dual -?\d/);
+    await expect(page.locator("circle.point.dual")).toHaveCount(iterations);
+  }
+
+  // Uploading a model, then constraints, keeps hard-dd and the AD3 step.
+  const text = await readFile(shippedConstraints, "utf8");
+  await page.locator("#files summary").click();
+  await decodeNow(page, () => page.locator("#model-file").setInputFiles(shippedModel));
+  await decodeNow(page, () =>
+    page.locator("#constraints-file").setInputFiles({
+      name: "mine.constraints.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(text),
+    }),
+  );
+  await expect(page.locator("#decoder-hard-dd")).toBeChecked();
+  await expect(page.locator("#step-ad3")).toBeChecked();
+  await expect(stats).toHaveAttribute("data-step", "ad3");
+  await expect(page.locator(".spans").nth(1)).toHaveAttribute("data-row", /hard-dd, AD3 step/);
+});
+
 test("keyboard only: pick an example, a decoder and decode", async ({ page }) => {
   await ready(page);
   await page.locator("body").focus();
@@ -218,6 +280,14 @@ test("keyboard only: pick an example, a decoder and decode", async ({ page }) =>
   const again = await decodedCount(page);
   await page.keyboard.press("ArrowDown");
   await expect.poll(() => decodedCount(page)).toBeGreaterThan(again);
+  // hard-dd runs the dual-decomposition master: its step is the next group.
+  await expect(page.locator("#decoder-hard-dd")).toBeChecked();
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("step");
+  const stepped = await decodedCount(page);
+  await page.keyboard.press("ArrowDown");
+  await expect.poll(() => decodedCount(page)).toBeGreaterThan(stepped);
+  await expect(page.locator("#step-ad3")).toBeChecked();
   await page.keyboard.press("Tab");
   await expect(page.getByRole("button", { name: "Decode" })).toBeFocused();
   const outline = await page.evaluate(

@@ -141,6 +141,76 @@ describe("CitationInspector (a small citation CRF on generated citations)", () =
     }
   }, 60_000);
 
+  it("offers the master's step (subgradient, AD3) to the dual-decomposition decoders only", async () => {
+    const choices = await decoderChoices(registry, { constraints: true });
+    const steps = new Map(choices.map((c) => [c.name, c.steps]));
+    for (const dd of ["soft-dd", "hard-dd", "two-slave", "naive-dd"]) {
+      expect(steps.get(dd)).toEqual(["subgradient", "ad3"]);
+    }
+    for (const other of ["viterbi", "exact", "two-phase", "bcrf", "mean-field", "greedy"]) {
+      expect(steps.get(other)).toEqual([]);
+    }
+    const model = experiment.base.model;
+    expect(new CitationInspector({ model, registry, decoder: "soft-dd", constraints }).step).toBe(
+      "subgradient",
+    );
+    expect(new CitationInspector({ model, registry, decoder: "viterbi" }).step).toBeNull();
+    // As in `lagrange tag`: a decoder without the option refuses it, naming itself.
+    expect(
+      () =>
+        new CitationInspector({
+          model,
+          registry,
+          decoder: "viterbi",
+          decoderOptions: { step: "ad3" },
+        }),
+    ).toThrow('decoder "viterbi" has no option "step"');
+    expect(
+      () =>
+        new CitationInspector({
+          model,
+          registry,
+          decoder: "soft-dd",
+          decoderOptions: { step: "newton" },
+        }),
+    ).toThrow("expected one of subgradient, ad3");
+  });
+
+  it("decodes with the AD3 step: a bound, a certificate when the gap closes, the optimum subgradient certifies", () => {
+    const model = experiment.base.model;
+    const inspectors = (step: string) =>
+      new CitationInspector({
+        model,
+        registry,
+        decoder: "soft-dd",
+        constraints,
+        decoderOptions: { step },
+      });
+    const ad3 = inspectors("ad3");
+    const subgradient = inspectors("subgradient");
+    let ad3Iterations = 0;
+    let subgradientIterations = 0;
+    for (const sentence of experiment.testSentences.slice(0, 25)) {
+      const a = ad3.inspect(sentence.tokens);
+      const s = subgradient.inspect(sentence.tokens);
+      expect(a.step).toBe("ad3");
+      expect(s.step).toBe("subgradient");
+      ad3Iterations += a.iterations;
+      subgradientIterations += s.iterations;
+      expect(a.traced).toBe(true);
+      expect(a.objective).toHaveLength(a.iterations);
+      const dual = a.dual!;
+      const slack = 1e-6 * Math.max(1, Math.abs(dual));
+      expect(dual).toBeGreaterThanOrEqual(a.primal - slack);
+      expect(a.gap).toBeCloseTo(dual - a.primal, 6);
+      if (a.certified) expect(a.gap).toBeLessThanOrEqual(slack);
+      // Both certified: the same optimum of Soft-DD's objective.
+      if (a.certified && s.certified) expect(a.primal).toBeCloseTo(s.primal, 4);
+    }
+    // The step reached the master: the two runs took different paths.
+    expect(ad3Iterations).not.toBe(subgradientIterations);
+  });
+
   it("marks a decoder whose set-up fails as unusable, with the failure's message", async () => {
     const broken = new DecoderRegistry().addDecoder(viterbiDefinition).addDecoder({
       name: "needs-wasm",

@@ -4,12 +4,15 @@ import {
   type ChainScores,
   constraintEffects,
   type DecodeOptions,
+  type DecoderDefinition,
+  type DecoderOptionValue,
   type DecoderRegistry,
   type Decoding,
   decodingMultipliers,
   type IterationStats,
   LagrangeError,
   type LinearConstraint,
+  resolveDecoderOptions,
   scoreLabelling,
 } from "@lagrange/core";
 import { extractSpans, type Sentence, type Span, tokenizeCitation } from "@lagrange/datasets";
@@ -59,6 +62,11 @@ export interface CitationInspection {
   readonly tokens: readonly string[];
   /** The decoder that produced `constrained`. */
   readonly decoder: string;
+  /**
+   * The master's step it ran with (`subgradient`, `ad3`) when it is a dual-decomposition decoder
+   * (one that declares the `step` option); null for the others.
+   */
+  readonly step: string | null;
   readonly viterbi: LabelledSpans;
   readonly constrained: LabelledSpans;
   /** Constraints whose violation differs between the two labellings or that pushed (λ > 0). */
@@ -75,6 +83,12 @@ export interface CitationInspection {
   readonly iterations: number;
   readonly status: Decoding["status"];
   readonly certified: boolean;
+  /** The decoding's bound (−∞/+∞ where it proved none; undefined for a decoder without one). */
+  readonly dual: number | undefined;
+  /** The score of its labelling under the decoder's objective. */
+  readonly primal: number;
+  /** dual − primal (0 for an exact decoder). */
+  readonly gap: number;
   /** The model's label names, in id order: the columns of `marginals`. */
   readonly labelNames: readonly string[];
   /** p(label of token i = l) under the model and its scheme's mask, one row of L per token. */
@@ -92,6 +106,17 @@ export interface DecoderChoice {
   readonly note: string | null;
   /** It decodes the chain alone: the loaded constraints are not given to it. */
   readonly ignoresConstraints: boolean;
+  /**
+   * The master's steps it can run (`subgradient`, `ad3`): the choices of the `step` option a
+   * dual-decomposition decoder declares; empty for a decoder without one.
+   */
+  readonly steps: readonly string[];
+}
+
+/** The choices of the `step` option a decoder declares (empty: it has none). */
+export function stepsOf(definition: DecoderDefinition): readonly string[] {
+  const spec = definition.options?.find((o) => o.name === "step" && o.type === "choice");
+  return spec?.choices ?? [];
 }
 
 /** The tokens of a pasted citation, split the way the UMass files are. */
@@ -113,6 +138,7 @@ export async function decoderChoices(
   const choices: DecoderChoice[] = [];
   for (const definition of registry.decoders()) {
     const { name, description } = definition;
+    const steps = stepsOf(definition);
     const takesConstraints = definition.accepts.constraints;
     try {
       await registry.prepare(name);
@@ -123,6 +149,7 @@ export async function decoderChoices(
         usable: false,
         note: `cannot be set up in this page: ${messageOf(error)}`,
         ignoresConstraints: false,
+        steps,
       });
       continue;
     }
@@ -140,6 +167,7 @@ export async function decoderChoices(
             ? null
             : "takes no constraints: decodes the chain alone",
         ignoresConstraints: !takesConstraints,
+        steps,
       });
     } catch (error) {
       // A dual decomposition over higher-order patterns (it takes slaves too, unlike the ILP).
@@ -152,6 +180,7 @@ export async function decoderChoices(
           ? `${messageOf(error)}; it is made for a general CRF's higher-order patterns, which a linear-chain model has none of`
           : messageOf(error),
         ignoresConstraints: false,
+        steps,
       });
     }
   }
@@ -166,6 +195,12 @@ export interface CitationInspectorOptions {
   readonly decoder: string;
   /** Learned constraints (a constraints file's entries); ignored by decoders that take none. */
   readonly constraints?: readonly WeightedTemplate[];
+  /**
+   * The decoder's options by their declared names (`step`, `max-iterations`, …), as `lagrange tag`
+   * takes them: checked against the decoder's declaration (a usage error when it has no such
+   * option or the value does not fit), the others at their defaults.
+   */
+  readonly decoderOptions?: Readonly<Record<string, string | DecoderOptionValue>>;
   /** Per-call options of the decoder (iteration cap, tolerance, time limit). */
   readonly decodeOptions?: DecodeOptions;
 }
@@ -178,6 +213,8 @@ export interface CitationInspectorOptions {
 export class CitationInspector {
   readonly model: CrfModel;
   readonly decoder: string;
+  /** The master's step (a dual-decomposition decoder's `step` option); null for other decoders. */
+  readonly step: string | null;
   readonly #preset: Preset;
   readonly #viterbi: Tagger;
   readonly #constrained: Tagger;
@@ -194,7 +231,10 @@ export class CitationInspector {
     this.#nesting = modelScheme(model) === "hierarchical-BIO" ? { levelSeparator: "/" } : undefined;
     const registry = options.registry ?? standardDecoders();
     this.#viterbi = new Tagger({ model, registry, decoder: "viterbi" });
-    const takesConstraints = registry.decoder(decoder).accepts.constraints;
+    const definition = registry.decoder(decoder);
+    const takesConstraints = definition.accepts.constraints;
+    const declared = resolveDecoderOptions(definition, options.decoderOptions ?? {});
+    this.step = typeof declared.step === "string" ? declared.step : null;
     const record = (stats: IterationStats) => {
       this.#objective.push({ iteration: stats.iteration, dual: stats.dual, primal: stats.primal });
     };
@@ -205,7 +245,7 @@ export class CitationInspector {
       ...(takesConstraints && options.constraints !== undefined
         ? { constraints: options.constraints }
         : {}),
-      decodeOptions: { ...options.decodeOptions, onIteration: record },
+      decodeOptions: { ...declared, ...options.decodeOptions, onIteration: record },
     });
   }
 
@@ -228,6 +268,7 @@ export class CitationInspector {
     return {
       tokens,
       decoder: this.decoder,
+      step: this.step,
       viterbi: this.#spans(viterbi.labels),
       constrained: this.#spans(constrained.labels),
       fired: firedConstraints(constrained.constraints, viterbi.decoding.labels, decoding, L),
@@ -237,6 +278,9 @@ export class CitationInspector {
       iterations: decoding.iterations,
       status: decoding.status,
       certified: decoding.certified,
+      dual: decoding.dual,
+      primal: decoding.primal,
+      gap: decoding.gap,
       labelNames: this.model.labels.names(),
       marginals,
       decodeMs,

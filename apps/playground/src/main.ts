@@ -27,6 +27,8 @@ const form = byId<HTMLFormElement>("decode-form");
 const citation = byId<HTMLTextAreaElement>("citation");
 const example = byId<HTMLSelectElement>("example");
 const decoderList = byId<HTMLDivElement>("decoder-list");
+const stepList = byId<HTMLDivElement>("step-list");
+const stepHint = byId<HTMLParagraphElement>("step-hint");
 const modelInfo = byId<HTMLParagraphElement>("model-info");
 const errorBox = byId<HTMLParagraphElement>("error");
 const allLabels = byId<HTMLInputElement>("all-labels");
@@ -39,6 +41,8 @@ const state: {
   constraintsSource: string;
   choices: DecoderChoice[];
   decoder: string;
+  /** The master's step for dual-decomposition decoders; kept across decoders and uploads. */
+  step: string;
   inspectors: Map<string, CitationInspector>;
   last?: CitationInspection;
 } = {
@@ -46,6 +50,7 @@ const state: {
   constraintsSource: "",
   choices: [],
   decoder: "soft-dd",
+  step: "subgradient",
   inspectors: new Map(),
 };
 
@@ -114,6 +119,7 @@ async function refreshDecoders(): Promise<void> {
       input.disabled = !choice.usable;
       input.addEventListener("change", () => {
         state.decoder = choice.name;
+        renderSteps();
         void decode();
       });
       const note =
@@ -127,30 +133,107 @@ async function refreshDecoders(): Promise<void> {
       ]);
     }),
   );
+  renderSteps();
+}
+
+/** What each step of the master does, for the page's reader. */
+const STEP_NOTES: Readonly<Record<string, { title: string; note: string }>> = {
+  subgradient: {
+    title: "Subgradient",
+    note: "projected subgradient on the dual: each slave solves a MAP problem, the multipliers move by a shrinking step",
+  },
+  ad3: {
+    title: "AD3",
+    note: "augmented Lagrangian (Martins et al. 2015): each slave solves a small quadratic problem, under a penalty η that adapts",
+  },
+};
+
+/** The steps of the chosen decoder (its `step` option's choices); none for a decoder without one. */
+function chosenSteps(): readonly string[] {
+  return state.choices.find((c) => c.name === state.decoder)?.steps ?? [];
+}
+
+/**
+ * The step choice: every step any decoder declares, enabled when the chosen decoder runs the
+ * dual-decomposition master. The chosen step stays when the decoder or the files change.
+ */
+function renderSteps(): void {
+  const all = [...new Set(state.choices.flatMap((c) => c.steps))];
+  const usable = chosenSteps();
+  if (usable.length > 0 && !usable.includes(state.step)) state.step = usable[0]!;
+  stepHint.textContent =
+    usable.length > 0
+      ? `How ${state.decoder}'s dual-decomposition master moves its multipliers.`
+      : `${state.decoder} does not run the dual-decomposition master: it has no step to choose.`;
+  stepList.replaceChildren(
+    ...all.map((step) => {
+      const id = `step-${step}`;
+      const input = el("input", {
+        type: "radio",
+        name: "step",
+        id,
+        value: step,
+        "aria-describedby": `${id}-note`,
+      });
+      input.checked = step === state.step;
+      input.disabled = !usable.includes(step);
+      input.addEventListener("change", () => {
+        state.step = step;
+        void decode();
+      });
+      const known = STEP_NOTES[step];
+      return el("div", { class: `decoder${input.disabled ? " disabled" : ""}` }, [
+        input,
+        el("label", { for: id }, [el("strong", {}, [known?.title ?? step])]),
+        el("span", { id: `${id}-note`, class: "note" }, [known?.note ?? step]),
+      ]);
+    }),
+  );
 }
 
 function inspector(): CitationInspector {
-  let found = state.inspectors.get(state.decoder);
+  const step = chosenSteps().includes(state.step) ? state.step : undefined;
+  const key = step === undefined ? state.decoder : `${state.decoder} ${step}`;
+  let found = state.inspectors.get(key);
   if (found === undefined) {
     found = new CitationInspector({
       model: state.model!,
       registry,
       decoder: state.decoder,
+      ...(step === undefined ? {} : { decoderOptions: { step } }),
       ...(state.constraints === undefined ? {} : { constraints: state.constraints }),
     });
-    state.inspectors.set(state.decoder, found);
+    state.inspectors.set(key, found);
   }
   return found;
 }
 
+const figure = (x: number | undefined) =>
+  x === undefined ? "none" : Number.isFinite(x) ? x.toFixed(3) : x > 0 ? "+∞" : "−∞";
+
 function render(result: CitationInspection, totalMs: number): void {
+  const decoder =
+    result.step === null
+      ? result.decoder
+      : `${result.decoder}, ${STEP_NOTES[result.step]?.title ?? result.step} step`;
   const constrainedTitle =
-    result.constraintCount > 0
-      ? `Constrained (${result.decoder})`
-      : `${result.decoder} (no constraints)`;
+    result.constraintCount > 0 ? `Constrained (${decoder})` : `${decoder} (no constraints)`;
   const summary = byId<HTMLParagraphElement>("summary");
   summary.replaceChildren(
-    `${result.tokens.length} tokens. ${result.decoder}: ${result.iterations} iteration${result.iterations === 1 ? "" : "s"}${result.traced ? "" : " (it reports no objective per iteration: the chart shows its final one)"}, ${result.certified ? "certified optimal" : `status ${result.status}`}. `,
+    `${result.tokens.length} tokens. ${decoder}: ${result.iterations} iteration${result.iterations === 1 ? "" : "s"}${result.traced ? "" : " (it reports no objective per iteration: the chart shows its final one)"}, ${result.certified ? "certified optimal" : `status ${result.status}`}. `,
+    el(
+      "span",
+      {
+        id: "decode-stats",
+        "data-step": result.step ?? "",
+        "data-iterations": String(result.iterations),
+        "data-certified": String(result.certified),
+        "data-dual": String(result.dual ?? ""),
+        "data-primal": String(result.primal),
+        "data-gap": String(result.gap),
+      },
+      [`Dual ${figure(result.dual)}, primal ${figure(result.primal)}, gap ${figure(result.gap)}. `],
+    ),
     el("span", { id: "decode-ms", "data-ms": result.decodeMs.toFixed(3) }, [
       `Decoded in ${result.decodeMs.toFixed(2)} ms`,
     ]),
@@ -163,7 +246,7 @@ function render(result: CitationInspection, totalMs: number): void {
     renderLabelling(constrainedTitle, result.tokens, result.constrained),
   );
   byId("fired").replaceChildren(renderFired(result.fired, result.constraintCount));
-  byId("chart").replaceChildren(...renderChart(result.objective, result.decoder));
+  byId("chart").replaceChildren(...renderChart(result.objective, decoder));
   byId("heatmap").replaceChildren(renderHeatmap(result, allLabels.checked));
 }
 

@@ -8,10 +8,14 @@ import {
 } from "./decoder.js";
 import {
   type DecoderOptionSpec,
+  DUAL_DECOMPOSITION_OPTIONS,
   describeDecoderOptions,
+  ETA_OPTION,
+  EXACT_OPTION,
   MAX_ITERATIONS_OPTION,
   parseDecoderOption,
   resolveDecoderOptions,
+  STEP_OPTION,
   TOLERANCE_OPTION,
 } from "./decoder-options.js";
 import { exactDecoding } from "./decoding.js";
@@ -176,6 +180,67 @@ describe("resolveDecoderOptions", () => {
     };
     const decoding = decoder.decode({ scores, slaves: [stubborn] }, options);
     expect(decoding.iterations).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("the dual-decomposition master's options (step, eta, exact)", () => {
+  const dd = definition(DUAL_DECOMPOSITION_OPTIONS, "soft-dd");
+
+  it("pass the registry's checks and default to the master's own behaviour", () => {
+    new DecoderRegistry().addDecoder(dd);
+    expect(DUAL_DECOMPOSITION_OPTIONS).toEqual([
+      MAX_ITERATIONS_OPTION,
+      TOLERANCE_OPTION,
+      STEP_OPTION,
+      ETA_OPTION,
+      EXACT_OPTION,
+    ]);
+    expect(resolveDecoderOptions(dd, {})).toEqual({
+      maxIterations: 200,
+      tolerance: 1e-6,
+      step: "subgradient",
+      eta: 1,
+      exact: false,
+    });
+  });
+
+  it("read the AD3 step, its η and exact mode from strings", () => {
+    expect(resolveDecoderOptions(dd, { step: "ad3", eta: "0.5", exact: "yes" })).toEqual({
+      maxIterations: 200,
+      tolerance: 1e-6,
+      step: "ad3",
+      eta: 0.5,
+      exact: true,
+    });
+    expect(resolveDecoderOptions(dd, { exact: "false" }).exact).toBe(false);
+  });
+
+  it("refuse an unknown step, an η ≤ 0 and a non-boolean exact, naming the decoder", () => {
+    expect(() => resolveDecoderOptions(dd, { step: "newton" })).toThrow(
+      'decoder "soft-dd" option "step": expected one of subgradient, ad3, got "newton"',
+    );
+    for (const eta of ["0", "-1", "1e-320", "1e308", "Infinity", "x"]) {
+      expect(() => resolveDecoderOptions(dd, { eta })).toThrow(
+        `decoder "soft-dd" option "eta": expected a number in [0.000001, 1000000], got "${eta}"`,
+      );
+    }
+    expect(() => resolveDecoderOptions(dd, { exact: "maybe" })).toThrow(
+      'decoder "soft-dd" option "exact": expected true or false, got "maybe"',
+    );
+  });
+
+  it("are refused by a decoder that does not run the master", () => {
+    expect(() => resolveDecoderOptions(viterbiDefinition, { step: "ad3" })).toThrow(
+      'decoder "viterbi" has no option "step"; it takes no options',
+    );
+  });
+
+  it("have one help line each", () => {
+    expect(describeDecoderOptions(dd).slice(2)).toEqual([
+      "--step: the master's step: subgradient (projected subgradient) or ad3 (augmented Lagrangian, Martins et al. 2015) (one of subgradient, ad3; default subgradient)",
+      "--eta: AD3's initial quadratic penalty (adapted) (a number in [0.000001, 1000000]; default 1)",
+      "--exact: with --step ad3: branch and bound until the gap closes (exact MAP) (true or false; default false)",
+    ]);
   });
 });
 

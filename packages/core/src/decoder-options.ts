@@ -4,6 +4,7 @@
  * so no app keeps a list of which decoder reads what, and a plug-in decoder may have options.
  */
 import type { DecoderDefinition } from "./decoder.js";
+import { DUAL_DECOMPOSITION_STEPS } from "./dual-decomposition/master.js";
 import { LagrangeError } from "./errors.js";
 import { MAX_ITERATIONS } from "./solver.js";
 
@@ -38,7 +39,7 @@ export const MAX_ITERATIONS_OPTION: DecoderOptionSpec = {
   name: "max-iterations",
   key: "maxIterations",
   type: "integer",
-  help: "iteration cap of the subgradient master (slave calls per sentence)",
+  help: "iteration cap of the dual-decomposition master (rounds of slave calls per sentence)",
   default: 200,
   min: 1,
   max: MAX_ITERATIONS,
@@ -53,6 +54,55 @@ export const TOLERANCE_OPTION: DecoderOptionSpec = {
   default: 1e-6,
   min: 0,
 };
+
+/**
+ * `step` of the dual-decomposition decoders: how the master moves its multipliers, projected
+ * subgradient (the default) or AD3's augmented-Lagrangian step (`DualDecompositionOptions.step`).
+ */
+export const STEP_OPTION: DecoderOptionSpec = {
+  name: "step",
+  key: "step",
+  type: "choice",
+  help: "the master's step: subgradient (projected subgradient) or ad3 (augmented Lagrangian, Martins et al. 2015)",
+  default: "subgradient",
+  choices: DUAL_DECOMPOSITION_STEPS,
+};
+
+/**
+ * `eta` of the dual-decomposition decoders: AD3's initial penalty (the subgradient step ignores
+ * it). Bounded to [1e-6, 1e6]: η adapts from there within a few iterations, and values near the
+ * ends of the doubles (1e-320, 1e308) overflow the slaves' quadratic problems.
+ */
+export const ETA_OPTION: DecoderOptionSpec = {
+  name: "eta",
+  key: "eta",
+  type: "number",
+  help: "AD3's initial quadratic penalty (adapted)",
+  default: 1,
+  min: 1e-6,
+  max: 1e6,
+};
+
+/** `exact` of the dual-decomposition decoders: AD3 with branch and bound (the subgradient step ignores it). */
+export const EXACT_OPTION: DecoderOptionSpec = {
+  name: "exact",
+  key: "exact",
+  type: "boolean",
+  help: "with --step ad3: branch and bound until the gap closes (exact MAP)",
+  default: false,
+};
+
+/**
+ * Every option of core's dual-decomposition master that a DD decoder declares: iteration cap,
+ * tolerance, step, η and exact mode, in the order help lists them.
+ */
+export const DUAL_DECOMPOSITION_OPTIONS: readonly DecoderOptionSpec[] = [
+  MAX_ITERATIONS_OPTION,
+  TOLERANCE_OPTION,
+  STEP_OPTION,
+  ETA_OPTION,
+  EXACT_OPTION,
+];
 
 const OPTION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const TYPES: ReadonlySet<string> = new Set(["integer", "number", "boolean", "choice"]);

@@ -4,7 +4,11 @@ import type { LinearConstraint } from "./constraints.js";
 import { checkDecoderOptionSpecs, type DecoderOptionSpec } from "./decoder-options.js";
 import { type Decoding, exactDecoding } from "./decoding.js";
 import type { SlaveBinding } from "./dual-decomposition/bindings.js";
-import { DualDecomposition, type DualDecompositionOptions } from "./dual-decomposition/master.js";
+import {
+  DualDecomposition,
+  type DualDecompositionOptions,
+  type DualDecompositionSolution,
+} from "./dual-decomposition/master.js";
 import { LagrangeError, ProblemValidationError } from "./errors.js";
 import type { PatternFactor } from "./factor-graph.js";
 import { guardDecoderDefinition, guardSlaveDefinition, installingOrigin } from "./plugin-guard.js";
@@ -31,10 +35,26 @@ export interface DecodeOptions extends SolveOptions {
   readonly initialMultipliers?: ArrayLike<number>;
 }
 
+/**
+ * What a dual-decomposition decoder reads besides {@link DecodeOptions}: the master's step
+ * (`subgradient` or `ad3`), AD3's initial η and exact mode, as the options they declare
+ * (`STEP_OPTION`, `ETA_OPTION`, `EXACT_OPTION`) set them.
+ */
+export type DualDecompositionDecodeOptions = DecodeOptions &
+  Pick<DualDecompositionOptions, "step" | "eta" | "exact" | "timeLimitMs">;
+
 /** Any inference strategy over a {@link DecodeProblem}: Viterbi, soft-DD, ILP, 2-slave DD, Bcrf, … */
 export interface Decoder {
   readonly name: string;
   decode(problem: DecodeProblem, options?: DecodeOptions): Decoding;
+}
+
+/** A decoder on core's dual-decomposition master: it takes the master's step among its options. */
+export interface DualDecompositionDecoder extends Decoder {
+  decode(
+    problem: DecodeProblem,
+    options?: DualDecompositionDecodeOptions,
+  ): DualDecompositionSolution;
 }
 
 /**
@@ -260,7 +280,7 @@ export function dualDecompositionDecoder(
   name: string,
   defaults: DualDecompositionOptions,
   chain: ChainSlaveFactory = chainSlave,
-): Decoder {
+): DualDecompositionDecoder {
   const master = new DualDecomposition(defaults, name);
   const bindings: SlaveBinding[] = [];
   return {

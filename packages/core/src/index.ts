@@ -31,6 +31,8 @@ export {
   type DecoderContext,
   type DecoderDefinition,
   DecoderRegistry,
+  type DualDecompositionDecodeOptions,
+  type DualDecompositionDecoder,
   dualDecompositionDecoder,
   RegistryError,
   type SentenceInstance,
@@ -40,10 +42,14 @@ export {
 export {
   type DecoderOptionSpec,
   type DecoderOptionValue,
+  DUAL_DECOMPOSITION_OPTIONS,
   describeDecoderOptions,
+  ETA_OPTION,
+  EXACT_OPTION,
   MAX_ITERATIONS_OPTION,
   parseDecoderOption,
   resolveDecoderOptions,
+  STEP_OPTION,
   TOLERANCE_OPTION,
 } from "./decoder-options.js";
 export {
@@ -58,13 +64,49 @@ export {
   firstLabelsOf,
   summarizeDecodings,
 } from "./decoding.js";
+export type {
+  BinaryFactor,
+  BinaryFactorBinding,
+  BinaryProblem,
+} from "./dual-decomposition/ad3/binary-factor.js";
+export {
+  type Ad3Options,
+  type BinarySolution,
+  solveBinaryProblem,
+} from "./dual-decomposition/ad3/engine.js";
+export {
+  type FactorGraphCounts,
+  type FactorGraphFile,
+  FactorGraphFormatError,
+  type FileBinaryVariable,
+  type FileMultiVariable,
+} from "./dual-decomposition/ad3/formats/factor-graph-file.js";
+export { parseAd3FactorGraph } from "./dual-decomposition/ad3/formats/fg.js";
+export { parseUaiFactorGraph, UAI_LOG_ZERO } from "./dual-decomposition/ad3/formats/uai.js";
+export {
+  andOutFactor,
+  atMostOneFactor,
+  budgetFactor,
+  denseFactor,
+  implyFactor,
+  knapsackFactor,
+  type LinearConstraintFactor,
+  type LinearConstraintOptions,
+  linearConstraintFactor,
+  orFactor,
+  orOutFactor,
+  pairFactor,
+  xorFactor,
+} from "./dual-decomposition/ad3/logic-factors.js";
 export type { SlaveBinding } from "./dual-decomposition/bindings.js";
 export type { ConstraintMode } from "./dual-decomposition/constraint-matrix.js";
 export {
+  DUAL_DECOMPOSITION_STEPS,
   DualDecomposition,
   type DualDecompositionOptions,
   type DualDecompositionProblem,
   type DualDecompositionSolution,
+  type DualDecompositionStep,
   solveDualDecomposition,
 } from "./dual-decomposition/master.js";
 export { STEP_RULE_KINDS, type StepRule } from "./dual-decomposition/step-rule.js";

@@ -98,6 +98,13 @@ export interface Slave {
   maximize(adjustment: Float64Array): SlaveResult;
   /** The slave's own score of a labelling of its positions (no adjustment); −∞ if infeasible. */
   score(labels: ArrayLike<number>): number;
+  /**
+   * Optional, for the master's AD3 step: writes to `out` (length n·L, indicator j*L + t) the point
+   * q of the slave's marginal polytope that maximises scale·score(q) + v·q − ½‖q‖² (see
+   * `BinaryFactor.project`). Without it the master solves that problem by the active-set method
+   * over `maximize`, so every slave works under AD3 unchanged.
+   */
+  project?(v: Float64Array, scale: number, out: Float64Array): void;
 }
 
 export interface SlaveSpec {
@@ -106,6 +113,7 @@ export interface SlaveSpec {
   readonly L: number;
   readonly maximize: (adjustment: Float64Array) => SlaveResult;
   readonly score: (labels: ArrayLike<number>) => number;
+  readonly project?: (v: Float64Array, scale: number, out: Float64Array) => void;
 }
 
 /** All a user writes for a custom slave: `defineSlave({ n, L, maximize, score })`. */
@@ -126,5 +134,6 @@ export function defineSlave(spec: SlaveSpec): Slave {
     L: spec.L,
     maximize: spec.maximize,
     score: spec.score,
+    ...(spec.project === undefined ? {} : { project: spec.project }),
   };
 }

@@ -1,5 +1,6 @@
 export {
   HIGHER_ORDER_DD_DEFAULTS,
+  type HigherOrderDecoder,
   type HigherOrderDecoding,
   naiveDDDecoder,
   naiveDDDefinition,

@@ -2,16 +2,15 @@ import {
   type ChainSlaveFactory,
   type ConstraintMode,
   constraintPenalty,
-  type Decoder,
   type DecoderDefinition,
+  DUAL_DECOMPOSITION_OPTIONS,
   DualDecomposition,
+  type DualDecompositionDecoder,
   type DualDecompositionOptions,
   dualDecompositionDecoder,
   type LinearConstraint,
-  MAX_ITERATIONS_OPTION,
   type Slave,
   type StepRule,
-  TOLERANCE_OPTION,
 } from "@lagrange/core";
 
 /**
@@ -26,6 +25,15 @@ export interface SoftDDOptions {
   readonly stepRule?: StepRule;
   /** Default 200. */
   readonly maxIterations?: number;
+  /**
+   * The master's step: `subgradient` (default; Rush & Collins' schedule of `stepRule`) or `ad3`
+   * (augmented Lagrangian; `stepRule` is then unused). A decode call's own `step` overrides it.
+   */
+  readonly step?: DualDecompositionOptions["step"];
+  /** AD3's initial quadratic penalty η (core's default 1), adapted during the run. */
+  readonly eta?: number;
+  /** With the AD3 step: branch and bound until the gap closes (exact MAP). Default false. */
+  readonly exact?: boolean;
   /** Certificate tolerance on the relative duality gap (core's meaning; default 1e-6). */
   readonly tolerance?: number;
   /** Slack under which a·y − b counts as zero (default 1e-9): coefficients need not be integers. */
@@ -52,6 +60,9 @@ export function softDDPolicy(options: SoftDDOptions = {}): DualDecompositionOpti
     stallIterations: options.stallIterations ?? 10,
     constraintMode: "as-given",
     ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }),
+    ...(options.step === undefined ? {} : { step: options.step }),
+    ...(options.eta === undefined ? {} : { eta: options.eta }),
+    ...(options.exact === undefined ? {} : { exact: options.exact }),
     ...(options.feasibilityTolerance === undefined
       ? {}
       : { feasibilityTolerance: options.feasibilityTolerance }),
@@ -73,12 +84,12 @@ export function hardDDPolicy(options: SoftDDOptions = {}): DualDecompositionOpti
 }
 
 /** Soft-DD as a decoder over chain scores, constraints and any extra slaves. */
-export function softDD(options: SoftDDOptions = {}): Decoder {
+export function softDD(options: SoftDDOptions = {}): DualDecompositionDecoder {
   return dualDecompositionDecoder("soft-dd", softDDPolicy(options), options.chainSlave);
 }
 
 /** Hard-constraint DD as a decoder. */
-export function hardDD(options: SoftDDOptions = {}): Decoder {
+export function hardDD(options: SoftDDOptions = {}): DualDecompositionDecoder {
   return dualDecompositionDecoder("hard-dd", hardDDPolicy(options), options.chainSlave);
 }
 
@@ -91,14 +102,15 @@ export function softDDMaster(options: SoftDDOptions = {}): DualDecomposition {
 function definition(
   name: string,
   description: string,
-  make: (options: SoftDDOptions) => Decoder,
+  make: (options: SoftDDOptions) => DualDecompositionDecoder,
 ): DecoderDefinition {
   return {
     name,
     description,
     accepts: { constraints: true, slaves: true },
-    // The master reads both from the decode options (over the policy's 200 and core's 1e-6).
-    options: [MAX_ITERATIONS_OPTION, TOLERANCE_OPTION],
+    // The master reads them from the decode options (over the policy's 200, core's 1e-6, the
+    // subgradient step, η = 1 and no branch and bound).
+    options: DUAL_DECOMPOSITION_OPTIONS,
     create: (context) => make({ chainSlave: context.chainSlaves() }),
   };
 }

@@ -176,6 +176,7 @@ describe.skipIf(process.platform !== "linux")(
         ["--tau", "tau", /expected a number in \[1e-300, 1\]/],
         ["--max-iterations", "max-iterations", /expected an integer from 1 to 2147483647/],
         ["--bcrf-iterations", "iterations", /expected an integer from 1 to 2147483647/],
+        ["--eta", "eta", /expected a number in \[0\.000001, 1000000\]/],
         ["--threads", undefined, /option '--threads [\s\S]*expected an integer ≥ 1/],
         ["--window", undefined, /option '--window [\s\S]*expected an integer ≥ 1/],
       ];

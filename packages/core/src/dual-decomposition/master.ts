@@ -8,6 +8,8 @@ import {
   type SolutionStatus,
   type SolveOptions,
 } from "../solver.js";
+import { MAX_ETA, MIN_ETA } from "./ad3/engine.js";
+import { solveWithAd3 } from "./ad3/from-positions.js";
 import { checkProblemSize, coverage, type SlaveBinding } from "./bindings.js";
 import {
   type ConstraintMatrix,
@@ -16,6 +18,7 @@ import {
   countViolations,
   labellingActivities,
 } from "./constraint-matrix.js";
+import { type HardViolation, scoreGlobalLabelling } from "./labelling-score.js";
 import {
   automaticInitial,
   DEFAULT_STEP_RULE,
@@ -41,7 +44,30 @@ export interface DualDecompositionProblem {
   readonly constraints?: readonly LinearConstraint[];
 }
 
+/**
+ * How the master moves its multipliers: `subgradient` (projected subgradient on the dual; the
+ * default) or `ad3` (Martins et al. 2015's augmented-Lagrangian step: each slave solves a small
+ * quadratic problem instead of a MAP problem; see ad3/).
+ */
+export type DualDecompositionStep = "subgradient" | "ad3";
+
+export const DUAL_DECOMPOSITION_STEPS = [
+  "subgradient",
+  "ad3",
+] as const satisfies readonly DualDecompositionStep[];
+
 export interface DualDecompositionOptions extends SolveOptions {
+  /** `subgradient` (default) or `ad3`. */
+  readonly step?: DualDecompositionStep;
+  /** AD3: the initial quadratic penalty η (default 1), adapted to balance the residuals. */
+  readonly eta?: number;
+  /**
+   * AD3: branch and bound on fractional LP solutions until the duality gap closes (exact MAP).
+   * Ignored by the subgradient step.
+   */
+  readonly exact?: boolean;
+  /** AD3 exact mode: stop branching after this many milliseconds (status `time-limit`). */
+  readonly timeLimitMs?: number;
   /** Default `{ kind: "shrink-on-dual-increase" }` with an automatic initial step. */
   readonly stepRule?: StepRule;
   /** A step below this ends the run with status `converged` (no certificate). Default 1e-12. */
@@ -109,6 +135,38 @@ function checkOptions(options: DualDecompositionOptions): void {
     );
   }
   if (options.stepRule !== undefined) validateStepRule(options.stepRule);
+  if (options.step !== undefined && !DUAL_DECOMPOSITION_STEPS.includes(options.step)) {
+    throw new ProblemValidationError(
+      "options.step",
+      `expected one of ${DUAL_DECOMPOSITION_STEPS.join(", ")}, got ${JSON.stringify(options.step)}`,
+    );
+  }
+  if (options.eta !== undefined && !(options.eta >= MIN_ETA && options.eta <= MAX_ETA)) {
+    throw new ProblemValidationError(
+      "options.eta",
+      `expected a number from ${MIN_ETA} to ${MAX_ETA}, got ${options.eta}`,
+    );
+  }
+}
+
+/** A hard constraint no labelling meets: proven infeasible before any slave is called. */
+function infeasibleAtOnce(n: number, A: ConstraintMatrix): DualDecompositionSolution {
+  return {
+    labels: new Int32Array(n),
+    primal: NEG_INF,
+    dual: NEG_INF,
+    status: "infeasible",
+    iterations: 0,
+    certified: false,
+    gap: POS_INF,
+    constraintStats: {
+      multipliers: new Float64Array(A.m),
+      firstLabels: new Int32Array(n),
+      firstViolated: 0,
+      violated: 0,
+      hardViolated: 0,
+    },
+  };
 }
 
 /**
@@ -203,6 +261,31 @@ export class DualDecomposition {
             o.constraintMode ?? "as-given",
             feasibilityTolerance,
           );
+    if (o.step === "ad3") {
+      if (matrix !== null && matrix.impossible >= 0) return infeasibleAtOnce(n, matrix);
+      // AD3's first iteration is a MAP pass at λ = 0, which is the subgradient step's first: a
+      // problem it certifies (or proves infeasible) then costs no AD3 set-up at all.
+      const { onIteration, ...quiet } = o;
+      const first = runMaster(
+        problem,
+        cover,
+        matrix,
+        { ...quiet, maxIterations: 1 },
+        this.#scratch,
+      );
+      if (first.certified || first.status === "infeasible") {
+        onIteration?.({
+          iteration: 1,
+          dual: first.dual,
+          primal: first.primal,
+          gap: first.gap,
+          stepSize: o.eta ?? 1,
+          disagreements: 0,
+        });
+        return first;
+      }
+      return solveWithAd3(n, L, cover, matrix, o);
+    }
     return runMaster(problem, cover, matrix, o, this.#scratch);
   }
 }
@@ -342,7 +425,7 @@ class MasterRun {
   initialStep: number;
   lastProgress = 0;
   /** Set by {@link evaluate}: how far its labelling breaks the hard constraints. */
-  candidateHardViolation = 0;
+  readonly candidateViolation: HardViolation = { hardViolation: 0 };
 
   // This iteration's.
   dual = 0;
@@ -642,7 +725,7 @@ class MasterRun {
     const { n, L, S, single, slaves, positions, localOffset, slaveLabels, firstLabels } = this;
     if (single && this.relaxedPrimal) {
       // A lone relaxed slave's value is not the score of its labelling: score that instead.
-      this.consider(slaveLabels, this.evaluate(slaveLabels), this.candidateHardViolation);
+      this.consider(slaveLabels, this.evaluate(slaveLabels), this.candidateViolation.hardViolation);
       if (t === 1) firstLabels.set(slaveLabels);
       this.disagreements = 0;
       return;
@@ -671,7 +754,7 @@ class MasterRun {
       candidate[i] = label;
     }
     if (t === 1) firstLabels.set(candidate);
-    this.consider(candidate, this.evaluate(candidate), this.candidateHardViolation);
+    this.consider(candidate, this.evaluate(candidate), this.candidateViolation.hardViolation);
     for (let s = 0; s < S; s++) {
       if (slaves[s]!.n !== n) continue;
       const map = positions[s]!;
@@ -681,7 +764,7 @@ class MasterRun {
       if (!differs) continue;
       // firstLabel is free once the majority is taken: it holds this slave's global labelling.
       for (let j = 0; j < n; j++) firstLabel[map[j]!] = slaveLabels[out + j]!;
-      this.consider(firstLabel, this.evaluate(firstLabel), this.candidateHardViolation);
+      this.consider(firstLabel, this.evaluate(firstLabel), this.candidateViolation.hardViolation);
     }
     // Disagreement and its share of ‖g‖²: y^s − ȳ on indicators covered by several slaves.
     let disagreements = 0;
@@ -784,35 +867,17 @@ class MasterRun {
 
   /** Σ_s score_s − soft penalties of a global labelling (−∞ if it breaks a hard constraint). */
   evaluate(y: Int32Array): number {
-    const { S, slaves, positions, scoringViews, A, m, activity, eps } = this;
-    let total = 0;
-    for (let s = 0; s < S; s++) {
-      const map = positions[s]!;
-      const own = scoringViews[s]!;
-      for (let j = 0; j < map.length; j++) own[j] = y[map[j]!]!;
-      const value = slaves[s]!.score(own);
-      if (Number.isNaN(value)) {
-        throw new Error(`slave "${slaves[s]!.name}" scored a labelling as NaN`);
-      }
-      if (value === NEG_INF) {
-        // A labelling a slave forbids is no fallback answer either.
-        this.candidateHardViolation = POS_INF;
-        return NEG_INF;
-      }
-      total += value;
-    }
-    let candidateHardViolation = 0;
-    if (A !== null) {
-      labellingActivities(A, y, activity);
-      for (let k = 0; k < m; k++) {
-        const excess = activity[k]! - A.rhs[k]!;
-        if (excess <= eps) continue;
-        if (A.hard[k] === 1) candidateHardViolation += excess;
-        else total -= A.upper[k]! * excess;
-      }
-    }
-    this.candidateHardViolation = candidateHardViolation;
-    return candidateHardViolation > 0 ? NEG_INF : total;
+    const { slaves, positions, scoringViews, A, activity, eps } = this;
+    return scoreGlobalLabelling(
+      slaves,
+      positions,
+      scoringViews,
+      A,
+      activity,
+      eps,
+      y,
+      this.candidateViolation,
+    );
   }
 
   /** Keeps y if it is the best feasible labelling so far, or the least infeasible one while none is. */

@@ -9,6 +9,7 @@ export {
   openAtomicFile,
   writeFileAtomic,
 } from "./atomic-file.js";
+export { readFactorGraphFile } from "./factor-graph-file.js";
 export {
   checkInputFile,
   InputFileError,

@@ -1,7 +1,13 @@
 import { type DecoderDefinition, DecoderRegistry, resolveDecoderOptions } from "@lagrange/core";
 import { randomChainScores, randomConstraints } from "@lagrange/core/testing";
 import { describe, expect, it } from "vitest";
-import { HIGHER_ORDER_DD_DEFAULTS, naiveDDDefinition, twoSlaveDefinition } from "./decoders.js";
+import {
+  HIGHER_ORDER_DD_DEFAULTS,
+  naiveDDDecoder,
+  naiveDDDefinition,
+  twoSlaveDecoder,
+  twoSlaveDefinition,
+} from "./decoders.js";
 
 /** The declared defaults are what the decoder does without options: same decodings. */
 function decodesAsWithout(definition: DecoderDefinition): void {
@@ -18,13 +24,41 @@ function decodesAsWithout(definition: DecoderDefinition): void {
 }
 
 describe("two-slave and naive-dd declare the options they read, at their defaults", () => {
-  it("max-iterations and tolerance, defaulting to the policy's own", () => {
+  it("max-iterations, tolerance, step, eta and exact, defaulting to the policy's own", () => {
     for (const definition of [twoSlaveDefinition, naiveDDDefinition]) {
       expect(resolveDecoderOptions(definition, {})).toEqual({
         maxIterations: HIGHER_ORDER_DD_DEFAULTS.maxIterations,
         tolerance: 1e-6,
+        step: "subgradient",
+        eta: 1,
+        exact: false,
       });
       decodesAsWithout(definition);
+    }
+  });
+});
+
+describe("--step ad3 reaches the master through the declared options", () => {
+  it("two-slave and naive-dd decode as with the AD3 step in their policy", () => {
+    for (const [definition, make] of [
+      [twoSlaveDefinition, twoSlaveDecoder],
+      [naiveDDDefinition, naiveDDDecoder],
+    ] as const) {
+      const declared = new DecoderRegistry().addDecoder(definition).create(definition.name);
+      const options = resolveDecoderOptions(definition, { step: "ad3" });
+      const ad3 = make(definition.name, { ...HIGHER_ORDER_DD_DEFAULTS, step: "ad3" });
+      const subgradient = make(definition.name);
+      let differs = false;
+      for (let seed = 1; seed <= 10; seed++) {
+        const scores = randomChainScores(seed, { n: 5, L: 3 });
+        const constraints = randomConstraints(seed + 100, 5, 3, { count: 2 });
+        const problem = { scores, constraints };
+        const decoding = declared.decode(problem, options);
+        expect(decoding).toEqual(ad3.decode(problem));
+        const other = subgradient.decode(problem);
+        differs ||= decoding.iterations !== other.iterations || decoding.dual !== other.dual;
+      }
+      expect(differs).toBe(true);
     }
   });
 });

@@ -2,17 +2,16 @@ import {
   type ChainScores,
   type ChainSlaveFactory,
   chainSlave,
-  type DecodeOptions,
   type DecodeProblem,
   type Decoder,
   type DecoderDefinition,
   type Decoding,
+  DUAL_DECOMPOSITION_OPTIONS,
   DualDecomposition,
+  type DualDecompositionDecodeOptions,
   type DualDecompositionOptions,
-  MAX_ITERATIONS_OPTION,
   type PatternFactor,
   type SlaveBinding,
-  TOLERANCE_OPTION,
 } from "@lagrange/core";
 import { type MinCutSlaveStats, minCutSlave } from "../slaves/cut-slave.js";
 import { naiveDecomposition } from "../slaves/naive-dd.js";
@@ -26,6 +25,11 @@ export interface HigherOrderDecoding extends Decoding {
   readonly foldedIntoChain: number;
   /** The min-cut slave's construction (2-slave only, when it has one). */
   readonly cut?: MinCutSlaveStats;
+}
+
+/** A higher-order decoder on core's master: it takes the master's step (`subgradient`, `ad3`). */
+export interface HigherOrderDecoder extends Decoder {
+  decode(problem: DecodeProblem, options?: DualDecompositionDecodeOptions): HigherOrderDecoding;
 }
 
 /**
@@ -50,11 +54,11 @@ function higherOrderDecoder(
   decompose: Decompose,
   defaults: DualDecompositionOptions,
   chain: ChainSlaveFactory,
-): Decoder {
+): HigherOrderDecoder {
   const master = new DualDecomposition(defaults, name);
   return {
     name,
-    decode(problem: DecodeProblem, options?: DecodeOptions): HigherOrderDecoding {
+    decode(problem: DecodeProblem, options?: DualDecompositionDecodeOptions): HigherOrderDecoding {
       const split = splitTreeCut(problem.scores, problem.patterns ?? []);
       const parts: ReturnType<Decompose> =
         split.rest.length === 0 ? { bindings: [] } : decompose(split.rest, split.chain);
@@ -91,7 +95,7 @@ export function twoSlaveDecoder(
   name = "two-slave",
   defaults: DualDecompositionOptions = HIGHER_ORDER_DD_DEFAULTS,
   chain: ChainSlaveFactory = chainSlave,
-): Decoder {
+): HigherOrderDecoder {
   return higherOrderDecoder(
     name,
     (rest, scores) => {
@@ -131,7 +135,7 @@ export function naiveDDDecoder(
   name = "naive-dd",
   defaults: DualDecompositionOptions = HIGHER_ORDER_DD_DEFAULTS,
   chain: ChainSlaveFactory = chainSlave,
-): Decoder {
+): HigherOrderDecoder {
   return higherOrderDecoder(
     name,
     (rest, scores) => ({ bindings: naiveDecomposition(rest, scores.L) }),
@@ -146,7 +150,7 @@ export const twoSlaveDefinition: DecoderDefinition = {
   description:
     "qian-liu2014: 2-slave tree-cut dual decomposition (Viterbi + one min-cut) for higher-order patterns",
   accepts: { constraints: true, slaves: true, patterns: true },
-  options: [MAX_ITERATIONS_OPTION, TOLERANCE_OPTION],
+  options: DUAL_DECOMPOSITION_OPTIONS,
   create: (context) =>
     twoSlaveDecoder("two-slave", HIGHER_ORDER_DD_DEFAULTS, context.chainSlaves()),
 };
@@ -157,6 +161,6 @@ export const naiveDDDefinition: DecoderDefinition = {
   description:
     "naive dual decomposition for higher-order patterns: chain + spanning trees + phrase-pair slaves",
   accepts: { constraints: true, slaves: true, patterns: true },
-  options: [MAX_ITERATIONS_OPTION, TOLERANCE_OPTION],
+  options: DUAL_DECOMPOSITION_OPTIONS,
   create: (context) => naiveDDDecoder("naive-dd", HIGHER_ORDER_DD_DEFAULTS, context.chainSlaves()),
 };

@@ -1,0 +1,111 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lineChartSvg } from "../svg.js";
+import { ad3Bench, ad3CurveChart, ad3Markdown } from "./ad3.js";
+
+// Two small graphs of our own, one per format: logic factors over binary variables, and a
+// frustrated cycle of three pairwise tables (its LP relaxation is not tight).
+const FG = [
+  "4",
+  "3",
+  "0.5",
+  "-0.2",
+  "0.3",
+  "0.1",
+  "XOR 3 1 2 3",
+  "ATMOSTONE 2 3 4",
+  "OR 2 -1 4",
+  "",
+];
+const UAI = [
+  "MARKOV",
+  "3",
+  "2 2 2",
+  "4",
+  "1 0",
+  "2 0 1",
+  "2 1 2",
+  "2 0 2",
+  "",
+  "2",
+  "0.6 0.4",
+  "4",
+  "0.2 2.0 2.0 0.2",
+  "4",
+  "0.2 2.0 2.0 0.2",
+  "4",
+  "0.2 2.0 2.0 0.2",
+  "",
+];
+
+describe("bench ad3, AD3's graphs section", () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "lagrange-bench-ad3-"));
+    await writeFile(join(dir, "logic.fg"), FG.join("\n"));
+    await writeFile(join(dir, "cycle.uai"), UAI.join("\n"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("says so when the graphs are not there", async () => {
+    const result = await ad3Bench({ dataDir: join(dir, "absent"), sections: ["graphs"] });
+    expect(result.graphs?.skipped).toMatch(/not at/);
+    expect(result.tasks).toBeNull();
+    expect(ad3Markdown(result)).toMatch(/Skipped: AD3's graphs are not at/);
+  });
+
+  it("runs Lagrange and, where g++ is, ad3_multi on the same files; same LP-MAP value", async () => {
+    // No task in the tasks section: ad3-tasks.test.ts runs one; here only the report's wiring.
+    const result = await ad3Bench({
+      dataDir: dir,
+      sections: ["graphs", "tasks"],
+      minSampleMs: 1,
+      tasks: { tasks: [] },
+    });
+    const section = result.graphs!;
+    expect(section.skipped).toBeNull();
+    expect(section.rows.map((r) => r.graph)).toEqual(["cycle.uai", "logic.fg"]);
+    for (const row of section.rows) {
+      expect("failed" in row.lagrange).toBe(false);
+      const chart = ad3CurveChart(row);
+      expect(chart?.series[0]?.name).toBe("Lagrange dual");
+      expect(lineChartSvg(chart!)).toContain("<polyline");
+    }
+    const markdown = ad3Markdown(result);
+    expect(markdown).toContain("| logic.fg |");
+    expect(markdown).toContain("## The project's tasks");
+    if (section.peer.kind === "skipped") {
+      // No g++ here: the Lagrange columns are still there and the peer's say why not.
+      expect(markdown).toContain("C++ columns not run");
+      expect(section.rows.every((r) => r.ad3 === null && r.timeRatioAd3 === null)).toBe(true);
+      return;
+    }
+    for (const row of section.rows) {
+      expect(row.ad3 !== null && !("failed" in row.ad3)).toBe(true);
+      expect(row.psdd !== null && !("failed" in row.psdd)).toBe(true);
+      expect(row.lpRelativeDifference).toBeLessThan(1e-4);
+    }
+    // Building ad3_multi on a fresh clone takes a while on a busy machine.
+  }, 300_000);
+
+  it("leaves the C++ columns out, and says why, with the peer turned off", async () => {
+    const result = await ad3Bench({
+      dataDir: dir,
+      graphs: ["logic.fg"],
+      sections: ["graphs"],
+      peer: false,
+      minSampleMs: 1,
+    });
+    const section = result.graphs!;
+    expect(section.peer).toEqual({ kind: "skipped", reason: "turned off (--no-peer)" });
+    expect(section.rows).toHaveLength(1);
+    expect(section.rows[0]?.ad3).toBeNull();
+    expect(section.targets.every((t) => t.met === null)).toBe(true);
+    expect(ad3Markdown(result)).toContain("**C++ columns not run**: turned off (--no-peer).");
+  });
+});

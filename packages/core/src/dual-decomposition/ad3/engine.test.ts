@@ -1,0 +1,195 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { AbortError, ProblemValidationError } from "../../errors.js";
+import { createRandom, type Random } from "../../random.js";
+import type { BinaryFactorBinding, BinaryProblem } from "./binary-factor.js";
+import { solveBinaryProblem } from "./engine.js";
+import {
+  andOutFactor,
+  atMostOneFactor,
+  budgetFactor,
+  denseFactor,
+  orFactor,
+  orOutFactor,
+  pairFactor,
+  xorFactor,
+} from "./logic-factors.js";
+
+const NEG_INF = Number.NEGATIVE_INFINITY;
+
+/** Distinct variables drawn from 0..V−1. */
+function someVariables(random: Random, V: number, size: number): Int32Array {
+  const all = Array.from({ length: V }, (_, i) => i);
+  for (let i = V - 1; i > 0; i--) {
+    const j = random.int(0, i);
+    [all[i], all[j]] = [all[j]!, all[i]!];
+  }
+  return Int32Array.from(all.slice(0, size));
+}
+
+/** A random factor graph over ≤ 9 binary variables: pairs, logic factors, a one-hot group. */
+function randomProblem(random: Random): BinaryProblem {
+  const V = random.int(2, 9);
+  const unary = Float64Array.from({ length: V }, () => random.next() * 4 - 2);
+  const factors: BinaryFactorBinding[] = [];
+  const oneHot: Int32Array[] = [];
+  if (V >= 5 && random.bool()) {
+    // A three-state variable (binary variables 0, 1, 2) and a two-state one (3, 4), tied by a
+    // dense factor; each is one-hot by a XOR.
+    const scores = Float64Array.from({ length: 6 }, () => random.next() * 2 - 1);
+    factors.push({
+      factor: denseFactor(Int32Array.of(3, 2), scores),
+      variables: Int32Array.of(0, 1, 2, 3, 4),
+    });
+    factors.push({ factor: xorFactor(3), variables: Int32Array.of(0, 1, 2) });
+    factors.push({ factor: xorFactor(2), variables: Int32Array.of(3, 4) });
+    oneHot.push(Int32Array.of(0, 1, 2), Int32Array.of(3, 4));
+  }
+  const count = random.int(1, 5);
+  for (let k = 0; k < count; k++) {
+    const kind = random.int(0, 6);
+    const size = Math.min(V, random.int(2, 4));
+    const variables = someVariables(random, V, kind === 0 ? 2 : size);
+    const negated = Uint8Array.from({ length: variables.length }, () => (random.bool(0.3) ? 1 : 0));
+    const factor =
+      kind === 0
+        ? pairFactor(random.next() * 4 - 2)
+        : kind === 1
+          ? xorFactor(variables.length, negated)
+          : kind === 2
+            ? atMostOneFactor(variables.length, negated)
+            : kind === 3
+              ? orFactor(variables.length, negated)
+              : kind === 4
+                ? orOutFactor(variables.length, negated)
+                : kind === 5
+                  ? andOutFactor(variables.length, negated)
+                  : budgetFactor(variables.length, random.int(0, variables.length), negated);
+    factors.push({ factor, variables });
+  }
+  return { variables: V, unary, factors, oneHot };
+}
+
+/** The objective of an assignment and the brute-force optimum. */
+function objective(problem: BinaryProblem, z: Uint8Array): number {
+  let total = 0;
+  for (let i = 0; i < problem.variables; i++) if (z[i] === 1) total += problem.unary![i]!;
+  for (const { factor, variables } of problem.factors) {
+    total += factor.score(Array.from(variables, (i) => z[i]!));
+  }
+  return total;
+}
+
+function bruteForce(problem: BinaryProblem): number {
+  let best = NEG_INF;
+  const z = new Uint8Array(problem.variables);
+  for (let code = 0; code < 2 ** problem.variables; code++) {
+    for (let i = 0; i < problem.variables; i++) z[i] = (code >> i) & 1;
+    best = Math.max(best, objective(problem, z));
+  }
+  return best;
+}
+
+describe("AD3 on factor graphs over binary variables", () => {
+  it("the dual bounds the optimum, the primal is its assignment's objective, certificates are right", () => {
+    let certified = 0;
+    let feasible = 0;
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const problem = randomProblem(createRandom(seed));
+        const optimum = bruteForce(problem);
+        const solution = solveBinaryProblem(problem, { maxIterations: 500 });
+        if (optimum === NEG_INF) {
+          expect(solution.certified).toBe(false);
+          return;
+        }
+        feasible++;
+        if (solution.status === "infeasible")
+          throw new Error("a feasible problem called infeasible");
+        expect(solution.dual).toBeGreaterThanOrEqual(optimum - 1e-7);
+        if (solution.primal > NEG_INF) {
+          expect(objective(problem, solution.assignment)).toBeCloseTo(solution.primal, 9);
+          expect(solution.primal).toBeLessThanOrEqual(optimum + 1e-9);
+        }
+        if (solution.certified) {
+          certified++;
+          expect(Math.abs(solution.primal - optimum)).toBeLessThanOrEqual(
+            1e-6 * Math.max(1, Math.abs(optimum)),
+          );
+        }
+      }),
+      { numRuns: 1000, seed: 290 },
+    );
+    expect(certified / feasible).toBeGreaterThan(0.8);
+  });
+
+  it("exact mode finds the brute-force optimum of every feasible problem", () => {
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const problem = randomProblem(createRandom(seed));
+        const optimum = bruteForce(problem);
+        if (optimum === NEG_INF) return;
+        const solution = solveBinaryProblem(problem, { maxIterations: 500, exact: true });
+        expect(solution.certified).toBe(true);
+        expect(solution.primal).toBeCloseTo(optimum, 6);
+        expect(objective(problem, solution.assignment)).toBeCloseTo(optimum, 6);
+      }),
+      { numRuns: 300, seed: 291 },
+    );
+  });
+
+  it("exact mode's time limit stops with status time-limit and a sound bound", () => {
+    let limited = 0;
+    for (let seed = 0; seed < 200; seed++) {
+      const problem = randomProblem(createRandom(seed));
+      const optimum = bruteForce(problem);
+      if (optimum === NEG_INF) continue;
+      const solution = solveBinaryProblem(problem, { exact: true, timeLimitMs: 0 });
+      expect(["optimal", "time-limit"]).toContain(solution.status);
+      expect(solution.dual).toBeGreaterThanOrEqual(optimum - 1e-7);
+      if (solution.status === "time-limit") {
+        limited++;
+        expect(solution.certified).toBe(false);
+      }
+    }
+    expect(limited).toBeGreaterThan(0);
+  });
+
+  it("a variable in no factor takes its unary's sign", () => {
+    const solution = solveBinaryProblem({
+      variables: 2,
+      unary: Float64Array.of(1.5, -2),
+      factors: [],
+    });
+    expect(Array.from(solution.assignment)).toEqual([1, 0]);
+    expect(solution.primal).toBe(1.5);
+    expect(solution.certified).toBe(true);
+  });
+
+  it("bad problems and options are clear errors; an aborted signal stops the run", () => {
+    const xor = xorFactor(2);
+    expect(() =>
+      solveBinaryProblem({
+        variables: 1,
+        factors: [{ factor: xor, variables: Int32Array.of(0, 1) }],
+      }),
+    ).toThrow(ProblemValidationError);
+    expect(() =>
+      solveBinaryProblem({ variables: 2, factors: [{ factor: xor, variables: Int32Array.of(0) }] }),
+    ).toThrow(/links 2 variables/);
+    expect(() =>
+      solveBinaryProblem(
+        { variables: 2, factors: [{ factor: xor, variables: Int32Array.of(0, 1) }] },
+        { eta: 0 },
+      ),
+    ).toThrow(/options\.eta/);
+    const controller = new AbortController();
+    controller.abort();
+    expect(() =>
+      solveBinaryProblem(
+        { variables: 2, factors: [{ factor: xor, variables: Int32Array.of(0, 1) }] },
+        { signal: controller.signal },
+      ),
+    ).toThrow(AbortError);
+  });
+});
