@@ -278,6 +278,10 @@ export class Ad3Run {
   infeasible = false;
   /** Exact mode's deadline (performance.now() milliseconds): runs stop there with `time-limit`. */
   deadline = POS_INF;
+  /** Exact mode: the root's dual, the search's bound while nodes run (+∞ outside a search). */
+  searchBound = POS_INF;
+  /** `onIteration` returned false: the caller wants the whole solve, search included, to stop. */
+  stopRequested = false;
   /**
    * Whether the last run stopped because its dual fell without bound while no assignment met the
    * factors: the relaxation is infeasible (LP duality: an infeasible primal has an unbounded
@@ -561,15 +565,18 @@ export function runAd3(
     }
     const done = certified();
     if (onIteration !== undefined) {
+      // Inside branch and bound a node's dual bounds only its subtree: report the search's bound.
+      const bound = run.searchBound < POS_INF ? run.searchBound : run.bestDual;
       const stats: IterationStats = {
         iteration: iterationOffset + t,
-        dual: run.bestDual,
+        dual: bound,
         primal: run.bestPrimal,
-        gap: run.bestDual - run.bestPrimal,
+        gap: bound - run.bestPrimal,
         stepSize: run.eta,
         disagreements: t === 1 ? 0 : Math.round(residualPrimal * edges),
       };
       if (onIteration(stats) === false) {
+        run.stopRequested = true;
         status = done ? "optimal" : "iteration-limit";
         break;
       }
@@ -592,8 +599,11 @@ export function runAd3(
       // Residual balancing (Boyd et al. 2011, §3.4.1) with AD3's asymmetric thresholds: every
       // `adaptEvery` iterations, not every one — on AD3's graphs that converges in half the
       // iterations and settles the grids that otherwise oscillate to the cap.
-      if (residualPrimal > primalRatio * residualDual && run.eta < MAX_ETA) run.eta *= 2;
-      else if (residualDual > 10 * residualPrimal && run.eta > MIN_ETA) run.eta /= 2;
+      const before = run.eta;
+      if (residualPrimal > primalRatio * residualDual && run.eta * 2 <= MAX_ETA) run.eta *= 2;
+      else if (residualDual > 10 * residualPrimal && run.eta / 2 >= MIN_ETA) run.eta /= 2;
+      // A cached projection was taken at the old η: every factor projects afresh (as AD3).
+      if (run.eta !== before) run.cached.fill(0);
     }
   }
   return { status, iterations: iterationOffset + iterations };
@@ -653,6 +663,38 @@ function mostFractional(p: Float64Array, fix: Float64Array): number {
   return best;
 }
 
+/** Whether the posteriors leave a fixed variable more than 1e-3 off its fixed value. */
+function fixingBroken(run: Ad3Run): boolean {
+  const { p, fix } = run;
+  for (let i = 0; i < p.length; i++) {
+    const f = fix[i]!;
+    if ((f > 0 && p[i]! < 1 - 1e-3) || (f < 0 && p[i]! > 1e-3)) return true;
+  }
+  return false;
+}
+
+/** The free variable whose factors' copies stray furthest from p (−1: every variable fixed). */
+function mostDisputed(run: Ad3Run): number {
+  const { edgeVariable } = run.layout;
+  const { q, p, fix } = run;
+  const spread = run.seedDegree;
+  spread.fill(0);
+  for (let e = 0; e < q.length; e++) {
+    const i = edgeVariable[e]!;
+    spread[i]! += Math.abs(q[e]! - p[i]!);
+  }
+  let best = -1;
+  let most = -1;
+  for (let i = 0; i < p.length; i++) {
+    if (fix[i] !== 0) continue;
+    if (spread[i]! > most) {
+      most = spread[i]!;
+      best = i;
+    }
+  }
+  return best;
+}
+
 /**
  * Exact MAP by depth-first branch and bound over AD3 relaxations (as AD3's `--exact`): a node
  * whose dual bound is not above the best primal is pruned; otherwise the variable closest to ½ is
@@ -677,7 +719,8 @@ export function branchAndBound(
     root.status === "optimal" ||
     root.status === "infeasible" ||
     root.status === "time-limit" ||
-    run.diverged
+    run.diverged ||
+    run.stopRequested
   ) {
     return solutionOf(run, root.status, iterations, 1, posteriors, rootEta);
   }
@@ -692,9 +735,23 @@ export function branchAndBound(
   const prune = (bound: number): boolean =>
     run.bestPrimal > NEG_INF && bound - run.bestPrimal <= tolerance * Math.max(1, Math.abs(bound));
   // Depth-first; each level saves its multipliers and posteriors for its two children.
+  run.searchBound = rootDual;
   const visit = (savedLambda: Float64Array, savedP: Float64Array): void => {
-    const branch = mostFractional(run.p, fix);
-    if (branch < 0) return;
+    let branch = mostFractional(run.p, fix);
+    if (branch < 0) {
+      // Integral posteriors close a subtree only when its bound is met: a node stopped by its
+      // cap (or a false convergence) may round to 0/1 with the gap still open. Then branch on the
+      // free variable whose copies disagree most — any variable splits the subtree soundly.
+      if (prune(run.bestDual)) return;
+      branch = mostDisputed(run);
+      if (branch < 0) {
+        // A leaf: every variable fixed, the subtree is one assignment — score it and close it.
+        for (let i = 0; i < run.p.length; i++) run.p[i] = fix[i]! > 0 ? 1 : 0;
+        const value = hooks === undefined ? run.roundAndScore() : hooks.round(run.p);
+        if (value > run.bestPrimal) run.bestPrimal = value;
+        return;
+      }
+    }
     const first = run.p[branch]! >= 0.5 ? 1 : 0;
     for (const value of [first, 1 - first]) {
       if (nodes >= maxNodes) {
@@ -707,15 +764,19 @@ export function branchAndBound(
       run.p.set(savedP);
       run.lastInput.fill(Number.NaN);
       run.bestDual = POS_INF;
-      const result = runAd3(run, rootOptions, hooks, 0);
-      iterations += result.iterations;
-      if (result.status === "time-limit") {
+      const result = runAd3(run, rootOptions, hooks, iterations);
+      iterations = result.iterations;
+      if (result.status === "time-limit" || run.stopRequested) {
         fix[branch] = 0;
-        timedOut = true;
+        timedOut = result.status === "time-limit";
         complete = false;
         return;
       }
-      if (run.diverged && run.bestPrimal === NEG_INF) {
+      if (result.status === "converged" && fixingBroken(run)) {
+        // The relaxation solved with a fixed variable off its value: paying the fixing's `big`
+        // beats every assignment that honours it, so none does (a knapsack may cap a variable
+        // below 1). The subtree is empty.
+      } else if (run.diverged && run.bestPrimal === NEG_INF) {
         // No assignment in this subtree, by the evidence above (not a proof).
         complete = false;
       } else if (
@@ -730,6 +791,7 @@ export function branchAndBound(
     }
   };
   visit(lambda.slice(0, E), run.p.slice());
+  run.searchBound = POS_INF;
   // A finished search proves its best assignment optimal.
   run.bestDual = complete && run.bestPrimal > NEG_INF ? run.bestPrimal : rootDual;
   const status: SolutionStatus =
