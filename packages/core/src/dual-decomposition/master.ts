@@ -149,26 +149,6 @@ function checkOptions(options: DualDecompositionOptions): void {
   }
 }
 
-/** A hard constraint no labelling meets: proven infeasible before any slave is called. */
-function infeasibleAtOnce(n: number, A: ConstraintMatrix): DualDecompositionSolution {
-  return {
-    labels: new Int32Array(n),
-    primal: NEG_INF,
-    dual: NEG_INF,
-    status: "infeasible",
-    iterations: 0,
-    certified: false,
-    gap: POS_INF,
-    constraintStats: {
-      multipliers: new Float64Array(A.m),
-      firstLabels: new Int32Array(n),
-      firstViolated: 0,
-      violated: 0,
-      hardViolated: 0,
-    },
-  };
-}
-
 /**
  * Grow-only scratch arrays: a master reused across sentences allocates per solve only views on
  * them and a few small arrays (the returned ones among them), never per iteration.
@@ -262,7 +242,6 @@ export class DualDecomposition {
             feasibilityTolerance,
           );
     if (o.step === "ad3") {
-      if (matrix !== null && matrix.impossible >= 0) return infeasibleAtOnce(n, matrix);
       // AD3's first iteration is a MAP pass at λ = 0, which is the subgradient step's first: a
       // problem it certifies (or proves infeasible) then costs no AD3 set-up at all.
       const { onIteration, ...quiet } = o;
@@ -274,14 +253,16 @@ export class DualDecomposition {
         this.#scratch,
       );
       if (first.certified || first.status === "infeasible") {
-        onIteration?.({
-          iteration: 1,
-          dual: first.dual,
-          primal: first.primal,
-          gap: first.gap,
-          stepSize: o.eta ?? 1,
-          disagreements: 0,
-        });
+        // A hard constraint no labelling meets is proven before any iteration: nothing to report.
+        if (first.iterations > 0)
+          onIteration?.({
+            iteration: 1,
+            dual: first.dual,
+            primal: first.primal,
+            gap: first.gap,
+            stepSize: o.eta ?? 1,
+            disagreements: 0,
+          });
         return first;
       }
       return solveWithAd3(n, L, cover, matrix, o);

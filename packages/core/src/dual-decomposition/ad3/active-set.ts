@@ -48,8 +48,6 @@ export class ActiveSetSolver {
   #adjustment = EMPTY;
   #q = EMPTY;
   #count = 0;
-  /** MAP calls made (for statistics). */
-  mapCalls = 0;
 
   constructor(factor: BinaryFactor, weights?: Float64Array, capacity = 48, maxSteps = 20) {
     const size = factor.size;
@@ -76,11 +74,6 @@ export class ActiveSetSolver {
     this.#candidateOnes = new Int32Array(size);
     this.#adjustment = new Float64Array(size);
     this.#q = new Float64Array(size);
-  }
-
-  /** Forgets the active set (a new problem). */
-  reset(): void {
-    this.#count = 0;
   }
 
   /** The score of the last projection, Σ_c μ_c s_c: the factor's share of the relaxed primal. */
@@ -145,7 +138,6 @@ export class ActiveSetSolver {
       }
       const candidate = this.#candidate;
       const best = this.#factor.map(adjustment, candidate);
-      this.mapCalls++;
       if (!(scale * best > level + 1e-12 * (1 + Math.abs(level)))) break;
       const count = this.#onesOf(candidate);
       if (this.#contains(count) || !this.#add(count, best)) break;
@@ -176,7 +168,6 @@ export class ActiveSetSolver {
   #addFromMap(): boolean {
     const candidate = this.#candidate;
     const best = this.#factor.map(this.#adjustment, candidate);
-    this.mapCalls++;
     if (best === Number.NEGATIVE_INFINITY) return false;
     return this.#add(this.#onesOf(candidate), best);
   }

@@ -314,10 +314,14 @@ export class Ad3Run {
     this.shares = new Float64Array(V);
   }
 
-  /** θ_i + fix_i shared equally among the factors of i. */
-  share(i: number): number {
-    const d = this.layout.degree[i]!;
-    return (this.layout.unary[i]! + this.fix[i]!) / (d === 0 ? 1 : d);
+  /** shares[i] = θ_i + fix_i shared equally among the factors of i (before each pass). */
+  refreshShares(): void {
+    const { degree, unary, variables } = this.layout;
+    const { shares, fix } = this;
+    for (let i = 0; i < variables; i++) {
+      const d = degree[i]!;
+      shares[i] = (unary[i]! + fix[i]!) / (d === 0 ? 1 : d);
+    }
   }
 
   /**
@@ -326,7 +330,8 @@ export class Ad3Run {
    */
   mapPass(hooks: PrimalHooks | undefined, seed: boolean): number {
     const { factors, edgeStart, edgeVariable, degree, variables } = this.layout;
-    const { inputs, outputs, lambda, p } = this;
+    const { inputs, outputs, lambda, p, shares } = this;
+    this.refreshShares();
     const seeding = seed ? (hooks?.seedFactors ?? factors.length) : 0;
     const seedDegree = this.seedDegree;
     if (seed) {
@@ -342,7 +347,7 @@ export class Ad3Run {
       const adjustment = inputs[f]!;
       const out = outputs[f]!;
       for (let j = 0; j < size; j++)
-        adjustment[j] = this.share(edgeVariable[at + j]!) + lambda[at + j]!;
+        adjustment[j] = shares[edgeVariable[at + j]!]! + lambda[at + j]!;
       const value = factor.map(adjustment, out);
       if (value === NEG_INF) this.infeasible = true;
       dual += value;
@@ -370,15 +375,12 @@ export class Ad3Run {
 
   /** One ADMM iteration; leaves the squared primal and dual residuals, summed over edges. */
   admmStep(): void {
-    const { factors, edgeStart, edgeVariable, degree, solvers, variables, unary } = this.layout;
-    const { inputs, qs, lambda, q, p, previousP, lastInput, cached, shares, fix } = this;
+    const { factors, edgeStart, edgeVariable, degree, solvers, variables } = this.layout;
+    const { inputs, qs, lambda, q, p, previousP, lastInput, cached, shares } = this;
     // Weighted consensus (see Ad3Layout): edge e's augmented term is (η·w_e/2)(q_e − p)².
     const eta = this.eta;
     const scale = 1 / eta;
-    for (let i = 0; i < variables; i++) {
-      const d = degree[i]!;
-      shares[i] = (unary[i]! + fix[i]!) / (d === 0 ? 1 : d);
-    }
+    this.refreshShares();
     const { edgeWeight, inverseWeight, weightSum, uniformWeight } = this.layout;
     for (let f = 0; f < factors.length; f++) {
       const factor = factors[f]!;

@@ -223,18 +223,8 @@ export function solveWithAd3(
     at += variables.length;
   }
   const run = new Ad3Run(new Ad3Layout({ variables: n * L, factors: bindings }, weights));
-  const exact = o.exact === true;
-  let status: DualDecompositionSolution["status"];
-  let iterations: number;
-  if (exact) {
-    const solved = branchAndBound(run, options, hooks);
-    status = solved.status;
-    iterations = solved.iterations;
-  } else {
-    const solved = runAd3(run, options, hooks);
-    status = solved.status;
-    iterations = solved.iterations;
-  }
+  const { status, iterations } =
+    o.exact === true ? branchAndBound(run, options, hooks) : runAd3(run, options, hooks);
   if (status === "infeasible") bestPrimal = NEG_INF;
   const dual = status === "infeasible" ? NEG_INF : run.bestDual;
   // λ_k: the row's own multiplier in the MAP of its factor at the final agreement multipliers.
