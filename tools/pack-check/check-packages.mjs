@@ -7,43 +7,20 @@
 // tarball globally and run it. Writes bench-results/pack-check.{json,md}; exits 1 on any failure.
 //
 // Usage: node tools/pack-check/check-packages.mjs [--keep] [--skip-cli] [--skip-types]
-import { execFileSync, spawnSync } from "node:child_process";
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { basename, join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
+import { PACKAGES, packPackage, ROOT, run } from "./pack.mjs";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const args = new Set(process.argv.slice(2));
 const require = createRequire(import.meta.url);
 /** @type {typeof import("esbuild")} */
 const esbuild = require(require.resolve("esbuild", { paths: [ROOT] }));
 
-/** The packages users install, in dependency order (core first: every other one peers on it). */
-const PACKAGES = [
-  "core",
-  "datasets",
-  "chain-crf",
-  "constraint-templates",
-  "soft-dd",
-  "ilp",
-  "mincut",
-  "clusters",
-  "bcrf",
-  "l2s",
-  "recipes",
-  "scale",
-];
 /** Main entries that must bundle for a browser with no `node:` import (issue 14). */
 const BROWSER_ENTRIES = [
   "@lagrange/core",
@@ -86,25 +63,6 @@ function indent(text) {
     .join("\n");
 }
 
-/**
- * Runs a command; returns { ok, output, ms }.
- * @param {string} command
- * @param {readonly string[]} commandArgs
- * @param {import("node:child_process").SpawnSyncOptions} [options]
- * @returns {{ ok: boolean, output: string, ms: number }}
- */
-function run(command, commandArgs, options = {}) {
-  const started = performance.now();
-  const r = spawnSync(command, commandArgs, {
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    ...options,
-    env: { ...process.env, npm_config_update_notifier: "false", ...options.env },
-  });
-  const output = `${r.stdout ?? ""}${r.stderr ?? ""}${r.error ? String(r.error) : ""}`;
-  return { ok: r.status === 0, output, ms: performance.now() - started };
-}
-
 const work = mkdtempSync(join(tmpdir(), "lagrange-pack-check-"));
 const tarballs = join(work, "tarballs");
 const project = join(work, "project");
@@ -114,15 +72,12 @@ mkdirSync(project);
 // 1. Pack: `pnpm pack` runs prepack (the build) and rewrites workspace: ranges to versions.
 const packed = new Map();
 for (const name of PACKAGES) {
-  const dir = join(ROOT, "packages", name);
-  const r = run("npx", ["-y", "pnpm@10", "pack", "--pack-destination", tarballs], { cwd: dir });
-  const file = readdirSync(tarballs).find(
-    (f) => f.startsWith(`lagrange-${name}-`) && f.endsWith(".tgz"),
-  );
-  if (!r.ok || file === undefined) {
-    record(`pack @lagrange/${name}`, false, { output: r.output });
+  const packedFile = packPackage(name, tarballs);
+  if ("error" in packedFile) {
+    record(`pack @lagrange/${name}`, false, { output: packedFile.error });
     continue;
   }
+  const file = basename(packedFile.file);
   const listing = execFileSync("tar", ["tzf", join(tarballs, file)], { encoding: "utf8" }).split(
     "\n",
   );
@@ -429,14 +384,12 @@ function checkCli() {
     });
     return;
   }
-  const r = run("npx", ["-y", "pnpm@10", "pack", "--pack-destination", tarballs], { cwd: cliDir });
-  const file = readdirSync(tarballs).find(
-    (f) => f.startsWith("lagrange-cli-") && f.endsWith(".tgz"),
-  );
-  if (!r.ok || file === undefined) {
-    record("pack @lagrange/cli", false, { output: r.output });
+  const packedCli = packPackage("cli", tarballs);
+  if ("error" in packedCli) {
+    record("pack @lagrange/cli", false, { output: packedCli.error });
     return;
   }
+  const file = basename(packedCli.file);
   const prefix = join(work, "global");
   const g = run(
     "npm",

@@ -1,4 +1,4 @@
-// Runs every ts/js code block of the package READMEs (and of the root README) as written: each
+// Runs every ts/js code block of the package READMEs (and of the root README and docs/) as written: each
 // block is written to a temporary file beside this test, whose node_modules link the workspace
 // packages, and run in its own Node process on the packages' TypeScript sources (the
 // "lagrange-source" condition, tsx as the loader). A failing block names its README file:line and
@@ -35,7 +35,11 @@ const packageReadmes = readdirSync(join(root, "packages"), { withFileTypes: true
   .map((entry) => join(root, "packages", entry.name, "README.md"))
   .filter((path) => existsSync(path))
   .sort();
-const readmes = [...packageReadmes, join(root, "README.md")];
+const guides = readdirSync(join(root, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => join(root, "docs", name))
+  .sort();
+const readmes = [...packageReadmes, join(root, "README.md"), ...guides];
 
 const runs = join(here, ".runs");
 mkdirSync(runs, { recursive: true });

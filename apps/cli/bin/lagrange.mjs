@@ -46,7 +46,8 @@ if (!checkout && onlyHelp(args)) {
 }
 
 /**
- * `lagrange`, `lagrange [help] [command] [--help]`, `lagrange --version`: nothing to stop.
+ * `lagrange`, `lagrange [help] [command] [--help | --help-all]`, `lagrange --version`: nothing
+ * to stop.
  * @param {readonly string[]} argv
  */
 function onlyHelp(argv) {
@@ -55,6 +56,7 @@ function onlyHelp(argv) {
     argv.length === 0 ||
     argv[0] === "help" ||
     last === "--help" ||
+    last === "--help-all" ||
     last === "-h" ||
     (argv.length === 1 && (last === "--version" || last === "-V"))
   );

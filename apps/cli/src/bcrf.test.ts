@@ -229,11 +229,11 @@ describe("lagrange train --partial", () => {
   });
 
   it("--help documents the objectives, the partial format and the decoders", async () => {
-    const train = await run(["train", "--help"]);
+    const train = await run(["train", "--help-all"]);
     expect(train.stdout).toMatch(/--objective <name>[\s\S]*bcrf[\s\S]*mean-field/);
     expect(train.stdout).toMatch(/--partial[\s\S]*\{B-PER,I-PER\}/);
     expect(train.stdout).toContain("--bcrf-iterations");
-    const tag = await run(["tag", "--help"]);
+    const tag = await run(["tag", "--help-all"]);
     expect(tag.stdout).toMatch(/--decoder <name>[\s\S]*bcrf \([\s\S]*mean-field \(/);
     expect(tag.stdout).toMatch(/--iterations <value>[\s\S]*bcrf \(default \d+\),\s+mean-field/);
   });

@@ -60,7 +60,15 @@ describe.skipIf(unbuildable !== undefined)("the built binary (dist/lagrange.js)"
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("prints the same help and version, and exits as the source run does", async () => {
-    for (const args of [["--help"], ["train", "--help"], ["--version"], ["no-such-command"]]) {
+    for (const args of [
+      ["--help"],
+      ["train", "--help"],
+      ["tag", "--help-all"],
+      ["help", "exit-codes"],
+      ["datasets", "--json"],
+      ["--version"],
+      ["no-such-command"],
+    ]) {
       const built = runBuilt(args, dir);
       const source = await runCli(args, { cwd: dir });
       expect(built.code, args.join(" ")).toBe(source.code);
@@ -175,3 +183,39 @@ describe.skipIf(unbuildable !== undefined)(
     });
   },
 );
+
+/**
+ * `pnpm lagrange` in the workspace: the root's bin (the workspace's own @lagrange/cli), run by
+ * `pnpm exec` with no banner, so that its output can be redirected; the same output and exit code
+ * as the binary itself, and as `pnpm -s lagrange`. Skips where pnpm is not on the PATH.
+ */
+const pnpm = spawnSync("pnpm", ["--version"], { encoding: "utf8", shell: false });
+const noPnpm = pnpm.status === 0 ? undefined : "pnpm is not on the PATH";
+if (noPnpm !== undefined)
+  process.stderr.write(`binary.test.ts: pnpm lagrange skipped (${noPnpm})\n`);
+
+describe.skipIf(noPnpm !== undefined)("pnpm lagrange (the workspace's bin)", () => {
+  const root = dirname(dirname(CLI));
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "lagrange-pnpm-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("writes what the binary writes (no pnpm banner) and exits as it does", async () => {
+    for (const args of [["--version"], ["datasets"], ["train", "--help"], ["no-such-command"]]) {
+      const source = await runCli(args, { cwd: dir });
+      for (const silent of [[], ["-s"]]) {
+        const r = spawnSync("pnpm", [...silent, "lagrange", ...args], {
+          cwd: root,
+          encoding: "utf8",
+          env: { ...process.env, ...hermeticEnv(dir), FORCE_COLOR: "0" },
+          timeout: 60_000,
+        });
+        const what = ["pnpm", ...silent, "lagrange", ...args].join(" ");
+        expect(r.status, what).toBe(source.code);
+        expect(r.stdout, what).toBe(source.stdout);
+      }
+    }
+  });
+});

@@ -9,6 +9,9 @@ import { collect } from "./options.js";
  */
 const ALIASES: Readonly<Record<string, string>> = { "bcrf-iterations": "iterations" };
 
+/** The heading of the decoders' options in `lagrange tag --help-all`. */
+const DECODER_OPTIONS = "Decoder options (each read by the decoders it names):";
+
 /** commander's key for a flag: `max-iterations` → `maxIterations`. */
 function keyOf(flag: string): string {
   return flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -51,16 +54,22 @@ export function addDecoderFlags(command: Command, definitions: readonly DecoderD
     // A boolean stands alone (`--exact`) or takes a value (`--exact false`).
     const value = spec.type === "boolean" ? "[value]" : "<value>";
     command.addOption(
-      new Option(`--${name} ${value}`, `${spec.help}; read by ${whoTakes(name, definitions)}`),
+      new Option(
+        `--${name} ${value}`,
+        `${spec.help}; read by ${whoTakes(name, definitions)}`,
+      ).helpGroup(DECODER_OPTIONS),
     );
   }
   for (const [alias, name] of Object.entries(ALIASES)) {
     command.addOption(new Option(`--${alias} <value>`, `the same as --${name}`).hideHelp());
   }
-  command.option(
-    "--decoder-option <name=value>",
-    "an option of the chosen decoder by its declared name (a plug-in decoder's too); repeatable",
-    collect,
+  command.addOption(
+    new Option(
+      "--decoder-option <name=value>",
+      "an option of the chosen decoder by its declared name (a plug-in decoder's too); repeatable",
+    )
+      .argParser(collect)
+      .helpGroup(DECODER_OPTIONS),
   );
 }
 

@@ -3,8 +3,10 @@ import { type DecoderDefinition, isAbortError } from "@lagrange/core";
 import { Command, CommanderError } from "commander";
 import { defineClusters } from "./define/clusters.js";
 import { defineConstraints } from "./define/constraints.js";
+import { defineDatasets } from "./define/datasets.js";
 import { defineDemo } from "./define/demo.js";
 import { defineEval } from "./define/eval.js";
+import { defineExplain } from "./define/explain.js";
 import { defineExport } from "./define/export.js";
 import { defineFactorGraph } from "./define/factor-graph.js";
 import { defineImport } from "./define/import.js";
@@ -14,7 +16,8 @@ import { defineQueue } from "./define/queue.js";
 import { defineRules } from "./define/rules.js";
 import { defineTag } from "./define/tag.js";
 import { defineTrain } from "./define/train.js";
-import { EXIT_CODES_HELP, ExitCode, exitCodeOf } from "./exit-codes.js";
+import { ExitCode, exitCodeOf } from "./exit-codes.js";
+import { exitCodesHelp, helpArguments, layOutHelp, wantsFullHelp } from "./help.js";
 import {
   announceFinalLine,
   removeTemporaryFiles,
@@ -32,16 +35,19 @@ async function tagDecoders(argv: readonly string[]): Promise<readonly DecoderDef
   return tag ? (await import("@lagrange/recipes")).STANDARD_DECODERS : [];
 }
 
-function buildProgram(decoders: readonly DecoderDefinition[]): Command {
+/** The program and its commands; `fullHelp`: their help lists every option (`--help-all`). */
+export function buildProgram(decoders: readonly DecoderDefinition[], fullHelp = false): Command {
   const program = new Command("lagrange")
     .description("Structured prediction with global constraints: train, tag, parse, evaluate.")
     .version(version(), "-V, --version", "print the version")
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeErr: writeStderr });
+  defineDatasets(program);
   defineEval(program);
   defineTrain(program);
   defineTag(program, decoders);
+  defineExplain(program);
   defineParse(program);
   defineConstraints(program);
   defineRules(program);
@@ -52,11 +58,7 @@ function buildProgram(decoders: readonly DecoderDefinition[]): Command {
   defineExport(program);
   defineDemo(program);
   defineQueue(program);
-  const withExitCodes = (command: Command): void => {
-    command.addHelpText("after", EXIT_CODES_HELP);
-    for (const sub of command.commands) withExitCodes(sub);
-  };
-  withExitCodes(program);
+  layOutHelp(program, fullHelp);
   return program;
 }
 
@@ -69,7 +71,14 @@ function version(): string {
 /** Runs the CLI on `argv` (without the node and script names); returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   try {
-    await buildProgram(await tagDecoders(argv)).parseAsync([...argv], { from: "user" });
+    const exitCodes = exitCodesHelp(argv);
+    if (exitCodes !== undefined) {
+      process.stdout.write(exitCodes);
+      return ExitCode.ok;
+    }
+    const args = helpArguments(argv);
+    const program = buildProgram(await tagDecoders(args), wantsFullHelp(argv));
+    await program.parseAsync(args, { from: "user" });
     return ExitCode.ok;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -257,7 +257,7 @@ describe("lagrange rules mine failures (the binary)", () => {
     expect(file.entries).toEqual([]);
   });
 
-  it("bad option values are usage errors (exit 2), and --help lists the exit codes", async () => {
+  it("bad option values are usage errors (exit 2), and --help says when it exits 1", async () => {
     const data = join(dir, "news2.conll");
     await writeFile(data, newsText(5, 0, 5));
     for (const extra of [
@@ -280,7 +280,6 @@ describe("lagrange rules mine failures (the binary)", () => {
     }
     const help = await run(["rules", "mine", "--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/Exit codes:/);
     expect(help.stdout).toMatch(/exits 1/);
   });
 });

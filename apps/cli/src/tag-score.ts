@@ -46,10 +46,13 @@ export class WrittenTaggingScorer {
   #predicted: string[] = [];
   #sentences = 0;
   #failure: unknown;
+  /** CoNLL columns written after the prediction (`--marginals`' confidence). */
+  readonly #trailing: number;
 
-  constructor(format: "conll" | "ndjson", scheme: LabelScheme) {
+  constructor(format: "conll" | "ndjson", scheme: LabelScheme, trailing = 0) {
     this.#format = format;
     this.#scorer = new LabellingScorer(scheme);
+    this.#trailing = trailing;
   }
 
   /** The output, with every write also scored. */
@@ -97,9 +100,10 @@ export class WrittenTaggingScorer {
       return;
     }
     const fields = line.split(" ");
-    if (fields.length < 2) return;
-    this.#gold.push(fields[fields.length - 2]!);
-    this.#predicted.push(fields[fields.length - 1]!);
+    const last = fields.length - 1 - this.#trailing;
+    if (last < 1) return;
+    this.#gold.push(fields[last - 1]!);
+    this.#predicted.push(fields[last]!);
   }
 
   #endSentence(): void {

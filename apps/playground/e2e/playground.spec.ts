@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,9 +15,9 @@ test.skip(
   `no Chromium at ${CHROMIUM}: install it (apt-get install chromium) to run the playground's browser tests`,
 );
 
-/** The shipped model labels its venue a journal without pages; a learned constraint fixes that. */
+/** The page's first example: the shipped model merges two authors; learned constraints split them. */
 const CITATION =
-  "M. Collins. Discriminative training methods for hidden Markov models: theory and experiments with perceptron algorithms. EMNLP 2002.";
+  "J. D. Lafferty, A. K. McCallum, and F. C. N. Pereira, Conditional random fields: Probabilistic models for segmenting and labeling sequence data, in Proc. ICML, 2001, pp. 282-289.";
 
 async function ready(page: Page): Promise<void> {
   await page.goto("./");
@@ -297,4 +298,49 @@ test("keyboard only: pick an example, a decoder and decode", async ({ page }) =>
   const last = await decodedCount(page);
   await page.keyboard.press("Enter");
   await expect.poll(() => decodedCount(page)).toBeGreaterThan(last);
+});
+
+test("the first example shows a correction, the constraint counts agree, and a model upload keeps the chosen decoder", async ({
+  page,
+}, testInfo) => {
+  await ready(page);
+  // The page opens on its first example: Soft-DD splits the two authors Viterbi merged.
+  const labelsOf = (row: number) =>
+    page.locator(".labelling").nth(row).locator(".token-labels li").allTextContents();
+  const persons = (labels: string[]) =>
+    labels.filter((l) => l.endsWith("B-person/B-person-first")).length;
+  expect(persons(await labelsOf(0))).toBe(2);
+  expect(persons(await labelsOf(1))).toBe(3);
+  // One count of constraints: the sources line's is the one the decoder was given.
+  const fired = page.locator("#fired [data-constraints]");
+  const count = await fired.getAttribute("data-constraints");
+  await expect(page.locator("#model-info")).toContainText(`${count} constraints from`);
+  await expect(fired).toContainText(`of the ${count} constraints fired`);
+
+  // hard-dd with the AD3 step, then a model whose labels the constraints do not name.
+  await decodeNow(page, () => page.locator("#decoder-hard-dd").check());
+  await decodeNow(page, () => page.locator("#step-ad3").check());
+  const data = testInfo.outputPath("tiny.conll");
+  const tiny = testInfo.outputPath("tiny.lgm");
+  await writeFile(
+    data,
+    "Smith B-author\n, I-author\nA B-title\ntitle I-title\n2001 B-year\n\nJones B-author\n. I-author\nGood B-title\nwork I-title\n1999 B-year\n\n",
+  );
+  const cli = join(app, "..", "cli", "bin", "lagrange.mjs");
+  const args = ["train", "--data", data, "--preset", "citation", "--max-iterations", "3"];
+  execFileSync(process.execPath, [cli, ...args, "--out", tiny], { stdio: "pipe" });
+  await page.locator("#files summary").click();
+  await decodeNow(page, () => page.locator("#model-file").setInputFiles(tiny));
+  // Not silently: the page says which decoder stands in and why.
+  await expect(page.locator("#error")).toContainText("constraints dropped");
+  await expect(page.locator("#error")).toContainText("hard-dd cannot decode with these files");
+  await expect(page.locator("#decoder-viterbi")).toBeChecked();
+
+  // Back to a model and constraints that fit: hard-dd and AD3 return.
+  await decodeNow(page, () => page.locator("#model-file").setInputFiles(shippedModel));
+  await decodeNow(page, () => page.locator("#constraints-file").setInputFiles(shippedConstraints));
+  await expect(page.locator("#decoder-hard-dd")).toBeChecked();
+  await expect(page.locator("#step-ad3")).toBeChecked();
+  await expect(page.locator(".spans").nth(1)).toHaveAttribute("data-row", /hard-dd, AD3 step/);
+  await expect(page.locator("#error")).toBeHidden();
 });

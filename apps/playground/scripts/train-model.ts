@@ -13,7 +13,7 @@ import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { modelToBytes } from "@lagrange/chain-crf";
-import { serializeConstraintsFile } from "@lagrange/constraint-templates";
+import { decodedTemplates, serializeConstraintsFile } from "@lagrange/constraint-templates";
 import { citationDemo, prepareCitationExperiment } from "@lagrange/recipes";
 
 /** Attributes seen fewer times than this in training are dropped (the model file shrinks ~3×). */
@@ -66,7 +66,10 @@ const provenance = {
     softDD: round(demo.softDD.scores.f1),
     errorReduction: round(demo.errorReduction),
   },
-  constraints: demo.learned.entries.length,
+  // What the decoders get (the page's count); zero penalties cannot change a labelling.
+  constraints: decodedTemplates(demo.learned.entries).length,
+  zeroPenaltyConstraints:
+    demo.learned.entries.length - decodedTemplates(demo.learned.entries).length,
   trainedSeconds: round(experiment.base.seconds),
   script: "apps/playground/scripts/train-model.ts",
 };

@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
+import { loadModelFromBytes } from "@lagrange/chain-crf";
 import {
   COUNT_FAMILIES,
   constraintInstantiator,
+  parseConstraintsFile,
   type WeightedTemplate,
 } from "@lagrange/constraint-templates";
 import { constraintViolation, DecoderRegistry, viterbiDefinition } from "@lagrange/core";
@@ -12,7 +15,8 @@ import {
   Tagger,
 } from "@lagrange/recipes";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CitationInspector, citationTokens, decoderChoices } from "./inspect.js";
+import { EXAMPLES } from "./examples.js";
+import { CitationInspector, citationTokens, constraintRules, decoderChoices } from "./inspect.js";
 
 const CITATION =
   "Anzaroot, S., Passos, A., Belanger, D., and McCallum, A. (2014). Learning soft linear constraints with application to citation field extraction. In Proceedings of ACL (pp. 593-602).";
@@ -225,5 +229,63 @@ describe("CitationInspector (a small citation CRF on generated citations)", () =
       ["needs-wasm", false],
     ]);
     expect(choices[1]!.note).toContain("no WebAssembly here");
+  });
+});
+
+describe("the page's first example with the shipped model and constraints", () => {
+  const read = (name: string) => readFileSync(new URL(`../public/${name}`, import.meta.url));
+  const model = loadModelFromBytes(new Uint8Array(read("citation.model")), "citation.model");
+  const entries = parseConstraintsFile(read("citation.constraints.json").toString("utf8"), {
+    source: "citation.constraints.json",
+    expectedLabels: model.labels.names(),
+  }).entries;
+  const registry = standardDecoders();
+
+  it("is corrected by Soft-DD: Viterbi merges two authors into one person, Soft-DD splits them", () => {
+    const inspector = new CitationInspector({
+      model,
+      registry,
+      decoder: "soft-dd",
+      constraints: entries,
+    });
+    const result = inspector.inspect(EXAMPLES[0]!);
+    const persons = (labels: readonly string[]) =>
+      labels.filter((l) => l.endsWith("B-person/B-person-first")).length;
+    // Lafferty, McCallum and Pereira: three people.
+    expect(persons(result.viterbi.labels)).toBe(2);
+    expect(persons(result.constrained.labels)).toBe(3);
+    const changed = result.tokens.flatMap((t, i) =>
+      result.viterbi.labels[i] === result.constrained.labels[i]
+        ? []
+        : [[t, result.constrained.labels[i]]],
+    );
+    expect(changed).toEqual([["A.", "I-authors/B-person/B-person-first"]]);
+    expect(result.certified).toBe(true);
+    expect(result.fired.some((f) => f.violationBefore > 0 && f.violationAfter === 0)).toBe(true);
+  });
+
+  it("counts the constraints once: the sources line's number is the one each citation decodes with", () => {
+    const rules = constraintRules(entries);
+    expect(rules.entries).toBe(entries.length);
+    expect(rules.zeroPenalty).toBe(entries.filter((e) => e.penalty === 0).length);
+    const inspector = new CitationInspector({
+      model,
+      registry,
+      decoder: "soft-dd",
+      constraints: entries,
+    });
+    for (const text of EXAMPLES) {
+      const result = inspector.inspect(text);
+      expect(result.rules).toBe(rules.decoded);
+      // The shipped count families instantiate one constraint per rule.
+      expect(result.constraintCount).toBe(rules.decoded);
+    }
+    const viterbi = new CitationInspector({
+      model,
+      registry,
+      decoder: "viterbi",
+      constraints: entries,
+    });
+    expect(viterbi.inspect(EXAMPLES[0]!).rules).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { type CrfModel, type Preset, tokenMarginals } from "@lagrange/chain-crf";
-import type { WeightedTemplate } from "@lagrange/constraint-templates";
+import { decodedTemplates, type WeightedTemplate } from "@lagrange/constraint-templates";
 import {
   type ChainScores,
   constraintEffects,
@@ -74,6 +74,11 @@ export interface CitationInspection {
   /** Constraints instantiated for this citation (fired or not). */
   readonly constraintCount: number;
   /**
+   * The constraint rules (templates) they come from: {@link constraintRules}'s `decoded`, 0 for a
+   * decoder that takes none. Equals `constraintCount` for the count families the page ships.
+   */
+  readonly rules: number;
+  /**
    * One point per iteration when the decoder reports its iterations (`traced`); else a single
    * point: its final objective (the dual is the primal where it has no finite bound).
    */
@@ -111,6 +116,25 @@ export interface DecoderChoice {
    * dual-decomposition decoder declares; empty for a decoder without one.
    */
   readonly steps: readonly string[];
+}
+
+/** How many rules a constraints file holds, and how many of them a decoder is given. */
+export interface ConstraintRules {
+  /** Entries of the file. */
+  readonly entries: number;
+  /** Entries with a penalty other than 0: the rules every constrained decoder is given. */
+  readonly decoded: number;
+  /** Entries whose learned penalty is 0: they cannot change a labelling and are left out. */
+  readonly zeroPenalty: number;
+}
+
+/**
+ * The rules of a constraints file as the decoders see them (the constraint-templates package's
+ * own filter): the one count the page shows, in its sources line and under "fired".
+ */
+export function constraintRules(entries: readonly WeightedTemplate[]): ConstraintRules {
+  const decoded = decodedTemplates(entries).length;
+  return { entries: entries.length, decoded, zeroPenalty: entries.length - decoded };
 }
 
 /** The choices of the `step` option a decoder declares (empty: it has none). */
@@ -220,6 +244,7 @@ export class CitationInspector {
   readonly #constrained: Tagger;
   readonly #scorer;
   readonly #nesting: { readonly levelSeparator: string } | undefined;
+  readonly #rules: number;
   #objective: ObjectivePoint[] = [];
 
   constructor(options: CitationInspectorOptions) {
@@ -238,6 +263,10 @@ export class CitationInspector {
     const record = (stats: IterationStats) => {
       this.#objective.push({ iteration: stats.iteration, dual: stats.dual, primal: stats.primal });
     };
+    this.#rules =
+      takesConstraints && options.constraints !== undefined
+        ? constraintRules(options.constraints).decoded
+        : 0;
     this.#constrained = new Tagger({
       model,
       registry,
@@ -273,6 +302,7 @@ export class CitationInspector {
       constrained: this.#spans(constrained.labels),
       fired: firedConstraints(constrained.constraints, viterbi.decoding.labels, decoding, L),
       constraintCount: constrained.constraints.length,
+      rules: this.#rules,
       objective: this.#objective.length > 0 ? this.#objective : [finalObjective(decoding, scores)],
       traced: this.#objective.length > 0,
       iterations: decoding.iterations,

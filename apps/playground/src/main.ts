@@ -5,6 +5,7 @@ import { EXAMPLES } from "./examples.js";
 import {
   type CitationInspection,
   CitationInspector,
+  constraintRules,
   type DecoderChoice,
   decoderChoices,
 } from "./inspect.js";
@@ -40,7 +41,13 @@ const state: {
   constraints?: readonly ConstraintsFileEntry[] | undefined;
   constraintsSource: string;
   choices: DecoderChoice[];
+  /** The decoder that decodes: the one asked for when it is usable, else a stand-in. */
   decoder: string;
+  /**
+   * The decoder the reader picked (soft-dd at first): kept across uploads, and decoding again as
+   * soon as it is usable (a model upload can drop the constraints until a constraints file).
+   */
+  wanted: string;
   /** The master's step for dual-decomposition decoders; kept across decoders and uploads. */
   step: string;
   inspectors: Map<string, CitationInspector>;
@@ -50,6 +57,7 @@ const state: {
   constraintsSource: "",
   choices: [],
   decoder: "soft-dd",
+  wanted: "soft-dd",
   step: "subgradient",
   inspectors: new Map(),
 };
@@ -88,10 +96,16 @@ function setConstraints(text: string | undefined, source: string): void {
 
 function describeSources(provenance: Provenance | undefined): void {
   const model = state.model!;
-  const constraints =
-    state.constraints === undefined
-      ? "no constraints"
-      : `${state.constraints.length} constraints from ${state.constraintsSource}`;
+  let constraints = "no constraints";
+  if (state.constraints !== undefined) {
+    // The count the decoders get, as under "Constraints that fired": zero penalties are left out.
+    const rules = constraintRules(state.constraints);
+    const zero =
+      rules.zeroPenalty === 0
+        ? ""
+        : ` (its other ${rules.zeroPenalty} learned penalty 0, which cannot change a labelling, and are left out)`;
+    constraints = `${rules.decoded} constraints from ${state.constraintsSource}${zero}`;
+  }
   const shipped =
     provenance === undefined || state.modelSource !== SHIPPED_MODEL
       ? ""
@@ -99,11 +113,19 @@ function describeSources(provenance: Provenance | undefined): void {
   modelInfo.textContent = `Model: ${state.modelSource} (${model.numLabels} labels, preset ${model.preset ?? "none"}); ${constraints}.${shipped}`;
 }
 
-async function refreshDecoders(): Promise<void> {
+/**
+ * Lists the decoders for the files loaded now. The reader's decoder decodes when it is usable;
+ * otherwise a stand-in does, and the returned notice says which and why (never silently).
+ */
+async function refreshDecoders(): Promise<string | null> {
   state.choices = await decoderChoices(registry, { constraints: state.constraints !== undefined });
   const usable = state.choices.filter((c) => c.usable).map((c) => c.name);
-  if (!usable.includes(state.decoder)) {
+  let notice: string | null = null;
+  if (usable.includes(state.wanted)) state.decoder = state.wanted;
+  else {
     state.decoder = usable.includes("soft-dd") ? "soft-dd" : (usable[0] ?? "viterbi");
+    const why = state.choices.find((c) => c.name === state.wanted)?.note;
+    notice = `${state.wanted} cannot decode with these files${why == null ? "" : ` (${why})`}: ${state.decoder} decodes until it can`;
   }
   decoderList.replaceChildren(
     ...state.choices.map((choice) => {
@@ -119,6 +141,7 @@ async function refreshDecoders(): Promise<void> {
       input.disabled = !choice.usable;
       input.addEventListener("change", () => {
         state.decoder = choice.name;
+        state.wanted = choice.name;
         renderSteps();
         void decode();
       });
@@ -134,6 +157,7 @@ async function refreshDecoders(): Promise<void> {
     }),
   );
   renderSteps();
+  return notice;
 }
 
 /** What each step of the master does, for the page's reader. */
@@ -245,7 +269,7 @@ function render(result: CitationInspection, totalMs: number): void {
     renderLabelling("Viterbi (the chain alone)", result.tokens, result.viterbi),
     renderLabelling(constrainedTitle, result.tokens, result.constrained),
   );
-  byId("fired").replaceChildren(renderFired(result.fired, result.constraintCount));
+  byId("fired").replaceChildren(renderFired(result.fired, result.constraintCount, result.rules));
   byId("chart").replaceChildren(...renderChart(result.objective, decoder));
   byId("heatmap").replaceChildren(renderHeatmap(result, allLabels.checked));
 }
@@ -281,15 +305,18 @@ async function onModelFile(input: HTMLInputElement): Promise<void> {
     const model = loadModelFromBytes(new Uint8Array(await file.arrayBuffer()), file.name);
     const previous = state.constraints;
     setModel(model, file.name);
+    const notices: string[] = [];
     // The loaded constraints stay when they name this model's labels.
     try {
       if (previous !== undefined) setConstraints(constraintsText, state.constraintsSource);
     } catch (error) {
       setConstraints(undefined, "none");
-      showError(`constraints dropped: ${messageOf(error)}`);
+      notices.push(`constraints dropped: ${messageOf(error)}`);
     }
     describeSources(undefined);
-    await refreshDecoders();
+    const standIn = await refreshDecoders();
+    if (standIn !== null) notices.push(standIn);
+    showError(notices.length === 0 ? null : notices.join("; "));
     await decode(true);
   } catch (error) {
     showError(messageOf(error));
@@ -305,8 +332,9 @@ async function onConstraintsFile(input: HTMLInputElement): Promise<void> {
     setConstraints(text, file.name);
     constraintsText = text;
     describeSources(undefined);
-    await refreshDecoders();
-    await decode();
+    const standIn = await refreshDecoders();
+    showError(standIn);
+    await decode(true);
   } catch (error) {
     showError(`${messageOf(error)} (the constraints loaded before stay)`);
   }

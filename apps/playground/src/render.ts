@@ -108,17 +108,25 @@ export function renderLabelling(title: string, tokens: readonly string[], labell
   ]);
 }
 
-export function renderFired(fired: readonly FiredConstraint[], instantiated: number): HTMLElement {
+/**
+ * The constraints that fired, out of the `instantiated` ones; `rules` (the templates they come
+ * from, the count the sources line shows) is named too when it differs.
+ */
+export function renderFired(
+  fired: readonly FiredConstraint[],
+  instantiated: number,
+  rules: number,
+): HTMLElement {
   if (instantiated === 0) {
     return el("p", {}, ["No constraints were given to this decoder."]);
   }
+  const of = `${instantiated} constraints${rules === instantiated ? "" : ` (from ${rules} rules)`}`;
+  const count = { "data-constraints": String(instantiated), "data-rules": String(rules) };
   if (fired.length === 0) {
-    return el("p", {}, [
-      `None of the ${instantiated} constraints fired: Viterbi's labelling already keeps them.`,
-    ]);
+    return el("p", count, [`None of the ${of} fired: Viterbi's labelling already keeps them.`]);
   }
-  return el("div", {}, [
-    el("p", {}, [`${fired.length} of ${instantiated} constraints fired:`]),
+  return el("div", count, [
+    el("p", {}, [`${fired.length} of the ${of} fired:`]),
     el(
       "ul",
       { class: "fired" },

@@ -1,5 +1,6 @@
 import type { TransitionMask } from "@lagrange/core";
 import { createSweepWorkspace, type SweepWorkspace, startSweepPass } from "./encoder/batch.js";
+import { mistakeCosts } from "./encoder/class-weights.js";
 import { checkTrainingConstraints, isConstrained, NO_CONSTRAINTS } from "./encoder/constraints.js";
 import { addLabellingCounts } from "./encoder/feature-counts.js";
 import { InstanceLoss } from "./encoder/loss.js";
@@ -41,6 +42,7 @@ export class CrfEncoder implements Encoder {
   readonly #instances: InstanceLoss;
   #shared: SharedCorpus | null = null;
   #sweepWorkspace: SweepWorkspace | null | undefined = undefined;
+  #classWeights: Float64Array | null = null;
 
   constructor(dataset: CompiledDataset, layout: FeatureLayout, range?: InstanceRange) {
     const begin = range?.begin ?? 0;
@@ -83,6 +85,32 @@ export class CrfEncoder implements Encoder {
    */
   setObjective(objective: SequenceObjective | null): void {
     this.#instances.objective = objective;
+  }
+
+  /**
+   * Class weights (one per label id, > 0; null or all 1: none): the loss becomes the
+   * cost-augmented (softmax-margin) likelihood in which a labelling that gets a token of gold
+   * label g wrong has its score raised by log w_g, i.e. log Σ_y′ exp(s(y′) + Σ_j [y′_j ≠ g_j]·log
+   * w_{g_j}) − s(g). It is convex, its gradient is the expectation under the augmented chain minus
+   * the gold counts, and with every weight 1 it is the likelihood itself. Plug-in objectives see
+   * the same augmented scores.
+   */
+  setClassWeights(weights: Float64Array | null): void {
+    if (weights !== null && weights.length !== this.numLabels) {
+      throw new RangeError(`class weights: ${weights.length} for ${this.numLabels} labels`);
+    }
+    // log w is the cost: a weight ≤ 0 or not finite would make every loss NaN or −∞ silently.
+    const bad = weights?.findIndex((w) => !(w > 0 && Number.isFinite(w))) ?? -1;
+    if (bad >= 0) {
+      throw new RangeError(`class weights: label ${bad} has ${weights![bad]}; expected > 0`);
+    }
+    this.#classWeights = weights === null ? null : Float64Array.from(weights);
+    this.#instances.labelCosts = mistakeCosts(weights);
+  }
+
+  /** The class weights in force (per label id), or null. */
+  get classWeights(): Float64Array | null {
+    return this.#classWeights;
   }
 
   /** The plug-in objective in force, or null for the CRF's likelihood. */
@@ -150,6 +178,7 @@ export class CrfEncoder implements Encoder {
     labels: ArrayLike<number>,
     scale: number,
     target: Float64Array,
+    positionScales?: ArrayLike<number>,
   ): void {
     const g = this.#begin + i;
     const offsets = this.dataset.instanceOffsets;
@@ -161,6 +190,7 @@ export class CrfEncoder implements Encoder {
       labels,
       scale,
       target,
+      positionScales,
     );
   }
 
@@ -231,7 +261,9 @@ export class CrfEncoder implements Encoder {
   descriptor(): CrfEncoderDescriptor {
     this.#shared ??= shareCorpus(this.dataset, this.layout);
     const end = this.#begin + this.numInstances;
-    const descriptor = encoderDescriptor(this.#shared, this.#begin, end, this.#instances.masks);
+    const plain = encoderDescriptor(this.#shared, this.#begin, end, this.#instances.masks);
+    const weights = this.#classWeights;
+    const descriptor = weights === null ? plain : { ...plain, classWeights: weights };
     const objective = this.#instances.objective;
     if (objective === null) return descriptor;
     if (objective.source === undefined) {
@@ -269,5 +301,6 @@ export function restoreEncoder(
     restoredRange(descriptor, range),
   );
   if (descriptor.constraints !== undefined) encoder.setConstraints(descriptor.constraints);
+  if (descriptor.classWeights !== undefined) encoder.setClassWeights(descriptor.classWeights);
   return encoder;
 }

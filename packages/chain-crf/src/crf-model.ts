@@ -2,6 +2,7 @@ import {
   type ChainScores,
   type JsonValue,
   LabelSet,
+  LagrangeError,
   ProblemValidationError,
   type TransitionMask,
 } from "@lagrange/core";
@@ -11,6 +12,11 @@ import type { AttributeSequence } from "./features/types.js";
 import { InferenceContext } from "./inference/context.js";
 import { forwardBackwardKernel } from "./inference/forward-backward.js";
 import { kBestKernel } from "./inference/kbest.js";
+import {
+  SecondOrderContext,
+  secondOrderForwardBackwardKernel,
+  secondOrderViterbiKernel,
+} from "./inference/second-order.js";
 import type { ChainView } from "./inference/view.js";
 import { viterbiKernel } from "./inference/viterbi.js";
 import { type CompiledDataset, compileDataset, type LabelledSequence } from "./model/dataset.js";
@@ -21,6 +27,7 @@ import {
 } from "./model/dictionary.js";
 import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.js";
 import { SequenceScorer } from "./model/sequence-scorer.js";
+import { type InitialModel, unionDictionary, warmStart } from "./model/warm-start.js";
 
 /** Core's JSON value type, re-exported where this package's API has always named it. */
 export type { JsonValue };
@@ -50,6 +57,11 @@ export interface CrfModelInit {
    * document first and reads its votes (the second stage's `settings.features.votes`).
    */
   readonly firstStage?: Uint8Array | null;
+  /**
+   * A second-order model's label-trigram weights, (a, b, c) at a·L² + b·L + c (L³ of them),
+   * added to the first-order scores of `weights`; null or absent for a first-order model.
+   */
+  readonly trigrams?: Float64Array | null;
 }
 
 export interface ModelSummary {
@@ -65,6 +77,8 @@ export interface ModelSummary {
   readonly settings: { readonly [key: string]: JsonValue };
   /** Size in bytes of the embedded first-stage model (a two-stage model), else null. */
   readonly firstStage: number | null;
+  /** Label trigram weights (L³) of a second-order model; absent for a first-order one. */
+  readonly trigrams?: number;
 }
 
 export interface MarginalsResult {
@@ -93,10 +107,13 @@ export class CrfModel {
   readonly settings: { readonly [key: string]: JsonValue };
   /** A two-stage model's first stage (the bytes of its model file), else null. */
   readonly firstStage: Uint8Array | null;
+  /** A second-order model's label-trigram weights (L³), else null. */
+  readonly trigrams: Float64Array | null;
   /** Default decoding constraints (validated on assignment through the constructor). */
   constraints: TransitionMask;
   readonly #scorer: SequenceScorer;
   readonly #ctx = new InferenceContext();
+  #secondOrder: SecondOrderContext | null = null;
 
   constructor(init: CrfModelInit) {
     const { layout } = init;
@@ -133,12 +150,46 @@ export class CrfModel {
     this.preset = init.preset ?? null;
     this.settings = init.settings ?? {};
     this.firstStage = init.firstStage ?? null;
+    const trigrams = init.trigrams ?? null;
+    const LLL = layout.numLabels ** 3;
+    if (trigrams !== null && trigrams.length !== LLL) {
+      throw new ProblemValidationError(
+        "model.trigrams",
+        `expected ${LLL} trigram weights (L³), got ${trigrams.length}`,
+      );
+    }
+    this.trigrams = trigrams;
     this.constraints = checkConstraints(init.constraints ?? {}, layout.numLabels);
     this.#scorer = new SequenceScorer(layout);
   }
 
   get numLabels(): number {
     return this.layout.numLabels;
+  }
+
+  /** 2 for a model with label-trigram weights, else 1. */
+  get order(): 1 | 2 {
+    return this.trigrams === null ? 1 : 2;
+  }
+
+  /**
+   * Refuses a call that only the first-order chain supports: its scores would silently leave the
+   * trigrams out.
+   */
+  #firstOrderOnly(what: string): void {
+    if (this.trigrams !== null) {
+      throw new LagrangeError(
+        "usage",
+        `${what} needs a first-order model; this one is second-order (label trigrams): decode it with viterbi (tag) or marginals`,
+      );
+    }
+  }
+
+  /** Exact second-order Viterbi of the loaded view into `out`. */
+  #viterbi(v: ChainView, out: Int32Array): number {
+    if (this.trigrams === null) return viterbiKernel(this.#ctx, v, out);
+    this.#secondOrder ??= new SecondOrderContext();
+    return secondOrderViterbiKernel(this.#secondOrder, v, this.trigrams, 0, out);
   }
 
   /** The best label sequence for one sequence of attributes. */
@@ -154,7 +205,7 @@ export class CrfModel {
   ): Int32Array {
     const v = this.#load(sequence, options);
     const labels = out ?? new Int32Array(v.n);
-    const score = viterbiKernel(this.#ctx, v, labels);
+    const score = this.#viterbi(v, labels);
     if (score === Number.NEGATIVE_INFINITY) {
       throw new ProblemValidationError(
         "constraints",
@@ -175,12 +226,18 @@ export class CrfModel {
     const to = dataset.instanceOffsets[i + 1]!;
     const v = this.#scorer.instance.load(dataset.state, dataset.transition, from, to, this.weights);
     this.#constrain(v, options);
-    return viterbiKernel(this.#ctx, v, out);
+    return this.#viterbi(v, out);
   }
 
   /** log Z and token marginals under the model (and its constraints). */
   marginals(sequence: AttributeSequence, options: CrfDecodeOptions = {}): MarginalsResult {
     const v = this.#load(sequence, options);
+    if (this.trigrams !== null) {
+      this.#secondOrder ??= new SecondOrderContext();
+      const so = this.#secondOrder;
+      const logPartition = secondOrderForwardBackwardKernel(so, v, this.trigrams, 0, false);
+      return { logPartition, marginals: so.marginals.slice(0, v.n * v.L) };
+    }
     const logPartition = forwardBackwardKernel(this.#ctx, v, false);
     return { logPartition, marginals: this.#ctx.marginals.slice(0, v.n * v.L) };
   }
@@ -190,6 +247,7 @@ export class CrfModel {
     if (!Number.isInteger(k) || k < 1) {
       throw new ProblemValidationError("k", `expected an integer ≥ 1, got ${k}`);
     }
+    this.#firstOrderOnly("k-best decoding");
     const v = this.#load(sequence, options);
     const flat = new Int32Array(k * v.n);
     const scores = new Float64Array(k);
@@ -205,6 +263,7 @@ export class CrfModel {
    * any core solver. Constraints become the mask and −∞ start/end scores.
    */
   chainScores(sequence: AttributeSequence, options: CrfDecodeOptions = {}): ChainScores {
+    this.#firstOrderOnly("first-order chain scores (the decoders other than viterbi)");
     return this.#copyScores(this.#load(sequence, options));
   }
 
@@ -213,7 +272,15 @@ export class CrfModel {
    * but without copies (the transition block is a view on the weights, the unary scores live in
    * the scorer's own buffer), so each result is valid until the scorer's next call.
    */
-  scorer(constraints: TransitionMask = this.constraints): ChainScorer {
+  scorer(
+    constraints: TransitionMask = this.constraints,
+    options: { readonly firstOrderPart?: boolean } = {},
+  ): ChainScorer {
+    // A second-order model's first-order part, for a caller that adds the trigrams itself
+    // (secondOrderDecoder); without the option such a model refuses.
+    if (options.firstOrderPart !== true) {
+      this.#firstOrderOnly("first-order chain scores (the decoders other than viterbi)");
+    }
     return new ChainScorer(this, checkConstraints(constraints, this.numLabels));
   }
 
@@ -226,6 +293,7 @@ export class CrfModel {
     if (!Number.isInteger(i) || i < 0 || i >= dataset.numInstances) {
       throw new RangeError(`instance ${i} is outside 0..${dataset.numInstances - 1}`);
     }
+    this.#firstOrderOnly("first-order chain scores (the decoders other than viterbi)");
     const from = dataset.instanceOffsets[i]!;
     const to = dataset.instanceOffsets[i + 1]!;
     const v = this.#scorer.instance.load(dataset.state, dataset.transition, from, to, this.weights);
@@ -286,6 +354,7 @@ export class CrfModel {
       preset: this.preset,
       settings: this.settings,
       firstStage: this.firstStage === null ? null : this.firstStage.length,
+      ...(this.trigrams === null ? {} : { trigrams: this.trigrams.length }),
     };
   }
 
@@ -320,6 +389,7 @@ export class CrfModel {
   ): CrfModel {
     return new CrfModel({
       firstStage,
+      trigrams: this.trigrams,
       labels: this.labels,
       attributes: this.attributes,
       transitionAttributes: this.transitionAttributes,
@@ -413,6 +483,7 @@ export class CrfModel {
       settings: this.settings,
       constraints: this.constraints,
       firstStage: this.firstStage,
+      trigrams: this.trigrams,
     });
   }
 
@@ -502,6 +573,12 @@ export interface TrainingDataOptions {
    * (`estimateTrainingMemory`) and refuse by throwing.
    */
   readonly beforeEncoder?: (prepared: PreparedLayout) => void;
+  /**
+   * Continued training: keep every label, attribute and feature of this model (its labels first,
+   * with their ids), add those the sequences show, and start from its weights
+   * ({@link TrainingData.initialWeights}; 0 for the added features). Start/end weights follow it.
+   */
+  readonly init?: InitialModel;
 }
 
 /** What {@link TrainingDataOptions.beforeEncoder} is shown. */
@@ -522,6 +599,8 @@ export interface TrainingData {
   readonly dataset: CompiledDataset;
   readonly layout: FeatureLayout;
   readonly encoder: CrfEncoder;
+  /** With {@link TrainingDataOptions.init}: its weights in this layout, the trainers' start. */
+  readonly initialWeights?: Float64Array;
 }
 
 /**
@@ -540,15 +619,21 @@ export function prepareTrainingData(
     sequences.map((s) => s.attributes),
     minFrequency,
   );
-  const attributes = counted.dictionary;
+  const init = options.init;
+  const attributes =
+    init === undefined ? counted.dictionary : unionDictionary(counted.dictionary, init.attributes);
   if (attributes.size === 0 && counted.distinct > 0) {
     throw new AttributeFrequencyError(minFrequency, counted.highestCount, counted.distinct);
   }
-  const transitionAttributes = buildAttributeDictionary(
+  const seenTransitionAttributes = buildAttributeDictionary(
     sequences.map((s) => s.attributes.transition),
     minFrequency,
   );
-  const labels = LabelSet.from(options.labels ?? []);
+  const transitionAttributes =
+    init === undefined
+      ? seenTransitionAttributes
+      : unionDictionary(seenTransitionAttributes, init.transitionAttributes);
+  const labels = LabelSet.from([...(init?.labels.names() ?? []), ...(options.labels ?? [])]);
   const dataset = compileDataset(sequences, {
     attributes,
     transitionAttributes,
@@ -564,13 +649,18 @@ export function prepareTrainingData(
       "no labelled token: training needs at least one gold label",
     );
   }
-  const layout = buildFeatureLayout(
+  const observed = buildFeatureLayout(
     dataset,
     attributes.size,
     labels.size,
     transitionAttributes.size,
-    options,
+    init === undefined ? options : { ...options, startEnd: init.layout.startBase >= 0 },
   );
+  const started =
+    init === undefined
+      ? undefined
+      : warmStart(init, observed, labels, attributes, transitionAttributes);
+  const layout = started?.layout ?? observed;
   options.beforeEncoder?.({
     dataset,
     layout,
@@ -578,10 +668,21 @@ export function prepareTrainingData(
     highestAttributeCount: counted.highestCount,
   });
   const encoder = new CrfEncoder(dataset, layout);
-  return { labels, attributes, transitionAttributes, dataset, layout, encoder };
+  return {
+    labels,
+    attributes,
+    transitionAttributes,
+    dataset,
+    layout,
+    encoder,
+    ...(started === undefined ? {} : { initialWeights: started.weights }),
+  };
 }
 
-/** A model from prepared training data and trained weights. */
+/**
+ * A model from prepared training data and trained weights: the layout's weights, or those followed
+ * by L³ label-trigram weights (a second-order encoder's vector), which make a second-order model.
+ */
 export function modelFromTraining(
   data: TrainingData,
   weights: Float64Array,
@@ -591,12 +692,15 @@ export function modelFromTraining(
     readonly constraints?: TransitionMask;
   } = {},
 ): CrfModel {
+  const K = data.layout.numWeights;
+  const secondOrder = weights.length === K + data.layout.numLabels ** 3 && weights.length > K;
   return new CrfModel({
     labels: data.labels,
     attributes: data.attributes,
     transitionAttributes: data.transitionAttributes,
     layout: data.layout,
-    weights,
+    weights: secondOrder ? weights.slice(0, K) : weights,
+    ...(secondOrder ? { trigrams: weights.slice(K) } : {}),
     ...extra,
   });
 }

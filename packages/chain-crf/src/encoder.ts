@@ -26,8 +26,17 @@ export interface Encoder {
   ): number;
   /** Viterbi labelling of instance i under `weights` into `out` (length ≥ n); returns its score. */
   decode(i: number, weights: Float64Array, out: Int32Array): number;
-  /** Adds `scale` × the feature counts of `labels` on instance i to `target` (perceptron update). */
-  addFeatureCounts(i: number, labels: ArrayLike<number>, scale: number, target: Float64Array): void;
+  /**
+   * Adds `scale` × the feature counts of `labels` on instance i to `target` (perceptron update);
+   * with `positionScales`, a token's counts are scaled by its entry too (class weights).
+   */
+  addFeatureCounts(
+    i: number,
+    labels: ArrayLike<number>,
+    scale: number,
+    target: Float64Array,
+    positionScales?: ArrayLike<number>,
+  ): void;
 }
 
 /**

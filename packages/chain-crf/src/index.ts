@@ -24,6 +24,7 @@ export {
   type TrainingData,
   type TrainingDataOptions,
 } from "./crf-model.js";
+export { type ClassWeights, resolveClassWeights } from "./encoder/class-weights.js";
 export {
   type ChainGradient,
   type ChainInput,
@@ -31,7 +32,23 @@ export {
   type ObjectiveSource,
   type SequenceObjective,
 } from "./encoder/objective.js";
+export { SecondOrderEncoder } from "./encoder/second-order.js";
 export type { Encoder, TrainingProgress } from "./encoder.js";
+// Explanations: a labelling's score by token and feature, a model's strongest weights
+export {
+  type ExplainOptions,
+  explainLabelling,
+  type FeatureContribution,
+  type LabellingScore,
+  type LabelScore,
+  type LabelWeight,
+  type LabelWeights,
+  type ModelWeights,
+  maxMarginalsOf,
+  type Omitted,
+  strongestWeights,
+  type TokenScore,
+} from "./explain.js";
 // Features: attribute extraction (CRF++ templates, CRFsuite attribute input, presets)
 export {
   type Attribute,
@@ -51,6 +68,7 @@ export {
   citationPreset,
   clusterFeatures,
   DEFAULT_CLUSTER_PREFIXES,
+  denseAttributeName,
   describeSpec,
   expandMacro,
   FeatureInputError,
@@ -62,6 +80,7 @@ export {
   type LexiconFeatureOptions,
   type LexiconResource,
   lexiconFeatures,
+  MAX_DENSE_VALUE,
   NER_COLUMNS,
   type NerOptions,
   NO_VOTE,
@@ -81,6 +100,7 @@ export {
   VOTE_KINDS,
   type VoteKind,
   voteFeatures,
+  withDenseColumns,
 } from "./features/index.js";
 // Inference kernels over core ChainScores
 export {
@@ -119,6 +139,7 @@ export {
   type TrainingMemoryEstimate,
   type TrainingMemoryOptions,
 } from "./model/memory.js";
+export { type InitialModel, type WarmStart, warmStart } from "./model/warm-start.js";
 export {
   firstStageModel,
   loadModelFromBytes,
@@ -129,6 +150,8 @@ export {
   type WeightPrecision,
 } from "./model-file.js";
 export { loadModel, saveModel } from "./model-file-node.js";
+// Second-order chains (label trigrams): the exact decoder (the encoder is with the others)
+export { secondOrderDecoder } from "./second-order-decoder.js";
 export { CrfSlave, type CrfSlaveOptions, crfChainSlaves, crfSlave } from "./slave.js";
 // Training
 export {

@@ -69,9 +69,10 @@ describe("model files", () => {
     headerFlip[30]! ^= 0x01;
     expectError(headerFlip, /checksum mismatch|corrupted header/);
     const version = bytes.slice();
-    // Version 2 is a two-stage model's (model-file-first-stage.test.ts); 3 is from the future.
-    new DataView(version.buffer).setUint32(8, 3, true);
-    expectError(version, /format version 3.*reads versions 1 and 2 \(written by a newer release/);
+    // Version 2 is a two-stage model's (model-file-first-stage.test.ts), 3 a second-order one's
+    // (second-order.test.ts); 4 is from the future.
+    new DataView(version.buffer).setUint32(8, 4, true);
+    expectError(version, /format version 4.*reads versions 1 to 3 \(written by a newer release/);
     const foreign = bytes.slice();
     foreign[0] = 0x7f;
     expectError(foreign, /wrong magic/);

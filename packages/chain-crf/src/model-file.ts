@@ -20,11 +20,16 @@ import type { FeatureLayout } from "./model/layout.js";
  * scalars; the sections hold the layout arrays (int32) and the weights (float32 or float64). A
  * two-stage model adds a `firstStage` section (uint8): the first stage's own model file, and is
  * written as version 2 (FIRST_STAGE_FORMAT_VERSION), so that a build that cannot run the first
- * stage refuses the file instead of tagging without its votes; other files stay version 1.
+ * stage refuses the file instead of tagging without its votes; other files stay version 1. A
+ * second-order model adds a `trigrams` section (L³ label-trigram weights, the weights' precision)
+ * and is written as version 3 (SECOND_ORDER_FORMAT_VERSION, with or without a first stage), so
+ * that an older build refuses it rather than decode it without its trigrams.
  */
 export const MODEL_FORMAT_VERSION = 1;
 /** The version of a model file with an embedded first stage (the newest this build reads). */
 const FIRST_STAGE_FORMAT_VERSION = 2;
+/** The version of a second-order model file (the newest this build reads). */
+const SECOND_ORDER_FORMAT_VERSION = 3;
 const MAGIC = [0x4c, 0x47, 0x52, 0x43, 0x52, 0x46, 0x0d, 0x0a]; // "LGRCRF\r\n"
 const PREAMBLE = 16;
 
@@ -123,6 +128,7 @@ export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8A
     ["weights", precision, model.weights],
   ];
   if (model.firstStage !== null) arrays.push(["firstStage", "uint8", model.firstStage]);
+  if (model.trigrams !== null) arrays.push(["trigrams", precision, model.trigrams]);
   const sections: SectionEntry[] = [];
   let offset = 0;
   for (const [name, type, data] of arrays) {
@@ -158,7 +164,11 @@ export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8A
   bytes.set(MAGIC, 0);
   view.setUint32(
     8,
-    model.firstStage === null ? MODEL_FORMAT_VERSION : FIRST_STAGE_FORMAT_VERSION,
+    model.trigrams !== null
+      ? SECOND_ORDER_FORMAT_VERSION
+      : model.firstStage === null
+        ? MODEL_FORMAT_VERSION
+        : FIRST_STAGE_FORMAT_VERSION,
     true,
   );
   view.setUint32(12, headerLength, true);
@@ -196,9 +206,9 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(8, true);
-  if (version !== MODEL_FORMAT_VERSION && version !== FIRST_STAGE_FORMAT_VERSION) {
+  if (version < MODEL_FORMAT_VERSION || version > SECOND_ORDER_FORMAT_VERSION) {
     fail(
-      `model format version ${version}, but this build of @lagrange/chain-crf reads versions ${MODEL_FORMAT_VERSION} and ${FIRST_STAGE_FORMAT_VERSION}${version > FIRST_STAGE_FORMAT_VERSION ? " (written by a newer release: upgrade)" : " (retrain or convert the model)"}`,
+      `model format version ${version}, but this build of @lagrange/chain-crf reads versions ${MODEL_FORMAT_VERSION} to ${SECOND_ORDER_FORMAT_VERSION}${version > SECOND_ORDER_FORMAT_VERSION ? " (written by a newer release: upgrade)" : " (retrain or convert the model)"}`,
     );
   }
   const headerLength = view.getUint32(12, true);
@@ -251,22 +261,26 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     for (let k = 0; k < length; k++) out[k] = view.getInt32(base + 4 * k, true);
     return out;
   };
-  const w = section("weights", ["float32", "float64"]);
-  const weights = new Float64Array(w.length);
-  const wBase = binaryStart + w.offset;
-  const width = ELEMENT_SIZE[w.type];
-  for (let k = 0; k < w.length; k++) {
-    const x =
-      w.type === "float32"
-        ? view.getFloat32(wBase + 4 * k, true)
-        : view.getFloat64(wBase + 8 * k, true);
-    if (!(Math.abs(x) <= MAX_WEIGHT_MAGNITUDE)) {
-      fail(
-        `weight ${k} (byte ${wBase + width * k}) is ${x}: every weight must be a finite number of magnitude at most ${MAX_WEIGHT_MAGNITUDE} (no training produces one beyond it, and a sentence's score could overflow to ±Infinity)`,
-      );
+  const readWeights = (name: string, what: string): Float64Array => {
+    const w = section(name, ["float32", "float64"]);
+    const out = new Float64Array(w.length);
+    const wBase = binaryStart + w.offset;
+    const width = ELEMENT_SIZE[w.type];
+    for (let k = 0; k < w.length; k++) {
+      const x =
+        w.type === "float32"
+          ? view.getFloat32(wBase + 4 * k, true)
+          : view.getFloat64(wBase + 8 * k, true);
+      if (!(Math.abs(x) <= MAX_WEIGHT_MAGNITUDE)) {
+        fail(
+          `${what} ${k} (byte ${wBase + width * k}) is ${x}: every weight must be a finite number of magnitude at most ${MAX_WEIGHT_MAGNITUDE} (no training produces one beyond it, and a sentence's score could overflow to ±Infinity)`,
+        );
+      }
+      out[k] = x;
     }
-    weights[k] = x;
-  }
+    return out;
+  };
+  const weights = readWeights("weights", "weight");
   const h = checkedLayoutScalars(header.layout, fail);
   const layout: FeatureLayout = {
     numLabels: h.numLabels,
@@ -287,7 +301,10 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   const hasFirstStage =
     Array.isArray(header.sections) &&
     (header.sections as unknown[]).some((s) => isRecord(s) && s.name === "firstStage");
-  if (hasFirstStage !== (version === FIRST_STAGE_FORMAT_VERSION)) {
+  if (
+    version !== SECOND_ORDER_FORMAT_VERSION &&
+    hasFirstStage !== (version === FIRST_STAGE_FORMAT_VERSION)
+  ) {
     fail(
       hasFirstStage
         ? `a first-stage section in a version ${version} file (two-stage models are version ${FIRST_STAGE_FORMAT_VERSION})`
@@ -298,6 +315,17 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     const { length, offset } = section("firstStage", ["uint8"]);
     firstStage = bytes.slice(binaryStart + offset, binaryStart + offset + length);
   }
+  const hasTrigrams =
+    Array.isArray(header.sections) &&
+    (header.sections as unknown[]).some((s) => isRecord(s) && s.name === "trigrams");
+  if (hasTrigrams !== (version === SECOND_ORDER_FORMAT_VERSION)) {
+    fail(
+      hasTrigrams
+        ? `a trigrams section in a version ${version} file (second-order models are version ${SECOND_ORDER_FORMAT_VERSION})`
+        : `version ${version} (a second-order model) without its trigrams section`,
+    );
+  }
+  const trigrams = hasTrigrams ? readWeights("trigrams", "trigram weight") : null;
   for (const key of ["labels", "attributes", "transitionAttributes"] as const) {
     const names: unknown = header[key];
     if (!Array.isArray(names) || !names.every((x) => typeof x === "string")) {
@@ -321,6 +349,7 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
       preset: header.preset ?? null,
       settings: header.settings ?? {},
       firstStage,
+      trigrams,
     });
   } catch (error) {
     return fail(`inconsistent model: ${(error as Error).message}`);

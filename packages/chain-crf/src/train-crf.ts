@@ -1,12 +1,15 @@
-import type { TransitionMask } from "@lagrange/core";
+import { LagrangeError, type TransitionMask } from "@lagrange/core";
 import {
   type CrfModel,
   type JsonValue,
   modelFromTraining,
   type PreparedLayout,
   prepareTrainingData,
+  type TrainingData,
 } from "./crf-model.js";
+import { type ClassWeights, isUniform, resolveClassWeights } from "./encoder/class-weights.js";
 import type { SequenceObjective } from "./encoder/objective.js";
+import { SecondOrderEncoder } from "./encoder/second-order.js";
 import type { TrainingProgress } from "./encoder.js";
 import type { LabelledSequence } from "./model/dataset.js";
 import {
@@ -14,6 +17,7 @@ import {
   TrainingMemoryError,
   type TrainingMemoryEstimate,
 } from "./model/memory.js";
+import type { InitialModel } from "./model/warm-start.js";
 import { trainAveragedPerceptron } from "./train/perceptron.js";
 import { trainSgd } from "./train/sgd.js";
 import { trainLbfgs } from "./train/train-lbfgs.js";
@@ -49,6 +53,11 @@ export interface TrainCrfOptions {
   readonly minAttributeFrequency?: number;
   /** Labels in a fixed order; labels seen in the data follow. */
   readonly labels?: readonly string[];
+  /**
+   * Weights for the first and the last label of a sequence (default true). False gives CRFsuite's
+   * model class, which has none: what a model trained on CRFsuite's data needs to export as is.
+   */
+  readonly startEnd?: boolean;
   /** Builds the decoding constraints (e.g. BIO validity) once the label set is known. */
   readonly constraintsFor?: (labels: readonly string[]) => TransitionMask;
   /**
@@ -65,6 +74,13 @@ export interface TrainCrfOptions {
    * stored in the model file's settings (`objective`); the model decodes with any decoder.
    */
   readonly objective?: SequenceObjective;
+  /**
+   * Weights per gold label in the loss (see {@link ClassWeights}); a label not named keeps 1.
+   * L-BFGS, OWL-QN, SGD and the plug-in objectives train the cost-augmented (softmax-margin) loss
+   * of `CrfEncoder.setClassWeights`; the perceptron scales each mistake's update by the gold
+   * label's weight. The resolved weights are stored in the settings (`classWeights`).
+   */
+  readonly classWeights?: ClassWeights;
   /** Held-out data evaluated during training; with `patience`, early stopping. */
   readonly heldOut?: {
     readonly sequences: readonly LabelledSequence[];
@@ -88,6 +104,24 @@ export interface TrainCrfOptions {
   readonly maxMemoryBytes?: number;
   /** Told the feature counts and the memory estimate once the layout is built, before training. */
   readonly onPrepared?: (preparation: TrainingPreparation) => void;
+  /**
+   * Continued training: start from this model (a `CrfModel`, trained here or imported from
+   * CRFsuite). Its labels, attributes and features are all kept with their weights; those the
+   * sequences add start at 0. Every algorithm starts there: L-BFGS and OWL-QN from its weights,
+   * the perceptron and SGD with them. The settings record `init` (what was kept and added).
+   */
+  readonly init?: InitialModel;
+  /**
+   * 2 adds a weight per label trigram (L³ more weights), trained and decoded exactly over pairs
+   * of labels (L³ per token instead of L²). Default 1. L-BFGS / OWL-QN on one thread, fully
+   * labelled data; not with an objective, class weights, constrained training or `init`.
+   */
+  readonly order?: 1 | 2;
+  /**
+   * Order 2: weights for the label trigrams seen in the gold labels only (`observed`, default;
+   * the others stay 0, and a token costs L² plus those trigrams) or for all L³ (`all`).
+   */
+  readonly trigrams?: "observed" | "all";
 }
 
 /** What training is about to work with, reported before any trainer buffer exists. */
@@ -151,6 +185,7 @@ export async function trainCrf(
   options: TrainCrfOptions = {},
 ): Promise<TrainCrfResult> {
   const algorithm = options.algorithm ?? "lbfgs";
+  const order = checkOrder(options, algorithm);
   if (!TRAINING_ALGORITHMS.includes(algorithm)) {
     throw new RangeError(
       `unknown training algorithm "${algorithm}"; expected one of ${TRAINING_ALGORITHMS.join(", ")}`,
@@ -161,6 +196,8 @@ export async function trainCrf(
       ? {}
       : { minAttributeFrequency: options.minAttributeFrequency }),
     ...(options.labels === undefined ? {} : { labels: options.labels }),
+    ...(options.init === undefined ? {} : { init: options.init }),
+    ...(options.startEnd === false ? { startEnd: false } : {}),
     shared: (options.threads ?? 1) > 1,
     // The estimate scans the corpus: made only for a caller who reads it or sets a limit.
     ...(options.onPrepared === undefined && options.maxMemoryBytes === undefined
@@ -175,6 +212,13 @@ export async function trainCrf(
     data.encoder.setConstraints(constraints, data.labels.names());
   }
   if (options.objective !== undefined) data.encoder.setObjective(options.objective);
+  const classWeights =
+    options.classWeights === undefined
+      ? undefined
+      : resolveClassWeights(options.classWeights, data.labels.names(), data.dataset.labels);
+  // All 1: nothing to weigh, and training stays the unweighted one bit for bit.
+  const weighted = classWeights !== undefined && !isUniform(classWeights);
+  if (weighted && algorithm !== "ap") data.encoder.setClassWeights(classWeights);
   const settings: { [key: string]: JsonValue } = {
     algorithm,
     ...(options.c1 === undefined ? {} : { c1: options.c1 }),
@@ -186,6 +230,11 @@ export async function trainCrf(
     trainingSequences: sequences.length,
     ...(options.objective === undefined ? {} : { objective: options.objective.name }),
     ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
+    ...(order === 2 ? { order, trigrams: options.trigrams ?? "observed" } : {}),
+    ...(classWeights === undefined
+      ? {}
+      : { classWeights: classWeightRecord(classWeights, data.labels.names(), options) }),
+    ...(options.init === undefined ? {} : { init: warmStartRecord(options.init, data) }),
     ...options.settings,
   };
   const extra = {
@@ -214,13 +263,18 @@ export async function trainCrf(
     ...(heldOut === undefined ? {} : { heldOut }),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(data.initialWeights === undefined ? {} : { initialWeights: data.initialWeights }),
   };
+  const trigrams = options.trigrams ?? "observed";
+  const encoder =
+    order === 2 ? new SecondOrderEncoder(data.dataset, data.layout, { trigrams }) : data.encoder;
   const result =
     algorithm === "ap"
       ? await trainAveragedPerceptron(data.encoder, {
           ...common,
           ...(options.maxIterations === undefined ? {} : { epochs: options.maxIterations }),
           ...(options.seed === undefined ? {} : { seed: options.seed }),
+          ...(weighted ? { classWeights } : {}),
         })
       : algorithm === "sgd"
         ? await trainSgd(data.encoder, {
@@ -229,7 +283,7 @@ export async function trainCrf(
             ...(options.maxIterations === undefined ? {} : { epochs: options.maxIterations }),
             ...(options.seed === undefined ? {} : { seed: options.seed }),
           })
-        : await trainLbfgs(data.encoder, {
+        : await trainLbfgs(encoder, {
             ...common,
             c1: options.c1 ?? (algorithm === "owlqn" ? 1 : 0),
             c2: options.c2 ?? (algorithm === "owlqn" ? 0 : 1),
@@ -247,7 +301,79 @@ export async function trainCrf(
     loss: result.loss,
     seconds: result.seconds,
     stopReason: result.stopReason,
-    numFeatures: data.layout.numWeights,
+    numFeatures: encoder.numWeights,
     ...(result.bestHeldOut === undefined ? {} : { bestHeldOut: result.bestHeldOut }),
   };
+}
+
+/** What continued training kept of the initial model and what the new data added to it. */
+function warmStartRecord(init: InitialModel, data: TrainingData): { [key: string]: JsonValue } {
+  const source = init.settings?.data;
+  return {
+    labels: init.labels.size,
+    attributes: init.attributes.size,
+    features: init.layout.numWeights,
+    addedLabels: data.labels.size - init.labels.size,
+    addedAttributes: data.attributes.size - init.attributes.size,
+    addedFeatures: data.layout.numWeights - init.layout.numWeights,
+    ...(source === undefined ? {} : { data: source }),
+  };
+}
+
+/** The class weights as the settings keep them: the resolved weight of every label, and how. */
+function classWeightRecord(
+  weights: Float64Array,
+  names: readonly string[],
+  options: TrainCrfOptions,
+): { [key: string]: JsonValue } {
+  const byLabel: { [label: string]: number } = {};
+  names.forEach((name, y) => {
+    byLabel[name] = weights[y]!;
+  });
+  const balanced = options.classWeights?.balanced;
+  return {
+    labels: byLabel,
+    ...(balanced === undefined || balanced === false
+      ? {}
+      : { balanced: balanced === true ? 1 : balanced }),
+    ...(options.classWeights?.labels === undefined
+      ? {}
+      : { explicit: { ...options.classWeights.labels } }),
+  };
+}
+
+/** The chain's order, refusing what second-order training does not support. */
+function checkOrder(options: TrainCrfOptions, algorithm: TrainingAlgorithm): 1 | 2 {
+  const order = options.order ?? 1;
+  if (order !== 1 && order !== 2) {
+    throw new LagrangeError("usage", `order must be 1 or 2, got ${String(order)}`);
+  }
+  const init = options.init;
+  if (order === 1 && init !== undefined && "trigrams" in init && init.trigrams != null) {
+    // Continuing it as a first-order model would drop its trigram weights without a word.
+    throw new LagrangeError(
+      "usage",
+      "continued training (init) from a second-order model is not supported: it would lose its trigram weights",
+    );
+  }
+  if (order === 1) return order;
+  const refused =
+    algorithm !== "lbfgs" && algorithm !== "owlqn"
+      ? `the ${algorithm} trainer`
+      : options.objective !== undefined
+        ? "a plug-in objective"
+        : options.classWeights !== undefined
+          ? "class weights"
+          : options.constrainedTraining === true
+            ? "constrained training"
+            : options.init !== undefined
+              ? "continued training (init)"
+              : null;
+  if (refused !== null) {
+    throw new LagrangeError(
+      "usage",
+      `second-order training (order 2) does not take ${refused}: it trains the likelihood with lbfgs or owlqn`,
+    );
+  }
+  return order;
 }

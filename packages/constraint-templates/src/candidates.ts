@@ -131,8 +131,20 @@ function withPenalty(c: LinearConstraint, penalty: number | null, name: string):
 }
 
 /**
+ * The templates a decoder is given: those with penalty 0 are left out (they cannot change the
+ * answer) unless `keepZeroPenalties`. The one rule {@link instantiateAll} and
+ * {@link constraintInstantiator} follow, so that a count shown to a user matches what decodes.
+ */
+export function decodedTemplates(
+  weighted: readonly WeightedTemplate[],
+  options: { readonly keepZeroPenalties?: boolean } = {},
+): WeightedTemplate[] {
+  return weighted.filter((w) => w.penalty !== 0 || options.keepZeroPenalties === true);
+}
+
+/**
  * The linear constraints of one sentence for a weighted template set, each named by its
- * template's words. Templates with penalty 0 are skipped (they cannot change the answer).
+ * template's words. Templates with penalty 0 are skipped (see {@link decodedTemplates}).
  */
 export function instantiateAll(
   weighted: readonly WeightedTemplate[],
@@ -140,8 +152,7 @@ export function instantiateAll(
   options: { readonly keepZeroPenalties?: boolean } = {},
 ): LinearConstraint[] {
   const out: LinearConstraint[] = [];
-  for (const { template, penalty } of weighted) {
-    if (penalty === 0 && options.keepZeroPenalties !== true) continue;
+  for (const { template, penalty } of decodedTemplates(weighted, options)) {
     const name = template.describe();
     for (const c of template.instantiate(instance)) out.push(withPenalty(c, penalty, name));
   }
@@ -157,7 +168,7 @@ export function constraintInstantiator(
   weighted: readonly WeightedTemplate[],
   options: { readonly keepZeroPenalties?: boolean } = {},
 ): (instance: TemplateInstance) => LinearConstraint[] {
-  const kept = weighted.filter((w) => w.penalty !== 0 || options.keepZeroPenalties === true);
+  const kept = decodedTemplates(weighted, options);
   const byLength = kept.filter((w) => !w.template.usesTokens);
   const byTokens = kept.filter((w) => w.template.usesTokens);
   const cache = new Map<string, LinearConstraint[]>();

@@ -3,6 +3,7 @@ export {
   COUNT_FAMILIES,
   candidateTemplates,
   constraintInstantiator,
+  decodedTemplates,
   instantiateAll,
   RULE_FAMILIES,
   type WeightedTemplate,

@@ -47,6 +47,11 @@ export type DualDecompositionDecodeOptions = DecodeOptions &
 export interface Decoder {
   readonly name: string;
   decode(problem: DecodeProblem, options?: DecodeOptions): Decoding;
+  /**
+   * A decoder with a distribution of its own (Bcrf, mean field): the tag marginals it decodes
+   * from, n·L with label t of position i at i·L + t. Absent where the decoder defines none.
+   */
+  marginals?(problem: DecodeProblem, options?: DecodeOptions): Float64Array;
 }
 
 /** A decoder on core's dual-decomposition master: it takes the master's step among its options. */
@@ -244,6 +249,7 @@ function acceptingOnly(definition: DecoderDefinition, decoder: Decoder): Decoder
       }
       return decoder.decode(problem, options);
     },
+    ...(decoder.marginals === undefined ? {} : { marginals: decoder.marginals.bind(decoder) }),
   };
 }
 

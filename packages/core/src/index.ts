@@ -141,6 +141,14 @@ export { LabelSet } from "./labels.js";
 export { definePlugin, installPlugin, type LagrangePlugin, type PluginHost } from "./plugin.js";
 export { createRandom, type Random, seededRandom, shuffleInPlace } from "./random.js";
 export {
+  FREE_LABEL,
+  fixedLabelsRestriction,
+  type LabelRestriction,
+  meetsRestriction,
+  restrictProblem,
+  restrictScores,
+} from "./restriction.js";
+export {
   type ChainArgmax,
   type ChainMarginals,
   type ChainTables,

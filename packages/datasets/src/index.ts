@@ -1,3 +1,14 @@
+export {
+  CALIBRATION_BINS,
+  type Calibration,
+  type CalibrationBin,
+  type ConfidenceColumns,
+  calibration,
+  calibrationOfColumns,
+  formatCalibrationReport,
+  readConfidenceColumns,
+  reliabilityDiagramSvg,
+} from "./eval/calibration.js";
 export type {
   ChunkEvaluationOptions,
   LabelSequences,
@@ -172,6 +183,7 @@ export {
   DatasetDownloadError,
   DatasetUnavailableError,
 } from "./registry/errors.js";
+export { type CorpusSubset, subsetCorpus, subsetItems } from "./registry/subset.js";
 export type {
   LexiconInfo,
   LexiconKind,

@@ -22,6 +22,7 @@ export {
   prepareCitationExperiment,
   seededHalves,
 } from "./citations/experiment.js";
+export { parseClassWeights } from "./class-weights.js";
 export {
   type CandidateSelection,
   type CandidateSelectionOptions,
@@ -35,6 +36,20 @@ export {
   scoreSentences,
   selectCandidates,
 } from "./constraint-learning.js";
+export {
+  type ContinuedTraining,
+  continuedTraining,
+  requireContinuable,
+} from "./continued-training.js";
+export {
+  type ConstraintOutcome,
+  type ConstraintTerm,
+  type ExplainSentenceOptions,
+  explainAttributes,
+  explainSentence,
+  type SentenceExplanation,
+  type TokenExplanation,
+} from "./explain.js";
 export {
   ChainScoring,
   CONSISTENCY_SCALES,
@@ -114,10 +129,35 @@ export {
   checkDecoderUse,
   InfeasibleSentenceError,
   type Tagged,
+  type TaggedNBest,
   Tagger,
   type TaggerOptions,
   type TaggingTime,
+  type TagNBestOptions,
+  type TagSentenceOptions,
 } from "./tagger.js";
+export {
+  type ConfidenceRecord,
+  type ConfidenceRequest,
+  confidenceRecord,
+  type LabellingConfidence,
+  labellingConfidence,
+  MARGINAL_THRESHOLD,
+  type MarginalsSource,
+  marginalMaps,
+  marginalsSource,
+  roundProbability,
+} from "./tagging/confidence.js";
+export {
+  NBEST_METHODS,
+  type NBestEntry,
+  type NBestMethod,
+  type NBestOptions,
+  type NBestResult,
+  nbestMethodFor,
+  nbestOf,
+} from "./tagging/nbest.js";
+export { type OracleF1, oracleChunkF1 } from "./tagging/nbest-oracle.js";
 export {
   L2S_DEFAULT_DECODER,
   type OpenedChainTagger,
@@ -159,6 +199,12 @@ export {
   trainOnCorpus,
 } from "./training.js";
 export { type BaseModel, type CachedTrainingOptions, trainOrLoadModel } from "./training-cache.js";
+export {
+  type CrfsuiteCorpus,
+  type TrainedOnCrfsuite,
+  type TrainOnCrfsuiteOptions,
+  trainOnCrfsuite,
+} from "./training-crfsuite.js";
 export {
   l2sActionSpaces,
   type TrainingMemoryBoundOptions,

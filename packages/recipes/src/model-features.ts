@@ -67,7 +67,7 @@ export function sentenceAttributes(preset: Preset, sentence: Sentence): Attribut
     if (!(error instanceof FeatureInputError)) throw error;
     throw new LagrangeError(
       "bad-input",
-      `${tokenPlace(sentence, error.token)}: ${error.detail} (the ${error.extractor} preset's input columns)`,
+      `${tokenPlace(sentence, error.token)}: ${error.detail}${error.extractor === "dense" ? "" : ` (the ${error.extractor} preset's input columns)`}`,
       { cause: error },
     );
   }

@@ -1,12 +1,22 @@
-import type { AttributeSequence, ChainScorer, CrfModel, Preset } from "@lagrange/chain-crf";
+import {
+  type AttributeSequence,
+  type ChainScorer,
+  type CrfModel,
+  type Preset,
+  secondOrderDecoder,
+} from "@lagrange/chain-crf";
 import { constraintInstantiator, type WeightedTemplate } from "@lagrange/constraint-templates";
 import {
+  type ChainScores,
   type DecodeOptions,
+  type DecodeProblem,
   type Decoder,
   type DecoderRegistry,
   type Decoding,
+  type LabelRestriction,
   LagrangeError,
   type LinearConstraint,
+  restrictProblem,
   type SlaveBinding,
   type SlaveDefinition,
   throwIfAborted,
@@ -15,6 +25,12 @@ import type { LabelScheme, Sentence } from "@lagrange/datasets";
 import { standardDecoders } from "./decoders.js";
 import { modelPreset, sentenceAttributes } from "./model-features.js";
 import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
+import {
+  type ConfidenceRequest,
+  type LabellingConfidence,
+  labellingConfidence,
+} from "./tagging/confidence.js";
+import { type NBestEntry, type NBestMethod, nbestOf } from "./tagging/nbest.js";
 
 export interface TaggerOptions {
   readonly model: CrfModel;
@@ -62,12 +78,24 @@ export class InfeasibleSentenceError extends LagrangeError {
 /** Conflicting constraints named in the message (all of them are in `conflict`). */
 const SHOWN_CONFLICT_NAMES = 10;
 
+/** What one sentence is tagged under besides the tagger's own settings. */
+export interface TagSentenceOptions {
+  /**
+   * Forced / partial decoding: the labels each position may take (core's
+   * `fixedLabelsRestriction` fixes some positions, leaves the rest free). A restriction the
+   * scheme's transitions or the hard constraints cannot meet is an {@link InfeasibleSentenceError}.
+   */
+  readonly restriction?: LabelRestriction;
+}
+
 /** One tagged sentence. */
 export interface Tagged {
   readonly labels: string[];
   readonly decoding: Decoding;
   /** The constraints the sentence was decoded under (empty without). */
   readonly constraints: readonly LinearConstraint[];
+  /** The chain scores it was decoded from, a restriction included ({@link Tagger.confidence}). */
+  readonly scores: ChainScores;
 }
 
 /** Where the time of tagging went, in milliseconds: the one clock every app prints. */
@@ -138,6 +166,7 @@ export class Tagger {
     this.scheme = modelScheme(model);
     this.#preset = model.preset === null ? null : modelPreset(model);
     const decoder = options.decoder ?? "viterbi";
+    if (model.order === 2) checkSecondOrderUse(options);
     const slaves =
       typeof decoder === "string"
         ? checkDecoderUse(registry, decoder, {
@@ -145,13 +174,30 @@ export class Tagger {
             slaves: options.slaves ?? [],
           })
         : (options.slaves ?? []);
-    this.decoder = typeof decoder === "string" ? registry.create(decoder) : decoder;
-    this.#scorer = model.scorer(modelDecodingConstraints(model));
+    // A second-order model: its first-order scores, and a decoder that adds the trigrams.
+    this.decoder =
+      model.order === 2
+        ? secondOrderDecoder(model)
+        : typeof decoder === "string"
+          ? registry.create(decoder)
+          : decoder;
+    this.#scorer = model.scorer(modelDecodingConstraints(model), {
+      firstOrderPart: model.order === 2,
+    });
     this.#constraintsFor =
       options.constraints === undefined ? undefined : constraintInstantiator(options.constraints);
     this.#slaves = slaves.map((name) => registry.slave(name));
     this.#labels = model.labels.names();
     this.#options = options.decodeOptions ?? {};
+  }
+
+  /** One sentence of n tokens, scored from t0 to t1 and decoded from t1 to t2. */
+  #count(n: number, t0: number, t1: number, t2: number): void {
+    const time = this.#time;
+    time.scoringMs += t1 - t0;
+    time.decodingMs += t2 - t1;
+    time.sentences++;
+    time.tokens += n;
   }
 
   /** Time spent so far. */
@@ -167,8 +213,8 @@ export class Tagger {
     return attributes;
   }
 
-  tag(sentence: Sentence, signal?: AbortSignal): Tagged {
-    return this.tagAttributes(this.attributes(sentence), sentence.tokens, signal);
+  tag(sentence: Sentence, signal?: AbortSignal, options: TagSentenceOptions = {}): Tagged {
+    return this.tagAttributes(this.attributes(sentence), sentence.tokens, signal, options);
   }
 
   /** Decodes precomputed attributes (a caller that extracted them once for several decoders). */
@@ -176,6 +222,7 @@ export class Tagger {
     attributes: AttributeSequence,
     tokens: readonly string[],
     signal?: AbortSignal,
+    options: TagSentenceOptions = {},
   ): Tagged {
     throwIfAborted(signal);
     const t0 = performance.now();
@@ -189,21 +236,145 @@ export class Tagger {
       const instance = { n, L, labels: this.#labels, tokens };
       slaves = this.#slaves.flatMap((definition) => [definition.create(instance)].flat());
     }
+    const problem: DecodeProblem = {
+      scores,
+      ...(constraints.length === 0 ? {} : { constraints }),
+      ...(slaves === undefined ? {} : { slaves }),
+    };
+    const decoded =
+      options.restriction === undefined ? problem : restrictProblem(problem, options.restriction);
     const decoding = this.decoder.decode(
-      {
-        scores,
-        ...(constraints.length === 0 ? {} : { constraints }),
-        ...(slaves === undefined ? {} : { slaves }),
-      },
+      decoded,
       signal === undefined ? this.#options : { ...this.#options, signal },
     );
     const t2 = performance.now();
     if (decoding.status === "infeasible") throw new InfeasibleSentenceError(decoding);
-    const time = this.#time;
-    time.scoringMs += t1 - t0;
-    time.decodingMs += t2 - t1;
-    time.sentences++;
-    time.tokens += n;
-    return { labels: this.model.labels.decode(decoding.labels), decoding, constraints };
+    this.#count(n, t0, t1, t2);
+    return {
+      labels: this.model.labels.decode(decoding.labels),
+      decoding,
+      constraints,
+      scores: decoded.scores,
+    };
   }
+
+  /**
+   * Marginals and p(y|x) of a sentence this tagger tagged: the decoder's own marginals where it
+   * has them (bcrf, mean-field), else the chain's, marked `chain-unconstrained` when the sentence
+   * was decoded under constraints or slaves.
+   */
+  confidence(tagged: Tagged, request: ConfidenceRequest): LabellingConfidence {
+    if (this.model.order === 2) throw secondOrderOnly("--marginals and --probability");
+    const constrained = tagged.constraints.length > 0 || this.#slaves.length > 0;
+    return labellingConfidence(
+      tagged.scores,
+      tagged.decoding.labels,
+      this.decoder,
+      constrained,
+      request,
+      this.#options,
+    );
+  }
+
+  /**
+   * The k best labellings of a sentence under the tagger's decoder, constraints and slaves (and a
+   * restriction, for forced decoding): see {@link nbestOf} for what each decoder guarantees.
+   */
+  nbest(sentence: Sentence, k: number, options: TagNBestOptions = {}): TaggedNBest {
+    return this.nbestAttributes(this.attributes(sentence), sentence.tokens, k, options);
+  }
+
+  /** {@link nbest} of precomputed attributes. */
+  nbestAttributes(
+    attributes: AttributeSequence,
+    tokens: readonly string[],
+    k: number,
+    options: TagNBestOptions = {},
+  ): TaggedNBest {
+    throwIfAborted(options.signal);
+    if (this.model.order === 2) throw secondOrderOnly("--nbest");
+    const t0 = performance.now();
+    const scores = this.#scorer.score(attributes);
+    const t1 = performance.now();
+    const { n, L } = scores;
+    const constraints = this.#constraintsFor?.({ n, L, tokens }) ?? [];
+    const instance = { n, L, labels: this.#labels, tokens };
+    const slaves = this.#slaves.flatMap((definition) => [definition.create(instance)].flat());
+    const found = nbestOf(
+      this.decoder,
+      {
+        scores,
+        ...(constraints.length === 0 ? {} : { constraints }),
+        ...(slaves.length === 0 ? {} : { slaves }),
+      },
+      k,
+      {
+        ...(options.method === undefined ? {} : { method: options.method }),
+        ...(options.restriction === undefined ? {} : { restriction: options.restriction }),
+        decodeOptions:
+          options.signal === undefined
+            ? this.#options
+            : { ...this.#options, signal: options.signal },
+      },
+    );
+    const t2 = performance.now();
+    if (found.entries.length === 0) {
+      throw new InfeasibleSentenceError({
+        labels: new Int32Array(n),
+        primal: Number.NEGATIVE_INFINITY,
+        dual: Number.NEGATIVE_INFINITY,
+        status: "infeasible",
+        iterations: found.decodes,
+        certified: false,
+        gap: Number.POSITIVE_INFINITY,
+      });
+    }
+    this.#count(n, t0, t1, t2);
+    return {
+      method: found.method,
+      decodes: found.decodes,
+      entries: found.entries.map((e) => ({ ...e, names: this.model.labels.decode(e.labels) })),
+    };
+  }
+}
+
+/** What a second-order model cannot do yet: the decoder's only output is its labelling. */
+function secondOrderOnly(what: string): LagrangeError {
+  return new LagrangeError(
+    "usage",
+    `${what}: not for a second-order model (train --order 2), which tags with exact second-order Viterbi only (the library's CrfModel.marginals gives its marginals)`,
+  );
+}
+
+/** A second-order model decodes with its own exact Viterbi: no other decoder, constraint or slave. */
+function checkSecondOrderUse(options: TaggerOptions): void {
+  const { decoder, constraints, slaves } = options;
+  const named = typeof decoder === "string" ? decoder : decoder?.name;
+  const refused =
+    named !== undefined && named !== "viterbi"
+      ? `--decoder ${named}`
+      : constraints !== undefined
+        ? "learned constraints"
+        : (slaves?.length ?? 0) > 0
+          ? "extra slaves"
+          : null;
+  if (refused !== null) {
+    throw new LagrangeError(
+      "usage",
+      `${refused}: a second-order model (train --order 2) decodes with exact second-order Viterbi only (--decoder viterbi, the default)`,
+    );
+  }
+}
+
+export interface TagNBestOptions extends TagSentenceOptions {
+  /** Default: by the decoder ({@link nbestMethodFor}). */
+  readonly method?: NBestMethod;
+  readonly signal?: AbortSignal;
+}
+
+/** A sentence's n-best list, best first, each entry with its label names. */
+export interface TaggedNBest {
+  readonly method: NBestMethod;
+  readonly decodes: number;
+  readonly entries: readonly (NBestEntry & { readonly names: string[] })[];
 }

@@ -1,5 +1,6 @@
 import {
   type AttributeSequence,
+  type CrfModel,
   type FeatureSpec,
   featureExtractor,
   getPreset,
@@ -27,10 +28,16 @@ import {
   type Sentence,
   tokenPlace,
 } from "@lagrange/datasets";
+import { requireContinuable } from "./continued-training.js";
 import { sentenceAttributes } from "./model-input.js";
 
 export interface TrainOnCorpusOptions
-  extends Omit<TrainCrfOptions, "constraintsFor" | "heldOut" | "preset"> {
+  extends Omit<TrainCrfOptions, "constraintsFor" | "heldOut" | "preset" | "init"> {
+  /**
+   * Continued training from this model (see `continuedTraining` for its features and scheme):
+   * its labels, attributes and weights are kept, the corpus's new ones added.
+   */
+  readonly init?: CrfModel;
   /** Feature preset name (chunking, ner, ner-words, citation, pos), or the base of `features`. */
   readonly preset: string;
   /**
@@ -125,6 +132,7 @@ export async function trainOnCorpus(
       `jackknife folds cover ${jackknife.fold.length} sentences; ${corpus.label} has ${corpus.sentences.length}: resolve the features on the corpus trained on`,
     );
   }
+  if (options.init !== undefined) requireContinuable(options.init, presetName);
   const foldExtractors = jackknife?.specs.map(featureExtractor);
   if (options.objective !== undefined && options.algorithm === "ap") {
     // The perceptron never evaluates a loss: the model file would name an objective it never saw.
@@ -196,7 +204,9 @@ export async function trainOnCorpus(
       ...settings,
     },
   });
-  if (allowNoProgress !== true) requireProgress(result);
+  // A model to continue can already sit at the optimum: no step is then no failure.
+  const atOptimum = options.init !== undefined && Number.isFinite(result.loss);
+  if (allowNoProgress !== true && !atOptimum) requireProgress(result);
   return { ...result, scheme, schemeCheck, partialSentences, heldOutExcluded };
 }
 
@@ -277,7 +287,8 @@ export function requireSeveralLabels(
   );
 }
 
-function requireProgress(result: TrainCrfResult): void {
+/** Refuses a result whose training made no step or diverged (a model no better than untrained). */
+export function requireProgress(result: TrainCrfResult): void {
   if (result.iterations === 0) {
     throw new TrainingFailedError(
       `training stopped after 0 iterations (${result.stopReason}): the model would be the untrained one; check the regularisation (--c1, --c2) and the data, or allow it explicitly`,

@@ -5,13 +5,19 @@ export type { TagPool, TagPoolOptions } from "./pool/tag-pool.js";
 export { openTagPool } from "./pool/tag-pool.js";
 // The job queue (BullMQ on Redis): submit, work, status, collect.
 export * from "./queue/index.js";
-export { conllRecord, ndjsonRecord } from "./stream/format.js";
+export {
+  confidenceColumns,
+  confidenceFields,
+  conllRecord,
+  ndjsonRecord,
+} from "./stream/format.js";
 export type { ReadRecordsOptions, StreamFormat, StreamRecord } from "./stream/records.js";
 export { readRecords, STREAM_FORMATS } from "./stream/records.js";
 export type {
   BatchResult,
   DecodingStats,
   InputSentence,
+  SentenceConfidence,
   SentenceResult,
   TaggingSetup,
 } from "./stream/setup.js";

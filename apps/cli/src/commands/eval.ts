@@ -2,6 +2,7 @@ import { type PosField, readTaggedConllu } from "@lagrange/datasets";
 import type { DepsPunctuation } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
 import { readNamedText, requireFile } from "../inputs.js";
+import { warn } from "../progress.js";
 import { conllReport } from "./eval-conll.js";
 import { conlluReport } from "./eval-conllu.js";
 import { depsCommand } from "./eval-deps.js";
@@ -18,6 +19,12 @@ export interface EvalOptions {
    * prediction is scored against; default the one whose tags the predictions are.
    */
   readonly column?: PosField;
+  /** The last column is the prediction's probability (`lagrange tag --marginals`): calibration too. */
+  readonly confidence?: boolean;
+  /** With `confidence`: the reliability diagram's SVG file. */
+  readonly reliability?: string;
+  /** `lagrange tag --nbest k`'s output (gold, then k labellings): oracle F1 at 1, 5, 10, k. */
+  readonly nbest?: number;
 }
 
 async function readInput(path: string): Promise<string> {
@@ -35,13 +42,62 @@ async function readInput(path: string): Promise<string> {
   }
 }
 
+/** Options the n-best oracle does not read: refused rather than silently dropped. */
+const NBEST_UNREAD: readonly [keyof EvalOptions, string][] = [
+  ["confidence", "--confidence"],
+  ["raw", "--raw"],
+  ["delimiter", "--delimiter"],
+  ["outside", "--outside"],
+  ["latex", "--latex"],
+  ["hierarchical", "--hierarchical/--flat"],
+  ["column", "--column"],
+];
+
+/** The first token lines all end in a probability, some with a decimal point (0.93, 1e-05). */
+function looksLikeConfidences(text: string): boolean {
+  let decimals = 0;
+  for (const line of text.split("\n", 200)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 3 || fields[0] === "-DOCSTART-") continue;
+    const last = fields[fields.length - 1]!;
+    if (!(Number(last) >= 0 && Number(last) <= 1) || !/^[\d.e+-]+$/.test(last)) return false;
+    if (/[.e]/.test(last)) decimals++;
+  }
+  return decimals > 0;
+}
+
 /**
  * `lagrange eval pred`: `lagrange tag`'s output of CoNLL-U by token accuracy against a POS field,
  * any other file as CoNLL columns (conlleval's report).
  */
 export async function evalCommand(file: string, options: EvalOptions): Promise<string> {
+  if (options.reliability !== undefined && options.confidence !== true) {
+    throw usageError("--reliability draws the calibration of --confidence: give --confidence too");
+  }
   const text = await readInput(file);
   const name = file === "-" ? "<stdin>" : file;
+  if (options.nbest !== undefined) {
+    if (!Number.isInteger(options.nbest) || options.nbest < 1) {
+      throw usageError(`--nbest ${options.nbest}: expected an integer ≥ 1`);
+    }
+    const unread = NBEST_UNREAD.filter(([key]) => options[key] !== undefined).map(([, f]) => f);
+    if (unread.length > 0) {
+      throw usageError(
+        `${unread.join(", ")}: not read with --nbest (oracle chunk F1, conlleval's defaults)`,
+      );
+    }
+    const { nbestOracleReport } = await import("./eval-nbest.js");
+    return nbestOracleReport(text, name, options.nbest, options.json === true);
+  }
+  if (options.confidence === true) {
+    const { confidenceReport } = await import("./eval-confidence.js");
+    return confidenceReport(text, name, { ...options, input: file });
+  }
+  if (looksLikeConfidences(text)) {
+    warn(
+      `${name}: the last column holds probabilities (lagrange tag --marginals); scored as the prediction unless you add --confidence`,
+    );
+  }
   const conllu = readTaggedConllu(text, name, options.column !== undefined);
   if (conllu !== undefined) return conlluReport(conllu, options);
   return conllReport(text, name, options);
@@ -63,6 +119,9 @@ const CONLLEVAL_OPTIONS: readonly [keyof EvalFlags, string][] = [
   ["hierarchical", "--hierarchical"],
   ["flat", "--flat"],
   ["column", "--column"],
+  ["confidence", "--confidence"],
+  ["nbest", "--nbest"],
+  ["reliability", "--reliability"],
 ];
 
 /** What `lagrange eval` does (its options are declared in ../define/eval.ts). */

@@ -1,5 +1,6 @@
 import { describeSpec } from "@lagrange/chain-crf";
 import { modelFeatureSpec } from "@lagrange/recipes";
+import { usageError } from "../exit-codes.js";
 import { readModel, requireFile } from "../inputs.js";
 import { describeModel, isL2sModelPath, readL2sModel } from "../l2s-models.js";
 
@@ -22,6 +23,7 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
     weights: s.weights,
     nonZeroWeights: s.nonZeroWeights,
     ...(s.firstStage === null ? {} : { firstStage: { bytes: s.firstStage } }),
+    ...(s.trigrams === undefined ? {} : { order: 2, trigrams: s.trigrams }),
     settings,
   };
   if (json) return `${JSON.stringify(summary, null, 2)}\n`;
@@ -32,6 +34,9 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
     `labels      ${summary.labels.length}: ${summary.labels.join(" ")}`,
     `attributes  ${summary.attributes} state, ${summary.transitionAttributes} transition`,
     `weights     ${summary.weights} (${summary.nonZeroWeights} non-zero)`,
+    ...(s.trigrams === undefined
+      ? []
+      : [`order       2 (${s.trigrams} label-trigram weights, exact second-order Viterbi)`]),
     ...(s.firstStage === null
       ? []
       : [`first stage ${s.firstStage} bytes embedded (a two-stage model: its votes are features)`]),
@@ -62,6 +67,17 @@ async function l2sInfo(path: string, json: boolean): Promise<string> {
 }
 
 /** What `lagrange info` does (its options are declared in ../define/info.ts). */
-export async function infoAction(model: string, opts: { json?: boolean }): Promise<void> {
+export async function infoAction(
+  model: string,
+  opts: { json?: boolean; features?: boolean; top?: number; label?: string[] },
+): Promise<void> {
+  if (opts.features !== true && (opts.top !== undefined || opts.label !== undefined)) {
+    throw usageError("--top and --label go with --features");
+  }
+  if (opts.features === true) {
+    const { featuresCommand } = await import("./info-features.js");
+    process.stdout.write(await featuresCommand(model, opts));
+    return;
+  }
   process.stdout.write(await infoCommand(model, opts.json === true));
 }

@@ -1,6 +1,11 @@
 import { checkpoints, type Decoding, DecodingTally } from "@lagrange/core";
 import { type Sentence, tokenPlace } from "@lagrange/datasets";
-import { InfeasibleSentenceError, inputForModel, type OpenedChainTagger } from "@lagrange/recipes";
+import {
+  InfeasibleSentenceError,
+  inputForModel,
+  type OpenedChainTagger,
+  roundProbability,
+} from "@lagrange/recipes";
 import type { BatchResult, InputSentence, TagPool } from "@lagrange/scale";
 import { badInputError } from "../exit-codes.js";
 import { threadCount } from "../options.js";
@@ -9,6 +14,7 @@ import { progressBar, warn } from "../progress.js";
 import { taggingReport } from "../render.js";
 import { taggingScoreNote } from "../tag-score.js";
 import { readTagData, type TagOptions } from "./tag.js";
+import { confidenceOf, confidenceSetup } from "./tag-confidence.js";
 import { firstStageInput } from "./tag-two-stage.js";
 
 /** Sentences per request to a worker thread. */
@@ -50,17 +56,18 @@ export async function tagChainCommand(
       sentence: Sentence,
       labels: readonly string[],
       decoding: Decoding | undefined,
+      after?: readonly (readonly number[])[],
     ) => {
       if (decoding?.status === "time-limit") timedOut.push(tokenPlace(sentence, 0));
       predicted.push(labels as string[]);
-      await output.write(conllLines(sentence, labels as string[]));
+      await output.write(conllLines(sentence, labels as string[], after));
       if (predicted.length % 256 === 0) bar.update(predicted.length);
     };
     let time: Parameters<typeof taggingReport>[0];
     try {
       time =
         threads === 1
-          ? await tagHere(opened, sentences, input, tally, take, signal)
+          ? await tagHere(opened, sentences, input, tally, take, signal, options)
           : await tagOnThreads(options, opened, sentences, input, threads, tally, take, signal);
       bar.update(sentences.length);
     } finally {
@@ -83,6 +90,8 @@ type Take = (
   sentence: Sentence,
   labels: readonly string[],
   decoding: Decoding | undefined,
+  /** Columns after the prediction (`--marginals`). */
+  after?: readonly (readonly number[])[],
 ) => Promise<void>;
 
 /** Tags `input[i]` (the sentence, with votes for a two-stage model) and writes `sentences[i]`. */
@@ -93,15 +102,24 @@ async function tagHere(
   tally: DecodingTally,
   take: Take,
   signal: AbortSignal | undefined,
+  options: TagOptions,
 ) {
   const tagger = opened.tagger();
+  const confidence = confidenceOf(options);
   const checkpoint = checkpoints(signal);
   for (const [i, sentence] of sentences.entries()) {
     if (checkpoint.due()) await checkpoint.pause();
     try {
       const tagged = tagger.tag(input[i]!, signal);
       if (opened.constrained) tally.add(tagged.decoding);
-      await take(sentence, tagged.labels, tagged.decoding);
+      const marginal =
+        confidence === undefined ? undefined : tagger.confidence(tagged, confidence).confidence;
+      await take(
+        sentence,
+        tagged.labels,
+        tagged.decoding,
+        marginal === undefined ? undefined : [Array.from(marginal, roundProbability)],
+      );
     } catch (error) {
       if (error instanceof InfeasibleSentenceError) {
         throw badInputError(`${tokenPlace(sentence, 0)}: ${error.message}`);
@@ -126,7 +144,7 @@ async function tagOnThreads(
   take: Take,
   signal: AbortSignal | undefined,
 ) {
-  const { decodingOfStats, openTagPool } = await import("@lagrange/scale");
+  const { confidenceColumns, decodingOfStats, openTagPool } = await import("@lagrange/scale");
   const { spec } = opened;
   const pool: TagPool = await openTagPool({
     setup: {
@@ -137,6 +155,7 @@ async function tagOnThreads(
       plugins: spec.plugins ?? [],
       decodeOptions: opened.decodeOptions,
       allowUnconstrained: !opened.constrained,
+      ...confidenceSetup(options),
     },
     threads,
     // Unused: these workers are sent sentences, not lines.
@@ -185,7 +204,7 @@ async function tagOnThreads(
         if (opened.constrained) tally.add(decodingOfStats(item.stats));
         time.sentences++;
         time.tokens += sentence.tokens.length;
-        await take(sentence, item.labels, undefined);
+        await take(sentence, item.labels, undefined, confidenceColumns(item.confidence));
       }
     }
   } finally {

@@ -1,7 +1,12 @@
 import { fromAttributeLists } from "@lagrange/chain-crf";
 import { checkpoints, DecodingTally } from "@lagrange/core";
-import { readCrfsuite } from "@lagrange/datasets";
-import { InfeasibleSentenceError, type OpenedChainTagger, type Tagged } from "@lagrange/recipes";
+import { evaluateChunks, readCrfsuite, type SchemeName } from "@lagrange/datasets";
+import {
+  InfeasibleSentenceError,
+  modelScheme,
+  type OpenedChainTagger,
+  type Tagged,
+} from "@lagrange/recipes";
 import { badInputError } from "../exit-codes.js";
 import { requireFile } from "../inputs.js";
 import { type Output, writeOutput } from "../output.js";
@@ -33,6 +38,12 @@ export async function tagCrfsuiteCommand(
     const started = performance.now();
     let goldTokens = 0;
     let correct = 0;
+    // Sequences whose every label is the model's: chunk F1 under its scheme, as train's dev scores.
+    const scheme = modelScheme(model);
+    const chunked =
+      scheme === "none" || scheme === "hierarchical-BIO" ? undefined : (scheme as SchemeName);
+    const goldSequences: string[][] = [];
+    const predictedSequences: string[][] = [];
     const sequences = readCrfsuite(stdin ? process.stdin : options.data, {
       ...(stdin ? { file: "<stdin>" } : {}),
       ...(signal === undefined ? {} : { signal }),
@@ -57,12 +68,17 @@ export async function tagCrfsuiteCommand(
       const labels = tagged.labels;
       if (constrained) tally.add(tagged.decoding);
       // An item's label field is gold when it is one of the model's labels (CRFsuite's `-t`).
+      let whole = true;
       for (let t = 0; t < n; t++) {
         const gold = instance.labels[t]!;
         if (gold !== "" && known.has(gold)) {
           goldTokens++;
           if (gold === labels[t]) correct++;
-        }
+        } else whole = false;
+      }
+      if (whole && chunked !== undefined) {
+        goldSequences.push(instance.labels);
+        predictedSequences.push(labels);
       }
       await output.write(`${labels.join("\n")}\n\n`);
     }
@@ -70,7 +86,18 @@ export async function tagCrfsuiteCommand(
     const accuracy =
       goldTokens === 0
         ? " (no item's label is one of the model's: no accuracy)"
-        : `; token accuracy ${((100 * correct) / goldTokens).toFixed(2)}% against the input's labels (${goldTokens} tokens)`;
+        : `; token accuracy ${((100 * correct) / goldTokens).toFixed(2)}% against the input's labels (${goldTokens} tokens)${chunked === undefined ? "" : chunkF1(goldSequences, predictedSequences, chunked)}`;
     return `${taggingReport(tagger.time, seconds, constrained ? tally.summary() : undefined)}${accuracy}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
   });
+}
+
+/** `, chunk F1 88.20 (IOB2)` over the sequences whose labels are all the model's, or nothing. */
+function chunkF1(
+  gold: readonly (readonly string[])[],
+  predicted: readonly (readonly string[])[],
+  scheme: SchemeName,
+): string {
+  if (gold.length === 0) return "";
+  const { f1 } = evaluateChunks(gold, predicted, { scheme });
+  return `, chunk F1 ${(100 * f1).toFixed(2)} (${scheme}, ${gold.length} sequences)`;
 }

@@ -8,6 +8,7 @@ import { note, progressBar, warn } from "../progress.js";
 import { taggingReport } from "../render.js";
 import { WrittenTaggingScorer } from "../tag-score.js";
 import type { TagInput, TagOptions } from "./tag.js";
+import { confidenceSetup } from "./tag-confidence.js";
 
 /** The streaming options of `lagrange tag` (../define/tag.ts). */
 export interface TagStreamingOptions {
@@ -61,7 +62,11 @@ export async function tagStreamCommand(
     report = await writeOutput(options.out, outputOptions, async (written: Output) => {
       {
         // Scores what is written, as `lagrange eval` reads it (the report's score).
-        const scorer = new WrittenTaggingScorer(outputFormat, modelScheme(model));
+        const scorer = new WrittenTaggingScorer(
+          outputFormat,
+          modelScheme(model),
+          options.marginals === true ? 1 : 0,
+        );
         const output = scorer.wrap(written);
         const result = await tagStream({
           // One thread tags with the model already read; workers get its bytes (no second read).
@@ -86,6 +91,7 @@ export async function tagStreamCommand(
           threads,
           onError: options.onError ?? "stop",
           explain: options.explain === true,
+          ...confidenceSetup(options),
           gold: options.unlabeled === true ? "none" : "auto",
           ...(signal === undefined ? {} : { signal }),
           onSkip: (s) => note(`lagrange: skipped ${s.place}: ${s.reason}`),

@@ -7,6 +7,7 @@ import { usageError } from "../exit-codes.js";
 import { openData, readModelBytes, readNamedText, requireFile } from "../inputs.js";
 import { interruptible } from "../interruption.js";
 import { note } from "../progress.js";
+import { checkConfidence } from "./tag-confidence.js";
 import type { TagStreamingOptions } from "./tag-stream.js";
 
 /** A path read as NDJSON when no --format says otherwise. */
@@ -30,6 +31,14 @@ export interface TagOptions extends TagStreamingOptions {
   /** The data has no gold column: every column is an input (default: read off its width). */
   readonly unlabeled?: boolean;
   readonly out?: string;
+  /** Per-token marginals (CoNLL: the predicted label's, one column; NDJSON: `marginals`, `confidence`). */
+  readonly marginals?: boolean;
+  /** p(y|x) of each output labelling (NDJSON `probability`). */
+  readonly probability?: boolean;
+  /** The k best labellings (CoNLL: k−1 more columns; NDJSON: `nbest`). */
+  readonly nbest?: number;
+  /** The input's last column fixes labels, `?` = free (forced / partial decoding). */
+  readonly forced?: boolean;
 }
 
 /**
@@ -108,6 +117,11 @@ export async function openCommandTagger(
 export async function tagCommand(options: TagOptions, signal?: AbortSignal): Promise<string> {
   const opened = await openCommandTagger(options, signal);
   const input = tagInputOf(options);
+  checkConfidence(options, opened, input);
+  if (options.nbest !== undefined || options.forced === true) {
+    const { tagNBestCommand } = await import("./tag-nbest.js");
+    return tagNBestCommand(options, opened, input, signal);
+  }
   const notStreamed = (what: string) =>
     usageError(
       `--data -, --window, --output-format, --on-error and --explain stream a linear-chain CRF's tagging; ${options.model} is ${what}`,

@@ -8,7 +8,11 @@ import type { CrfTrainOptions, TrainOptions } from "./train.js";
 
 /** Options that would be ignored are said so (the run goes on); impossible ones stop it. */
 export function checkTrainOptions(options: TrainOptions): asserts options is CrfTrainOptions {
-  if (options.preset === undefined && options.template === undefined) {
+  if (
+    options.preset === undefined &&
+    options.template === undefined &&
+    options.init === undefined
+  ) {
     throw usageError(
       "--preset or --template is required with the CRF learner: a feature preset (chunking, ner, ner-words, citation, pos), a task preset (ner-en, ner-es, ner-nl, ner-tweets, pos-en) or a CRF++ template file (--learner l2s --task pos|ner picks one itself)",
     );
@@ -51,6 +55,33 @@ export function checkTrainOptions(options: TrainOptions): asserts options is Crf
     warn("--patience needs --dev (early stopping watches held-out data); ignored");
   }
   checkGeneralOptions(options);
+  checkOrderOptions(options);
+}
+
+/** `--order 2`: what second-order training runs with (one thread, the likelihood, a chain). */
+function checkOrderOptions(options: TrainOptions): void {
+  if (options.order !== "2") {
+    if (options.trigrams === "all") warn("--trigrams is read with --order 2 only; ignored");
+    return;
+  }
+  const refused = [
+    options.algorithm !== "lbfgs" && options.algorithm !== "owlqn"
+      ? `--algorithm ${options.algorithm}`
+      : "",
+    (options.objective ?? "crf") !== "crf" ? `--objective ${options.objective}` : "",
+    options.model === "general" ? "--model general" : "",
+    options.twoStage === true ? "--two-stage" : "",
+    options.partial === true ? "--partial" : "",
+    options.constrainedTraining === true ? "--constrained-training" : "",
+  ].filter((flag) => flag !== "");
+  if (refused.length > 0) {
+    throw usageError(
+      `--order 2 with ${refused.join(", ")}: second-order training is the likelihood of a chain CRF on fully labelled data, trained by lbfgs or owlqn`,
+    );
+  }
+  if (options.threads !== undefined && options.threads > 1) {
+    warn("--threads: second-order training runs on one thread; ignored");
+  }
 }
 
 /**

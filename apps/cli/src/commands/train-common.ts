@@ -1,5 +1,14 @@
 import type { TrainingProgress } from "@lagrange/chain-crf";
-import { type Corpus, corpusLocator, type LabelScheme, type SchemeCheck } from "@lagrange/datasets";
+import type { JsonValue } from "@lagrange/core";
+import {
+  type Corpus,
+  type CorpusSubset,
+  corpusLocator,
+  type LabelScheme,
+  type SchemeCheck,
+  subsetCorpus,
+  subsetItems,
+} from "@lagrange/datasets";
 import { openData } from "../inputs.js";
 import { note } from "../progress.js";
 
@@ -9,6 +18,13 @@ export interface TrainingDataOptions {
   readonly format?: string;
   readonly dev?: string;
   readonly malformed?: "error" | "repair" | "skip";
+  /** `--limit`, `--sample`: train on the first n sentences, or on n drawn with `seed`. */
+  readonly limit?: number;
+  readonly sample?: number;
+  /** `--dev-limit`, `--dev-sample`: the same for the held-out data. */
+  readonly devLimit?: number;
+  readonly devSample?: number;
+  readonly seed?: number;
 }
 
 export type TrainingRead = ReturnType<typeof trainingRead>;
@@ -38,7 +54,57 @@ export async function openTrainingData(
       `${train.label}: ${train.report.skipped} malformed lines skipped, ${train.report.repaired} repaired (--malformed error to stop on them)`,
     );
   }
-  return train;
+  return trainingSubset(train, options);
+}
+
+/** `--limit`, `--sample`: the training sentences kept (all of them without either). */
+export function trainingSubset(train: Corpus, options: TrainingDataOptions): Corpus {
+  return subsetCorpus(train, subsetOf(options.limit, options.sample, options.seed));
+}
+
+/**
+ * CRFsuite instances cut as `--limit`/`--sample` say (`--dev-limit`/`--dev-sample` for `dev`),
+ * the label saying what was kept, as {@link trainingSubset} does for sentences.
+ */
+export function subsetInstances<T>(
+  corpus: { readonly label: string; readonly instances: readonly T[] },
+  options: TrainingDataOptions,
+  of: "data" | "dev",
+): { label: string; instances: T[] } {
+  const subset =
+    of === "data"
+      ? subsetOf(options.limit, options.sample, options.seed)
+      : subsetOf(options.devLimit, options.devSample, options.seed);
+  const { items, kept } = subsetItems(corpus.instances, subset);
+  return { label: kept === "" ? corpus.label : `${corpus.label}[${kept}]`, instances: items };
+}
+
+/** A subset as the options give it: also a model setting, hence JSON (no undefined values). */
+function subsetOf(
+  limit?: number,
+  sample?: number,
+  seed?: number,
+): CorpusSubset & { readonly [key: string]: number } {
+  return {
+    ...(limit === undefined ? {} : { limit }),
+    ...(sample === undefined ? {} : { sample, seed: seed ?? 1 }),
+  };
+}
+
+/**
+ * The subsets a model was trained and scored on, for its settings (a model says what it saw):
+ * `{ data: { limit: 1000 }, dev: { sample: 500, seed: 1 } }`; undefined when the data was whole.
+ */
+export function subsetSettings(
+  options: TrainingDataOptions,
+): { readonly [key: string]: JsonValue } | undefined {
+  const data = subsetOf(options.limit, options.sample, options.seed);
+  const dev = subsetOf(options.devLimit, options.devSample, options.seed);
+  const settings = {
+    ...(Object.keys(data).length === 0 ? {} : { data }),
+    ...(options.dev === undefined || Object.keys(dev).length === 0 ? {} : { dev }),
+  };
+  return Object.keys(settings).length === 0 ? undefined : settings;
 }
 
 /** `--dev` (a registry name's default split: dev), when given. */
@@ -47,7 +113,8 @@ export async function openHeldOut(
   read: TrainingRead,
 ): Promise<Corpus | undefined> {
   if (options.dev === undefined) return undefined;
-  return openData("--dev", options.dev, { ...read, defaultSplit: "dev" });
+  const dev = await openData("--dev", options.dev, { ...read, defaultSplit: "dev" });
+  return subsetCorpus(dev, subsetOf(options.devLimit, options.devSample, options.seed));
 }
 
 export const pct = (x: number) => (100 * x).toFixed(2);

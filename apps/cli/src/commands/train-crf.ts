@@ -3,8 +3,10 @@ import type { CrfModel, TrainingAlgorithm } from "@lagrange/chain-crf";
 import type { DecoderRegistry } from "@lagrange/core";
 import { type Corpus, type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
 import {
+  continuedTraining,
   objectiveIterations,
   objectiveTraining,
+  parseClassWeights,
   standardDecoders,
   type TrainingFeatures,
   type TrainOnCorpusOptions,
@@ -26,6 +28,7 @@ import {
   trainingRead,
 } from "./train-common.js";
 import { trainGeneral } from "./train-general.js";
+import { continuedText, readInitModel } from "./train-init.js";
 import { trainTwoStageModel } from "./train-two-stage.js";
 
 /** `lagrange train` with the CRF learner: a chain CRF, or a general one (`--model general`). */
@@ -37,10 +40,27 @@ export async function trainCrfModel(
 ): Promise<{ model: CrfModel; summary: string }> {
   const read = trainingRead(options, signal);
   const train = await openTrainingData(options, read);
-  const scheme =
-    options.scheme === undefined ? train.scheme : parseLabelScheme(options.scheme, "--scheme");
+  const init = options.init === undefined ? undefined : await readInitModel(options.init, signal);
+  const givenScheme =
+    options.scheme === undefined ? undefined : parseLabelScheme(options.scheme, "--scheme");
+  // Continued training takes the features and the scheme the initial model records.
+  const continued =
+    init === undefined
+      ? undefined
+      : continuedTraining(init.model, `--init ${init.file}`, train, {
+          ...(options.preset === undefined ? {} : { preset: options.preset }),
+          ...(givenScheme === undefined ? {} : { scheme: givenScheme }),
+        });
+  const scheme = continued?.scheme ?? givenScheme ?? train.scheme;
   const dev = await openHeldOut(options, read);
-  const features = await resolveFeatures(options, train, scheme, signal);
+  const features: TrainingFeatures =
+    continued === undefined
+      ? await resolveFeatures(options, train, scheme, signal)
+      : {
+          preset: continued.preset,
+          ...(continued.features === undefined ? {} : { features: continued.features }),
+          notes: [],
+        };
   const task = features.task;
   const quasiNewton = options.algorithm === "lbfgs" || options.algorithm === "owlqn";
   const maxIterations = options.maxIterations ?? (quasiNewton ? task?.maxIterations : undefined);
@@ -52,9 +72,10 @@ export async function trainCrfModel(
     ...(options.partial === true ? { partialLabels: true } : {}),
   });
   note(
-    `training ${options.algorithm} on ${train.sentences.length} sequences (${train.label}), ${options.template === undefined ? `preset ${options.preset}` : `template ${options.template}`}, ${objectiveText(objectiveName, options.bcrfIterations)}, scheme ${scheme}${options.scheme === undefined ? " (from the data)" : ""}`,
+    `training ${options.algorithm} on ${train.sentences.length} sequences (${train.label}), ${init !== undefined ? `continuing ${init.file} (preset ${features.preset})` : options.template === undefined ? `preset ${options.preset}` : `template ${options.template}`}, ${objectiveText(objectiveName, options.bcrfIterations)}, scheme ${scheme}${options.scheme === undefined && continued?.scheme === undefined ? " (from the data)" : ""}`,
   );
   const c2 = options.c2 ?? task?.c2;
+  const classWeights = parseClassWeights(options.classWeight ?? []);
   const crf = (
     onProgress: TrainOnCorpusOptions["onProgress"],
     of: TrainingFeatures = features,
@@ -74,12 +95,22 @@ export async function trainCrfModel(
     ...(dev === undefined ? {} : { dev }),
     ...(options.patience === undefined ? {} : { patience: options.patience }),
     ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
+    ...(options.order === "2"
+      ? { order: 2 as const, trigrams: options.trigrams === "all" ? "all" : "observed" }
+      : {}),
+    ...(classWeights === undefined ? {} : { classWeights }),
     ...(options.allowNoProgress === true ? { allowNoProgress: true } : {}),
     ...objective,
     // The task preset and the decoder its models are meant for (lagrange tag's default).
     ...(task === undefined
       ? {}
       : { settings: { ...objective.settings, taskPreset: task.name, decoder: task.decoder } }),
+    ...(init === undefined || continued === undefined
+      ? {}
+      : {
+          init: init.model,
+          settings: { ...objective.settings, ...continued.settings, initModel: init.identity },
+        }),
     ...(onProgress === undefined ? {} : { onProgress }),
     ...(signal === undefined ? {} : { signal }),
   });
@@ -138,7 +169,7 @@ export async function trainCrfModel(
       : `; best dev: ${scoresText(best)} at iteration ${best.iteration}${excluded}`;
   return {
     model: result.model,
-    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${result.stopReason}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${bestText}; wrote ${options.out}\n`,
+    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${result.stopReason}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${init === undefined ? "" : continuedText(init, result.model)}${bestText}; wrote ${options.out}\n`,
   };
 }
 
@@ -172,6 +203,7 @@ async function resolveFeatures(
         ...(template === undefined ? {} : { template }),
         ...(options.columns === undefined ? {} : { columns: options.columns }),
         ...(options.clusters === undefined ? {} : { clusterFiles: options.clusters }),
+        ...(options.denseColumns === undefined ? {} : { denseColumns: options.denseColumns }),
         // A two-stage model's first stage is jackknifed over the mined lexicons' folds.
         ...(options.twoStage === true ? { folds: options.folds ?? TWO_STAGE_FOLDS } : {}),
         lexiconFiles: (options.lexicon ?? []).map(lexiconArgument),

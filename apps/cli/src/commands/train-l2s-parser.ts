@@ -9,7 +9,7 @@ import {
 } from "@lagrange/recipes";
 import { openData } from "../inputs.js";
 import { note, warn } from "../progress.js";
-import { openHeldOut, pct, trainingRead } from "./train-common.js";
+import { openHeldOut, pct, trainingRead, trainingSubset } from "./train-common.js";
 import type { L2sTrainOptions } from "./train-l2s.js";
 import { searchBar, searchSettings, searchText, trainingText } from "./train-l2s-search.js";
 
@@ -28,7 +28,7 @@ export async function trainParser(
   }
   // CoNLL-U whatever the file's extension (the parser reads HEAD and DEPREL).
   const read = trainingRead(options, signal, "conllu");
-  const train = await openData("--data", options.data, read);
+  const train = trainingSubset(await openData("--data", options.data, read), options);
   const trainSentences = conlluSentences(train, "training a parser");
   const dev = await openHeldOut(options, read);
   const devTrees = dev === undefined ? undefined : goldTrees(dev, tagField);

@@ -7,7 +7,7 @@ import {
   parseLabelScheme,
 } from "@lagrange/datasets";
 import type { L2sModel } from "@lagrange/l2s";
-import { l2sTaggerOf, scoreL2sTagger, trainL2sTagger } from "@lagrange/recipes";
+import { l2sTaggerOf, parseClassWeights, scoreL2sTagger, trainL2sTagger } from "@lagrange/recipes";
 import { badInputError } from "../exit-codes.js";
 import { note } from "../progress.js";
 import {
@@ -47,10 +47,12 @@ export async function trainTagger(
   const progress = searchBar("l2s");
   let trained: Awaited<ReturnType<typeof trainL2sTagger>>;
   try {
+    const classWeights = parseClassWeights(options.classWeight ?? []);
     trained = await trainL2sTagger(train, {
       preset,
       scheme,
       bridge,
+      ...(classWeights === undefined ? {} : { classWeights }),
       ...searchSettings(options, task),
       onProgress: progress.onProgress,
       ...(signal === undefined ? {} : { signal }),

@@ -6,7 +6,7 @@ import { L2S_TASKS, type L2sTask } from "../define/train-values.js";
 import { usageError } from "../exit-codes.js";
 import { writeOutput } from "../output.js";
 import { checkL2sTrainingMemory } from "../training-memory.js";
-import type { TrainingDataOptions } from "./train-common.js";
+import { subsetSettings, type TrainingDataOptions } from "./train-common.js";
 import { trainParser } from "./train-l2s-parser.js";
 import { type BaseLearner, defaultBaseLearner, searchSettings } from "./train-l2s-search.js";
 import { trainTagger } from "./train-l2s-tagger.js";
@@ -34,6 +34,8 @@ export interface L2sTrainOptions extends TrainingDataOptions {
   /** Parser: heads only (no relations). */
   readonly unlabelled?: boolean;
   readonly tagField?: string;
+  /** `--class-weight`: LABEL=w or balanced[:POWER] (both learners; not the parser). */
+  readonly classWeight?: readonly string[];
   readonly out: string;
 }
 
@@ -60,6 +62,11 @@ export async function trainL2sCommand(
     l2sActionSpaces(task === "parser" ? "parser" : "tagger", options.unlabelled !== true),
     options.maxMemory,
   );
+  if (task === "parser" && (options.classWeight ?? []).length > 0) {
+    throw usageError(
+      "--class-weight with --task parser: its transitions are no gold labels to weigh; use it with --task pos or ner, or the CRF",
+    );
+  }
   // Names before anything is read: an unknown preset or scheme is a usage error now.
   if (options.preset !== undefined) getPreset(options.preset);
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
@@ -69,7 +76,12 @@ export async function trainL2sCommand(
       task === "parser"
         ? await trainParser(options, signal)
         : await trainTagger(options, task, signal);
-    await output.write(l2sModelToBytes(trained.model));
+    const subset = subsetSettings(options);
+    const model =
+      subset === undefined
+        ? trained.model
+        : { ...trained.model, settings: { ...trained.model.settings, subset } };
+    await output.write(l2sModelToBytes(model));
     return `${trained.summary}; wrote ${options.out}\n`;
   });
 }

@@ -27,6 +27,10 @@ export const CRF_ONLY_OPTIONS = [
   "--max-group",
   "--min-overlap",
   "--allow-no-progress",
+  "--init",
+  "--dense-columns",
+  "--order",
+  "--trigrams",
 ] as const;
 
 /** The options of `--learner l2s` only. */
@@ -38,7 +42,6 @@ export const L2S_ONLY_OPTIONS = [
   "--base-learner",
   "--bits",
   "--learning-rate",
-  "--seed",
   "--no-bridge",
   "--oracle",
   "--unlabelled",
@@ -59,6 +62,16 @@ export function checkLearnerOptions(
   given: ReadonlySet<string>,
 ): void {
   const of = (names: readonly string[]) => names.filter((name) => given.has(name));
+  if (!given.has("--dev")) {
+    const dev = of(["--dev-limit", "--dev-sample"]);
+    if (dev.length > 0) throw usageError(`${dev.join(", ")} without --dev: add --dev <spec>`);
+  }
+  // --seed seeds the samples too: with the CRF learner it needs one to seed.
+  if (learner === "crf" && given.has("--seed") && of(["--sample", "--dev-sample"]).length === 0) {
+    throw usageError(
+      "--seed seeds --sample and --dev-sample (and --learner l2s's search): add one, or drop --seed",
+    );
+  }
   if (learner === "crf") {
     const l2s = of(L2S_ONLY_OPTIONS);
     if (l2s.length > 0) {

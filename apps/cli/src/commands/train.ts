@@ -9,7 +9,10 @@ import { givenOptions, threadCount } from "../options.js";
 import { writeOutput } from "../output.js";
 import { trainingRefusal } from "../training-memory.js";
 import { checkTrainOptions } from "./train-check.js";
+import { subsetSettings } from "./train-common.js";
 import { trainCrfModel } from "./train-crf.js";
+import { checkCrfsuiteTrainOptions, trainCrfsuiteModel } from "./train-crfsuite.js";
+import { checkInitOptions } from "./train-init.js";
 import { type L2sTrainOptions, trainL2sCommand } from "./train-l2s.js";
 import { checkLearnerOptions } from "./train-learner.js";
 
@@ -20,12 +23,16 @@ export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   readonly preset?: string;
   /** A CRF++ template file instead of a preset. */
   readonly template?: string;
+  /** Continued training: the model file to start from (Lagrange's or CRFsuite's). */
+  readonly init?: string;
   /** Names of the data's input columns. */
   readonly columns?: readonly string[];
   /** Liang paths files whose clusters become features. */
   readonly clusters?: readonly string[];
   /** `NAME=FILE` lexicons. */
   readonly lexicon?: readonly string[];
+  /** Dense columns (0-based input column indices): each cell a real-valued attribute. */
+  readonly denseColumns?: readonly number[];
   /** A folder of resources for task presets. */
   readonly resources?: string;
   readonly algorithm: string;
@@ -36,6 +43,10 @@ export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   readonly minFreq?: number;
   readonly patience?: number;
   readonly constrainedTraining?: boolean;
+  /** `1` (default) or `2`: label-trigram weights too, trained and decoded exactly. */
+  readonly order?: string;
+  /** `--order 2`: `observed` (default) or `all` trigram weights. */
+  readonly trigrams?: string;
   /** `crf` (default: the CRF likelihood), `bcrf` (corro's Fenchel–Young loss) or `mean-field`. */
   readonly objective?: string;
   /** The label column holds partial annotations: `?` unknown, `{B-PER,I-PER}` a label set. */
@@ -80,7 +91,11 @@ export async function trainCommand(
   const learner = options.learner ?? "crf";
   checkLearnerOptions(learner, options.task, given);
   if (learner === "l2s") return trainL2sCommand(options, signal);
-  checkTrainOptions(options);
+  // CRFsuite's data carries its attributes: no preset, template or resources apply.
+  const crfsuite = options.format === "crfsuite";
+  if (crfsuite) checkCrfsuiteTrainOptions(options);
+  else checkTrainOptions(options);
+  checkInitOptions(options);
   const threads = options.threads === undefined ? undefined : threadCount(options.threads);
   // The perceptron's decoder before anything is read: an unknown one is a usage error now, and
   // HiGHS (exact) loads asynchronously.
@@ -89,12 +104,15 @@ export async function trainCommand(
   // the training.
   const inputs = [options.data, options.dev];
   return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
-    const trained = await trainCrfModel(options, threads, registry, signal).catch(
-      (error: unknown) => {
-        throw trainingRefusal(error);
-      },
-    );
-    await output.write(modelToBytes(trained.model));
+    const trained = await (crfsuite
+      ? trainCrfsuiteModel(options, threads, signal)
+      : trainCrfModel(options, threads, registry, signal)
+    ).catch((error: unknown) => {
+      throw trainingRefusal(error);
+    });
+    const subset = subsetSettings(options);
+    const model = subset === undefined ? trained.model : trained.model.withSettings({ subset });
+    await output.write(modelToBytes(model));
     return trained.summary;
   });
 }

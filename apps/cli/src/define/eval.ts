@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { lazyAction } from "../options.js";
+import { lazyAction, parseInteger } from "../options.js";
 import { DEPS_PUNCTUATION } from "./values.js";
 
 export function defineEval(program: Command): void {
@@ -23,6 +23,12 @@ export function defineEval(program: Command): void {
         "--deps: score punctuation words (include: UD's CoNLL 2017/2018 convention), leave them out (exclude: CoNLL-X and Penn Treebank; punctuation = gold UPOS PUNCT), or both rows (default both)",
       ).choices([...DEPS_PUNCTUATION]),
     )
+    .option(
+      "--confidence",
+      "the last column is the prediction's probability (tag --marginals): add its calibration (ECE)",
+    )
+    .option("--reliability <svg>", "with --confidence: write a reliability diagram (SVG)")
+    .option("--nbest <k>", "tag --nbest k output: oracle F1 at k = 1, 5, 10, k", parseInteger)
     .option("--json", "print the figures as JSON (percent, like conlleval)")
     .option("-r, --raw", "conlleval -r: tags carry no B-/I- prefix")
     .option("-d, --delimiter <char>", "conlleval -d: the column delimiter (default a space)")

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { lazyAction } from "../options.js";
+import { collect, lazyAction, parseInteger } from "../options.js";
 
 export function defineInfo(program: Command): void {
   program
@@ -7,6 +7,9 @@ export function defineInfo(program: Command): void {
     .description("Describe a model file")
     .argument("<model>", "model file")
     .option("--json", "as JSON")
+    .option("--features", "the strongest state weights per label, and the transitions")
+    .option("--top <k>", "with --features: weights per label and sign (default 10)", parseInteger)
+    .option("--label <label>", "with --features: only this label; repeatable", collect)
     .action(
       lazyAction(
         () => import("../commands/info.js"),

@@ -70,6 +70,17 @@ export function defineTag(program: Command, decoders: readonly DecoderDefinition
       "NDJSON output: add each sentence's decoding (iterations, status, certified, primal, dual, gap) and the constraints that fired (multiplier > 0)",
     )
     .option(
+      "--marginals",
+      "add each token's marginal probabilities (CoNLL: the predicted label's, one column)",
+    )
+    .option("--probability", "NDJSON output: add p(labels | sentence) of each output labelling")
+    .option(
+      "--nbest <k>",
+      "write the k best labellings (CoNLL: k−1 more label columns)",
+      parseInteger,
+    )
+    .option("--forced", "the last input column fixes labels (? = free, {A,B} = one of)")
+    .option(
       "--out <file>",
       "output file, written atomically; checked before tagging (default standard output)",
     )

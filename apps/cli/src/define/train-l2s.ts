@@ -50,7 +50,7 @@ export function addL2sTrainOptions(command: Command): Command {
     )
     .option(
       "--seed <s>",
-      "--learner l2s: seeds the shuffles, subsampling and mixtures; a seed reproduces a run (default 1)",
+      "seeds --sample and --dev-sample, and --learner l2s's shuffles and mixtures (default 1)",
       parseSeed,
     )
     .option(

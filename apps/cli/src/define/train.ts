@@ -6,6 +6,7 @@ import {
   parseInteger,
   parseNonNegative,
 } from "../options.js";
+import { parseDenseColumns } from "./dense-columns.js";
 import { addL2sTrainOptions } from "./train-l2s.js";
 import { GENERAL_DEFAULTS, LEARNERS, MODEL_KINDS, parseByteSize } from "./train-values.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
@@ -22,7 +23,7 @@ export function defineTrain(program: Command): void {
     )
     .option(
       "--format <format>",
-      "file format for a path: conll, conllu, umass, inline (default from the extension)",
+      "file format for a path: conll, conllu, umass, inline, crfsuite (default from the extension)",
     )
     .addOption(
       new Option(
@@ -49,6 +50,11 @@ export function defineTrain(program: Command): void {
       "--clusters <file>",
       "word clusters as features: a Liang paths file (bits TAB word TAB count, e.g. from lagrange clusters or wcluster); path prefixes 4/6/10/20 of the word and its neighbours (repeatable)",
       collect,
+    )
+    .option(
+      "--dense-columns <list>",
+      "CoNLL columns of numbers (e.g. 2-51: embeddings) as real-valued features dense[c]",
+      parseDenseColumns,
     )
     .option(
       "--lexicon <name=file>",
@@ -86,6 +92,10 @@ export function defineTrain(program: Command): void {
       "--dev <spec>",
       "held-out data evaluated during training (registry name[:split] or path)",
     )
+    .option("--limit <n>", "train on the first n sentences of --data", parseInteger)
+    .option("--sample <n>", "train on n sentences of --data drawn at random (--seed)", parseInteger)
+    .option("--dev-limit <n>", "score the first n sentences of --dev", parseInteger)
+    .option("--dev-sample <n>", "score n sentences of --dev drawn at random (--seed)", parseInteger)
     .option("--patience <n>", "early stopping: evaluations without dev improvement", parseInteger)
     .addOption(
       new Option(
@@ -107,6 +117,21 @@ export function defineTrain(program: Command): void {
     .option(
       "--constrained-training",
       "train under the scheme's transition mask (likelihood over valid labellings only)",
+    )
+    .addOption(
+      new Option("--order <n>", "2 adds label-trigram weights (exact; L³ per token, lbfgs/owlqn)")
+        .choices(["1", "2"])
+        .default("1"),
+    )
+    .addOption(
+      new Option("--trigrams <which>", "--order 2: weights for the observed trigrams or all L³")
+        .choices(["observed", "all"])
+        .default("observed"),
+    )
+    .option(
+      "--class-weight <spec>",
+      "weight of a gold label in the loss: LABEL=w, or balanced[:POWER] (repeatable)",
+      collect,
     )
     .option(
       "--scheme <name>",
@@ -155,6 +180,7 @@ export function defineTrain(program: Command): void {
       `--groups tweets: word types two tweets share to be linked (default ${GENERAL_DEFAULTS.minOverlap})`,
       parseInteger,
     )
+    .option("--init <model>", "continue training from this model (Lagrange or CRFsuite)")
     .option(
       "--allow-no-progress",
       "write the model even when training made no progress (0 iterations or a diverged loss); by default that is an error (exit 1)",

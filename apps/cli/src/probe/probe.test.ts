@@ -37,16 +37,19 @@ afterAll(async () => {
 });
 
 describe("0. the binary runs the CLI", () => {
-  it("--help exits 0 and lists the exit codes; an unknown command exits 2", async () => {
+  it("--help exits 0 and names the exit codes, help exit-codes lists them; an unknown command exits 2", async () => {
     const help = await cli("--help");
     expectCleanExit(help, 0);
     expect(help.stdout).toMatch(/Usage: lagrange/);
-    expect(help.stdout).toMatch(/Exit codes:\n {2}0 {4}success/);
+    expect(help.stdout).toMatch(/Exit codes: 0 success, 1 failure/);
+    const table = await cli("help", "exit-codes");
+    expectCleanExit(table, 0);
+    expect(table.stdout).toMatch(/Exit codes:\n {2}0 {4}success/);
     for (const code of ["1", "2", "3", "4", "130"]) {
-      expect(help.stdout).toMatch(new RegExp(`^ {2}${code} +\\S`, "m"));
+      expect(table.stdout).toMatch(new RegExp(`^ {2}${code} +\\S`, "m"));
     }
     const subHelp = await cli("train", "--help");
-    expect(subHelp.stdout).toMatch(/Exit codes:/);
+    expect(subHelp.stdout).toMatch(/^Examples:$/m);
     const unknown = await cli("frobnicate");
     expectCleanExit(unknown, 2);
     expect(unknown.stderr).toMatch(/unknown command 'frobnicate'/);

@@ -17,6 +17,7 @@ import { mbrDecode, ValidDecodeWorkspace, validDecode } from "../decoding/decode
 import { emptyChainInput, labellingScore, loadChainScores } from "../inference/chain-input.js";
 import {
   BCRF_DECODING_TEMPERATURE,
+  BCRF_DEFAULT_ITERATIONS,
   BcrfWorkspace,
   bcrfInference,
   type IbpStatus,
@@ -85,6 +86,13 @@ function checkDecodeOptions(options: BcrfDecodeOptions): void {
 /** A decoder that also reads {@link BcrfDecodeOptions}. */
 export interface ApproximateDecoder extends Decoder {
   decode(problem: DecodeProblem, options?: BcrfDecodeOptions): Decoding;
+  /**
+   * The decoder's tag marginals (n·L, label t of position i at i·L + t; a fresh array): Bcrf's
+   * at τ = 1 with the training's 10 half-steps, the distribution the bcrf objective fits (its
+   * decoding sharpens them at τ = 0.1, nearly 0/1: no confidence to read); mean field's after
+   * its updates, those it decodes. All zero when no labelling is feasible.
+   */
+  marginals(problem: DecodeProblem, options?: BcrfDecodeOptions): Float64Array;
 }
 
 function approximateDecoding(
@@ -161,6 +169,20 @@ export function bcrfDecoder(defaults: BcrfDecodeOptions = {}): ApproximateDecode
         score === NEG,
       );
     },
+    marginals(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Float64Array {
+      checkDecodeOptions(options);
+      const input = loadChainScores(problem.scores, loaded);
+      const result = bcrfInference(
+        input,
+        {
+          iterations: options.iterations ?? defaults.iterations ?? BCRF_DEFAULT_ITERATIONS,
+          temperature: options.temperature ?? defaults.temperature ?? 1,
+        },
+        ws,
+      );
+      const size = input.n * input.L;
+      return result.status === "infeasible" ? new Float64Array(size) : ws.marginals.slice(0, size);
+    },
   };
 }
 
@@ -169,24 +191,34 @@ export function meanFieldDecoder(defaults: BcrfDecodeOptions = {}): ApproximateD
   const loaded = emptyChainInput();
   const ws = new MeanFieldWorkspace();
   let marginals = new Float64Array(0);
+  const infer = (problem: DecodeProblem, options: BcrfDecodeOptions) => {
+    checkDecodeOptions(options);
+    const input = loadChainScores(problem.scores, loaded);
+    const { n, L } = input;
+    if (marginals.length < n * L)
+      marginals = new Float64Array(Math.max(n * L, 2 * marginals.length));
+    const result = meanFieldMarginals(
+      input,
+      {
+        iterations: options.iterations ?? defaults.iterations ?? MEAN_FIELD_DEFAULTS.iterations,
+        temperature: options.temperature ?? defaults.temperature ?? 1,
+        forbidden: options.forbidden ?? defaults.forbidden ?? "ignore",
+      },
+      ws,
+      marginals,
+    );
+    return { input, n, L, result };
+  };
   return {
     name: "mean-field",
+    marginals(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Float64Array {
+      const { n, L, result } = infer(problem, options);
+      return result.status === "unsupported" || result.status === "infeasible"
+        ? new Float64Array(n * L)
+        : marginals.slice(0, n * L);
+    },
     decode(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Decoding {
-      checkDecodeOptions(options);
-      const input = loadChainScores(problem.scores, loaded);
-      const { n, L } = input;
-      if (marginals.length < n * L)
-        marginals = new Float64Array(Math.max(n * L, 2 * marginals.length));
-      const result = meanFieldMarginals(
-        input,
-        {
-          iterations: options.iterations ?? defaults.iterations ?? MEAN_FIELD_DEFAULTS.iterations,
-          temperature: options.temperature ?? defaults.temperature ?? 1,
-          forbidden: options.forbidden ?? defaults.forbidden ?? "ignore",
-        },
-        ws,
-        marginals,
-      );
+      const { input, n, L, result } = infer(problem, options);
       const labels = new Int32Array(n);
       if (result.status === "unsupported" || result.status === "infeasible") {
         return approximateDecoding(labels, NEG, "infeasible", result.iterations, false);

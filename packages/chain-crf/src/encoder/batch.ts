@@ -11,6 +11,7 @@ import { instantiateSimd, type SimdKernels } from "../inference/simd.js";
 import { type ChainView, emptyView } from "../inference/view.js";
 import type { CompiledDataset } from "../model/dataset.js";
 import type { FeatureLayout } from "../model/layout.js";
+import { addMistakeCosts } from "./class-weights.js";
 import { applyConstraints } from "./constraints.js";
 import {
   addBigramAndBoundaryCounts,
@@ -261,6 +262,8 @@ function passLoss(
       L,
     );
     view.n = n;
+    const costs = instances.labelCosts;
+    if (costs !== null) addMistakeCosts(ws.unary, 0, gold, from, n, L, costs);
     if (objective !== null) {
       loss += instances.objectiveLoss(view, from, to, acc, scale, objective, false);
       const g = instances.scoreGradient;

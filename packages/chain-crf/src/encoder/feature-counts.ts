@@ -185,32 +185,41 @@ export function addLabellingCounts(
   from: number,
   to: number,
   labels: ArrayLike<number>,
-  scale: number,
+  scaleAll: number,
   target: Float64Array,
+  positionScales?: ArrayLike<number>,
 ): void {
   const L = layout.numLabels;
   const { offsets, ids, values } = dataset.state;
+  // Per-position scales (class-weighted perceptron): a token's counts by its own, a transition's
+  // by the mean of its two tokens'.
+  const ps = positionScales;
+  let previous = scaleAll;
   for (let j = from; j < to; j++) {
     const y = labels[j - from]!;
+    const scale = ps === undefined ? scaleAll : scaleAll * ps[j - from]!;
     for (let k = offsets[j]!; k < offsets[j + 1]!; k++) {
       const f = findStateFeature(layout, ids[k]!, y);
       if (f >= 0) target[f]! += scale * (values === null ? 1 : values[k]!);
     }
     if (j > from) {
+      const pairScale = ps === undefined ? scaleAll : 0.5 * (previous + scale);
       const pair = labels[j - from - 1]! * L + y;
-      target[layout.transitionBase + pair]! += scale;
+      target[layout.transitionBase + pair]! += pairScale;
       const tr = dataset.transition;
       if (tr !== null) {
         for (let k = tr.offsets[j]!; k < tr.offsets[j + 1]!; k++) {
           const f = findTransitionFeature(layout, tr.ids[k]!, pair);
           if (f >= 0) {
             target[layout.transitionAttributeBase + f]! +=
-              scale * (tr.values === null ? 1 : tr.values[k]!);
+              pairScale * (tr.values === null ? 1 : tr.values[k]!);
           }
         }
       }
     }
+    previous = scale;
   }
-  if (layout.startBase >= 0) target[layout.startBase + labels[0]!]! += scale;
-  if (layout.endBase >= 0) target[layout.endBase + labels[to - from - 1]!]! += scale;
+  const first = ps === undefined ? scaleAll : scaleAll * ps[0]!;
+  if (layout.startBase >= 0) target[layout.startBase + labels[0]!]! += first;
+  if (layout.endBase >= 0) target[layout.endBase + labels[to - from - 1]!]! += previous;
 }

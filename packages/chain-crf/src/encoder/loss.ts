@@ -6,6 +6,7 @@ import type { ChainView } from "../inference/view.js";
 import type { CompiledDataset } from "../model/dataset.js";
 import type { FeatureLayout } from "../model/layout.js";
 import { InstanceScorer } from "../model/scorer.js";
+import { addMistakeCosts } from "./class-weights.js";
 import { applyConstraints, type ConstraintMasks, NO_CONSTRAINTS } from "./constraints.js";
 import {
   addBigramAndBoundaryCounts,
@@ -42,6 +43,11 @@ export class InstanceLoss {
   #clampedPairwise: Float64Array = new Float64Array(0);
   /** A plug-in loss in place of the CRF's negative log-likelihood. */
   objective: SequenceObjective | null = null;
+  /**
+   * Class weights as mistake costs (log w per gold label, see addMistakeCosts): the loss becomes
+   * the cost-augmented one. Null: every weight 1, the plain loss.
+   */
+  labelCosts: Float64Array | null = null;
   #input: ChainInput = emptyChainInput();
   #gradient: ChainGradient = {
     rows: new Float64Array(0),
@@ -84,6 +90,10 @@ export class InstanceLoss {
     const n = to - from;
     const gold = ds.labels;
     const view = this.constrainedView(from, to, weights, weightScale);
+    // The scorer's own buffer: rebuilt by the next load, so the costs never reach decoding.
+    if (this.labelCosts !== null) {
+      addMistakeCosts(view.unary, view.unaryBase, gold, from, n, view.L, this.labelCosts);
+    }
     if (this.objective !== null) {
       return this.objectiveLoss(view, from, to, gradient, scale, this.objective);
     }

@@ -24,6 +24,8 @@ export interface CrfEncoderDescriptor {
   readonly end: number;
   /** Constrained training: the mask every instance is normalised under (small; copied). */
   readonly constraints?: TransitionMask;
+  /** Class weights per label id (small; copied). */
+  readonly classWeights?: Float64Array;
   /** A plug-in training objective, rebuilt in the worker by the pool (not by restoreEncoder). */
   readonly objective?: ObjectiveSource;
 }

@@ -92,8 +92,13 @@ export function withTokenFeatures(
   });
 }
 
+/** The definition behind a preset made by {@link definePreset}, or undefined. */
+export function presetDefinition(preset: Preset): PresetDefinition<unknown> | undefined {
+  return definitions.get(preset);
+}
+
 /** Throws unless every row has at least `columns.length` columns. */
-function checkColumns(preset: string, columns: readonly string[], rows: Rows): void {
+export function checkColumns(preset: string, columns: readonly string[], rows: Rows): void {
   const need = columns.length;
   for (let t = 0; t < rows.length; t++) {
     if (rows[t]!.length < need) {

@@ -1,5 +1,6 @@
 import { LagrangeError } from "@lagrange/core";
 import { type TokenFeatures, withTokenFeatures } from "./define-preset.js";
+import { denseAttributeName, describeDenseColumns, withDenseColumns } from "./dense.js";
 import { nerPreset } from "./ner.js";
 import { getPreset } from "./presets.js";
 import { parseTemplate } from "./template.js";
@@ -37,6 +38,13 @@ export interface FeatureSpec {
    * columns `first`, `first + 1`, `first + 2` (0-based, after the data's own input columns).
    */
   readonly votes?: { readonly first: number };
+  /**
+   * Dense input columns (0-based indices into a token's input columns, never the word's 0): each
+   * cell a number, the token's real-valued attribute `dense[c+1]`. Everything else (the base
+   * preset, `columns`, clusters, votes) reads the rows without them, numbered as if they were not
+   * there.
+   */
+  readonly dense?: { readonly columns: readonly number[] };
 }
 
 /** The extractor a feature spec describes. */
@@ -54,7 +62,11 @@ export function featureExtractor(spec: FeatureSpec): Preset {
     );
   }
   if (spec.votes !== undefined) extras.push(voteFeatures(spec.votes.first) as TokenFeatures);
-  return withTokenFeatures(base, extras, describeSpec(spec, base));
+  const description = describeSpec(spec, base);
+  const extended = withTokenFeatures(base, extras, description);
+  return spec.dense === undefined
+    ? extended
+    : withDenseColumns(extended, spec.dense.columns, description);
 }
 
 function baseExtractor(spec: FeatureSpec): Preset {
@@ -91,6 +103,12 @@ export function describeSpec(spec: FeatureSpec, base = baseExtractor(spec)): str
     const { first } = spec.votes;
     parts.push(
       `first-stage votes ${VOTE_KINDS.join(", ")} (columns ${first + 1}–${first + VOTE_KINDS.length})`,
+    );
+  }
+  if (spec.dense !== undefined) {
+    const c = spec.dense.columns;
+    parts.push(
+      `dense columns ${describeDenseColumns(c)} (${c.length} real-valued attributes ${denseAttributeName(c[0]!)}…)`,
     );
   }
   return parts.join("; ");
@@ -169,6 +187,20 @@ export function parseFeatureSpec(value: unknown, where: string): FeatureSpec {
     if (Array.isArray(v.columns) && v.columns.length !== votes!.first) {
       fail(
         `votes.first is ${votes!.first}, but the votes come right after the ${v.columns.length} input column(s) named (${(v.columns as string[]).join(", ")})`,
+      );
+    }
+  }
+  if (v.dense !== undefined) {
+    const dense = v.dense as Record<string, unknown> | null;
+    const columns = typeof dense === "object" && dense !== null ? dense.columns : undefined;
+    if (
+      !Array.isArray(columns) ||
+      columns.length === 0 ||
+      !columns.every((c) => Number.isInteger(c) && (c as number) >= 1) ||
+      new Set(columns).size !== columns.length
+    ) {
+      fail(
+        `dense: expected { columns } of distinct column indices ≥ 1; got ${JSON.stringify(v.dense)}`,
       );
     }
   }

@@ -23,6 +23,11 @@ export interface PerceptronOptions extends TrainerOptions {
   readonly seed?: number;
   /** Visit instances in a fresh random order each epoch (default true). */
   readonly shuffle?: boolean;
+  /**
+   * Class weights per label id: a mistake's update at a token is scaled by the weight of its
+   * gold label (a transition's by the mean of its two tokens'). Absent: CRFsuite's update.
+   */
+  readonly classWeights?: Float64Array;
 }
 
 const TRAINER = "trainAveragedPerceptron";
@@ -46,6 +51,20 @@ export async function trainAveragedPerceptron(
   const ws = new Float64Array(K);
   const average = Float64Array.from(w);
   const predicted = new Int32Array(maxInstanceLength(encoder));
+  const classWeights = options.classWeights;
+  if (classWeights !== undefined && classWeights.length !== encoder.numLabels) {
+    throw new RangeError(
+      `${TRAINER} options: classWeights has length ${classWeights.length}, expected ${encoder.numLabels}`,
+    );
+  }
+  // A weight ≤ 0 would turn a mistake's update around (or off) without a word.
+  const bad = classWeights?.findIndex((x) => !(x > 0 && Number.isFinite(x))) ?? -1;
+  if (bad >= 0) {
+    throw new RangeError(
+      `${TRAINER} options: classWeights[${bad}] is ${classWeights![bad]}; expected a finite number > 0`,
+    );
+  }
+  const scales = classWeights === undefined ? undefined : new Float64Array(predicted.length);
   const order = Int32Array.from({ length: N }, (_, i) => i);
   const random = seededRandom(options.seed ?? 0);
   const tracker = new HeldOutTracker(options.heldOut, K);
@@ -72,10 +91,11 @@ export async function trainAveragedPerceptron(
       for (let t = 0; t < n; t++) if (predicted[t] !== gold[t]) wrong++;
       if (wrong > 0) {
         const path = predicted.subarray(0, n);
-        encoder.addFeatureCounts(i, gold, 1, w);
-        encoder.addFeatureCounts(i, path, -1, w);
-        encoder.addFeatureCounts(i, gold, c, ws);
-        encoder.addFeatureCounts(i, path, -c, ws);
+        if (scales !== undefined) for (let t = 0; t < n; t++) scales[t] = classWeights![gold[t]!]!;
+        encoder.addFeatureCounts(i, gold, 1, w, scales);
+        encoder.addFeatureCounts(i, path, -1, w, scales);
+        encoder.addFeatureCounts(i, gold, c, ws, scales);
+        encoder.addFeatureCounts(i, path, -c, ws, scales);
         mistakes += wrong;
       }
       c++;

@@ -4,6 +4,14 @@
  * schemes, evaluation, the catalog) needs no file system and bundles for the browser.
  */
 export { formatOfPath, type OpenCorpusOptions, openCorpus } from "../registry/corpus.js";
+export type {
+  DatasetListing,
+  ListDatasetsOptions,
+  ListedDataset,
+  ListedSplit,
+  SplitWhere,
+} from "../registry/listing.js";
+export { listDatasets } from "../registry/listing.js";
 export type { OpenDatasetOptions, OpenedSplit } from "../registry/open.js";
 export { openDataset } from "../registry/open.js";
 export type {

@@ -38,6 +38,11 @@ export interface SequenceLabellingOptions {
   /** How many previous predictions a decision conditions on (1: first order, as a CRF; 2). Default 1. */
   readonly history?: 1 | 2;
   /**
+   * Class weights by label id (> 0): a mistake at a token of gold label g costs `labelWeights[g]`
+   * instead of 1, in the loss (so in roll-outs) and in the one-step costs. Default all 1.
+   */
+  readonly labelWeights?: ArrayLike<number>;
+  /**
    * The constraint bridge for a sentence (BIO validity, counts), ready at position 0 (it is asked
    * again for every run — roll-in and each roll-out — of the example): the labeller never leaves
    * the labels it allows, and pays its soft costs. Absent, or undefined for a sentence: no rules.
@@ -58,6 +63,20 @@ export function sequenceLabelling(
   const history = options.history ?? 1;
   if (L < 1) throw new RangeError("sequence labelling needs at least one label");
   if (history !== 1 && history !== 2) throw new RangeError(`history ${history}: expected 1 or 2`);
+  const weights = options.labelWeights;
+  if (weights !== undefined) {
+    if (weights.length !== L) {
+      throw new RangeError(`labelWeights: ${weights.length} weights for ${L} labels`);
+    }
+    for (let y = 0; y < L; y++) {
+      if (!(weights[y]! > 0 && Number.isFinite(weights[y]!))) {
+        throw new RangeError(`labelWeights[${y}] = ${weights[y]}: expected a finite number > 0`);
+      }
+    }
+  }
+  // One-step costs of a weighted mistake: by action, or parallel to the guide's allowed labels.
+  const referenceCosts = new Float64Array(L);
+  const referenceViews = Array.from({ length: L + 1 }, (_, c) => referenceCosts.subarray(0, c));
   const allowed = new Int32Array(L);
   const costs = new Float64Array(L);
   // Views of every length, made once: a decision hands over the first `count` entries.
@@ -72,6 +91,25 @@ export function sequenceLabelling(
   const tokenFeatures: Features = (sink) => {
     const { hashes, values } = current!;
     for (let k = first; k < last; k++) sink.addHash(hashes[k]!, values?.[k] ?? 1);
+  };
+  /**
+   * 0 for the gold label, `w` for the others: by action (`count` −1), or parallel to the first
+   * `count` allowed labels; undefined when the gold label is not allowed (the plain reference then
+   * leaves the choice to the learned policy, as without weights).
+   */
+  const weightedCosts = (g: number, w: number, count: number): Float64Array | undefined => {
+    if (w === 1) return undefined;
+    if (count < 0) {
+      for (let a = 0; a < L; a++) referenceCosts[a] = a === g ? 0 : w;
+      return referenceCosts;
+    }
+    let found = false;
+    for (let j = 0; j < count; j++) {
+      const isGold = allowed[j] === g;
+      found ||= isGold;
+      referenceCosts[j] = isGold ? 0 : w;
+    }
+    return found ? referenceViews[count] : undefined;
   };
   return {
     name: "sequence-labelling",
@@ -96,9 +134,14 @@ export function sequenceLabelling(
         current = tokens;
         first = tokens.offsets[i]!;
         last = tokens.offsets[i + 1]!;
+        const weighted =
+          gold === undefined || weights === undefined
+            ? undefined
+            : weightedCosts(gold[i]!, weights[gold[i]!]!, guide === undefined ? -1 : count);
         const label = search.predict({
           features: tokenFeatures,
           ...(gold === undefined ? {} : { reference: gold[i]! }),
+          ...(weighted === undefined ? {} : { referenceCosts: weighted }),
           ...(guide === undefined
             ? {}
             : { allowed: allowedViews[count]!, allowedCosts: costViews[count]! }),
@@ -107,7 +150,7 @@ export function sequenceLabelling(
         });
         guide?.commit(i, label);
         output[i] = label;
-        if (gold !== undefined && label !== gold[i]) search.loss(1);
+        if (gold !== undefined && label !== gold[i]) search.loss(weights?.[gold[i]!] ?? 1);
       }
       return output;
     },

@@ -8,3 +8,9 @@ export { loadPlugin, STANDARD_DECODERS, standardDecoders } from "../decoders.js"
 export { modelPreset, sentenceAttributes } from "../model-features.js";
 export { modelDecodingConstraints, modelScheme } from "../model-scheme.js";
 export { checkDecoderUse, InfeasibleSentenceError, Tagger } from "../tagger.js";
+export {
+  confidenceRecord,
+  labellingConfidence,
+  marginalMaps,
+  marginalsSource,
+} from "../tagging/confidence.js";

@@ -1,4 +1,4 @@
-import { getPreset } from "@lagrange/chain-crf";
+import { type ClassWeights, getPreset, resolveClassWeights } from "@lagrange/chain-crf";
 import {
   type ChainScores,
   type DecoderRegistry,
@@ -49,6 +49,11 @@ export interface TrainL2sTaggerOptions extends L2sSearchOptions {
   readonly bridge?: boolean;
   /** The preset's attributes of the corpus, when the caller has them already. */
   readonly attributes?: readonly ReturnType<typeof sentenceAttributes>[];
+  /**
+   * Weights per gold label: a mistake on a token costs its gold label's weight (in the loss, the
+   * roll-outs and the one-step costs the cost-sensitive learner trains on). Stored in the settings.
+   */
+  readonly classWeights?: ClassWeights;
 }
 
 export interface TrainedL2sTagger {
@@ -82,9 +87,18 @@ export async function trainL2sTagger(
     tokens: hashTokenAttributes(options.attributes?.[i] ?? sentenceAttributes(preset, sentence)),
     gold: Int32Array.from(gold[i]!, (l) => ids.get(l)!),
   }));
+  const labelWeights =
+    options.classWeights === undefined
+      ? undefined
+      : resolveClassWeights(
+          options.classWeights,
+          labels,
+          Int32Array.from(examples.flatMap((e) => Array.from(e.gold!))),
+        );
   const task = sequenceLabelling({
     labels,
     ...(mask === null ? {} : { guide: maskGuide(mask, labels.length) }),
+    ...(labelWeights === undefined ? {} : { labelWeights }),
   });
   const training = await trainSearch(task, examples, {
     ...givenSearchOptions(options),
@@ -111,6 +125,13 @@ export async function trainL2sTagger(
       rollIn: options.rollIn ?? "learned",
       rollOut: options.rollOut ?? "none",
       learner: options.learner?.kind ?? L2S_TAGGER_DEFAULT_LEARNER,
+      ...(labelWeights === undefined
+        ? {}
+        : {
+            classWeights: {
+              labels: Object.fromEntries(labels.map((l, y) => [l, labelWeights[y]!])),
+            },
+          }),
     },
     policy: training.policy,
   };

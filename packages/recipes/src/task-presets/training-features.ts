@@ -10,7 +10,13 @@ import {
   type LexiconResource,
 } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
-import { type Corpus, getDataset, inputRows, type LabelScheme } from "@lagrange/datasets";
+import {
+  type Corpus,
+  getDataset,
+  inputRows,
+  type LabelScheme,
+  tokenPlace,
+} from "@lagrange/datasets";
 import { MINED_PREFIX } from "./mined-lexicons.js";
 import {
   lexiconFile,
@@ -46,6 +52,12 @@ export interface FeatureRequest {
    * mined without it.
    */
   readonly folds?: number;
+  /**
+   * Dense input columns (0-based indices among a CoNLL file's input columns, not the word's 0):
+   * each cell a number, added as the real-valued attribute `dense[c+1]` beside the preset's or
+   * template's attributes, which read the other columns (`columns` names those alone).
+   */
+  readonly denseColumns?: readonly number[];
 }
 
 export interface TrainingFeatures {
@@ -72,14 +84,18 @@ const LAYOUTS_BY_COUNT: readonly (readonly string[])[] = [
  * The names of a corpus's input columns: as given, the registry's (its columns but the label),
  * or by count (1: word; 2: word, pos; 3: word, pos, chunk; more: column4, …).
  */
-export function inputColumnNames(corpus: Corpus, given?: readonly string[]): readonly string[] {
+export function inputColumnNames(
+  corpus: Corpus,
+  given?: readonly string[],
+  dense = 0,
+): readonly string[] {
   const first = corpus.sentences[0];
-  const count = first === undefined ? 0 : (inputRows(first)[0]?.length ?? 0);
+  const count = Math.max(0, (first === undefined ? 0 : (inputRows(first)[0]?.length ?? 0)) - dense);
   if (given !== undefined) {
     if (count > 0 && given.length !== count) {
       throw new LagrangeError(
         "usage",
-        `--columns names ${given.length} column(s) (${given.join(", ")}), but ${corpus.label} has ${count} input column(s) before the label`,
+        `--columns names ${given.length} column(s) (${given.join(", ")}), but ${corpus.label} has ${count} input column(s) before the label${dense > 0 ? ` besides its ${dense} dense column(s)` : ""}`,
       );
     }
     return given;
@@ -108,8 +124,75 @@ export async function trainingFeatures(
   scheme: LabelScheme,
   options: ResourceOptions = {},
 ): Promise<TrainingFeatures> {
+  const dense = request.denseColumns;
+  if (dense === undefined || dense.length === 0) {
+    return sparseTrainingFeatures(request, corpus, scheme, options);
+  }
+  checkDenseColumns(corpus, dense);
+  const resolved = await sparseTrainingFeatures(request, corpus, scheme, options, dense.length);
+  const withDense = (spec: FeatureSpec | undefined): FeatureSpec => ({
+    ...(spec ?? { base: resolved.preset }),
+    dense: { columns: [...dense] },
+  });
+  return {
+    ...resolved,
+    features: withDense(resolved.features),
+    ...(resolved.jackknife === undefined
+      ? {}
+      : {
+          jackknife: {
+            fold: resolved.jackknife.fold,
+            specs: resolved.jackknife.specs.map(withDense),
+          },
+        }),
+    notes: [
+      ...resolved.notes,
+      `dense columns ${describeDense(dense)}: ${dense.length} real-valued attributes per token`,
+    ],
+  };
+}
+
+/** Dense columns are CoNLL columns, distinct, after the word and before the gold label. */
+function checkDenseColumns(corpus: Corpus, dense: readonly number[]): void {
+  if (corpus.format !== "conll") {
+    throw new LagrangeError(
+      "usage",
+      `dense columns are columns of CoNLL data; ${corpus.label} is read as ${corpus.format}, whose model input is the word alone`,
+    );
+  }
+  if (new Set(dense).size !== dense.length || dense.some((c) => !Number.isInteger(c) || c < 1)) {
+    throw new LagrangeError(
+      "usage",
+      `dense columns ${dense.map((c) => c + 1).join(",")}: expected distinct columns after the word (column 1)`,
+    );
+  }
+  const first = corpus.sentences[0];
+  const width = first === undefined ? 0 : (inputRows(first)[0]?.length ?? 0);
+  const widest = Math.max(...dense);
+  if (first !== undefined && widest >= width) {
+    throw new LagrangeError(
+      "usage",
+      `dense column ${widest + 1}: ${corpus.label} has ${width} input column(s) before the gold label (${tokenPlace(first, 0)})`,
+    );
+  }
+}
+
+const describeDense = (dense: readonly number[]) =>
+  dense.length === 1
+    ? `${dense[0]! + 1}`
+    : dense.every((c, i) => i === 0 || c === dense[i - 1]! + 1)
+      ? `${dense[0]! + 1}-${dense[dense.length - 1]! + 1}`
+      : dense.map((c) => c + 1).join(",");
+
+async function sparseTrainingFeatures(
+  request: FeatureRequest,
+  corpus: Corpus,
+  scheme: LabelScheme,
+  options: ResourceOptions,
+  dense = 0,
+): Promise<TrainingFeatures> {
   const notes: string[] = [];
-  const columns = inputColumnNames(corpus, request.columns);
+  const columns = inputColumnNames(corpus, request.columns, dense);
   const extraLexicons: LexiconResource[] = [];
   for (const { name, file } of request.lexiconFiles ?? []) {
     const lexicon = await lexiconFile(name, file, options.signal);

@@ -140,10 +140,10 @@ export async function trainTwoStage(
   const count = (kind: "dtok" | "dent" | "ctok") =>
     votes.reduce((n, v) => n + v[kind].filter((x) => x !== NO_VOTE).length, 0);
   const first = sentences[0] === undefined ? 0 : (inputRows(sentences[0])[0]?.length ?? 0);
-  const votesAt = { first };
+  // The features read the rows without their dense columns: the votes come right after the rest.
   const secondSpec = (spec: FeatureSpec | undefined): FeatureSpec => ({
     ...(spec ?? { base: options.preset }),
-    votes: votesAt,
+    votes: { first: first - (spec?.dense?.columns.length ?? 0) },
   });
   // Held-out data is tagged by the full first stage as it is stored, as tagging will: any model
   // carrying its bytes runs it.

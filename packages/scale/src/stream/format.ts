@@ -1,19 +1,40 @@
 import type { Sentence } from "@lagrange/datasets";
-import type { DecodingStats } from "./setup.js";
+import type { DecodingStats, SentenceConfidence } from "./setup.js";
 
 /**
  * CoNLL output, one line per token: the input's columns (gold included, for conlleval) and the
  * predicted label last, a blank line after each sentence — what `lagrange tag` has always written.
+ * `after`: more columns after the prediction (`--marginals`: the predicted label's marginal).
  */
-export function conllRecord(sentence: Sentence, predicted: readonly string[]): string {
+export function conllRecord(
+  sentence: Sentence,
+  predicted: readonly string[],
+  after: readonly (readonly (string | number)[])[] = [],
+): string {
   const { columns, tokens } = sentence;
   let text = "";
   for (let t = 0; t < tokens.length; t++) {
     let line = "";
     for (const column of columns) line += `${column[t]} `;
-    text += `${line}${predicted[t]}\n`;
+    line += predicted[t];
+    for (const column of after) line += ` ${column[t]}`;
+    text += `${line}\n`;
   }
   return `${text}\n`;
+}
+
+/** The CoNLL columns of a sentence's confidence: the predicted label's marginal, if asked for. */
+export function confidenceColumns(
+  confidence: SentenceConfidence | undefined,
+): readonly (readonly number[])[] {
+  return confidence?.confidence === undefined ? [] : [confidence.confidence];
+}
+
+/** NDJSON fields of a sentence's confidence (`marginals`, `marginalsOf`, `confidence`, `probability`). */
+export function confidenceFields(
+  confidence: SentenceConfidence | undefined,
+): Readonly<Record<string, unknown>> {
+  return confidence === undefined ? {} : { ...confidence };
 }
 
 /**
@@ -25,6 +46,7 @@ export function ndjsonRecord(
   sentence: Sentence,
   predicted: readonly string[],
   stats: DecodingStats | undefined,
+  fields: Readonly<Record<string, unknown>> = {},
 ): string {
   const { tokens, labels } = sentence;
   const inputs =
@@ -33,6 +55,7 @@ export function ndjsonRecord(
   if (inputs.length > 1) record.columns = inputs;
   if (labels !== undefined) record.gold = labels;
   record.labels = predicted;
+  Object.assign(record, fields);
   if (stats !== undefined) {
     record.decoding = {
       iterations: stats.iterations,

@@ -1,7 +1,7 @@
 import type { CrfModel } from "@lagrange/chain-crf";
 import type { Sentence } from "@lagrange/datasets";
 import { inputForModel, modelScheme } from "@lagrange/recipes";
-import { conllRecord, ndjsonRecord } from "./format.js";
+import { confidenceColumns, confidenceFields, conllRecord, ndjsonRecord } from "./format.js";
 import { type LineBatch, parseLineBatch, type StreamFormat } from "./records.js";
 import {
   type BatchTime,
@@ -126,8 +126,13 @@ export function tagLineBatch(
     }
     text +=
       spec.outputFormat === "conll"
-        ? conllRecord(entry, item.labels)
-        : ndjsonRecord(entry, item.labels, spec.explain ? item.stats : undefined);
+        ? conllRecord(entry, item.labels, confidenceColumns(item.confidence))
+        : ndjsonRecord(
+            entry,
+            item.labels,
+            spec.explain ? item.stats : undefined,
+            confidenceFields(item.confidence),
+          );
   }
   if (text !== "") parts.push(text);
   return {

@@ -7,7 +7,15 @@ import {
   lagrangeErrorCode,
 } from "@lagrange/core";
 import { type Sentence, tokenPlace } from "@lagrange/datasets";
-import { InfeasibleSentenceError, loadPlugin, standardDecoders, Tagger } from "@lagrange/recipes";
+import {
+  type ConfidenceRecord,
+  type ConfidenceRequest,
+  confidenceRecord,
+  InfeasibleSentenceError,
+  loadPlugin,
+  standardDecoders,
+  Tagger,
+} from "@lagrange/recipes";
 
 /**
  * Everything a thread needs to build its tagger, as plain data: it is sent once to each worker
@@ -37,13 +45,20 @@ export interface TaggingSetup {
    * of the chain's scores). Otherwise such a decoder given no constraints is a usage error.
    */
   readonly allowUnconstrained?: boolean;
+  /** Per-token marginals and p(y|x) of each output (`lagrange tag --marginals`, `--probability`). */
+  readonly confidence?: ConfidenceRequest;
 }
 
 /** What a thread returns per sentence: labels and the decoder's figures, all plain data. */
 export interface SentenceResult {
   readonly labels: readonly string[];
   readonly stats: DecodingStats;
+  /** With the setup's `confidence`. */
+  readonly confidence?: SentenceConfidence;
 }
+
+/** A sentence's marginals and probability as written (plain data, cheap to post). */
+export type SentenceConfidence = ConfidenceRecord;
 
 /** The decoder's statistics of one sentence (what `--explain` prints and the tally reads). */
 export interface DecodingStats {
@@ -114,6 +129,7 @@ export async function registryOf(
 export class ThreadTagger {
   readonly #tagger: Tagger;
   readonly #explain: boolean;
+  readonly #confidence: ConfidenceRequest | undefined;
 
   constructor(model: CrfModel, registry: DecoderRegistry, setup: TaggingSetup, explain: boolean) {
     const name = setup.decoder ?? "viterbi";
@@ -131,6 +147,9 @@ export class ThreadTagger {
       ...(setup.decodeOptions === undefined ? {} : { decodeOptions: setup.decodeOptions }),
     });
     this.#explain = explain;
+    const request = setup.confidence;
+    this.#confidence =
+      request?.marginals === true || request?.probability === true ? request : undefined;
   }
 
   get labelNames(): readonly string[] {
@@ -188,6 +207,9 @@ export class ThreadTagger {
             changed,
             ...(fired === undefined ? {} : { fired }),
           },
+          ...(this.#confidence === undefined
+            ? {}
+            : { confidence: sentenceConfidence(this.#tagger, tagged, this.#confidence) }),
         };
       } catch (error) {
         // Bad input of one sentence (no feasible labelling, columns the preset cannot read) is
@@ -198,13 +220,18 @@ export class ThreadTagger {
         ) {
           throw error;
         }
-        const place = tokenPlace(sentence as Sentence, 0);
+        // The message names the token at fault (file:line) where it can: that is the place.
         const message = (error as Error).message;
+        const file = (sentence as Sentence).source?.file;
+        const at =
+          file === undefined
+            ? null
+            : new RegExp(
+                `^(${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+(?: \\(token \\d+\\))?): `,
+              ).exec(message);
         items[i] = {
-          place,
-          reason: message.startsWith(place)
-            ? message.slice(place.length).replace(/^[^:]*: /, "")
-            : message,
+          place: at?.[1] ?? tokenPlace(sentence as Sentence, 0),
+          reason: at === null ? message : message.slice(at[0].length),
         };
       }
     }
@@ -218,6 +245,15 @@ export class ThreadTagger {
       },
     };
   }
+}
+
+/** A tagged sentence's confidence as plain data, the marginals as maps by label name. */
+function sentenceConfidence(
+  tagger: Tagger,
+  tagged: ReturnType<Tagger["tag"]>,
+  request: ConfidenceRequest,
+): SentenceConfidence {
+  return confidenceRecord(tagger.confidence(tagged, request), tagger.model.labels.names());
 }
 
 export function isFailure(item: BatchItem): item is RecordFailure {

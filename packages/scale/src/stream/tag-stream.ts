@@ -319,6 +319,7 @@ async function openRunner(
     ...(options.allowUnconstrained === undefined
       ? {}
       : { allowUnconstrained: options.allowUnconstrained }),
+    ...(options.confidence === undefined ? {} : { confidence: options.confidence }),
   };
   // Built here even with workers: a setup the decoder refuses fails before any thread starts.
   const tagger = new ThreadTagger(model, registry, setup, explain);

@@ -1,7 +1,7 @@
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CrfModel, modelFromTraining, prepareTrainingData } from "../../crf-model.js";
+import { CrfModel, modelFromTraining, prepareTrainingData } from "../../crf-model.js";
 import { fromAttributeLists } from "../../features/builder.js";
 import type { AttributeSequence } from "../../features/types.js";
 import { ModelFileError } from "../../model-file.js";
@@ -135,6 +135,19 @@ describe("CRFsuite model files", () => {
 
   it("refuses observation-conditioned transitions", () => {
     expect(() => crfsuiteModelToBytes(randomModel(6, false, true))).toThrow(/conditioned/);
+  });
+
+  it("refuses a second-order model's trigram weights; all-zero trigrams export as first order", () => {
+    const first = randomModel(8, false);
+    const L = first.numLabels;
+    const { labels, attributes, transitionAttributes, layout, weights } = first;
+    const withTrigrams = (trigrams: Float64Array) =>
+      new CrfModel({ labels, attributes, transitionAttributes, layout, weights, trigrams });
+    const trigrams = new Float64Array(L ** 3);
+    trigrams[1] = 0.5;
+    expect(() => crfsuiteModelToBytes(withTrigrams(trigrams))).toThrow(/second-order/);
+    const zero = withTrigrams(new Float64Array(L ** 3));
+    expect(crfsuiteModelToBytes(zero)).toEqual(crfsuiteModelToBytes(first));
   });
 
   it("names the file and the problem for bad input", () => {

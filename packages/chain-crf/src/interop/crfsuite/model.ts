@@ -227,6 +227,12 @@ export function crfsuiteModelToBytes(
 ): Uint8Array {
   const { layout, weights } = model;
   const L = layout.numLabels;
+  // CRFsuite's chain is first-order: a label trigram's weight would be dropped without a word.
+  if (model.trigrams?.some((w) => w !== 0) === true) {
+    throw new CrfsuiteExportError(
+      "the model is second-order (label-trigram weights, train --order 2), which CRFsuite lacks",
+    );
+  }
   for (let f = 0; f < layout.transitionFeaturePairs.length; f++) {
     if (weights[layout.transitionAttributeBase + f] !== 0) {
       throw new CrfsuiteExportError(
