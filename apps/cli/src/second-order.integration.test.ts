@@ -1,19 +1,14 @@
-import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { findMirrorDir } from "@lagrange/datasets/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastColumn, run } from "./test-support.js";
+import { CONLL2000_TRAIN, lastColumn, run, trainConll2000Chunker } from "./test-support.js";
 
 /*
  * `lagrange train --order 2` and tagging with the second-order model on real CoNLL-2000
  * sentences: a small chunker trained on 150 sentences of train tags the next 40.
  */
 
-const mirror = findMirrorDir();
-const train = mirror === undefined ? undefined : join(mirror, "conll2000", "train.txt");
-const available = train !== undefined && existsSync(train);
+const available = CONLL2000_TRAIN !== undefined;
 const why = available ? "" : " — skipped: no conll2000 in the dataset mirror";
 
 let dir: string;
@@ -22,26 +17,12 @@ let data: string;
 
 beforeAll(async () => {
   if (!available) return;
-  dir = await mkdtemp(join(tmpdir(), "lagrange-second-order-"));
-  const sentences = readFileSync(train!, "utf8").split(/\n\s*\n/);
-  await writeFile(join(dir, "train.conll"), `${sentences.slice(0, 150).join("\n\n")}\n\n`);
-  data = join(dir, "test.conll");
-  await writeFile(data, `${sentences.slice(150, 190).join("\n\n")}\n\n`);
-  model = join(dir, "chunk2.lgm");
-  const trained = await run([
-    "train",
-    "--data",
-    join(dir, "train.conll"),
-    "--preset",
-    "chunking",
-    "--order",
-    "2",
-    "--max-iterations",
-    "25",
-    "--out",
-    model,
-  ]);
-  expect(trained.code, trained.stderr).toBe(0);
+  ({ dir, model, data } = await trainConll2000Chunker({
+    prefix: "lagrange-second-order-",
+    trainSentences: 150,
+    testSentences: 40,
+    trainArgs: ["--order", "2", "--max-iterations", "25"],
+  }));
 }, 120_000);
 
 afterAll(async () => {
