@@ -68,7 +68,17 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...INTEGRATION_TESTS],
         },
       },
-      { extends: true, test: { name: "integration", include: INTEGRATION_TESTS } },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: INTEGRATION_TESTS,
+          // The binary these tests spawn runs the CLI's bundle, built once here (about 0.5 s less
+          // per start than compiling the sources with tsx): see tools/test-tiers/cli-bundle.mjs.
+          globalSetup: ["tools/test-tiers/cli-bundle.mjs"],
+          env: { LAGRANGE_CLI_BUNDLE: "1" },
+        },
+      },
     ],
   },
 });

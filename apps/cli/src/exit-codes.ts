@@ -1,5 +1,5 @@
 import { isAbortError, LagrangeError, lagrangeErrorCode } from "@lagrange/core";
-import { SIGNAL_EXIT_CODES, type StopSignal } from "./interruption.js";
+import { type StopSignal, signalExitCode } from "./interruption.js";
 
 /** Exit codes scripts can rely on (listed by `--help`). */
 export const ExitCode = {
@@ -16,9 +16,9 @@ export const ExitCode = {
   /** A dataset split is not reachable (absent from the mirror, offline with no copy). */
   unavailable: 4,
   /** Stopped by Ctrl-C (SIGINT); 143 for SIGTERM, 129 for SIGHUP. Partial output files are removed. */
-  interrupted: SIGNAL_EXIT_CODES.SIGINT,
-  terminated: SIGNAL_EXIT_CODES.SIGTERM,
-  hungUp: SIGNAL_EXIT_CODES.SIGHUP,
+  interrupted: signalExitCode("SIGINT"),
+  terminated: signalExitCode("SIGTERM"),
+  hungUp: signalExitCode("SIGHUP"),
 } as const;
 
 /** The table `--help` prints. */
@@ -31,8 +31,10 @@ Exit codes:
        or TLS certificate (lagrange queue: at once, never retried)
   3    malformed input: data, model, constraints file or plug-in (the message names file:line)
   4    a dataset split is not reachable (not in the mirror, offline)
-  130  stopped by Ctrl-C (SIGINT); 143 by SIGTERM; 129 by SIGHUP (no partial output file is left,
-       an existing output is kept; a command that has not stopped 0.5 s after the signal is killed)
+  130  stopped by Ctrl-C (SIGINT); 143 by SIGTERM; 129 by SIGHUP; 131 by SIGQUIT (Ctrl-\\); 128+n
+       by any other signal n that ends a process (no partial output file or temporary file is
+       left, an existing output is kept; a command that has not stopped 0.5 s after the signal
+       is killed)
   137  killed by SIGKILL (another process, or the system out of memory); 128+n: by signal n`;
 
 /** A usage error of this command line (exit 2). */
@@ -60,7 +62,7 @@ export function exitCodeOf(error: unknown, signal?: StopSignal): number {
     case "unavailable":
       return ExitCode.unavailable;
     default:
-      if (signal !== undefined && isAbortError(error)) return SIGNAL_EXIT_CODES[signal];
+      if (signal !== undefined && isAbortError(error)) return signalExitCode(signal);
       return ExitCode.failure;
   }
 }

@@ -4,12 +4,16 @@ import { LagrangeError, lagrangeErrorCode } from "@lagrange/core";
 import {
   checkInputFile,
   InputFileError,
+  type InputSizeKind,
   type InputStream,
+  InputTooLargeError,
+  inputSizeCap,
   openInput,
   readInput,
 } from "@lagrange/core/node";
-import type { Corpus } from "@lagrange/datasets";
+import { type Corpus, checkLineEndings, DataFormatError } from "@lagrange/datasets";
 import { type OpenCorpusOptions, openCorpus } from "@lagrange/datasets/node";
+import { declaredInputKind, type InputFileKind } from "./define/files.js";
 
 /**
  * A file the command line names must exist, be a file and be readable: otherwise a usage error
@@ -27,12 +31,28 @@ export function requireFile(option: string, path: string): void {
 }
 
 /**
- * core's `InputFileError` (a file that cannot be opened, from any reader) as this command line's
- * usage error naming the option; anything else as it is.
+ * core's `InputFileError` (a file that cannot be opened, or a device, from any reader) as this
+ * command line's usage error naming the option, and its `InputTooLargeError` as a bad-input error
+ * naming it; anything else as it is.
  */
 export function namedInputError(option: string, error: unknown): unknown {
-  if (!(error instanceof InputFileError)) return error;
-  return new LagrangeError("usage", `${option} ${error.message}`, { cause: error });
+  if (error instanceof InputFileError) {
+    return new LagrangeError("usage", `${option} ${error.message}`, { cause: error });
+  }
+  if (error instanceof InputTooLargeError) {
+    return new LagrangeError("bad-input", `${option} ${error.message}`, { cause: error });
+  }
+  return error;
+}
+
+/**
+ * The kind whose cap a read applies: the one given, else the one the running command declares for
+ * `option` (see define/files.ts), else a model's (the largest cap of a file read whole) for a
+ * reader outside a declared command (a test calling a command directly).
+ */
+function kindOf(option: string, kind: InputFileKind | undefined): InputSizeKind {
+  const declared = kind ?? declaredInputKind(option) ?? declaredInputKind(`<${option}>`);
+  return declared === undefined || declared === "folder" ? "model" : declared;
 }
 
 /**
@@ -52,10 +72,12 @@ export async function readNamedInput(
   path: string,
   signal?: AbortSignal,
   looksRight?: (head: Uint8Array) => boolean,
+  kind?: InputFileKind,
 ): Promise<Uint8Array> {
   const kept = readFromPipes.get(path);
   if (kept !== undefined) return kept;
-  const options = signal === undefined ? {} : { signal };
+  // A device is refused and the kind's cap applies, to a pipe as it is read.
+  const options = { kind: kindOf(option, kind), ...(signal === undefined ? {} : { signal }) };
   try {
     // A regular file: one buffer of its size. Anything else: kept, since it cannot be read again.
     if (isRegularFile(path)) return await readInput(path, options);
@@ -103,19 +125,67 @@ export async function openNamedInput(
   signal?: AbortSignal,
 ): Promise<InputStream> {
   try {
-    return await openInput(path, signal === undefined ? {} : { signal });
+    return await openInput(path, {
+      kind: kindOf(option, undefined),
+      ...(signal === undefined ? {} : { signal }),
+    });
   } catch (error) {
     throw namedInputError(option, error);
   }
 }
 
-/** A text file the command line names (constraints, predictions); see {@link readNamedInput}. */
+/**
+ * A text file the command line names (template, constraints, graph, predictions); see
+ * {@link readNamedInput}. Lines that end in CR alone are refused, naming the option, the file and
+ * the line, as in data files; CRLF is read.
+ */
 export async function readNamedText(
   option: string,
   path: string,
   signal?: AbortSignal,
+  kind?: InputFileKind,
 ): Promise<string> {
-  return new TextDecoder().decode(await readNamedInput(option, path, signal));
+  const text = new TextDecoder().decode(
+    await readNamedInput(option, path, signal, undefined, kind),
+  );
+  checkNamedLineEndings(option, text, path);
+  return text;
+}
+
+/** {@link checkLineEndings} with the option named in the message. */
+export function checkNamedLineEndings(option: string, text: string, file: string): void {
+  try {
+    checkLineEndings(text, file);
+  } catch (error) {
+    if (!(error instanceof DataFormatError)) throw error;
+    throw new LagrangeError("bad-input", `${option} ${error.message}`, { cause: error });
+  }
+}
+
+/**
+ * Standard input (`-` where a flag allows it) read whole, as text, under `kind`'s cap: past it,
+ * reading stops with a bad-input error naming the option.
+ */
+export async function readNamedStandardInput(
+  option: string,
+  kind: InputSizeKind,
+  signal?: AbortSignal,
+): Promise<string> {
+  const cap = inputSizeCap(kind);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of process.stdin) {
+    signal?.throwIfAborted();
+    total += (chunk as Buffer).length;
+    if (total > cap) {
+      process.stdin.pause();
+      throw namedInputError(option, new InputTooLargeError("standard input", null, cap, kind));
+    }
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks, total).toString("utf8");
+  checkNamedLineEndings(option, text, "standard input");
+  return text;
 }
 
 /**

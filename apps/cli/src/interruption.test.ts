@@ -27,7 +27,7 @@ describe("writeOutput and the command's stop signal", () => {
     const controller = new AbortController();
     const writing = writeOutput(
       path,
-      { option: "--out", inputs: [], signal: controller.signal },
+      { option: "--out", signal: controller.signal },
       async (output) => {
         await output.write("a whole new model\n");
         // The work ends normally: Ctrl-C came during its last step, which no checkpoint followed.
@@ -46,7 +46,7 @@ describe("writeOutput and the command's stop signal", () => {
     const controller = new AbortController();
     const writing = writeOutput(
       path,
-      { option: "--out", inputs: [], signal: controller.signal },
+      { option: "--out", signal: controller.signal },
       async (output) => {
         await output.write("a whole new model\n");
         // A signal handler runs at the loop's next turn: after writeOutput's own check, while the
@@ -65,7 +65,7 @@ describe("writeOutput and the command's stop signal", () => {
     const controller = new AbortController();
     const result = await writeOutput(
       path,
-      { option: "--out", inputs: [], signal: controller.signal },
+      { option: "--out", signal: controller.signal },
       async (output) => {
         await output.write("tagged\n");
         return "done";

@@ -1,9 +1,37 @@
 import { unlinkSync } from "node:fs";
+import { constants } from "node:os";
 import { resolve } from "node:path";
 
-/** The signals a command stops on, and the exit code of each (128 + its number, as shells report). */
-export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
-export type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
+/**
+ * Every signal whose default action ends the process and that a handler can catch: a command
+ * stops on each of them the same way (outputs aborted, temporary files removed, one line), so no
+ * way of ending it leaves a hidden temporary file. Left out: SIGKILL and SIGSTOP (cannot be
+ * caught: the next write removes what SIGKILL left), SIGUSR1 (Node's debugger), SIGPROF (V8's
+ * profiler), SIGPIPE (ignored by Node: a closed pipe is an EPIPE error), and the faults (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS), after which no handler can safely run. The
+ * supervisor (bin/lagrange.mjs) keeps the same list; a test compares them.
+ */
+export const STOP_SIGNALS = [
+  "SIGHUP",
+  "SIGINT",
+  "SIGQUIT",
+  "SIGTERM",
+  "SIGUSR2",
+  "SIGALRM",
+  "SIGVTALRM",
+  "SIGXCPU",
+  "SIGXFSZ",
+  "SIGPWR",
+] as const satisfies readonly NodeJS.Signals[];
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/** The exit code of a command a signal stopped: 128 + the signal's number, as shells report. */
+export function signalExitCode(signal: StopSignal): number {
+  return 128 + (constants.signals[signal] ?? 0);
+}
+
+/** The signals of this platform a command stops on (SIGPWR is Linux's alone). */
+const stopSignalsHere = STOP_SIGNALS.filter((name) => constants.signals[name] !== undefined);
 
 let received: StopSignal | undefined;
 const temporaryFiles = new Set<string>();
@@ -84,9 +112,9 @@ export function removeTemporaryFiles(): void {
 }
 
 /**
- * Runs a command with an AbortSignal that SIGINT (Ctrl-C), SIGTERM and SIGHUP fire: long work
- * stops at its next checkpoint, outputs are aborted (no partial file), and `main` exits 130, 143 or
- * 129 with one line. A second signal exits at once, after removing temporary files — unless the
+ * Runs a command with an AbortSignal that SIGINT (Ctrl-C), SIGTERM, SIGHUP, SIGQUIT (Ctrl-\) and
+ * every other {@link STOP_SIGNALS} fire: long work stops at its next checkpoint, outputs are aborted
+ * (no partial file), and `main` exits 128 + the signal's number (130, 143, 129, 131) with one line. A second signal exits at once, after removing temporary files — unless the
  * supervisor runs this process: a terminal's Ctrl-C reaches both, and the supervisor passes its
  * copy on, so a second signal here is the same event; the supervisor kills this process itself
  * at a second signal of its own. The handlers are removed when the command ends, so the default
@@ -95,12 +123,12 @@ export function removeTemporaryFiles(): void {
 export async function interruptible<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   received = undefined;
-  const handlers = (Object.keys(SIGNAL_EXIT_CODES) as StopSignal[]).map((name) => {
+  const handlers = stopSignalsHere.map((name) => {
     const handler = () => {
       if (controller.signal.aborted) {
         if (supervised) return;
         removeTemporaryFiles();
-        process.exit(SIGNAL_EXIT_CODES[name]);
+        process.exit(signalExitCode(name));
       }
       received = name;
       controller.abort();

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type DecoderDefinition, isAbortError } from "@lagrange/core";
+import { type DecoderDefinition, isAbortError, redactSecrets } from "@lagrange/core";
 import { Command, CommanderError } from "commander";
 import { defineClusters } from "./define/clusters.js";
 import { defineConstraints } from "./define/constraints.js";
@@ -9,6 +9,7 @@ import { defineEval } from "./define/eval.js";
 import { defineExplain } from "./define/explain.js";
 import { defineExport } from "./define/export.js";
 import { defineFactorGraph } from "./define/factor-graph.js";
+import { commandFiles, recordCommandFiles } from "./define/files.js";
 import { defineImport } from "./define/import.js";
 import { defineInfo } from "./define/info.js";
 import { defineParse } from "./define/parse.js";
@@ -21,9 +22,11 @@ import { exitCodesHelp, helpArguments, layOutHelp, wantsFullHelp } from "./help.
 import {
   announceFinalLine,
   removeTemporaryFiles,
-  SIGNAL_EXIT_CODES,
+  STOP_SIGNALS,
+  signalExitCode,
   stopSignal,
 } from "./interruption.js";
+import { refuseOutputsThatAreInputs } from "./output.js";
 import { writeStderr } from "./progress.js";
 
 /**
@@ -58,6 +61,13 @@ export function buildProgram(decoders: readonly DecoderDefinition[], fullHelp = 
   defineExport(program);
   defineDemo(program);
   defineQueue(program);
+  // Before any command, from its declared files (define/files.ts): an output is never one of its
+  // inputs, and an input that is a device, a folder or over its kind's cap is refused at once.
+  program.hook("preAction", async (_program, command) => {
+    recordCommandFiles(command);
+    refuseOutputsThatAreInputs();
+    (await import("./input-check.js")).checkCommandInputs(commandFiles());
+  });
   layOutHelp(program, fullHelp);
   return program;
 }
@@ -89,7 +99,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const signal = stopSignal();
     const code = exitCodeOf(error, signal);
     announceFinalLine();
-    writeStderr(`lagrange: ${clip(messageOf(error, code, signal))}\n`);
+    // Any message may quote a URL with its credentials (a model URL, ioredis's errors).
+    writeStderr(`lagrange: ${clip(redactSecrets(messageOf(error, code, signal)))}\n`);
     if (code === ExitCode.failure && process.env.LAGRANGE_DEBUG) {
       writeStderr(`${(error as Error).stack}\n`);
     }
@@ -166,7 +177,7 @@ export async function runAsProcess(argv: readonly string[]): Promise<void> {
   const code = await main(argv);
   // Stopped by a signal: the outputs are aborted and the line written; nothing left to wait for
   // (a solver, a worker, a read still in flight would hold the process past the supervisor's grace).
-  if ((Object.values(SIGNAL_EXIT_CODES) as number[]).includes(code)) process.exit(code);
+  if (STOP_SIGNALS.some((name) => signalExitCode(name) === code)) process.exit(code);
   process.exitCode = code;
 }
 

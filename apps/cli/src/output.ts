@@ -1,7 +1,12 @@
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
 import { throwIfAborted } from "@lagrange/core";
-import { type AtomicFile, openAtomicFile } from "@lagrange/core/node";
+import {
+  type AtomicFile,
+  FileWriteError,
+  openAtomicFile,
+  READ_ONLY_FILE,
+} from "@lagrange/core/node";
+import { commandFiles, FORCE_FLAG } from "./define/files.js";
 import { usageError } from "./exit-codes.js";
 import { trackTemporaryFile } from "./interruption.js";
 
@@ -18,11 +23,6 @@ export interface OutputOptions {
   /** The option that names the path, for messages (`--out`). */
   readonly option: string;
   /**
-   * What the command reads, as given (paths or registry names; undefined entries are skipped): an
-   * output path that is one of them is refused, since writing it would destroy the input.
-   */
-  readonly inputs: readonly (string | undefined)[];
-  /**
    * The command's stop signal (Ctrl-C, SIGTERM, SIGHUP): once it has fired, the output is aborted
    * instead of committed, so a command stopped after its work (during the last iteration, while
    * the model is serialised) never replaces an existing file.
@@ -32,15 +32,18 @@ export interface OutputOptions {
 
 /**
  * The one output path handler of the CLI. Called before any work, so that a path that cannot be
- * written (missing folder, read-only place, a directory) or that is one of the inputs stops the
- * command at once as a usage error (exit 2) rather than after an hour of training. The file is a
+ * written (missing folder, read-only place, a directory, a read-only file without `--force`)
+ * stops the command at once as a usage error (exit 2) rather than after an hour of training (an
+ * output that is one of the inputs was refused before the command started:
+ * {@link refuseOutputsThatAreInputs}).
+ * Replacing a file keeps its mode and owner (core's `openAtomicFile`). The file is a
  * temporary one beside the target until `close` renames it over the target; `abort`, a failure
  * and Ctrl-C remove it. A device, a FIFO or `/dev/stdout` is written in place, never replaced,
  * and a symbolic link's target is written, not the link (see core's `openAtomicFile`).
  */
 async function openOutput(path: string | undefined, options: OutputOptions): Promise<Output> {
   if (path === undefined || path === "-") return standardOutput();
-  refuseInputs(path, options);
+  const files = commandFiles();
   if (existsSync(path) && statSync(path).isDirectory()) {
     throw usageError(`${options.option} ${path}: is a directory; expected a file path`);
   }
@@ -52,6 +55,7 @@ async function openOutput(path: string | undefined, options: OutputOptions): Pro
     // The signal ends the wait for a FIFO's reader (the only wait before the first write).
     file = await openAtomicFile(path, {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      replaceReadOnly: files.force,
       beforeTemporaryFile: (temporaryPath) => {
         forget = trackTemporaryFile(temporaryPath);
       },
@@ -59,6 +63,11 @@ async function openOutput(path: string | undefined, options: OutputOptions): Pro
   } catch (error) {
     forget();
     if (options.signal?.aborted === true) throw error;
+    if (error instanceof FileWriteError && error.code === READ_ONLY_FILE) {
+      throw usageError(
+        `${options.option} ${path}: is read-only; ${FORCE_FLAG} replaces it (keeping its mode)`,
+      );
+    }
     throw usageError(`${options.option} ${path}: cannot be written (${reason(error)})`);
   }
   return {
@@ -98,24 +107,35 @@ export async function writeOutput<T>(
   }
 }
 
-function refuseInputs(path: string, options: OutputOptions): void {
-  const target = identity(path);
-  for (const input of options.inputs) {
-    if (input === undefined || input === "-") continue;
-    if (identity(input) === target) {
-      throw usageError(
-        `${options.option} ${path} is also an input of this command; writing it would destroy it: choose another path`,
-      );
+/**
+ * The output rule's first half, run before every command (the program's `preAction` hook, after
+ * {@link recordCommandFiles}): an output that is one of the command's inputs — every input its
+ * definition declares (define/files.ts), compared by device and inode after symbolic links, so a
+ * hard link, a link or `./d/../x` for `x` all count — is refused as a usage error before any
+ * work, since writing it would destroy the input.
+ */
+export function refuseOutputsThatAreInputs(): void {
+  const { inputs, outputs } = commandFiles();
+  for (const output of outputs) {
+    const target = identity(output.path);
+    if (target === undefined) continue;
+    for (const input of inputs) {
+      if (identity(input.path) === target) {
+        throw usageError(
+          `${output.flag} ${output.path} is also an input of this command (${input.flag} ${input.path}); writing it would destroy it: choose another path`,
+        );
+      }
     }
   }
 }
 
-/** One string per file: the real path of an existing file (links resolved), else the absolute one. */
-function identity(path: string): string {
+/** A file's device and inode (links followed), or undefined where there is no file. */
+function identity(path: string): string | undefined {
   try {
-    return realpathSync(path);
+    const stats = statSync(path);
+    return `${stats.dev}:${stats.ino}`;
   } catch {
-    return resolve(path);
+    return undefined;
   }
 }
 

@@ -11,25 +11,35 @@ export interface Progress {
 
 /**
  * A progress bar on stderr when it is a terminal; otherwise (pipes, CI) silent, so output files
- * and logs stay clean.
+ * and logs stay clean. `total` undefined: the work has no fixed end (L-BFGS stops when the loss
+ * does), so the bar counts without a total rather than stall at a guess; a count past `total`
+ * raises it, so the bar follows the work rather than the estimate.
  */
 export function progressBar(
   label: string,
-  total: number,
+  total: number | undefined,
   enabled = process.stderr.isTTY,
 ): Progress {
-  if (!enabled || total <= 0) return { update() {}, stop() {} };
+  if (!enabled || (total !== undefined && total <= 0)) return { update() {}, stop() {} };
   const { SingleBar } = loadCliProgress();
   const bar = new SingleBar({
-    format: `${label.padEnd(10)} [{bar}] {percentage}% | {value}/{total} | {detail}`,
+    format:
+      total === undefined
+        ? `${label.padEnd(10)} #{value} | {detail}`
+        : `${label.padEnd(10)} [{bar}] {percentage}% | {value}/{total} | {detail}`,
     stream: process.stderr,
     hideCursor: true,
     clearOnComplete: false,
     barsize: 30,
   });
-  bar.start(total, 0, { detail: "" });
+  let limit = total ?? Number.POSITIVE_INFINITY;
+  bar.start(total ?? 0, 0, { detail: "" });
   return {
     update(done, detail = "") {
+      if (done > limit) {
+        limit = done;
+        bar.setTotal(done);
+      }
       bar.update(done, { detail });
     },
     stop() {

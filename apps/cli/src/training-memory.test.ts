@@ -5,9 +5,18 @@ import {
   type TrainingPreparation,
 } from "@lagrange/chain-crf";
 import { lagrangeErrorCode } from "@lagrange/core";
+import type { Sentence } from "@lagrange/datasets";
+import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseByteSize } from "./define/train-values.js";
-import { checkL2sTrainingMemory, memoryOptions, trainingRefusal } from "./training-memory.js";
+import {
+  checkExtractionMemory,
+  checkL2sTrainingMemory,
+  estimateExtraction,
+  memoryOptions,
+  trainingMemoryLimit,
+  trainingRefusal,
+} from "./training-memory.js";
 
 const memory: TrainingMemoryEstimate = {
   labels: 10,
@@ -117,5 +126,96 @@ describe("--max-memory", () => {
     );
     expect(() => checkL2sTrainingMemory({ kind: "csoaa", bits: 20 }, 1, undefined)).not.toThrow();
     expect(() => checkL2sTrainingMemory({ kind: "csoaa", bits: 30 }, 1, null)).not.toThrow();
+  });
+});
+
+/** Sentences of the given lengths, a word and a gold column each. */
+function sentencesOf(lengths: readonly number[]): Sentence[] {
+  return lengths.map((n, i) => {
+    const words = Array.from({ length: n }, (_, t) => `w${i}_${t}`);
+    const labels = words.map(() => "O");
+    return { tokens: words, columns: [words, labels], labels };
+  });
+}
+
+/** `k` attributes per token, as a CRF++ template of k U lines generates. */
+const perToken = (k: number) => (sentence: Sentence) => ({
+  names: sentence.tokens.flatMap((w) => Array.from({ length: k }, (_, j) => `U${j}:${w}`)),
+  transition: null,
+});
+
+describe("the attributes' estimate, before they are generated", () => {
+  it("scales a sample to every token of the corpus", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 200 }),
+        fc.integer({ min: 1, max: 20 }),
+        (lengths, k) => {
+          const sentences = sentencesOf(lengths);
+          const tokens = lengths.reduce((a, b) => a + b, 0);
+          const e = estimateExtraction(sentences, perToken(k));
+          expect(e.tokens).toBe(tokens);
+          expect(e.attributes).toBe(k * tokens);
+          expect(e.distinct).toBeLessThanOrEqual(e.attributes);
+          // A sample, not the corpus: at most 4,000 tokens and one window past them.
+          expect(e.sampledTokens).toBeLessThanOrEqual(Math.min(tokens, 4000 + 64));
+          expect(e.bytes).toBeGreaterThan(100 * e.attributes);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it("scales distinct names at the rate the sample still found new ones", () => {
+    // 100,000 tokens over a vocabulary of 50 words: the sample has seen every name by its half.
+    const sentences = sentencesOf(Array.from({ length: 5000 }, () => 20)).map((s) => {
+      const words = s.tokens.map((_, t) => `v${(t * 7 + s.tokens.length) % 50}`);
+      return { ...s, tokens: words, columns: [words, s.labels!], labels: s.labels! };
+    });
+    const e = estimateExtraction(sentences, perToken(1));
+    expect(e.attributes).toBe(100_000);
+    expect(e.distinct).toBeLessThan(100 * 50);
+    // Every name new (a word per token): linear.
+    expect(estimateExtraction(sentencesOf([5000, 5000]), perToken(1)).distinct).toBe(10_000);
+  });
+
+  it("stops sampling at one token when its expansion already passes the budget", () => {
+    const seen: number[] = [];
+    const e = estimateExtraction(
+      sentencesOf([50, 50, 50, 50]),
+      (sentence) => {
+        seen.push(sentence.tokens.length);
+        return perToken(10_000)(sentence);
+      },
+      1e6,
+    );
+    expect(seen).toEqual([1]);
+    expect(e.attributes).toBe(2_000_000);
+  });
+
+  it("refuses past --max-memory naming what generates the attributes and the figures", () => {
+    const e = estimateExtraction(sentencesOf([20, 20]), perToken(500));
+    let refusal: unknown;
+    try {
+      checkExtractionMemory(e, "--template big.tpl", 10e6, 8e6);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(lagrangeErrorCode(refusal)).toBe("usage");
+    expect((refusal as Error).message).toMatch(
+      /^training would need about [\d.]+ MB, more than the 10\.0 MB allowed \(8\.00 MB in use and [\d.]+ MB for the attributes --template big\.tpl generates: about 20,000, 500\.0 per token over 40 tokens, 20,000 distinct, from 21 tokens extracted first\); pass --max-memory 1G to proceed/,
+    );
+    expect(() => checkExtractionMemory(e, "--preset ner", 1e9, 8e6)).not.toThrow();
+  });
+
+  it('reads --max-memory none as no bound (commander keeps the parser\'s null as "")', () => {
+    expect(trainingMemoryLimit(null)).toBeUndefined();
+    expect(trainingMemoryLimit("" as unknown as null)).toBeUndefined();
+    expect(trainingMemoryLimit(5e8)).toBe(5e8);
+    const e = estimateExtraction(sentencesOf([20]), perToken(500));
+    expect(() => checkExtractionMemory(e, "x", "" as unknown as null, 8e9)).not.toThrow();
+    expect(() =>
+      checkL2sTrainingMemory({ kind: "csoaa", bits: 30 }, 1, "" as unknown as null),
+    ).not.toThrow();
   });
 });

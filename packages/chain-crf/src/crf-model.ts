@@ -24,6 +24,7 @@ import {
   AttributeFrequencyError,
   buildAttributeDictionary,
   countAttributes,
+  NoStateAttributesError,
 } from "./model/dictionary.js";
 import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.js";
 import { SequenceScorer } from "./model/sequence-scorer.js";
@@ -625,6 +626,7 @@ export function prepareTrainingData(
   if (attributes.size === 0 && counted.distinct > 0) {
     throw new AttributeFrequencyError(minFrequency, counted.highestCount, counted.distinct);
   }
+  if (attributes.size === 0) throw new NoStateAttributesError(options.source ?? "sequences");
   const seenTransitionAttributes = buildAttributeDictionary(
     sequences.map((s) => s.attributes.transition),
     minFrequency,

@@ -24,7 +24,12 @@ export {
   type TrainingData,
   type TrainingDataOptions,
 } from "./crf-model.js";
-export { type ClassWeights, resolveClassWeights } from "./encoder/class-weights.js";
+export {
+  type ClassWeights,
+  isClassWeight,
+  MAX_CLASS_WEIGHT,
+  resolveClassWeights,
+} from "./encoder/class-weights.js";
 export {
   type ChainGradient,
   type ChainInput,
@@ -131,7 +136,11 @@ export {
   type LabelledSequence,
   type LabelSets,
 } from "./model/dataset.js";
-export { AttributeFrequencyError, buildAttributeDictionary } from "./model/dictionary.js";
+export {
+  AttributeFrequencyError,
+  buildAttributeDictionary,
+  NoStateAttributesError,
+} from "./model/dictionary.js";
 export { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.js";
 export {
   estimateTrainingMemory,
@@ -140,6 +149,7 @@ export {
   type TrainingMemoryOptions,
 } from "./model/memory.js";
 export { type InitialModel, type WarmStart, warmStart } from "./model/warm-start.js";
+export { type WeightOutOfRange, weightOutOfRange } from "./model/weight-range.js";
 export {
   firstStageModel,
   loadModelFromBytes,
@@ -179,6 +189,7 @@ export {
   type SgdOptions,
   type SgdResult,
   type ShardableEncoder,
+  STOP_REASON_TEXT,
   type StopReason,
   type TrainerOptions,
   type TrainResult,
@@ -194,6 +205,7 @@ export {
 } from "./train/profile.js";
 // One-call training (attributes in, model out) for apps
 export {
+  iterationCap,
   type LabelScorer,
   TRAINING_ALGORITHMS,
   type TrainCrfOptions,

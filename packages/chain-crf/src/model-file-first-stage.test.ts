@@ -1,6 +1,6 @@
 import { crc32, seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { CrfModel, modelFromTraining, prepareTrainingData } from "./crf-model.js";
 import {
   firstStageModel,
   loadModelFromBytes,
@@ -90,5 +90,30 @@ describe("model files with a first stage", () => {
     const v1 = bytes.slice();
     new DataView(v1.buffer).setUint32(8, 1, true);
     expect(loadError(resealed(v1)).message).toMatch(/first-stage section in a version 1 file/);
+  });
+
+  it("refuses nested first stages from the embedded header, before decoding any level", () => {
+    // Fifty levels of a small model: decoding each level first would copy every one below it.
+    let nested = modelToBytes(two);
+    for (let depth = 0; depth < 50; depth++) nested = modelToBytes(second.withFirstStage(nested));
+    expect(loadError(nested).message).toBe(
+      "two.lgm: section firstStage: its first stage has a first stage of its own (one level at most)",
+    );
+    // Second order (version 3) declares its first stage in its header only: read from there.
+    const secondOrder = modelToBytes(
+      new CrfModel({
+        labels: two.labels,
+        attributes: two.attributes,
+        transitionAttributes: two.transitionAttributes,
+        layout: two.layout,
+        weights: two.weights,
+        firstStage: two.firstStage,
+        trigrams: new Float64Array(two.labels.size ** 3),
+      }),
+    );
+    expect(new DataView(secondOrder.buffer).getUint32(8, true)).toBe(3);
+    expect(loadError(modelToBytes(second.withFirstStage(secondOrder))).message).toMatch(
+      /its first stage has a first stage of its own/,
+    );
   });
 });

@@ -253,6 +253,38 @@ describe("model files", () => {
     expect(back.weights[5]).toBe(MAX_WEIGHT_MAGNITUDE);
   });
 
+  it("refuses a preset (or a feature spec's base) this build does not know, naming the file", () => {
+    const bytes = modelToBytes(model(5).model);
+    const unknown =
+      /the model names preset "nosuch", which this version does not know \(feature presets: chunking, ner, .*pos;/;
+    expectError(
+      withHeader(bytes, (h) => {
+        h.preset = "nosuch";
+      }),
+      unknown,
+    );
+    expectError(
+      withHeader(bytes, (h) => {
+        h.settings = { features: { base: "nosuch" } };
+      }),
+      unknown,
+    );
+    // A recorded spec decides: its base is what tagging rebuilds, the header's preset a label.
+    const template = withHeader(bytes, (h) => {
+      h.preset = "template";
+      h.settings = {
+        features: { base: "template", template: { text: "U00:%x[0,0]", source: "t" } },
+      };
+    });
+    expect(loadModelFromBytes(template).preset).toBe("template");
+    for (const preset of [null, "ner-words"]) {
+      const fine = withHeader(bytes, (h) => {
+        h.preset = preset;
+      });
+      expect(loadModelFromBytes(fine).preset).toBe(preset);
+    }
+  });
+
   it("says what a CRFsuite or learning-to-search model is and how to use it", () => {
     const crfsuite = new Uint8Array(64);
     crfsuite.set(new TextEncoder().encode("lCRF"));

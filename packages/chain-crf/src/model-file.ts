@@ -6,6 +6,7 @@ import {
   MAX_WEIGHT_MAGNITUDE,
 } from "@lagrange/core";
 import { CrfModel, type JsonValue } from "./crf-model.js";
+import { presets } from "./features/presets.js";
 import type { FeatureLayout } from "./model/layout.js";
 
 /**
@@ -280,6 +281,30 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     }
     return out;
   };
+  let firstStage: Uint8Array | null = null;
+  const hasFirstStage =
+    Array.isArray(header.sections) &&
+    (header.sections as unknown[]).some((s) => isRecord(s) && s.name === "firstStage");
+  if (
+    version !== SECOND_ORDER_FORMAT_VERSION &&
+    hasFirstStage !== (version === FIRST_STAGE_FORMAT_VERSION)
+  ) {
+    fail(
+      hasFirstStage
+        ? `a first-stage section in a version ${version} file (two-stage models are version ${FIRST_STAGE_FORMAT_VERSION})`
+        : `version ${version} (a two-stage model) without its first-stage section`,
+    );
+  }
+  if (hasFirstStage) {
+    const { length, offset } = section("firstStage", ["uint8"]);
+    const embedded = bytes.subarray(binaryStart + offset, binaryStart + offset + length);
+    // Checked from the embedded header alone, before any section is decoded: a crafted file
+    // nesting stages a thousand deep would otherwise copy and decode each level first.
+    if (declaresFirstStage(embedded)) {
+      fail("section firstStage: its first stage has a first stage of its own (one level at most)");
+    }
+    firstStage = embedded.slice();
+  }
   const weights = readWeights("weights", "weight");
   const h = checkedLayoutScalars(header.layout, fail);
   const layout: FeatureLayout = {
@@ -297,24 +322,6 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     numWeights: h.numWeights,
   };
   checkLayout(layout, fail);
-  let firstStage: Uint8Array | null = null;
-  const hasFirstStage =
-    Array.isArray(header.sections) &&
-    (header.sections as unknown[]).some((s) => isRecord(s) && s.name === "firstStage");
-  if (
-    version !== SECOND_ORDER_FORMAT_VERSION &&
-    hasFirstStage !== (version === FIRST_STAGE_FORMAT_VERSION)
-  ) {
-    fail(
-      hasFirstStage
-        ? `a first-stage section in a version ${version} file (two-stage models are version ${FIRST_STAGE_FORMAT_VERSION})`
-        : `version ${version} (a two-stage model) without its first-stage section`,
-    );
-  }
-  if (hasFirstStage) {
-    const { length, offset } = section("firstStage", ["uint8"]);
-    firstStage = bytes.slice(binaryStart + offset, binaryStart + offset + length);
-  }
   const hasTrigrams =
     Array.isArray(header.sections) &&
     (header.sections as unknown[]).some((s) => isRecord(s) && s.name === "trigrams");
@@ -338,6 +345,12 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   if (header.settings !== undefined && !isRecord(header.settings)) {
     fail(`header: settings is ${describe(header.settings)}; expected an object`);
   }
+  const unknown = unknownFeatureBase(header.preset, header.settings);
+  if (unknown !== null) {
+    fail(
+      `the model names preset ${JSON.stringify(unknown)}, which this version does not know (feature presets: ${Object.keys(presets).join(", ")}; a newer release may know it)`,
+    );
+  }
   let model: CrfModel;
   try {
     model = new CrfModel({
@@ -357,11 +370,35 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   // The embedded first stage is a model file of its own: read (and checked) now, so that a bad
   // one is this file's error at load time, not one halfway through tagging.
   if (firstStage !== null) {
-    const first = loadModelFromBytes(firstStage, `${file} (its first stage)`);
-    if (first.firstStage !== null) fail("its first stage has a first stage of its own");
-    firstStages.set(firstStage, first);
+    firstStages.set(firstStage, loadModelFromBytes(firstStage, `${file} (its first stage)`));
   }
   return model;
+}
+
+/**
+ * Whether a model file's bytes declare a first stage of their own, from the preamble and header
+ * alone (a malformed file says no: reading it in full then names what is wrong).
+ */
+function declaresFirstStage(bytes: Uint8Array): boolean {
+  if (bytes.length < PREAMBLE) return false;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint32(8, true);
+  if (version === FIRST_STAGE_FORMAT_VERSION) return true;
+  if (version !== SECOND_ORDER_FORMAT_VERSION) return false;
+  const headerLength = view.getUint32(12, true);
+  if (PREAMBLE + headerLength > bytes.length) return false;
+  try {
+    const header: unknown = JSON.parse(
+      new TextDecoder().decode(bytes.subarray(PREAMBLE, PREAMBLE + headerLength)),
+    );
+    return (
+      isRecord(header) &&
+      Array.isArray(header.sections) &&
+      (header.sections as unknown[]).some((s) => isRecord(s) && s.name === "firstStage")
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** Every index the kernels will follow stays in range (a checksum does not prove that). */
@@ -471,6 +508,23 @@ function foreignFileReason(bytes: Uint8Array, file: string): string {
 /** A path as one word of a shell command (quoted when it needs to be). */
 function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The preset a model's features are built from when this build has no such preset, else null:
+ * checked at load so that every command (`info` too) names the model file, not only the ones that
+ * go on to extract features. A recorded feature spec's base decides (the header's preset is then
+ * a label); a spec that is not an object is the spec parser's to report.
+ */
+function unknownFeatureBase(preset: unknown, settings: unknown): string | null {
+  const spec = isRecord(settings) ? settings.features : undefined;
+  if (spec !== undefined && spec !== null) {
+    const base = isRecord(spec) ? spec.base : undefined;
+    return typeof base === "string" && base !== "template" && !Object.hasOwn(presets, base)
+      ? base
+      : null;
+  }
+  return typeof preset === "string" && !Object.hasOwn(presets, preset) ? preset : null;
 }
 
 function isRecord(x: unknown): x is { readonly [key: string]: unknown } {

@@ -18,13 +18,29 @@ import {
   type TrainingMemoryEstimate,
 } from "./model/memory.js";
 import type { InitialModel } from "./model/warm-start.js";
-import { trainAveragedPerceptron } from "./train/perceptron.js";
-import { trainSgd } from "./train/sgd.js";
+import { PERCEPTRON_DEFAULT_EPOCHS, trainAveragedPerceptron } from "./train/perceptron.js";
+import { SGD_DEFAULT_EPOCHS, trainSgd } from "./train/sgd.js";
 import { trainLbfgs } from "./train/train-lbfgs.js";
 import type { HeldOutOptions, HeldOutScore, StopReason } from "./train/types.js";
 
 export const TRAINING_ALGORITHMS = ["lbfgs", "owlqn", "ap", "sgd"] as const;
 export type TrainingAlgorithm = (typeof TRAINING_ALGORITHMS)[number];
+
+/**
+ * The most iterations (epochs for ap and sgd) `algorithm` runs with `maxIterations` (or its
+ * default); undefined when it has no cap: L-BFGS and OWL-QN stop when the loss does.
+ */
+export function iterationCap(
+  algorithm: TrainingAlgorithm,
+  maxIterations: number | undefined,
+): number | undefined {
+  if (maxIterations !== undefined) return maxIterations;
+  return algorithm === "ap"
+    ? PERCEPTRON_DEFAULT_EPOCHS
+    : algorithm === "sgd"
+      ? SGD_DEFAULT_EPOCHS
+      : undefined;
+}
 
 /** Scores predicted label names against gold ones (e.g. conlleval chunk F1 from @lagrange/datasets). */
 export type LabelScorer = (
@@ -152,6 +168,7 @@ export interface TrainCrfResult {
 function memoryCheck(
   options: TrainCrfOptions,
   algorithm: TrainingAlgorithm,
+  order: 1 | 2,
 ): (prepared: PreparedLayout) => void {
   return ({ dataset, layout, attributesSeen, highestAttributeCount }) => {
     const memory = estimateTrainingMemory(layout, dataset, {
@@ -159,6 +176,7 @@ function memoryCheck(
       threads: options.threads ?? 1,
       l1: (options.c1 ?? 0) > 0,
       earlyStopping: options.heldOut?.patience !== undefined,
+      order,
       ...(options.objective === undefined ? {} : { objective: options.objective.name }),
     });
     options.onPrepared?.({
@@ -202,7 +220,7 @@ export async function trainCrf(
     // The estimate scans the corpus: made only for a caller who reads it or sets a limit.
     ...(options.onPrepared === undefined && options.maxMemoryBytes === undefined
       ? {}
-      : { beforeEncoder: memoryCheck(options, algorithm) }),
+      : { beforeEncoder: memoryCheck(options, algorithm, order) }),
   });
   const constraints = options.constraintsFor?.(data.labels.names());
   if (options.constrainedTraining === true) {

@@ -16,10 +16,11 @@ import {
   parseDecoderOption,
   resolveDecoderOptions,
   STEP_OPTION,
+  TIME_LIMIT_OPTION,
   TOLERANCE_OPTION,
 } from "./decoder-options.js";
 import { exactDecoding } from "./decoding.js";
-import { LagrangeError } from "./errors.js";
+import { LagrangeError, lagrangeErrorCode } from "./errors.js";
 import { installPlugin } from "./plugin.js";
 import { MAX_ITERATIONS } from "./solver.js";
 
@@ -183,7 +184,7 @@ describe("resolveDecoderOptions", () => {
   });
 });
 
-describe("the dual-decomposition master's options (step, eta, exact)", () => {
+describe("the dual-decomposition master's options (step, eta, exact, time limit)", () => {
   const dd = definition(DUAL_DECOMPOSITION_OPTIONS, "soft-dd");
 
   it("pass the registry's checks and default to the master's own behaviour", () => {
@@ -194,6 +195,7 @@ describe("the dual-decomposition master's options (step, eta, exact)", () => {
       STEP_OPTION,
       ETA_OPTION,
       EXACT_OPTION,
+      TIME_LIMIT_OPTION,
     ]);
     expect(resolveDecoderOptions(dd, {})).toEqual({
       maxIterations: 200,
@@ -201,6 +203,7 @@ describe("the dual-decomposition master's options (step, eta, exact)", () => {
       step: "subgradient",
       eta: 1,
       exact: false,
+      timeLimitMs: 10_000,
     });
   });
 
@@ -211,8 +214,49 @@ describe("the dual-decomposition master's options (step, eta, exact)", () => {
       step: "ad3",
       eta: 0.5,
       exact: true,
+      timeLimitMs: 10_000,
     });
-    expect(resolveDecoderOptions(dd, { exact: "false" }).exact).toBe(false);
+    expect(resolveDecoderOptions(dd, { step: "ad3", exact: "false" }).exact).toBe(false);
+  });
+
+  it("refuse η and exact mode without the AD3 step, naming both options (they would do nothing)", () => {
+    for (const given of [{ exact: "true" }, { exact: "false" }, { eta: "2" }]) {
+      for (const step of [{}, { step: "subgradient" }]) {
+        const name = Object.keys(given)[0]!;
+        const caught = (() => {
+          try {
+            resolveDecoderOptions(dd, { ...given, ...step });
+          } catch (error) {
+            return error;
+          }
+          return undefined;
+        })();
+        expect(caught).toBeInstanceOf(LagrangeError);
+        expect(lagrangeErrorCode(caught)).toBe("usage");
+        expect((caught as Error).message).toBe(
+          `decoder "soft-dd": --${name} has no effect unless --step is ad3 (it is "subgradient"); add --step ad3 or drop --${name}`,
+        );
+      }
+    }
+  });
+
+  it("every option that applies only with another names one the decoder declares, with values it takes", () => {
+    for (const spec of DUAL_DECOMPOSITION_OPTIONS) {
+      const when = spec.appliesWhen;
+      if (when === undefined) continue;
+      const other = DUAL_DECOMPOSITION_OPTIONS.find((o) => o.name === when.option);
+      expect(other, spec.name).toBeDefined();
+      for (const value of when.values) {
+        expect(parseDecoderOption("soft-dd", other!, value)).toBe(value);
+      }
+    }
+    const orphan = { ...ETA_OPTION, appliesWhen: { option: "step", values: ["newton"] } };
+    expect(() =>
+      new DecoderRegistry().addDecoder(definition([STEP_OPTION, orphan], "bad-dd")),
+    ).toThrow(/decoder "bad-dd" option "eta": appliesWhen: expected another option/);
+    expect(() => new DecoderRegistry().addDecoder(definition([ETA_OPTION], "lone-dd"))).toThrow(
+      /decoder "lone-dd" option "eta": appliesWhen/,
+    );
   });
 
   it("refuse an unknown step, an η ≤ 0 and a non-boolean exact, naming the decoder", () => {
@@ -238,8 +282,9 @@ describe("the dual-decomposition master's options (step, eta, exact)", () => {
   it("have one help line each", () => {
     expect(describeDecoderOptions(dd).slice(2)).toEqual([
       "--step: the master's step: subgradient (projected subgradient) or ad3 (augmented Lagrangian, Martins et al. 2015) (one of subgradient, ad3; default subgradient)",
-      "--eta: AD3's initial quadratic penalty (adapted) (a number in [0.000001, 1000000]; default 1)",
+      "--eta: with --step ad3: AD3's initial quadratic penalty (adapted) (a number in [0.000001, 1000000]; default 1)",
       "--exact: with --step ad3: branch and bound until the gap closes (exact MAP) (true or false; default false)",
+      "--time-limit: per-sentence time limit for all of a sentence's solves (n-best's included); a sentence that hits it keeps the best labelling found (a number in [0.001, 2147483] seconds; default 10 seconds)",
     ]);
   });
 });

@@ -6,7 +6,7 @@
 import type { DecoderDefinition } from "./decoder.js";
 import { DUAL_DECOMPOSITION_STEPS } from "./dual-decomposition/master.js";
 import { LagrangeError } from "./errors.js";
-import { MAX_ITERATIONS } from "./solver.js";
+import { MAX_ITERATIONS, MAX_TIME_LIMIT_MS } from "./solver.js";
 
 export type DecoderOptionValue = number | boolean | string;
 
@@ -29,6 +29,15 @@ export interface DecoderOptionSpec {
   readonly scale?: number;
   /** Shown in help, e.g. "seconds". */
   readonly unit?: string;
+  /**
+   * The option only acts when another of the decoder's options has one of these values (`eta`
+   * and `exact` only with `step` ad3): given otherwise it would be silently ignored, so
+   * {@link resolveDecoderOptions} refuses it, naming both.
+   */
+  readonly appliesWhen?: {
+    readonly option: string;
+    readonly values: readonly DecoderOptionValue[];
+  };
 }
 
 /**
@@ -39,7 +48,7 @@ export const MAX_ITERATIONS_OPTION: DecoderOptionSpec = {
   name: "max-iterations",
   key: "maxIterations",
   type: "integer",
-  help: "iteration cap of the dual-decomposition master (rounds of slave calls per sentence)",
+  help: "iteration cap of the dual-decomposition master per sentence (rounds of slave calls); with --exact, per branch-and-bound node, as ad3_multi (at most 1,000 nodes; --time-limit bounds the whole search)",
   default: 200,
   min: 1,
   max: MAX_ITERATIONS,
@@ -77,24 +86,44 @@ export const ETA_OPTION: DecoderOptionSpec = {
   name: "eta",
   key: "eta",
   type: "number",
-  help: "AD3's initial quadratic penalty (adapted)",
+  help: "with --step ad3: AD3's initial quadratic penalty (adapted)",
   default: 1,
   min: 1e-6,
   max: 1e6,
+  appliesWhen: { option: "step", values: ["ad3"] },
 };
 
-/** `exact` of the dual-decomposition decoders: AD3 with branch and bound (the subgradient step ignores it). */
+/** `exact` of the dual-decomposition decoders: AD3 with branch and bound (AD3's step only). */
 export const EXACT_OPTION: DecoderOptionSpec = {
   name: "exact",
   key: "exact",
   type: "boolean",
   help: "with --step ad3: branch and bound until the gap closes (exact MAP)",
   default: false,
+  appliesWhen: { option: "step", values: ["ad3"] },
+};
+
+/**
+ * `time-limit` of every decoder that can run long (the ILPs, the dual-decomposition master and
+ * AD3's branch and bound): seconds for all of a sentence's solves together — one deadline per
+ * sentence shared by every solve a decoder (or n-best over it) makes. Default 10 s; at most
+ * 2^31 − 1 ms in whole seconds (about 24.8 days), the longest delay a JavaScript timer takes.
+ */
+export const TIME_LIMIT_OPTION: DecoderOptionSpec = {
+  name: "time-limit",
+  key: "timeLimitMs",
+  type: "number",
+  help: "per-sentence time limit for all of a sentence's solves (n-best's included); a sentence that hits it keeps the best labelling found",
+  default: 10,
+  min: 0.001,
+  max: Math.floor(MAX_TIME_LIMIT_MS / 1000),
+  scale: 1000,
+  unit: "seconds",
 };
 
 /**
  * Every option of core's dual-decomposition master that a DD decoder declares: iteration cap,
- * tolerance, step, η and exact mode, in the order help lists them.
+ * tolerance, step, η, exact mode and time limit, in the order help lists them.
  */
 export const DUAL_DECOMPOSITION_OPTIONS: readonly DecoderOptionSpec[] = [
   MAX_ITERATIONS_OPTION,
@@ -102,6 +131,7 @@ export const DUAL_DECOMPOSITION_OPTIONS: readonly DecoderOptionSpec[] = [
   STEP_OPTION,
   ETA_OPTION,
   EXACT_OPTION,
+  TIME_LIMIT_OPTION,
 ];
 
 const OPTION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -198,10 +228,22 @@ export function resolveDecoderOptions(
     );
   }
   const out: Record<string, DecoderOptionValue> = {};
+  const values = new Map<string, DecoderOptionValue>();
   for (const spec of specs) {
     const raw = Object.hasOwn(given, spec.name) ? given[spec.name] : undefined;
     const value = raw === undefined ? spec.default : parseDecoderOption(definition.name, spec, raw);
+    values.set(spec.name, value);
     out[spec.key] = typeof value === "number" ? value * (spec.scale ?? 1) : value;
+  }
+  for (const spec of specs) {
+    const when = spec.appliesWhen;
+    if (when === undefined || !Object.hasOwn(given, spec.name)) continue;
+    const other = values.get(when.option);
+    if (other !== undefined && when.values.includes(other)) continue;
+    throw new LagrangeError(
+      "usage",
+      `decoder "${definition.name}": --${spec.name} has no effect unless --${when.option} is ${when.values.join(" or ")} (it is ${shown(other ?? "unset")}); add --${when.option} ${when.values[0]} or drop --${spec.name}`,
+    );
   }
   return out;
 }
@@ -277,6 +319,20 @@ export function checkDecoderOptionSpecs(
       )
     ) {
       throw fail(`${at}: a choice needs a non-empty list of choices`);
+    }
+    const when = spec.appliesWhen;
+    if (when !== undefined) {
+      const other = (options as Partial<DecoderOptionSpec>[]).find((o) => o?.name === when.option);
+      if (
+        other === undefined ||
+        !Array.isArray(when.values) ||
+        when.values.length === 0 ||
+        when.values.some((v) => misfit(other as DecoderOptionSpec, v))
+      ) {
+        throw fail(
+          `${at}: appliesWhen: expected another option of the decoder and values it takes, got ${JSON.stringify(when)}`,
+        );
+      }
     }
     const value = spec.default;
     if (value === undefined || misfit(spec as DecoderOptionSpec, value)) {

@@ -1,4 +1,4 @@
-export { formatByteSize } from "./byte-size.js";
+export { BYTE_SIZE_UNITS, formatByteSize, parseByteSize } from "./byte-size.js";
 export {
   type ChainScores,
   isPositionSpecific,
@@ -50,6 +50,7 @@ export {
   parseDecoderOption,
   resolveDecoderOptions,
   STEP_OPTION,
+  TIME_LIMIT_OPTION,
   TOLERANCE_OPTION,
 } from "./decoder-options.js";
 export {
@@ -140,6 +141,7 @@ export type { JsonValue } from "./json.js";
 export { LabelSet } from "./labels.js";
 export { definePlugin, installPlugin, type LagrangePlugin, type PluginHost } from "./plugin.js";
 export { createRandom, type Random, seededRandom, shuffleInPlace } from "./random.js";
+export { isSecretParameterName, redactSecrets, redactUrl } from "./redact.js";
 export {
   FREE_LABEL,
   fixedLabelsRestriction,
@@ -170,9 +172,12 @@ export {
   transitionScore,
 } from "./semiring.js";
 export {
+  Deadline,
+  deadlineOf,
   defineSlave,
   type IterationStats,
   MAX_ITERATIONS,
+  MAX_TIME_LIMIT_MS,
   type Slave,
   type SlaveResult,
   type SlaveSpec,

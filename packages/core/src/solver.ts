@@ -1,9 +1,9 @@
 import { ProblemValidationError } from "./errors.js";
 
-/** How a solver ended. `optimal`: a certificate (dual − primal ≤ tolerance) proves optimality. */
 /**
- * `time-limit`: an exact solver (the ILP) stopped at its time limit; `labels` is its best labelling
- * so far and `dual` its best proven bound.
+ * How a solver ended. `optimal`: a certificate (dual − primal ≤ tolerance) proves optimality.
+ * `time-limit`: the solver stopped at its deadline; `labels` is its best labelling so far and
+ * `dual` its best proven bound.
  */
 export type SolutionStatus =
   | "optimal"
@@ -43,9 +43,82 @@ export interface IterationStats {
  */
 export const MAX_ITERATIONS = 2 ** 31 - 1;
 
+/**
+ * The longest time limit a solver takes, 2^31 − 1 ms (about 24.8 days): the longest delay a
+ * JavaScript timer takes, so a caller may arm one with the same limit.
+ */
+export const MAX_TIME_LIMIT_MS = 2 ** 31 - 1;
+
+/**
+ * When the solving of one sentence must end, as an absolute `performance.now()` time. A decoder
+ * that solves several problems for a sentence (the ILP's widening and phases, n-best's cuts and
+ * partitions, AD3's branch-and-bound nodes) hands the same deadline to each, so a time limit
+ * bounds the sentence, not each solve: per-solve limits add up (50 n-best solves at 1 s each
+ * took 35 s).
+ */
+export class Deadline {
+  /** No limit. */
+  static readonly NEVER = new Deadline(Number.POSITIVE_INFINITY);
+
+  /** `performance.now()` milliseconds at which the time is up; +∞ for none. */
+  readonly at: number;
+
+  private constructor(at: number) {
+    this.at = at;
+  }
+
+  /** `ms` milliseconds from now (0: already up); {@link Deadline.NEVER} when undefined. */
+  static in(ms: number | undefined): Deadline {
+    if (ms === undefined) return Deadline.NEVER;
+    if (!(typeof ms === "number" && ms >= 0 && ms <= MAX_TIME_LIMIT_MS)) {
+      throw new ProblemValidationError(
+        "options.timeLimitMs",
+        `expected milliseconds from 0 to ${MAX_TIME_LIMIT_MS} (2^31 − 1), got ${ms}`,
+      );
+    }
+    return new Deadline(performance.now() + ms);
+  }
+
+  /** Milliseconds left (0 once expired; +∞ without a limit). */
+  remainingMs(): number {
+    return this.at === Number.POSITIVE_INFINITY
+      ? this.at
+      : Math.max(0, this.at - performance.now());
+  }
+
+  expired(): boolean {
+    return this.at !== Number.POSITIVE_INFINITY && performance.now() >= this.at;
+  }
+
+  /** Whether there is a limit at all. */
+  get limited(): boolean {
+    return this.at !== Number.POSITIVE_INFINITY;
+  }
+}
+
+/**
+ * The deadline of one solve: the caller's when it gives one (every solve of its sentence shares
+ * it), else one starting now from `timeLimitMs`, else none.
+ */
+export function deadlineOf(
+  options: { readonly deadline?: Deadline; readonly timeLimitMs?: number } | undefined,
+): Deadline {
+  return options?.deadline ?? Deadline.in(options?.timeLimitMs);
+}
+
 export interface SolveOptions {
   /** Iteration cap (default 200 for iterative decoders; at most {@link MAX_ITERATIONS}). */
   readonly maxIterations?: number;
+  /**
+   * The sentence's time limit in milliseconds, for all of its solves together: a solver stops at
+   * it with status `time-limit` and its best labelling so far. Ignored when `deadline` is given.
+   */
+  readonly timeLimitMs?: number;
+  /**
+   * The sentence's deadline, shared by every solve a caller makes for it (n-best's decodes, a
+   * decoder's phases); wins over `timeLimitMs`. See {@link deadlineOf}.
+   */
+  readonly deadline?: Deadline;
   /**
    * The relative duality gap under which a solution counts as certified (default 1e-6):
    * best dual − best primal ≤ tolerance · max(1, |best dual|) — absolute for objectives near 0,

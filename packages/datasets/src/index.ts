@@ -197,6 +197,7 @@ export {
   rawTextCorpusNames,
 } from "./resources/catalog.js";
 export { parseLexiconText } from "./resources/lexicon-text.js";
+export { checkLineEndings } from "./resources/line-endings.js";
 export { ABBREVIATIONS, splitSentences, tokenizeText } from "./resources/tokenize.js";
 export {
   checkScheme,

@@ -2,15 +2,19 @@ import {
   type ChainScores,
   type ConstraintStats,
   constraintViolation,
+  type Deadline,
   type DecodeOptions,
   type DecodeProblem,
   type Decoder,
   type DecoderDefinition,
   type DecoderOptionSpec,
   type Decoding,
+  deadlineOf,
   type LinearConstraint,
+  MAX_TIME_LIMIT_MS,
   ProblemValidationError,
   scoreLabelling,
+  TIME_LIMIT_OPTION,
   throwIfAborted,
 } from "@lagrange/core";
 import {
@@ -27,14 +31,12 @@ import { FactorGraphIlp } from "./factor-graph-ilp.js";
 import { prepareIlp } from "./highs-runtime.js";
 import { decodeWithPatterns } from "./pattern-decoder.js";
 
-/** Per-call options of the ILP decoders (they also read `signal` from {@link DecodeOptions}). */
+/**
+ * Per-call options of the ILP decoders (they also read `signal`, and `timeLimitMs` or `deadline`:
+ * one limit for every solve of the sentence together, the conflict search of an infeasible one
+ * included, at most {@link ILP_OPTION_RANGES}.maxTimeLimitMs, from {@link DecodeOptions}).
+ */
 export interface IlpDecodeOptions extends DecodeOptions {
-  /**
-   * Per-sentence wall-clock limit in milliseconds, for every solve of the sentence together (the
-   * conflict search of an infeasible one included); the decoding then has status `time-limit`. At
-   * most {@link ILP_OPTION_RANGES}.maxTimeLimitMs.
-   */
-  readonly timeLimitMs?: number;
   /** Relative MIP gap at which HiGHS stops (default 1e-9: optimal). */
   readonly mipGap?: number;
   /**
@@ -52,7 +54,7 @@ export const ILP_OPTION_RANGES = {
    * 2^31 − 1 ms, about 24.8 days: the longest delay a JavaScript timer takes, so a caller may arm
    * one with the same limit. HiGHS takes any finite number of seconds (not an infinite one).
    */
-  maxTimeLimitMs: 2 ** 31 - 1,
+  maxTimeLimitMs: MAX_TIME_LIMIT_MS,
   /**
    * The smallest τ. The bound is on log-scores: τ = 1e-300 already admits labellings 690 below
    * the best, and a smaller τ (a subnormal such as 1e-320 keeps 3 digits) bounds nothing more.
@@ -64,26 +66,13 @@ export const ILP_OPTION_RANGES = {
 export const DEFAULT_TAU = 0.1;
 /**
  * The time limit apps give the ILP decoders when the user names none, in seconds (the decoders
- * themselves have none unless `timeLimitMs` is given).
+ * themselves have none unless `timeLimitMs` is given): core's declared `time-limit` default.
  */
-export const DEFAULT_TIME_LIMIT_SECONDS = 10;
+export const DEFAULT_TIME_LIMIT_SECONDS = TIME_LIMIT_OPTION.default as number;
 /** Limits under a millisecond are not kept: the ILP decoders' clock works in milliseconds. */
-export const MIN_TIME_LIMIT_SECONDS = 0.001;
+export const MIN_TIME_LIMIT_SECONDS = TIME_LIMIT_OPTION.min!;
 /** The ILP decoders' longest limit, 2^31 − 1 ms, in whole seconds (about 24.8 days). */
-export const MAX_TIME_LIMIT_SECONDS = Math.floor(ILP_OPTION_RANGES.maxTimeLimitMs / 1000);
-
-/** `time-limit`: seconds for all of a sentence's solves together, as `timeLimitMs`. */
-const TIME_LIMIT_OPTION: DecoderOptionSpec = {
-  name: "time-limit",
-  key: "timeLimitMs",
-  type: "number",
-  help: "per-sentence time limit for all of a sentence's solves; a sentence that hits it keeps the best labelling found",
-  default: DEFAULT_TIME_LIMIT_SECONDS,
-  min: MIN_TIME_LIMIT_SECONDS,
-  max: MAX_TIME_LIMIT_SECONDS,
-  scale: 1000,
-  unit: "seconds",
-};
+export const MAX_TIME_LIMIT_SECONDS = TIME_LIMIT_OPTION.max!;
 
 /** `tau`: the two-phase bound s(y) ≥ Z* + log τ. */
 const TAU_OPTION: DecoderOptionSpec = {
@@ -226,8 +215,8 @@ interface Call {
   readonly form: SoftPenaltyForm;
   readonly options: IlpDecodeOptions | undefined;
   readonly started: number;
-  /** When the time limit ends (performance.now()), for every solve of the call; none without one. */
-  readonly deadline: number | undefined;
+  /** The sentence's deadline, for every solve of the call (and of the caller's other calls). */
+  readonly deadline: Deadline;
 }
 
 /**
@@ -250,8 +239,7 @@ function begin(
   const tables = maxMarginals(scores);
   if (tables.labels === null) return maskForbidsAll(n, L, started);
   const form = options?.softForm ?? defaultForm;
-  const limit = options?.timeLimitMs;
-  const deadline = limit === undefined ? undefined : started + limit;
+  const deadline = deadlineOf(options);
   const first = tables.labels;
   return { ilp, scores, constraints, n, L, tables, first, form, options, started, deadline };
 }
@@ -265,15 +253,13 @@ function limitsNow(call: Call): IlpOptions {
   return {
     ...(gap === undefined ? {} : { mipGap: gap }),
     softForm: call.form,
-    ...(call.deadline === undefined
-      ? {}
-      : { timeLimitMs: Math.max(1, call.deadline - performance.now()) }),
+    ...(call.deadline.limited ? { timeLimitMs: Math.max(1, call.deadline.remainingMs()) } : {}),
   };
 }
 
 /** Whether the call's time limit has run out. */
 function expired(call: Call): boolean {
-  return call.deadline !== undefined && performance.now() >= call.deadline;
+  return call.deadline.expired();
 }
 
 /** One more solve of the call's ILP, within what is left of its time limit. */

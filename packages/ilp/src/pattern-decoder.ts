@@ -1,6 +1,7 @@
 import {
   chainToFactorGraph,
   type DecodeProblem,
+  deadlineOf,
   type Factor,
   factorScore,
   ProblemValidationError,
@@ -35,6 +36,7 @@ export function decodeWithPatterns(
     );
   }
   const started = performance.now();
+  const deadline = deadlineOf(options);
   const { scores } = problem;
   const { n, L } = scores;
   const patterns = problem.patterns ?? [];
@@ -92,7 +94,8 @@ export function decodeWithPatterns(
   const result = ilp.solve(
     { domainSizes: graph.domainSizes, factors: [...factors, ...patterns] },
     {
-      ...(options?.timeLimitMs === undefined ? {} : { timeLimitMs: options.timeLimitMs }),
+      // What is left of the sentence's deadline (n-best's earlier decodes may have used some).
+      ...(deadline.limited ? { timeLimitMs: Math.max(1, deadline.remainingMs()) } : {}),
       ...(options?.mipGap === undefined ? {} : { mipGap: options.mipGap }),
     },
   );

@@ -1,4 +1,4 @@
-import type { ClassWeights } from "@lagrange/chain-crf";
+import { type ClassWeights, isClassWeight, MAX_CLASS_WEIGHT } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
 
 /**
@@ -31,10 +31,10 @@ export function parseClassWeights(
     const label = spec.slice(0, at);
     const text = spec.slice(at + 1);
     const weight = Number(text);
-    if (at <= 0 || text.trim() === "" || !(Number.isFinite(weight) && weight > 0)) {
+    if (at <= 0 || text.trim() === "" || !isClassWeight(weight)) {
       throw new LagrangeError(
         "usage",
-        `${option} ${spec}: expected LABEL=w with a number w > 0, or balanced[:POWER]`,
+        `${option} ${spec}: expected LABEL=w with a number w in [${1 / MAX_CLASS_WEIGHT}, ${MAX_CLASS_WEIGHT}], or balanced[:POWER]`,
       );
     }
     labels[label] = weight;

@@ -121,6 +121,15 @@ export {
 } from "./model-input.js";
 export { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
 export {
+  checkPresetName,
+  editDistance,
+  getTaskPreset,
+  isTaskPreset,
+  nearestName,
+  presetNames,
+  unknownPresetError,
+} from "./preset-names.js";
+export {
   type MinedOnCorpus,
   type MineRulesOnCorpusOptions,
   mineRulesOnCorpus,
@@ -180,8 +189,6 @@ export {
   CLUSTER_RECIPES,
   type ClusterLanguage,
   type ClusterRecipe,
-  getTaskPreset,
-  isTaskPreset,
   TASK_PRESETS,
   type TaskPreset,
 } from "./task-presets/task-presets.js";

@@ -75,6 +75,22 @@ export class InfeasibleSentenceError extends LagrangeError {
   }
 }
 
+/**
+ * A sentence's time limit ended an n-best search before it found any labelling: nothing is
+ * proven (unlike {@link InfeasibleSentenceError}), so it is a failure to run (exit 1), not
+ * malformed input.
+ */
+export class TimeLimitReachedError extends Error {
+  override readonly name = "TimeLimitReachedError";
+  readonly code = "time-limit";
+  constructor(timeLimitMs: unknown) {
+    const limit = typeof timeLimitMs === "number" ? ` (${timeLimitMs / 1000} s)` : "";
+    super(
+      `the time limit${limit} ended the search before any labelling was found; raise --time-limit`,
+    );
+  }
+}
+
 /** Conflicting constraints named in the message (all of them are in `conflict`). */
 const SHOWN_CONFLICT_NAMES = 10;
 
@@ -318,6 +334,10 @@ export class Tagger {
       },
     );
     const t2 = performance.now();
+    if (found.entries.length === 0 && found.timedOut) {
+      // Nothing is proven: the deadline came before the first feasible labelling.
+      throw new TimeLimitReachedError(this.#options.timeLimitMs);
+    }
     if (found.entries.length === 0) {
       throw new InfeasibleSentenceError({
         labels: new Int32Array(n),
@@ -333,6 +353,7 @@ export class Tagger {
     return {
       method: found.method,
       decodes: found.decodes,
+      timedOut: found.timedOut,
       entries: found.entries.map((e) => ({ ...e, names: this.model.labels.decode(e.labels) })),
     };
   }
@@ -376,5 +397,7 @@ export interface TagNBestOptions extends TagSentenceOptions {
 export interface TaggedNBest {
   readonly method: NBestMethod;
   readonly decodes: number;
+  /** The sentence's time limit ended the search: the list may hold fewer than k entries. */
+  readonly timedOut: boolean;
   readonly entries: readonly (NBestEntry & { readonly names: string[] })[];
 }

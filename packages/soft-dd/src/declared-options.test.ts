@@ -25,7 +25,7 @@ function decodesAsWithout(definition: DecoderDefinition): void {
 }
 
 describe("soft-dd and hard-dd declare the options they read, at their defaults", () => {
-  it("max-iterations, tolerance, step, eta and exact, defaulting to the policies' own", () => {
+  it("max-iterations, tolerance, step, eta, exact and time-limit, defaulting to the policies' own", () => {
     for (const [definition, policy] of [
       [softDDDefinition, softDDPolicy()],
       [hardDDDefinition, hardDDPolicy()],
@@ -36,6 +36,8 @@ describe("soft-dd and hard-dd declare the options they read, at their defaults",
         step: "subgradient",
         eta: 1,
         exact: false,
+        // One deadline per sentence across every solve (core's TIME_LIMIT_OPTION).
+        timeLimitMs: 10_000,
       });
       decodesAsWithout(definition);
     }

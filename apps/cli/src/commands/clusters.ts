@@ -1,6 +1,6 @@
 import { brownClusters, formatClusterPaths } from "@lagrange/clusters";
 import { openRawText, readPlainTextTokens } from "@lagrange/datasets/node";
-import { usageError } from "../exit-codes.js";
+import { badInputError, usageError } from "../exit-codes.js";
 import { namedInputError, requireFile } from "../inputs.js";
 import { interruptible } from "../interruption.js";
 import { writeOutput } from "../output.js";
@@ -45,7 +45,7 @@ export async function clustersCommand(
   // Unknown corpus names and an absent mirror stop the command before any work.
   for (const name of corpora) openRawText(name, { signal });
   const inputs = [...texts, ...corpora];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     const started = performance.now();
     note(`reading ${inputs.join(", ")}; clustering into ${options.clusters} clusters`);
     let bar: Progress | undefined;
@@ -62,6 +62,12 @@ export async function clustersCommand(
       });
     } finally {
       bar?.stop();
+    }
+    // An empty paths file would read as "no clusters" to every later --clusters: refused here.
+    if (clusters.words.length === 0) {
+      throw badInputError(
+        `${[...texts.map((f) => `--text ${f}`), ...corpora.map((c) => `--corpus ${c}`)].join(", ")}: no word to cluster (${clusters.tokens} tokens${clusters.tokens > 0 ? `, every word seen fewer than --min-count ${options.minCount} times` : ""}); ${options.out} was not written`,
+      );
     }
     await output.write(formatClusterPaths(clusters));
     const seconds = (performance.now() - started) / 1000;

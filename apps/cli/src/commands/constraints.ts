@@ -66,10 +66,8 @@ export async function constraintsLearnCommand(
   signal?: AbortSignal,
 ): Promise<string> {
   const { families, bio } = parseTemplateFamilies(options.templates);
-  return writeOutput(
-    options.out,
-    { option: "--out", inputs: [options.model, options.data], signal },
-    (output) => learnInto(output, options, families, bio, signal),
+  return writeOutput(options.out, { option: "--out", signal }, (output) =>
+    learnInto(output, options, families, bio, signal),
   );
 }
 

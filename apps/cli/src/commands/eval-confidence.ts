@@ -22,10 +22,8 @@ export async function confidenceReport(
   const calibration = calibrationOfColumns(columns);
   if (options.reliability !== undefined) {
     const title = `Reliability diagram: ${file}`;
-    await writeOutput(
-      options.reliability,
-      { option: "--reliability", inputs: [options.input] },
-      (output) => output.write(reliabilityDiagramSvg(calibration, title)),
+    await writeOutput(options.reliability, { option: "--reliability" }, (output) =>
+      output.write(reliabilityDiagramSvg(calibration, title)),
     );
   }
   const labels = conllReport(columns.labelText, file, { ...options, json: options.json === true });

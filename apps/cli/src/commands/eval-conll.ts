@@ -4,6 +4,7 @@ import {
   type SegmentEvaluation,
   scoreLabelColumns,
 } from "@lagrange/datasets";
+import { badInputError } from "../exit-codes.js";
 import type { EvalOptions } from "./eval.js";
 
 export const percent = (x: number) => Math.round(x * 10000) / 100;
@@ -29,11 +30,40 @@ export function evaluationJson(evaluation: ChunkEvaluation): unknown {
 }
 
 /**
+ * A file without a predicted column (training data: token, POS, gold; or token and gold) scores
+ * its second-to-last column as gold against the last: F1 0.00 that looks like a result. Refused
+ * when the two columns share no label at all, naming the first token line.
+ */
+export function checkPredictedColumn(text: string, file: string, delimiter?: string): void {
+  const gold = new Set<string>();
+  const predicted = new Set<string>();
+  let first: { line: number; gold: string; predicted: string } | undefined;
+  const lines = text.split("\n");
+  for (let l = 0; l < lines.length; l++) {
+    const line = lines[l]!.trim();
+    if (line === "" || line.startsWith("-DOCSTART-")) continue;
+    const fields = delimiter === undefined ? line.split(/\s+/) : line.split(delimiter);
+    if (fields.length < 2) return; // conlleval's reader names the line
+    const g = fields[fields.length - 2]!;
+    const p = fields[fields.length - 1]!;
+    if (predicted.has(g) || gold.has(p) || g === p) return;
+    gold.add(g);
+    predicted.add(p);
+    first ??= { line: l + 1, gold: g, predicted: p };
+  }
+  if (first === undefined) return;
+  throw badInputError(
+    `${file}:${first.line}: the last two columns share no label (${JSON.stringify(first.gold)} … ${JSON.stringify(first.predicted)}, and so on through the file): expected the gold label second to last and the predicted one last, as lagrange tag writes them; is the predicted column missing (tag the file first)?`,
+  );
+}
+
+/**
  * A file of CoNLL columns (gold second to last, prediction last), scored as
  * {@link scoreLabelColumns} has it: conlleval's report (or its figures as JSON), or for
  * hierarchical labels the segments at every level.
  */
 export function conllReport(text: string, file: string, options: EvalOptions): string {
+  checkPredictedColumn(text, file, options.delimiter);
   const score = scoreLabelColumns(text, {
     file,
     ...(options.raw ? { raw: true } : {}),

@@ -1,7 +1,8 @@
+import { LagrangeError } from "@lagrange/core";
 import { type PosField, readTaggedConllu } from "@lagrange/datasets";
 import type { DepsPunctuation } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
-import { readNamedText, requireFile } from "../inputs.js";
+import { readNamedStandardInput, readNamedText, requireFile } from "../inputs.js";
 import { warn } from "../progress.js";
 import { conllReport } from "./eval-conll.js";
 import { conlluReport } from "./eval-conllu.js";
@@ -31,13 +32,13 @@ async function readInput(path: string): Promise<string> {
   if (path !== "-") {
     // Missing or unreadable: a usage error (exit 2) naming it; a FIFO or a pipe is read to its end.
     requireFile("prediction file", path);
-    return readNamedText("prediction file", path);
+    return readNamedText("prediction file", path, undefined, "predictions");
   }
   try {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString("utf8");
+    // Under the predictions cap, as a file is.
+    return await readNamedStandardInput("prediction file", "predictions");
   } catch (error) {
+    if (error instanceof LagrangeError) throw error;
     throw badInputError(`cannot read ${path}: ${(error as Error).message}`);
   }
 }
@@ -77,9 +78,6 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<s
   const text = await readInput(file);
   const name = file === "-" ? "<stdin>" : file;
   if (options.nbest !== undefined) {
-    if (!Number.isInteger(options.nbest) || options.nbest < 1) {
-      throw usageError(`--nbest ${options.nbest}: expected an integer ≥ 1`);
-    }
     const unread = NBEST_UNREAD.filter(([key]) => options[key] !== undefined).map(([, f]) => f);
     if (unread.length > 0) {
       throw usageError(

@@ -14,8 +14,7 @@ export interface ExportOptions {
 /** `lagrange export`: returns the summary line; the file is written atomically. */
 export async function exportCommand(options: ExportOptions, signal?: AbortSignal): Promise<string> {
   const boundary = boundaryAttributes(options.boundaryAttributes);
-  const inputs = [options.model];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     const model = await readModel(options.model, "--model", signal);
     // Every built-in preset ends the first and last token's lists with __BOS__ / __EOS__.
     const builtIn = model.preset !== null && Object.hasOwn(presets, model.preset);

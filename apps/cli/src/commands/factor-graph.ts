@@ -18,6 +18,8 @@ export interface FactorGraphOptions {
   readonly format?: GraphFormat;
   readonly exact?: boolean;
   readonly maxIterations: number;
+  /** Seconds for the whole solve (branch and bound included); none when absent. */
+  readonly timeLimit?: number;
   readonly eta: number;
   readonly tolerance: number;
   /** ad3_multi's posteriors file; `-` for standard output. */
@@ -45,10 +47,8 @@ export async function factorGraphCommand(
   const format = options.format ?? formatOfName(options.graph);
   const { posteriors } = options;
   if (posteriors === undefined) return solveGraph(options, format, undefined, signal);
-  return writeOutput(
-    posteriors,
-    { option: "--posteriors", inputs: [options.graph], signal },
-    (out) => solveGraph(options, format, out, signal),
+  return writeOutput(posteriors, { option: "--posteriors", signal }, (out) =>
+    solveGraph(options, format, out, signal),
   );
 }
 
@@ -82,6 +82,7 @@ async function solveGraph(
       eta: options.eta,
       tolerance: options.tolerance,
       exact: options.exact === true,
+      ...(options.timeLimit === undefined ? {} : { timeLimitMs: options.timeLimit * 1000 }),
       signal,
       // Only a terminal shows the bar: a piped run does not pay for the detail strings.
       ...(process.stderr.isTTY

@@ -15,7 +15,7 @@ export async function importCommand(
   signal?: AbortSignal,
 ): Promise<string> {
   requireFile("model", path);
-  return writeOutput(options.out, { option: "--out", inputs: [path], signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     // Unreadable: a usage error naming it (exit 2), as a missing file is; a pipe is read to its end.
     const bytes = await readNamedInput("model", path, signal);
     const model = crfsuiteModelFromBytes(bytes, path);

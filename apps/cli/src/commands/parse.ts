@@ -44,8 +44,7 @@ export async function parseCommand(options: ParseOptions, signal?: AbortSignal):
   const parser = requireParser(parserModel, options.model);
   const tagger =
     options.tagger === undefined ? undefined : await readTagger(options.tagger, parser.tagField);
-  const inputs = [options.model, options.data, options.tagger];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     // CoNLL-U whatever the file's extension: the parser writes HEAD and DEPREL.
     const corpus = await openData("--data", options.data!, {
       format: "conllu",

@@ -26,21 +26,17 @@ export async function queueCollect(options: QueueCollectOptions): Promise<void> 
       const common = { ...target, job: options.job, wait: options.wait, signal };
       // Written as the shards come in; a dead shard without --partial discards the file.
       try {
-        return await writeOutput(
-          options.out,
-          { option: "--out", inputs: [], signal },
-          async (output) => {
-            const collected = await collectJob({
-              ...common,
-              ...(options.partial === true ? { partial: true } : {}),
-              write: (chunk) => output.write(chunk),
-            });
-            if (collected.dead.length > 0 && options.partial !== true) {
-              throw new QueueJobError("dead shards", collected, "dead-letters");
-            }
-            return collected;
-          },
-        );
+        return await writeOutput(options.out, { option: "--out", signal }, async (output) => {
+          const collected = await collectJob({
+            ...common,
+            ...(options.partial === true ? { partial: true } : {}),
+            write: (chunk) => output.write(chunk),
+          });
+          if (collected.dead.length > 0 && options.partial !== true) {
+            throw new QueueJobError("dead shards", collected, "dead-letters");
+          }
+          return collected;
+        });
       } catch (error) {
         if (error instanceof QueueJobError && error.code === "dead-letters") return error.status;
         if (error instanceof QueueJobError && error.code === "abandoned") {

@@ -1,4 +1,5 @@
-import { redactRedisUrl, submitJob } from "@lagrange/scale";
+import { redactUrl } from "@lagrange/core";
+import { submitJob } from "@lagrange/scale";
 import { requireFile } from "../inputs.js";
 import { interruptible } from "../interruption.js";
 import { note } from "../progress.js";
@@ -54,6 +55,6 @@ export async function queueSubmit(options: QueueSubmitOptions): Promise<void> {
         ? "the model in the workers' --model-dir"
         : "the model at its URL (workers need --allow-model-urls)";
   note(
-    `submitted job ${result.job}: ${result.sentences} sentences in ${result.shards} shard(s) to ${redactRedisUrl(target.redis)}, ${model}`,
+    `submitted job ${result.job}: ${result.sentences} sentences in ${result.shards} shard(s) to ${redactUrl(target.redis)}, ${model}`,
   );
 }

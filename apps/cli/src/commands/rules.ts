@@ -66,10 +66,8 @@ export async function rulesMineCommand(
   const families = parseRuleFamilies(options.families);
   const delimiters = options.delimiters ?? "auto";
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
-  return writeOutput(
-    options.out,
-    { option: "--out", inputs: [options.data, options.model], signal },
-    (output) => mineInto(output, options, families, delimiters, signal),
+  return writeOutput(options.out, { option: "--out", signal }, (output) =>
+    mineInto(output, options, families, delimiters, signal),
   );
 }
 

@@ -35,8 +35,7 @@ export async function tagChainCommand(
   opened: OpenedChainTagger,
   signal: AbortSignal | undefined,
 ): Promise<string> {
-  const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     const read = await readTagData(options, signal);
     const data = inputForModel(read, opened.model, options.unlabeled === true ? "none" : "auto");
     const { sentences } = data;

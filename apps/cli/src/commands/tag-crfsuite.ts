@@ -30,8 +30,7 @@ export async function tagCrfsuiteCommand(
   const tagger = opened.tagger();
   const stdin = options.data === "-";
   if (!stdin) requireFile("--data", options.data);
-  const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output: Output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output: Output) => {
     const tally = new DecodingTally();
     const checkpoint = checkpoints(signal);
     const known = new Set(model.labels.names());

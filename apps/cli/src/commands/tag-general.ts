@@ -22,8 +22,7 @@ export async function tagGeneralCommand(
   signal: AbortSignal | undefined,
 ): Promise<string> {
   const { crf, registry, decoder, chainOnly, decodeOptions } = opened;
-  const inputs = [options.model, options.data];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     const read = await readTagData(options, signal);
     const data = inputForModel(read, crf.model, options.unlabeled === true ? "none" : "auto");
     const { sentences } = data;

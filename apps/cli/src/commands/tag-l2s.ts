@@ -20,8 +20,7 @@ export async function tagL2sCommand(
   signal?: AbortSignal,
 ): Promise<string> {
   const { l2s: tagger, registry, decoder: name } = opened;
-  const inputs = [options.model, options.data, ...(options.plugin ?? [])];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     const read = await readTagData(options, signal);
     const data = l2sTaggerInput(read, tagger, options.unlabeled === true ? "none" : "auto");
     const decoder = registry.create(name);

@@ -1,9 +1,10 @@
-import { checkpoints, type LabelRestriction } from "@lagrange/core";
+import { checkpoints, formatByteSize, type LabelRestriction } from "@lagrange/core";
 import { parsePartialLabel, type Sentence, tokenPlace } from "@lagrange/datasets";
 import {
   confidenceRecord,
   InfeasibleSentenceError,
   inputForModel,
+  type NBestMethod,
   nbestMethodFor,
   type OpenedTagger,
   roundProbability,
@@ -12,9 +13,10 @@ import {
 import { conllRecord, ndjsonRecord } from "@lagrange/scale";
 import { badInputError, usageError } from "../exit-codes.js";
 import { writeOutput } from "../output.js";
-import { note } from "../progress.js";
+import { note, warn } from "../progress.js";
 import { taggingReport } from "../render.js";
 import { taggingScoreNote } from "../tag-score.js";
+import { DEFAULT_TRAINING_MEMORY_CAP, defaultTrainingMemoryLimit } from "../training-memory.js";
 import { readTagData, type TagInput, type TagOptions } from "./tag.js";
 
 /** The label written in a CoNLL n-best column for a rank that has no labelling. */
@@ -41,7 +43,6 @@ export async function tagNBestCommand(
     );
   }
   const k = options.nbest ?? 1;
-  if (!Number.isInteger(k) || k < 1) throw usageError(`--nbest ${k}: expected an integer ≥ 1`);
   const streamingOnly = [options.threads, options.window, options.onError];
   if (options.data === "-" || streamingOnly.some((o) => o !== undefined) || options.explain) {
     throw usageError(
@@ -68,8 +69,7 @@ export async function tagNBestCommand(
   const { model } = opened;
   const names = model.labels.names();
   const L = names.length;
-  const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     const read = await readTagData(options, signal);
     const forcedColumns: (readonly string[])[] = [];
     const sentences0 = options.forced
@@ -81,10 +81,13 @@ export async function tagNBestCommand(
       options.unlabeled === true ? "none" : "auto",
     );
     const tagger: Tagger = opened.tagger();
+    if (k > 1) checkNBestMemory(data.sentences, k, L, nbestMethodFor(tagger.decoder.name));
     let side: Tagger | undefined;
     const checkpoint = checkpoints(signal);
     const started = performance.now();
     let uncertified = 0;
+    /** Sentences whose list the time limit cut short (file:line). */
+    const cutShort: string[] = [];
     const predicted: string[][] = [];
     for (const [s, sentence] of data.sentences.entries()) {
       if (checkpoint.due()) await checkpoint.pause();
@@ -123,6 +126,7 @@ export async function tagNBestCommand(
           ...(signal === undefined ? {} : { signal }),
         });
         if (found.entries.some((e) => !e.certified)) uncertified++;
+        if (found.timedOut) cutShort.push(tokenPlace(sentence, 0));
         const best = found.entries[0]!.names;
         predicted.push(best);
         let confidence: ReturnType<Tagger["confidence"]> | undefined;
@@ -156,6 +160,7 @@ export async function tagNBestCommand(
                 certified: e.certified,
               })),
               nbestMethod: found.method,
+              ...(found.timedOut ? { nbestTimedOut: true } : {}),
             }),
           );
         }
@@ -174,9 +179,58 @@ export async function tagNBestCommand(
         `lagrange: ${uncertified} sentence(s) have an n-best list not proven exact (a subproblem neither certified nor bounded below it); NDJSON marks each entry's "certified"`,
       );
     }
+    if (cutShort.length > 0) {
+      warn(
+        `${cutShort.length} sentence(s) reached the time limit before their ${k}-best list was complete (the list holds what was found; NDJSON marks it "nbestTimedOut"): ${cutShort.slice(0, 20).join(", ")}${cutShort.length > 20 ? ", …" : ""}`,
+      );
+    }
     const method = k === 1 ? "" : `; ${k}-best by ${nbestMethodFor(tagger.decoder.name)}`;
     return `${taggingReport(tagger.time, seconds, undefined)}${method}${taggingScoreNote(data.format, data.sentences, predicted)}${options.out === undefined ? "" : `; wrote ${options.out}`}`;
   });
+}
+
+/**
+ * The bytes one sentence's list of `k` labellings takes, at its peak, by `method`: list Viterbi's
+ * k scores and back-pointers per token and label (its context holds at least 64 rows) and the k
+ * labellings; the partition's open subproblems (each popped entry opens up to n, each a label
+ * restriction of n·L bytes with its labels and decoding); the no-good cuts' k constraints of n
+ * terms; and, every method, the entries and their output text. A sentence has at most Lⁿ
+ * labellings, so a short one never lists more.
+ */
+export function nbestBytes(method: NBestMethod, n: number, L: number, k: number): number {
+  const listed = n * Math.log(L) < Math.log(k) ? L ** n : k;
+  const entries = listed * n * 48;
+  if (method === "list-viterbi") return Math.max(64, n) * L * k * 12 + listed * n * 8 + entries;
+  if (method === "no-good-cuts") return listed * n * 64 + entries;
+  return listed * n * (n * L + 8 * n + 256) + entries;
+}
+
+/**
+ * `--nbest k` against the memory bound (the one training's default is), for the longest sentence,
+ * before any list is decoded: refused (exit 2) naming the figure, the bound and the k that fits.
+ */
+export function checkNBestMemory(
+  sentences: readonly Sentence[],
+  k: number,
+  L: number,
+  method: NBestMethod,
+  limit = defaultTrainingMemoryLimit(),
+): void {
+  let longest: Sentence | undefined;
+  for (const sentence of sentences) {
+    if (longest === undefined || sentence.tokens.length > longest.tokens.length) longest = sentence;
+  }
+  if (longest === undefined) return;
+  const n = longest.tokens.length;
+  const needed = nbestBytes(method, n, L, k);
+  if (needed <= limit) return;
+  let fits = 1;
+  for (let step = 2 ** 13; step >= 1; step >>= 1) {
+    if (fits + step < k && nbestBytes(method, n, L, fits + step) <= limit) fits += step;
+  }
+  throw usageError(
+    `--nbest ${k}: the ${k} best labellings of the longest sentence (${n} tokens, ${tokenPlace(longest, 0)}) by ${method} would need about ${formatByteSize(needed)}, more than the ${formatByteSize(limit)} bound (half this machine's memory, at most ${formatByteSize(DEFAULT_TRAINING_MEMORY_CAP)}); lower --nbest to ${fits} or less, or split the sentence`,
+  );
 }
 
 function restrictionOption(restriction: LabelRestriction | undefined): {

@@ -46,18 +46,14 @@ export async function tagStreamCommand(
     warn("--malformed is for UMass files; a stream's bad records follow --on-error");
   }
   const threads = options.threads === undefined ? 1 : threadCount(options.threads);
-  const inputs = [options.model, options.data, options.constraints, ...(options.plugin ?? [])];
   let skippedCount = 0;
   // A file's bytes read measure the progress (the bar shares stderr with the report: --out only).
-  // A FIFO opens at once and is waited for stoppably (core's openInput).
-  const file = stdin ? undefined : await openNamedInput("--data", options.data, signal);
-  const bar = progressBar(
-    "tag",
-    file?.size ?? 0,
-    options.out !== undefined && process.stderr.isTTY,
-  );
+  // A FIFO opens at once and is waited for stoppably (core's openInput); standard input too is
+  // read through it, so that a signal stops a read that waits for the next line of a pipe.
+  const file = await openNamedInput("--data", stdin ? "/dev/stdin" : options.data, signal);
+  const bar = progressBar("tag", file.size ?? 0, options.out !== undefined && process.stderr.isTTY);
   let report: string;
-  const outputOptions = { option: "--out", inputs, signal };
+  const outputOptions = { option: "--out", signal };
   try {
     report = await writeOutput(options.out, outputOptions, async (written: Output) => {
       {
@@ -82,7 +78,7 @@ export async function tagStreamCommand(
           plugins: spec.plugins ?? [],
           decodeOptions,
           allowUnconstrained: !opened.constrained,
-          input: file ?? process.stdin,
+          input: file,
           inputFormat,
           inputName: stdin ? "<stdin>" : options.data,
           output,
@@ -95,7 +91,7 @@ export async function tagStreamCommand(
           gold: options.unlabeled === true ? "none" : "auto",
           ...(signal === undefined ? {} : { signal }),
           onSkip: (s) => note(`lagrange: skipped ${s.place}: ${s.reason}`),
-          onProgress: (p) => bar.update(file?.bytesRead ?? 0, `${p.sentences} sentences`),
+          onProgress: (p) => bar.update(file.bytesRead, `${p.sentences} sentences`),
         });
         skippedCount = result.skippedCount;
         if (result.timedOut.length > 0) {
@@ -111,7 +107,7 @@ export async function tagStreamCommand(
     });
   } finally {
     bar.stop();
-    file?.close();
+    file.close();
   }
   if (skippedCount > 0) {
     note(report);

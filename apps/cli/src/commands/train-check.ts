@@ -1,12 +1,119 @@
 import { TRAINING_OBJECTIVES } from "@lagrange/bcrf";
-import { getPreset } from "@lagrange/chain-crf";
 import { parseLabelScheme } from "@lagrange/datasets";
-import { GROUPING_KINDS, isTaskPreset } from "@lagrange/recipes";
+import { checkPresetName, GROUPING_KINDS, isTaskPreset } from "@lagrange/recipes";
+import { TRAIN_FLAG_SCOPES, type TrainCondition, type TrainPath } from "../define/train-values.js";
 import { usageError } from "../exit-codes.js";
 import { warn } from "../progress.js";
 import type { CrfTrainOptions, TrainOptions } from "./train.js";
 
-/** Options that would be ignored are said so (the run goes on); impossible ones stop it. */
+/** The path a run takes, as {@link TRAIN_FLAG_SCOPES} tells flags apart. */
+export function trainPath(options: TrainOptions, given: ReadonlySet<string>): TrainPath {
+  return {
+    learner: options.learner ?? "crf",
+    algorithm: options.algorithm,
+    objective: options.objective ?? "crf",
+    order: options.order ?? "1",
+    model: options.model ?? "chain",
+    groups: options.groups ?? "none",
+    task: options.task ?? "none",
+    twoStage: options.twoStage === true,
+    dev: given.has("--dev"),
+    taskPreset: options.preset !== undefined && isTaskPreset(options.preset),
+  };
+}
+
+/**
+ * Every flag given (`given`: by the command line, defaults not counted) that the chosen path does
+ * not read, by {@link TRAIN_FLAG_SCOPES}: a usage error naming each flag and the path, or a
+ * warning for the flags whose table entry says so. Runs after the paths' own checks, whose
+ * messages say more (`--groups` without `--model general`, CRF options with `--learner l2s`).
+ */
+export function checkFlagScopes(options: TrainOptions, given: ReadonlySet<string>): void {
+  const path = trainPath(options, given);
+  const refused: string[] = [];
+  for (const [flag, scope] of Object.entries(TRAIN_FLAG_SCOPES)) {
+    if (!given.has(flag) || scope.where.length === 0) continue;
+    if (scope.where.some((condition) => holds(condition, path))) continue;
+    const where = describeWhere(scope.where);
+    const actual = describePath(scope.where, path);
+    if (scope.elsewhere === "warn") warn(`${flag} ${where}; ignored ${actual}`);
+    else refused.push(`${flag} ${where}, so it does nothing ${actual}`);
+  }
+  if (refused.length > 0) {
+    throw usageError(`${refused.join("; ")}: drop ${refused.length === 1 ? "it" : "them"}`);
+  }
+}
+
+type Dimension = keyof TrainPath;
+
+function holds(condition: TrainCondition, path: TrainPath): boolean {
+  return (Object.keys(condition) as Dimension[]).every((d) => meets(condition, d, path));
+}
+
+function meets(condition: TrainCondition, d: Dimension, path: TrainPath): boolean {
+  const wanted = condition[d];
+  const value = path[d];
+  return typeof value === "boolean" ? value : (wanted as readonly string[]).includes(value);
+}
+
+/** How a condition's dimensions are said: the flag that sets each. */
+const FLAG_OF: Readonly<Record<Dimension, string>> = {
+  learner: "--learner",
+  algorithm: "--algorithm",
+  objective: "--objective",
+  order: "--order",
+  model: "--model",
+  groups: "--groups",
+  task: "--task",
+  twoStage: "--two-stage",
+  dev: "--dev",
+  taskPreset: "a task preset",
+};
+
+/** The dimensions of a condition worth saying: the learner only when it is all there is. */
+function said(condition: TrainCondition): Dimension[] {
+  const all = Object.keys(condition) as Dimension[];
+  return all.length > 1 ? all.filter((d) => d !== "learner") : all;
+}
+
+/** "applies to --algorithm lbfgs/owlqn only", "needs --dev". */
+function describeWhere(where: readonly TrainCondition[]): string {
+  const text = where
+    .map((condition) =>
+      said(condition)
+        .map((d) => {
+          const values = condition[d];
+          return Array.isArray(values) ? `${FLAG_OF[d]} ${values.join("/")}` : FLAG_OF[d];
+        })
+        .join(" with "),
+    )
+    .join(" or ");
+  const onlyFlags = where.every((c) => said(c).every((d) => typeof c[d] === "boolean"));
+  return onlyFlags ? `needs ${text}` : `applies to ${text} only`;
+}
+
+/** What the path is on the dimensions that rule the flag out: "with ap", "without --dev". */
+function describePath(where: readonly TrainCondition[], path: TrainPath): string {
+  const missed = new Set<Dimension>();
+  for (const condition of where) {
+    for (const d of said(condition)) if (!meets(condition, d, path)) missed.add(d);
+  }
+  return [...missed]
+    .map((d) => {
+      const value = path[d];
+      if (typeof value === "boolean") return `${value ? "with" : "without"} ${FLAG_OF[d]}`;
+      if (d === "algorithm") return `with ${value}`;
+      if (d === "model" && value === "chain") return "with a chain CRF";
+      if (value === "none") return `without ${FLAG_OF[d]}`;
+      return `with ${FLAG_OF[d]} ${value}`;
+    })
+    .join(" ");
+}
+
+/**
+ * Impossible combinations stop the run; flags the chosen path does not read are
+ * {@link checkFlagScopes}'s.
+ */
 export function checkTrainOptions(options: TrainOptions): asserts options is CrfTrainOptions {
   if (
     options.preset === undefined &&
@@ -21,38 +128,14 @@ export function checkTrainOptions(options: TrainOptions): asserts options is Crf
     throw usageError("--preset and --template both name the features: give one");
   }
   // An unknown name is a usage error before anything is read.
-  if (options.preset !== undefined && !isTaskPreset(options.preset)) getPreset(options.preset);
+  if (options.preset !== undefined) checkPresetName(options.preset);
   for (const entry of options.lexicon ?? []) lexiconArgument(entry);
-  if (
-    options.resources !== undefined &&
-    (options.preset === undefined || !isTaskPreset(options.preset))
-  ) {
-    warn(
-      "--resources is read by the task presets (ner-en, ner-es, ner-nl, ner-tweets, pos-en); ignored",
-    );
-  }
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
-  const { algorithm } = options;
-  const quasiNewton = algorithm === "lbfgs" || algorithm === "owlqn";
   checkObjectiveOptions(options);
-  if (options.c1 !== undefined && !quasiNewton) {
-    warn(
-      `--c1 is used by --algorithm lbfgs and owlqn (L1 by OWL-QN) only; ignored with ${algorithm}`,
-    );
-  }
-  if (algorithm === "sgd" && options.c2 === 0) {
+  if (options.algorithm === "sgd" && options.c2 === 0) {
     throw usageError(
       "--c2 0 with --algorithm sgd: its step size 1/(λ(t0+t)), λ = 2·c2/N, needs c2 > 0",
     );
-  }
-  if (options.c2 !== undefined && algorithm === "ap") {
-    warn("--c2 is not used by the averaged perceptron (ap); ignored");
-  }
-  if (options.threads !== undefined && !quasiNewton) {
-    warn(`--threads parallelises the L-BFGS objective only; ignored with ${algorithm}`);
-  }
-  if (options.patience !== undefined && options.dev === undefined) {
-    warn("--patience needs --dev (early stopping watches held-out data); ignored");
   }
   checkGeneralOptions(options);
   checkOrderOptions(options);
@@ -60,10 +143,7 @@ export function checkTrainOptions(options: TrainOptions): asserts options is Crf
 
 /** `--order 2`: what second-order training runs with (one thread, the likelihood, a chain). */
 function checkOrderOptions(options: TrainOptions): void {
-  if (options.order !== "2") {
-    if (options.trigrams === "all") warn("--trigrams is read with --order 2 only; ignored");
-    return;
-  }
+  if (options.order !== "2") return;
   const refused = [
     options.algorithm !== "lbfgs" && options.algorithm !== "owlqn"
       ? `--algorithm ${options.algorithm}`
@@ -78,9 +158,6 @@ function checkOrderOptions(options: TrainOptions): void {
     throw usageError(
       `--order 2 with ${refused.join(", ")}: second-order training is the likelihood of a chain CRF on fully labelled data, trained by lbfgs or owlqn`,
     );
-  }
-  if (options.threads !== undefined && options.threads > 1) {
-    warn("--threads: second-order training runs on one thread; ignored");
   }
 }
 
@@ -122,11 +199,6 @@ function checkObjectiveOptions(options: TrainOptions): void {
       );
     }
   }
-  if (options.bcrfIterations !== undefined && objective === "crf") {
-    warn(
-      "--bcrf-iterations sets the inference steps of --objective bcrf and mean-field; the CRF likelihood is exact, so it is ignored",
-    );
-  }
 }
 
 /** `--model general` needs `--groups`; its options mean nothing to a chain CRF. */
@@ -148,23 +220,10 @@ function checkGeneralOptions(options: TrainOptions): void {
       );
     }
   }
-  const general: [string, unknown][] = [
-    ...(options.twoStage === true ? [] : [["--folds", options.folds] as [string, unknown]]),
-    ["--epochs", options.epochs],
-    ["--train-decoder", options.trainDecoder],
-    ["--max-group", options.maxGroup],
-    ["--min-overlap", options.minOverlap],
-  ];
   if (options.model !== "general") {
     if (options.groups !== undefined) {
       throw usageError(
         `--groups ${options.groups} groups sentences for a general CRF: add --model general (a chain CRF has no groups)`,
-      );
-    }
-    const given = general.filter(([, value]) => value !== undefined).map(([name]) => name);
-    if (given.length > 0) {
-      warn(
-        `${given.join(", ")}: for --model general${given.includes("--folds") ? " or --two-stage" : ""} only; ignored with a chain CRF`,
       );
     }
     return;
@@ -173,15 +232,6 @@ function checkGeneralOptions(options: TrainOptions): void {
     throw usageError(
       `--model general needs --groups ${GROUPING_KINDS.join(" or ")}: the sentences the consistency factors link (tweet clusters, or the data's documents)`,
     );
-  }
-  if (options.groups === "documents") {
-    const given = general
-      .slice(3)
-      .filter(([, value]) => value !== undefined)
-      .map(([name]) => name);
-    if (given.length > 0) {
-      warn(`${given.join(", ")}: tweet clustering only; ignored with --groups documents`);
-    }
   }
 }
 

@@ -1,5 +1,10 @@
 import type { TrainingObjectiveName } from "@lagrange/bcrf";
-import type { CrfModel, TrainingAlgorithm } from "@lagrange/chain-crf";
+import {
+  type CrfModel,
+  iterationCap,
+  STOP_REASON_TEXT,
+  type TrainingAlgorithm,
+} from "@lagrange/chain-crf";
 import type { DecoderRegistry } from "@lagrange/core";
 import { type Corpus, type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
 import {
@@ -16,7 +21,7 @@ import {
 } from "@lagrange/recipes";
 import { readNamedText } from "../inputs.js";
 import { note, progressBar } from "../progress.js";
-import { memoryOptions } from "../training-memory.js";
+import { checkFeatureMemory, memoryOptions } from "../training-memory.js";
 import type { CrfTrainOptions } from "./train.js";
 import { lexiconArgument } from "./train-check.js";
 import {
@@ -61,10 +66,13 @@ export async function trainCrfModel(
           ...(continued.features === undefined ? {} : { features: continued.features }),
           notes: [],
         };
+  // Before a single attribute of the corpus exists: a template's expansion, lexicon and cluster
+  // features can pass the bound long before the layout's estimate can be made.
+  checkFeatureMemory(train, features, featureSource(options, features.preset), options.maxMemory);
   const task = features.task;
   const quasiNewton = options.algorithm === "lbfgs" || options.algorithm === "owlqn";
   const maxIterations = options.maxIterations ?? (quasiNewton ? task?.maxIterations : undefined);
-  const limit = maxIterations ?? (quasiNewton ? 200 : 10);
+  const limit = iterationCap(options.algorithm as TrainingAlgorithm, maxIterations);
   const objectiveName = (options.objective ?? "crf") as TrainingObjectiveName;
   const objective = objectiveTraining({
     objective: objectiveName,
@@ -143,7 +151,7 @@ export async function trainCrfModel(
     try {
       result = await trainOnCorpus(
         train,
-        crf((p) => bar.update(Math.min(p.iteration, limit), iterationDetail(p))),
+        crf((p) => bar.update(p.iteration, iterationDetail(p))),
       );
     } finally {
       bar.stop();
@@ -169,7 +177,7 @@ export async function trainCrfModel(
       : `; best dev: ${scoresText(best)} at iteration ${best.iteration}${excluded}`;
   return {
     model: result.model,
-    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${result.stopReason}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${init === undefined ? "" : continuedText(init, result.model)}${bestText}; wrote ${options.out}\n`,
+    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${STOP_REASON_TEXT[result.stopReason]}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${init === undefined ? "" : continuedText(init, result.model)}${bestText}; wrote ${options.out}\n`,
   };
 }
 
@@ -227,4 +235,18 @@ async function resolveFeatures(
   } finally {
     bar?.stop();
   }
+}
+
+/** What generates a run's attributes, in the flags that set it: `--template x.tpl, --lexicon org`. */
+function featureSource(options: CrfTrainOptions, preset: string): string {
+  const parts = [
+    options.init !== undefined
+      ? `--init ${options.init}`
+      : options.template !== undefined
+        ? `--template ${options.template}`
+        : `--preset ${options.preset ?? preset}`,
+    ...(options.lexicon ?? []).map((l) => `--lexicon ${l}`),
+    ...(options.clusters ?? []).map((c) => `--clusters ${c}`),
+  ];
+  return parts.join(", ");
 }

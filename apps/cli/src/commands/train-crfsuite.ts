@@ -1,5 +1,10 @@
 import type { TrainingObjectiveName } from "@lagrange/bcrf";
-import type { CrfModel, TrainingAlgorithm } from "@lagrange/chain-crf";
+import {
+  type CrfModel,
+  iterationCap,
+  STOP_REASON_TEXT,
+  type TrainingAlgorithm,
+} from "@lagrange/chain-crf";
 import { type CrfsuiteInstance, parseLabelScheme, readCrfsuite } from "@lagrange/datasets";
 import {
   type CrfsuiteCorpus,
@@ -87,8 +92,7 @@ export async function trainCrfsuiteModel(
     options.dev === undefined
       ? undefined
       : subsetInstances(await readInstances("--dev", options.dev, signal), options, "dev");
-  const quasiNewton = options.algorithm === "lbfgs" || options.algorithm === "owlqn";
-  const limit = options.maxIterations ?? (quasiNewton ? 200 : 10);
+  const limit = iterationCap(options.algorithm as TrainingAlgorithm, options.maxIterations);
   const classWeights = parseClassWeights(options.classWeight ?? []);
   const objectiveName = (options.objective ?? "crf") as TrainingObjectiveName;
   const objective = objectiveTraining({
@@ -122,7 +126,7 @@ export async function trainCrfsuiteModel(
       ...(init === undefined
         ? {}
         : { init: init.model, settings: { ...objective.settings, initModel: init.identity } }),
-      onProgress: (p) => bar.update(Math.min(p.iteration, limit), iterationDetail(p)),
+      onProgress: (p) => bar.update(p.iteration, iterationDetail(p)),
       ...(signal === undefined ? {} : { signal }),
     });
   } finally {
@@ -131,6 +135,6 @@ export async function trainCrfsuiteModel(
   const best = result.bestHeldOut;
   return {
     model: result.model,
-    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${result.stopReason}), ${result.seconds.toFixed(1)} s, scheme ${result.scheme}${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${init === undefined ? "" : continuedText(init, result.model)}${best === undefined ? "" : `; best dev: ${scoresText(best)} at iteration ${best.iteration}`}; wrote ${options.out}\n`,
+    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${STOP_REASON_TEXT[result.stopReason]}), ${result.seconds.toFixed(1)} s, scheme ${result.scheme}${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${init === undefined ? "" : continuedText(init, result.model)}${best === undefined ? "" : `; best dev: ${scoresText(best)} at iteration ${best.iteration}`}; wrote ${options.out}\n`,
   };
 }

@@ -23,7 +23,8 @@ export async function trainGeneral(
   options: CrfTrainOptions,
   train: Corpus,
   scheme: LabelScheme,
-  limit: number,
+  /** The iterations of one chain CRF's training (undefined: no cap). */
+  limit: number | undefined,
   crf: (
     onProgress: TrainOnCorpusOptions["onProgress"],
     features?: TrainingFeatures,
@@ -47,7 +48,13 @@ export async function trainGeneral(
   const trainings = folds === 1 ? 1 : folds + 1;
   let trained = 0;
   const crfStep = () => (trained === 0 ? "crf on all data" : `crf fold ${trained}/${folds}`);
-  let crfBar: Progress | undefined = progressBar("crf", trainings * limit);
+  let crfBar: Progress | undefined = progressBar(
+    "crf",
+    limit === undefined ? undefined : trainings * limit,
+  );
+  // Without a cap the bar counts the iterations of every training so far.
+  let base = 0;
+  let current = 0;
   let perceptronBar: Progress | undefined;
   const stopBars = () => {
     crfBar?.stop();
@@ -58,11 +65,10 @@ export async function trainGeneral(
   const heldOut: number[] = [];
   let result: TrainedGeneralCrf;
   try {
-    const onCrfProgress: TrainOnCorpusOptions["onProgress"] = (p) =>
-      crfBar?.update(
-        trained * limit + Math.min(p.iteration, limit),
-        `${crfStep()}: ${iterationDetail(p)}`,
-      );
+    const onCrfProgress: TrainOnCorpusOptions["onProgress"] = (p) => {
+      current = p.iteration;
+      crfBar?.update(base + current, `${crfStep()}: ${iterationDetail(p)}`);
+    };
     result = await trainGeneralCrf(train, {
       crf: crf(onCrfProgress),
       trainModel: async (corpus, labels) =>
@@ -87,7 +93,9 @@ export async function trainGeneral(
         }
         if (p.stage === "crf") {
           trained = Math.min(p.fold + 1, trainings);
-          crfBar?.update(trained * limit, trained < trainings ? `${crfStep()}` : "done");
+          base = limit === undefined ? base + current : trained * limit;
+          current = 0;
+          crfBar?.update(base, trained < trainings ? `${crfStep()}` : "done");
           return;
         }
         if (crfBar !== undefined) {

@@ -1,7 +1,6 @@
-import { getPreset } from "@lagrange/chain-crf";
 import { parseLabelScheme } from "@lagrange/datasets";
-import { BASE_LEARNERS, l2sModelToBytes } from "@lagrange/l2s";
-import { l2sActionSpaces } from "@lagrange/recipes";
+import { BASE_LEARNERS } from "@lagrange/l2s";
+import { checkPresetName, l2sActionSpaces } from "@lagrange/recipes";
 import { L2S_TASKS, type L2sTask } from "../define/train-values.js";
 import { usageError } from "../exit-codes.js";
 import { writeOutput } from "../output.js";
@@ -10,6 +9,7 @@ import { subsetSettings, type TrainingDataOptions } from "./train-common.js";
 import { trainParser } from "./train-l2s-parser.js";
 import { type BaseLearner, defaultBaseLearner, searchSettings } from "./train-l2s-search.js";
 import { trainTagger } from "./train-l2s-tagger.js";
+import { checkedL2sModelBytes } from "./train-output.js";
 
 /** What `lagrange train --learner l2s` reads of its options. */
 export interface L2sTrainOptions extends TrainingDataOptions {
@@ -68,10 +68,9 @@ export async function trainL2sCommand(
     );
   }
   // Names before anything is read: an unknown preset or scheme is a usage error now.
-  if (options.preset !== undefined) getPreset(options.preset);
+  if (options.preset !== undefined) checkPresetName(options.preset, false);
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
-  const inputs = [options.data, options.dev];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     const trained =
       task === "parser"
         ? await trainParser(options, signal)
@@ -81,7 +80,7 @@ export async function trainL2sCommand(
       subset === undefined
         ? trained.model
         : { ...trained.model, settings: { ...trained.model.settings, subset } };
-    await output.write(l2sModelToBytes(model));
+    await output.write(checkedL2sModelBytes(model, options));
     return `${trained.summary}; wrote ${options.out}\n`;
   });
 }

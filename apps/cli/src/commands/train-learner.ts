@@ -1,52 +1,14 @@
-import { L2S_TASKS, type Learner } from "../define/train-values.js";
+import { L2S_TASKS, type Learner, learnerOnlyFlags } from "../define/train-values.js";
 import { usageError } from "../exit-codes.js";
-import { warn } from "../progress.js";
 
 /**
  * The options of CRF training only (the chain and general CRFs): given with `--learner l2s` they
  * are a usage error naming them, since nothing would read them.
  */
-export const CRF_ONLY_OPTIONS = [
-  "--algorithm",
-  "--c1",
-  "--c2",
-  "--max-iterations",
-  "--threads",
-  "--min-freq",
-  "--patience",
-  "--objective",
-  "--bcrf-iterations",
-  "--partial",
-  "--constrained-training",
-  "--model",
-  "--groups",
-  "--folds",
-  "--two-stage",
-  "--epochs",
-  "--train-decoder",
-  "--max-group",
-  "--min-overlap",
-  "--allow-no-progress",
-  "--init",
-  "--dense-columns",
-  "--order",
-  "--trigrams",
-] as const;
+export const CRF_ONLY_OPTIONS: readonly string[] = learnerOnlyFlags("crf");
 
 /** The options of `--learner l2s` only. */
-export const L2S_ONLY_OPTIONS = [
-  "--task",
-  "--passes",
-  "--roll-in",
-  "--roll-out",
-  "--base-learner",
-  "--bits",
-  "--learning-rate",
-  "--no-bridge",
-  "--oracle",
-  "--unlabelled",
-  "--tag-field",
-] as const;
+export const L2S_ONLY_OPTIONS: readonly string[] = learnerOnlyFlags("l2s");
 
 /** Options of the parser task only, and of the tagger tasks only. */
 const PARSER_ONLY_OPTIONS = ["--oracle", "--unlabelled", "--tag-field"] as const;
@@ -108,11 +70,6 @@ export function checkLearnerOptions(
   if (task === "pos" && given.has("--scheme")) {
     throw usageError(
       "--scheme with --task pos: POS tags are plain labels (scheme none); entities under a scheme are --task ner",
-    );
-  }
-  if (task === "pos" && given.has("--no-bridge")) {
-    warn(
-      "--no-bridge: --task pos tags plain labels, with no scheme for the bridge to keep; ignored",
     );
   }
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { TrainOptions } from "./train.js";
-import { checkTrainOptions } from "./train-check.js";
+import { checkFlagScopes } from "./train-check.js";
 import { checkLearnerOptions } from "./train-learner.js";
 
 /*
@@ -21,7 +21,7 @@ describe("--order and --trigrams where nothing reads them", () => {
     expect(() => checkLearnerOptions("l2s", "pos", new Set(["--task"]))).not.toThrow();
   });
 
-  it("--trigrams all without --order 2 is a warning that it is ignored", () => {
+  it("--trigrams without --order 2 is a warning that it is ignored", () => {
     const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     const options = {
       data: "train.conll",
@@ -31,12 +31,13 @@ describe("--order and --trigrams where nothing reads them", () => {
       order: "1",
       trigrams: "all",
     } as unknown as TrainOptions;
-    checkTrainOptions(options);
+    checkFlagScopes(options, new Set(["--data", "--out", "--preset", "--trigrams"]));
     expect(stderr.mock.calls.map(([text]) => String(text)).join("")).toContain(
-      "--trigrams is read with --order 2 only; ignored",
+      "--trigrams applies to --order 2 only; ignored with --order 1",
     );
     stderr.mockClear();
-    checkTrainOptions({ ...options, trigrams: "observed" } as TrainOptions);
+    // The default, not given, is no flag at all.
+    checkFlagScopes({ ...options, trigrams: "observed" } as TrainOptions, new Set(["--data"]));
     expect(stderr.mock.calls.map(([text]) => String(text)).join("")).not.toContain("--trigrams");
   });
 });

@@ -18,7 +18,8 @@ export async function trainTwoStageModel(
   options: CrfTrainOptions,
   train: Corpus,
   features: TrainingFeatures,
-  limit: number,
+  /** The iterations of one training (undefined: no cap). */
+  limit: number | undefined,
   crf: (onProgress: TrainOnCorpusOptions["onProgress"]) => TrainOnCorpusOptions,
 ): Promise<{ result: TrainedTwoStage; text: string }> {
   // A task preset's mined lexicons were jackknifed over these very folds (resolveFeatures).
@@ -29,23 +30,29 @@ export async function trainTwoStageModel(
   );
   let done = 0;
   let step = "";
-  const bar = progressBar("train", (folds + 2) * limit);
+  // Without a cap the bar counts the iterations of every stage so far.
+  let base = 0;
+  let current = 0;
+  const bar = progressBar("train", limit === undefined ? undefined : (folds + 2) * limit);
   try {
     const result = await trainTwoStage(train, {
-      ...crf((p) =>
-        bar.update(done * limit + Math.min(p.iteration, limit), `${step}: ${iterationDetail(p)}`),
-      ),
+      ...crf((p) => {
+        current = p.iteration;
+        bar.update(base + current, `${step}: ${iterationDetail(p)}`);
+      }),
       folds,
       onStage: (stage) => {
         done =
           stage.stage === "first" ? stage.fold : stage.stage === "first-full" ? folds : folds + 1;
+        base = limit === undefined ? base + current : done * limit;
+        current = 0;
         step =
           stage.stage === "first"
             ? `first stage, fold ${stage.fold + 1}/${folds}`
             : stage.stage === "first-full"
               ? "first stage, all data"
               : "second stage";
-        bar.update(done * limit, step);
+        bar.update(base, step);
       },
     });
     const v = result.voted;

@@ -1,20 +1,21 @@
-import { modelToBytes } from "@lagrange/chain-crf";
+import { NoStateAttributesError } from "@lagrange/chain-crf";
 import type { DecoderRegistry } from "@lagrange/core";
 import { standardDecoders } from "@lagrange/recipes";
 import type { Command } from "commander";
 import { GENERAL_DEFAULTS, type Learner, type ModelKind } from "../define/train-values.js";
-import { usageError } from "../exit-codes.js";
+import { badInputError, usageError } from "../exit-codes.js";
 import { interruptible } from "../interruption.js";
 import { givenOptions, threadCount } from "../options.js";
 import { writeOutput } from "../output.js";
 import { trainingRefusal } from "../training-memory.js";
-import { checkTrainOptions } from "./train-check.js";
+import { checkFlagScopes, checkTrainOptions } from "./train-check.js";
 import { subsetSettings } from "./train-common.js";
 import { trainCrfModel } from "./train-crf.js";
 import { checkCrfsuiteTrainOptions, trainCrfsuiteModel } from "./train-crfsuite.js";
 import { checkInitOptions } from "./train-init.js";
 import { type L2sTrainOptions, trainL2sCommand } from "./train-l2s.js";
 import { checkLearnerOptions } from "./train-learner.js";
+import { checkedCrfModelBytes } from "./train-output.js";
 
 export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   /** `crf` (default: the chain or general CRF) or `l2s` (learning to search, `--task` required). */
@@ -90,31 +91,51 @@ export async function trainCommand(
 ): Promise<string> {
   const learner = options.learner ?? "crf";
   checkLearnerOptions(learner, options.task, given);
-  if (learner === "l2s") return trainL2sCommand(options, signal);
+  if (learner === "l2s") {
+    checkFlagScopes(options, given);
+    return trainL2sCommand(options, signal);
+  }
   // CRFsuite's data carries its attributes: no preset, template or resources apply.
   const crfsuite = options.format === "crfsuite";
   if (crfsuite) checkCrfsuiteTrainOptions(options);
   else checkTrainOptions(options);
   checkInitOptions(options);
+  checkFlagScopes(options, given);
   const threads = options.threads === undefined ? undefined : threadCount(options.threads);
   // The perceptron's decoder before anything is read: an unknown one is a usage error now, and
   // HiGHS (exact) loads asynchronously.
   const registry = options.model === "general" ? await perceptronDecoder(options) : undefined;
   // The output first: an unwritable path, or one that is the training data, fails now, not after
   // the training.
-  const inputs = [options.data, options.dev];
-  return writeOutput(options.out, { option: "--out", inputs, signal }, async (output) => {
+  return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     const trained = await (crfsuite
       ? trainCrfsuiteModel(options, threads, signal)
       : trainCrfModel(options, threads, registry, signal)
     ).catch((error: unknown) => {
-      throw trainingRefusal(error);
+      throw trainingRefusal(noFeaturesRefusal(error, options));
     });
     const subset = subsetSettings(options);
     const model = subset === undefined ? trained.model : trained.model.withSettings({ subset });
-    await output.write(modelToBytes(model));
+    await output.write(checkedCrfModelBytes(model, options));
     return trained.summary;
   });
+}
+
+/**
+ * Features that give no token a state attribute (an empty template, one of B lines only, CRFsuite
+ * data without attributes) are refused naming where the features come from.
+ */
+function noFeaturesRefusal(error: unknown, options: TrainOptions): unknown {
+  if (!(error instanceof NoStateAttributesError)) return error;
+  const source =
+    options.format === "crfsuite"
+      ? `--data ${options.data}: no item has an attribute`
+      : options.template !== undefined
+        ? `--template ${options.template}: no U line (state template) gives a token an attribute`
+        : `--preset ${options.preset ?? "(the initial model's)"}: no token of --data ${options.data} gets an attribute`;
+  return badInputError(
+    `${source}, so the model would hold label transitions only and tag every sentence alike`,
+  );
 }
 
 /** `--train-decoder`: a registered decoder that takes higher-order patterns, prepared. */

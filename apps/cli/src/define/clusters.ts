@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { lazyAction, parseInteger } from "../options.js";
+import { declareFiles } from "./files.js";
 
 export function defineClusters(program: Command): void {
-  program
+  const command = program
     .command("clusters")
     .description(
       "Brown clusters of raw text (Liang 2005's algorithm, as his wcluster computes them): clusters --text FILE… --clusters N --out paths.txt writes Liang's paths file (bits TAB word TAB count), read back by anything that takes cluster paths",
@@ -33,4 +34,5 @@ export function defineClusters(program: Command): void {
         (m) => m.clustersAction,
       ),
     );
+  declareFiles(command, { inputs: { "--text": "text" }, outputs: ["--out"] });
 }

@@ -6,13 +6,14 @@ import {
   parseNumber,
   parsePositive,
 } from "../options.js";
+import { declareFiles } from "./files.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
 
 export function defineConstraints(program: Command): void {
   const constraints = program
     .command("constraints")
     .description("Global constraints over a model's labels (anzaroot2014): learn penalties");
-  constraints
+  const learn = constraints
     .command("learn")
     .description(
       "Generate candidate constraints from templates, prune them by importance (imp(c) ≥ threshold) and learn their penalties on held-out data; writes a versioned constraints file and prints which constraints were kept and dropped",
@@ -55,4 +56,5 @@ export function defineConstraints(program: Command): void {
         (m) => m.constraintsAction,
       ),
     );
+  declareFiles(learn, { inputs: { "--model": "model", "--data": "data" }, outputs: ["--out"] });
 }

@@ -1,9 +1,10 @@
 import { type Command, Option } from "commander";
-import { lazyAction, parseInteger } from "../options.js";
-import { DEPS_PUNCTUATION } from "./values.js";
+import { lazyAction } from "../options.js";
+import { declareFiles } from "./files.js";
+import { DEPS_PUNCTUATION, parseNbest } from "./values.js";
 
 export function defineEval(program: Command): void {
-  program
+  const command = program
     .command("eval")
     .description(
       "Evaluate predictions (gold = second-to-last column, prediction = last): a drop-in conlleval.pl (chunk F1; BIOES and BILOU chunks read by their scheme, hierarchical labels per field). lagrange tag's output of CoNLL-U (the ten fields, then the predicted tag) is scored by token accuracy against its UPOS or XPOS field. With --deps, dependency trees instead: eval --deps gold.conllu predicted.conllu prints the unlabelled and labelled attachment scores (UAS, LAS), with punctuation and without",
@@ -28,7 +29,7 @@ export function defineEval(program: Command): void {
       "the last column is the prediction's probability (tag --marginals): add its calibration (ECE)",
     )
     .option("--reliability <svg>", "with --confidence: write a reliability diagram (SVG)")
-    .option("--nbest <k>", "tag --nbest k output: oracle F1 at k = 1, 5, 10, k", parseInteger)
+    .option("--nbest <k>", "tag --nbest k output: oracle F1 at k = 1, 5, 10, k", parseNbest)
     .option("--json", "print the figures as JSON (percent, like conlleval)")
     .option("-r, --raw", "conlleval -r: tags carry no B-/I- prefix")
     .option("-d, --delimiter <char>", "conlleval -d: the column delimiter (default a space)")
@@ -52,4 +53,8 @@ export function defineEval(program: Command): void {
         (m) => m.evalAction,
       ),
     );
+  declareFiles(command, {
+    inputs: { "<pred>": "predictions", "[predicted]": "predictions" },
+    outputs: ["--reliability"],
+  });
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { addDecoderFlags } from "../decoder-flags.js";
 import { collect, lazyAction, malformedOption, parseInteger } from "../options.js";
+import { declareFiles } from "./files.js";
 
 export function defineExplain(program: Command): void {
   const explain = program
@@ -27,4 +28,8 @@ export function defineExplain(program: Command): void {
     );
   // Plug-in decoders are not loaded here: --decoder-option name=value reaches any standard one.
   addDecoderFlags(explain, []);
+  declareFiles(explain, {
+    inputs: { "--model": "model", "--data": "data", "--constraints": "constraints" },
+    outputs: [],
+  });
 }

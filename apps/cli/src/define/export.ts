@@ -1,8 +1,9 @@
 import { type Command, Option } from "commander";
 import { lazyAction } from "../options.js";
+import { declareFiles } from "./files.js";
 
 export function defineExport(program: Command): void {
-  program
+  const command = program
     .command("export")
     .description(
       "Write a Lagrange model in another system's format: export --to crfsuite --model M.lgm --out M.crfsuite (a crf1d model CRFsuite's tagger opens; it labels CRFsuite attribute input as the model does)",
@@ -24,4 +25,5 @@ export function defineExport(program: Command): void {
         (m) => m.exportAction,
       ),
     );
+  declareFiles(command, { inputs: { "--model": "model" }, outputs: ["--out"] });
 }

@@ -1,9 +1,10 @@
 import { type Command, Option } from "commander";
 import { lazyAction, parseNonNegative, parsePositive } from "../options.js";
-import { parseIterations } from "./values.js";
+import { declareFiles } from "./files.js";
+import { parseIterations, parseTimeLimit } from "./values.js";
 
 export function defineFactorGraph(program: Command): void {
-  program
+  const command = program
     .command("factor-graph")
     .description(
       "Solve a factor graph in AD3's formats (the .fg files of AD3's ad3_multi, or UAI Markov networks) with the AD3 step: factor-graph --graph coref.fg prints the variables and factors by type, the status, iterations, dual (an upper bound), primal (the best assignment), gap, certificate and time",
@@ -21,9 +22,14 @@ export function defineFactorGraph(program: Command): void {
     )
     .option(
       "--max-iterations <n>",
-      "AD3 iterations (summed over branch-and-bound nodes with --exact)",
+      "AD3 iterations; with --exact, per branch-and-bound node, as ad3_multi (at most 1,000 nodes; --time-limit bounds the whole search)",
       parseIterations,
       1000,
+    )
+    .option(
+      "--time-limit <seconds>",
+      "stop after this long in all (with --exact, the root and every node together), keeping the best assignment found; status time-limit (default: none)",
+      parseTimeLimit,
     )
     .option("--eta <x>", "AD3's initial quadratic penalty η, then adapted", parsePositive, 1)
     .option(
@@ -57,4 +63,5 @@ index k − 1) with "states" giving the chosen state of each DENSE multi-variabl
         (m) => m.factorGraphAction,
       ),
     );
+  declareFiles(command, { inputs: { "--graph": "graph" }, outputs: ["--posteriors"] });
 }

@@ -1,8 +1,9 @@
 import { type Command, Option } from "commander";
 import { lazyAction } from "../options.js";
+import { declareFiles } from "./files.js";
 
 export function defineImport(program: Command): void {
-  program
+  const command = program
     .command("import")
     .description(
       "Convert another system's model file into a Lagrange model: import --from crfsuite M.crfsuite --out M.lgm (CRFsuite's crf1d models, as crfsuite learn and python-crfsuite write them). The model has no feature preset: tag CRFsuite attribute input with it",
@@ -20,4 +21,5 @@ export function defineImport(program: Command): void {
         (m) => m.importAction,
       ),
     );
+  declareFiles(command, { inputs: { "<model>": "model" }, outputs: ["--out"] });
 }

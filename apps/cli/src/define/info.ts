@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { collect, lazyAction, parseInteger } from "../options.js";
+import { declareFiles } from "./files.js";
 
 export function defineInfo(program: Command): void {
-  program
+  const command = program
     .command("info")
     .description("Describe a model file")
     .argument("<model>", "model file")
@@ -16,4 +17,5 @@ export function defineInfo(program: Command): void {
         (m) => m.infoAction,
       ),
     );
+  declareFiles(command, { inputs: { "<model>": "model" }, outputs: [] });
 }

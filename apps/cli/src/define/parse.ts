@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { lazyAction } from "../options.js";
+import { declareFiles } from "./files.js";
 
 export function defineParse(program: Command): void {
-  program
+  const command = program
     .command("parse")
     .description(
       "Parse CoNLL-U with a learning-to-search dependency parser (lagrange train --learner l2s --task parser): writes the same CoNLL-U with HEAD and DEPREL predicted, every other field, comment and multiword-token line kept; sentences/s to stderr. --tagger predicts the POS tags the parser reads first (predicted-POS parsing). Score the output with lagrange eval --deps",
@@ -27,4 +28,8 @@ export function defineParse(program: Command): void {
         (m) => m.parseAction,
       ),
     );
+  declareFiles(command, {
+    inputs: { "[input]": "data", "--data": "data", "--model": "model", "--tagger": "model" },
+    outputs: ["--out"],
+  });
 }

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { lazyAction, parseInteger } from "../options.js";
+import { declareFiles } from "./files.js";
 
 const REDIS_HELP =
   "the Redis server that holds the queue, redis://[user:password@]host:port[/db] or rediss:// for TLS (default $LAGRANGE_REDIS_URL, else redis://127.0.0.1:6379); a password here is visible in the process list: prefer $LAGRANGE_REDIS_URL or --redis-password-file";
@@ -29,7 +30,7 @@ export function defineQueue(program: Command): void {
     .description(
       "Tag a corpus on many machines: submit it as shards to a BullMQ queue on Redis, run workers anywhere, collect the ordered output",
     );
-  queue
+  const submit = queue
     .command("submit")
     .description(
       "Cut the data into shards of whole sentences (their text is stored in Redis) and queue one job per shard. The model is stored in Redis under its SHA-256 (once, shared by the jobs that use it), so workers need no shared disk; with --model-dir it is named by its path in a directory every worker is given instead. Until the last shard is queued the job shows as being submitted; a submit stopped by a signal or an error removes what it queued, and one that is killed leaves a job `status` shows as incomplete and `remove` clears",
@@ -90,7 +91,7 @@ export function defineQueue(program: Command): void {
       ),
     );
   work.addHelpText("after", WORKER_TRUST);
-  queue
+  const collect = queue
     .command("collect")
     .description(
       "Wait until every shard is done, then write the output in corpus order, atomically; shards that failed every try are listed with their errors and the command fails (with --partial, after writing the rest); an unknown job, or one whose submit was killed, fails at once",
@@ -133,4 +134,22 @@ export function defineQueue(program: Command): void {
       ),
     );
   for (const command of queue.commands) withRedis(command);
+  const password = { "--redis-password-file": "password" } as const;
+  declareFiles(submit, {
+    inputs: {
+      ...password,
+      "--data": "data",
+      "--model": "model",
+      "--model-dir": "folder",
+      "--constraints": "constraints",
+    },
+    outputs: [],
+  });
+  declareFiles(work, { inputs: { ...password, "--model-dir": "folder" }, outputs: [] });
+  declareFiles(collect, { inputs: password, outputs: ["--out"] });
+  for (const command of queue.commands) {
+    if (command !== submit && command !== work && command !== collect) {
+      declareFiles(command, { inputs: password, outputs: [] });
+    }
+  }
 }

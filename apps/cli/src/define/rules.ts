@@ -6,6 +6,7 @@ import {
   parseNonNegative,
   parsePositive,
 } from "../options.js";
+import { declareFiles } from "./files.js";
 import { PACKAGE_DEFAULTS, parseDelimiters, parseFraction } from "./values.js";
 
 export function defineRules(program: Command): void {
@@ -14,7 +15,7 @@ export function defineRules(program: Command): void {
     .description(
       "fersini2014's rule templates (adjacency, precedence, state change, begin-end, presence and precedence): mine them from labelled data",
     );
-  rules
+  const mine = rules
     .command("mine")
     .description(
       "Count every candidate rule template over the gold labels of the training data (support: instances whose premise fires; confidence: the share the gold labels satisfy), keep those above the thresholds and write them as a versioned constraints file whose penalties are the rule costs, for `lagrange tag --constraints`. A counting substitute for the paper's MINSAT/Lsquare learner",
@@ -97,4 +98,5 @@ export function defineRules(program: Command): void {
         (m) => m.rulesAction,
       ),
     );
+  declareFiles(mine, { inputs: { "--data": "data", "--model": "model" }, outputs: ["--out"] });
 }

@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { addDecoderFlags } from "../decoder-flags.js";
 import { collect, lazyAction, malformedOption, parseInteger } from "../options.js";
-import { L2S_DEFAULT_DECODER } from "./values.js";
+import { declareFiles } from "./files.js";
+import { L2S_DEFAULT_DECODER, MAX_NBEST, parseNbest } from "./values.js";
 
 export function defineTag(program: Command, decoders: readonly DecoderDefinition[]): void {
   const tag = program
@@ -76,8 +77,8 @@ export function defineTag(program: Command, decoders: readonly DecoderDefinition
     .option("--probability", "NDJSON output: add p(labels | sentence) of each output labelling")
     .option(
       "--nbest <k>",
-      "write the k best labellings (CoNLL: k−1 more label columns)",
-      parseInteger,
+      `write the k best labellings, k ≤ ${MAX_NBEST} (CoNLL: k−1 more label columns)`,
+      parseNbest,
     )
     .option("--forced", "the last input column fixes labels (? = free, {A,B} = one of)")
     .option(
@@ -91,4 +92,13 @@ export function defineTag(program: Command, decoders: readonly DecoderDefinition
       ),
     );
   addDecoderFlags(tag, decoders);
+  declareFiles(tag, {
+    inputs: {
+      "--model": "model",
+      "--data": "data",
+      "--constraints": "constraints",
+      "--plugin": "plugin",
+    },
+    outputs: ["--out"],
+  });
 }

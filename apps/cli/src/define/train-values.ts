@@ -55,7 +55,8 @@ export const GENERAL_DEFAULTS = {
   minOverlap: PACKAGE_DEFAULTS.tweetGroups.minOverlap,
 } as const;
 
-const BYTE_UNITS: Readonly<Record<string, number>> = {
+/** A copy of core's BYTE_SIZE_UNITS (values.test.ts compares them): the units a size is typed in. */
+export const BYTE_UNITS: Readonly<Record<string, number>> = {
   "": 1,
   b: 1,
   k: 1e3,
@@ -88,4 +89,142 @@ export function parseByteSize(value: string): number | null {
     );
   }
   return Math.floor(bytes);
+}
+
+/**
+ * What decides whether a train flag is read: the learner, the CRF's algorithm, objective, order
+ * and model kind, the general CRF's grouping, the L2S task, and whether `--two-stage`, `--dev` and
+ * a task preset are there.
+ */
+export interface TrainPath {
+  readonly learner: string;
+  readonly algorithm: string;
+  readonly objective: string;
+  readonly order: string;
+  readonly model: string;
+  /** `--groups`, or `none`. */
+  readonly groups: string;
+  /** `--task` of `--learner l2s`, or `none`. */
+  readonly task: string;
+  readonly twoStage: boolean;
+  readonly dev: boolean;
+  readonly taskPreset: boolean;
+}
+
+/** One place a flag is read: every dimension it names has one of the values listed (or is set). */
+export type TrainCondition = {
+  readonly [D in keyof TrainPath]?: TrainPath[D] extends boolean ? true : readonly string[];
+};
+
+/**
+ * Where a flag is read: any one of `where` (none: on every path). Given anywhere else it is
+ * refused (exit 2), naming the flag and the path, unless `elsewhere` is `warn`: the flags whose
+ * being ignored has always been, and is documented as, a warning.
+ */
+export interface TrainFlagScope {
+  readonly where: readonly TrainCondition[];
+  readonly elsewhere?: "warn";
+}
+
+const EVERYWHERE: TrainFlagScope = { where: [] };
+const CRF: TrainFlagScope = { where: [{ learner: ["crf"] }] };
+const L2S: TrainFlagScope = { where: [{ learner: ["l2s"] }] };
+const QUASI_NEWTON = ["lbfgs", "owlqn"];
+
+/**
+ * Every flag of `lagrange train`, in the order it declares them, with the paths that read it: the
+ * one table the checks (commands/train-check.ts, train-learner.ts) and `--help`'s grouping read.
+ * A test enumerates the declared options against it, so a new flag cannot be left out. Checks of
+ * values (--c2 0 with sgd, --order 2 with ap) and of what a path cannot do at all stay with
+ * their paths.
+ */
+export const TRAIN_FLAG_SCOPES: Readonly<Record<string, TrainFlagScope>> = {
+  "--data": EVERYWHERE,
+  "--format": EVERYWHERE,
+  "--learner": EVERYWHERE,
+  "--preset": { where: [{ learner: ["crf"] }, { learner: ["l2s"], task: ["pos", "ner"] }] },
+  "--template": CRF,
+  "--columns": CRF,
+  "--clusters": CRF,
+  "--dense-columns": CRF,
+  "--lexicon": CRF,
+  "--resources": { where: [{ learner: ["crf"], taskPreset: true }], elsewhere: "warn" },
+  "--algorithm": CRF,
+  "--c1": { where: [{ learner: ["crf"], algorithm: QUASI_NEWTON }], elsewhere: "warn" },
+  "--c2": {
+    where: [{ learner: ["crf"], algorithm: [...QUASI_NEWTON, "sgd"] }],
+    elsewhere: "warn",
+  },
+  "--max-iterations": CRF,
+  "--threads": {
+    where: [{ learner: ["crf"], algorithm: QUASI_NEWTON, order: ["1"] }],
+    elsewhere: "warn",
+  },
+  "--min-freq": CRF,
+  "--max-memory": EVERYWHERE,
+  "--dev": EVERYWHERE,
+  "--limit": EVERYWHERE,
+  "--sample": EVERYWHERE,
+  "--dev-limit": { where: [{ dev: true }] },
+  "--dev-sample": { where: [{ dev: true }] },
+  "--patience": { where: [{ learner: ["crf"], dev: true }], elsewhere: "warn" },
+  "--objective": CRF,
+  "--bcrf-iterations": {
+    where: [{ learner: ["crf"], objective: ["bcrf", "mean-field"] }],
+    elsewhere: "warn",
+  },
+  "--partial": CRF,
+  "--constrained-training": CRF,
+  "--order": CRF,
+  "--trigrams": { where: [{ learner: ["crf"], order: ["2"] }], elsewhere: "warn" },
+  "--class-weight": EVERYWHERE,
+  "--scheme": { where: [{ learner: ["crf"] }, { learner: ["l2s"], task: ["pos", "ner"] }] },
+  "--malformed": EVERYWHERE,
+  "--model": CRF,
+  "--groups": { where: [{ learner: ["crf"], model: ["general"] }] },
+  "--two-stage": CRF,
+  "--folds": {
+    where: [
+      { learner: ["crf"], model: ["general"] },
+      { learner: ["crf"], twoStage: true },
+    ],
+    elsewhere: "warn",
+  },
+  "--epochs": { where: [{ learner: ["crf"], model: ["general"] }], elsewhere: "warn" },
+  "--train-decoder": { where: [{ learner: ["crf"], model: ["general"] }], elsewhere: "warn" },
+  "--max-group": {
+    where: [{ learner: ["crf"], model: ["general"], groups: ["tweets"] }],
+    elsewhere: "warn",
+  },
+  "--min-overlap": {
+    where: [{ learner: ["crf"], model: ["general"], groups: ["tweets"] }],
+    elsewhere: "warn",
+  },
+  "--init": CRF,
+  "--allow-no-progress": CRF,
+  "--task": L2S,
+  "--passes": L2S,
+  "--roll-in": L2S,
+  "--roll-out": L2S,
+  "--base-learner": L2S,
+  "--bits": L2S,
+  "--learning-rate": L2S,
+  "--seed": EVERYWHERE,
+  "--no-bridge": { where: [{ learner: ["l2s"], task: ["ner"] }], elsewhere: "warn" },
+  "--oracle": { where: [{ learner: ["l2s"], task: ["parser"] }] },
+  "--unlabelled": { where: [{ learner: ["l2s"], task: ["parser"] }] },
+  "--tag-field": { where: [{ learner: ["l2s"], task: ["parser"] }] },
+  "--out": EVERYWHERE,
+  "--force": EVERYWHERE,
+};
+
+/** The flags read by one learner only, in declaration order (`--algorithm` …, `--task` …). */
+export function learnerOnlyFlags(learner: Learner): string[] {
+  return Object.entries(TRAIN_FLAG_SCOPES)
+    .filter(
+      ([, scope]) =>
+        scope.where.length > 0 &&
+        scope.where.every((c) => c.learner?.length === 1 && c.learner[0] === learner),
+    )
+    .map(([flag]) => flag);
 }

@@ -7,6 +7,7 @@ import {
   parseNonNegative,
 } from "../options.js";
 import { parseDenseColumns } from "./dense-columns.js";
+import { declareFiles } from "./files.js";
 import { addL2sTrainOptions } from "./train-l2s.js";
 import { GENERAL_DEFAULTS, LEARNERS, MODEL_KINDS, parseByteSize } from "./train-values.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
@@ -93,9 +94,18 @@ export function defineTrain(program: Command): void {
       "held-out data evaluated during training (registry name[:split] or path)",
     )
     .option("--limit <n>", "train on the first n sentences of --data", parseInteger)
-    .option("--sample <n>", "train on n sentences of --data drawn at random (--seed)", parseInteger)
+    // A sample of the first n is not what either flag says: one or the other.
+    .addOption(
+      new Option("--sample <n>", "train on n sentences of --data drawn at random (--seed)")
+        .argParser(parseInteger)
+        .conflicts("limit"),
+    )
     .option("--dev-limit <n>", "score the first n sentences of --dev", parseInteger)
-    .option("--dev-sample <n>", "score n sentences of --dev drawn at random (--seed)", parseInteger)
+    .addOption(
+      new Option("--dev-sample <n>", "score n sentences of --dev drawn at random (--seed)")
+        .argParser(parseInteger)
+        .conflicts("devLimit"),
+    )
     .option("--patience <n>", "early stopping: evaluations without dev improvement", parseInteger)
     .addOption(
       new Option(
@@ -196,4 +206,16 @@ export function defineTrain(program: Command): void {
         (m) => m.trainAction,
       ),
     );
+  declareFiles(command, {
+    inputs: {
+      "--data": "data",
+      "--dev": "data",
+      "--template": "template",
+      "--clusters": "clusters",
+      "--lexicon": "lexicon",
+      "--resources": "folder",
+      "--init": "model",
+    },
+    outputs: ["--out"],
+  });
 }

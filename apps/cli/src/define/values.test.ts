@@ -6,7 +6,7 @@ import {
 } from "@lagrange/bcrf";
 import { TRAINING_ALGORITHMS } from "@lagrange/chain-crf";
 import { RULE_FAMILIES } from "@lagrange/constraint-templates";
-import { MAX_ITERATIONS } from "@lagrange/core";
+import { BYTE_SIZE_UNITS, parseByteSize as coreByteSize, MAX_ITERATIONS } from "@lagrange/core";
 import {
   DEFAULT_TAU,
   DEFAULT_TIME_LIMIT_SECONDS,
@@ -21,8 +21,20 @@ import { TWEET_GROUP_DEFAULTS } from "@lagrange/mincut";
 import { GENERAL_CRF_DEFAULTS, GROUPING_KINDS } from "@lagrange/recipes";
 import { PENALTY_ALGORITHMS } from "@lagrange/soft-dd";
 import { describe, expect, it } from "vitest";
+import { BYTE_UNITS, parseByteSize } from "./train-values.js";
 import * as values from "./values.js";
 import { PACKAGE_DEFAULTS, parseTau, parseTimeLimit } from "./values.js";
+
+describe("sizes a user types", () => {
+  it("are read with core's units and give core's bytes (--max-memory, LAGRANGE_MAX_INPUT)", () => {
+    expect(BYTE_UNITS).toEqual(BYTE_SIZE_UNITS);
+    for (const text of ["8G", "512MB", "1.5GiB", "2e9", "100", "3kib"]) {
+      expect(parseByteSize(text)).toBe(coreByteSize(text));
+    }
+    expect(coreByteSize("8 parsecs")).toBeUndefined();
+    expect(coreByteSize("0")).toBeUndefined();
+  });
+});
 
 describe("the command declarations' copies of the packages' choices and defaults", () => {
   it("equal the packages' own (--help shows these; the commands run with the packages')", () => {

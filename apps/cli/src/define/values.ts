@@ -123,3 +123,19 @@ export function parseFraction(value: string): number {
   if (x < 0 || x > 1) throw new InvalidArgumentError(`expected a number in 0…1, got "${value}"`);
   return x;
 }
+
+/**
+ * `tag --nbest`, `eval --nbest`: the most labellings a list holds. A list's memory and time grow
+ * with k (list Viterbi keeps k scores per token and label; the partition up to k·n restricted
+ * subproblems), and past ten thousand the tail differs from the best in a token or two at a
+ * probability no one reads; `tag` also checks its estimate for the data before decoding.
+ */
+export const MAX_NBEST = 10_000;
+
+export function parseNbest(value: string): number {
+  const k = Number(value);
+  if (value.trim() === "" || !Number.isInteger(k) || k < 1 || k > MAX_NBEST) {
+    throw new InvalidArgumentError(`expected an integer from 1 to ${MAX_NBEST}, got "${value}"`);
+  }
+  return k;
+}

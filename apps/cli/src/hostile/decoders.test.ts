@@ -16,7 +16,7 @@ import { loadModel } from "@lagrange/chain-crf";
 import { STANDARD_DECODERS } from "@lagrange/recipes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeCitations } from "../probe/cli-process.js";
-import { type BoundedRun, expectBounded, runBounded, startBounded } from "./harness.js";
+import { type BoundedRun, expectBounded, inParallel, runBounded, startBounded } from "./harness.js";
 
 const MEMORY_MB = 1024;
 const TIMEOUT_MS = 30_000;
@@ -24,20 +24,6 @@ const TIMEOUT_MS = 30_000;
 let dir: string;
 const run = (args: readonly string[]): Promise<BoundedRun> =>
   runBounded(args, { cwd: dir, memoryMb: MEMORY_MB, timeoutMs: TIMEOUT_MS });
-
-/** Runs every job, a few at a time (most of a run is the binary's start-up). */
-async function inParallel<T>(jobs: readonly (() => Promise<T>)[], width = 3): Promise<T[]> {
-  const results: T[] = new Array(jobs.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < jobs.length) {
-      const at = next++;
-      results[at] = await jobs[at]!();
-    }
-  };
-  await Promise.all(Array.from({ length: width }, lane));
-  return results;
-}
 
 /** The constraints file format, for files written here from the model's labels. */
 function constraintsFile(

@@ -156,7 +156,7 @@ describe.skipIf(process.platform === "win32")(
       symlinkSync("models/tagged.txt", join(dir, "tagged-link"));
       // What SIGKILL leaves (it cannot be caught): the temporary file of a process that is gone.
       const dead = spawnedAndEnded();
-      const stale = `.tagged.txt.${dead}.0123456789ab.tmp`;
+      const stale = `.lgr-${dead}.0123456789ab.tmp`;
       writeFileSync(join(dir, "models", stale), "half a file");
       const run = await runBounded([...TAG, "--out", "tagged-link"], bounds());
       expectBounded(run, 0);

@@ -3,7 +3,9 @@
  * into Redis that name /dev/zero, an attacker's URL, a root-only file, a FIFO, paths out of the
  * model directory, wrong types, huge numbers, missing fields, plug-ins; passwords in URLs; wrong
  * and missing passwords; a submit killed halfway; signals while submitting, collecting and
- * working. A real redis-server with `--requirepass`; the workers and commands are the real binary
+ * working; every shape of secret (URL user information, `?password=`, tokens and signatures in
+ * model URLs) against every place that prints or stores a message; a stored model corrupted in
+ * Redis. A real redis-server with `--requirepass`; the workers and commands are the real binary
  * under a memory and a time cap. Skipped, saying so, without redis-server.
  */
 
@@ -15,6 +17,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -22,7 +25,7 @@ import {
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type JobStatus, jobStatus, removeJob, submitJob } from "@lagrange/scale";
+import { deadLetterReport, type JobStatus, jobStatus, removeJob, submitJob } from "@lagrange/scale";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkingText, listFiles, trainModel } from "../probe/cli-process.js";
 import {
@@ -418,5 +421,185 @@ describe.skipIf(REDIS_SERVER === undefined || process.platform !== "linux")(
       expect(listFiles(dir).filter((f) => f.startsWith("never") || f.includes(".tmp"))).toEqual([]);
       await removeJob({ ...target(), job: "never-tagged" });
     }, 60_000);
+
+    describe("class 8: secrets and the stored model", () => {
+      /** A model server: serves a path once (to submit), then refuses it (to the workers). */
+      const served = new Set<string>();
+      const authorizations: string[] = [];
+      let models: Server;
+      let modelBase: string;
+
+      beforeAll(async () => {
+        const bytes = readFileSync(join(dir, "m.model"));
+        models = createServer((request, response) => {
+          authorizations.push(request.headers.authorization ?? "");
+          const path = (request.url ?? "").replace(/\?.*/, "");
+          if (path.startsWith("/denied/") || served.has(path)) {
+            response.statusCode = 403;
+            response.end("no");
+          } else {
+            served.add(path);
+            response.end(bytes);
+          }
+        });
+        await new Promise<void>((resolve) => models.listen(0, "127.0.0.1", resolve));
+        const address = models.address();
+        modelBase = `127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
+      });
+
+      afterAll(async () => {
+        models?.closeAllConnections();
+        await new Promise((resolve) => models?.close(resolve));
+      });
+
+      it("hides every secret shape in every place that prints or stores a message", async () => {
+        const hostPort = `127.0.0.1:${port}`;
+        const wrong = `wrong-${PASSWORD}`;
+        /** Every shape a secret takes in a URL, each with its own marker. */
+        const secrets = {
+          "Redis URL user information": PASSWORD,
+          "Redis URL ?password=": PASSWORD,
+          "a wrong Redis password": wrong,
+          "model URL user": "mu-5ecretUser",
+          "model URL password": "mp-5ecretPass",
+          "model URL ?token=": "tk-5ecretToken",
+          "model URL X-Amz-Credential": "AKIA5ECRETCRED",
+          "model URL X-Amz-Signature": "5ig5ecretSignature",
+          "model URL #access_token": "at-5ecretFragment",
+        };
+        const redisQuery = `redis://${hostPort}/0?password=${PASSWORD}`;
+        const redisUser = `redis://default:${PASSWORD}@${hostPort}`;
+        const query = `X-Amz-Credential=${secrets["model URL X-Amz-Credential"]}&X-Amz-Signature=${secrets["model URL X-Amz-Signature"]}&token=${secrets["model URL ?token="]}&lang=en#access_token=${secrets["model URL #access_token"]}`;
+        const userInfo = `${secrets["model URL user"]}:${secrets["model URL password"]}`;
+        const modelUrl = (path: string) => `http://${userInfo}@${modelBase}/${path}?${query}`;
+        const redacted = (path: string) =>
+          `http://***:***@${modelBase}/${path}?X-Amz-Credential=***&X-Amz-Signature=***&token=***&lang=en#access_token=***`;
+        const submitArgs = (job: string, model: string, redis: string) => [
+          ...["queue", "submit", "--data", "data.txt", "--model", model],
+          ...["--job", job, "--redis", redis],
+        ];
+        const bounded = { cwd: dir, timeoutMs: 30_000 };
+        // A worker allowed URLs (started beside the rest: start-up is most of each run): the server
+        // refuses the model the second time, and the shard is dead-lettered.
+        const worker = startBounded(["queue", "work", "--allow-model-urls"], {
+          cwd: dir,
+          env,
+          memoryMb: 700,
+          timeoutMs: 30_000,
+        });
+        const [submitted, refusedModel, wrongQuery] = await Promise.all([
+          runBounded(submitArgs("secret-url", modelUrl("m.lgm"), redisQuery), bounded),
+          runBounded(submitArgs("secret-denied", modelUrl("denied/m.lgm"), redisUser), bounded),
+          runBounded(
+            ["queue", "work", "--redis", `redis://${hostPort}/0?password=${wrong}`],
+            bounded,
+          ),
+        ]);
+        expectBounded(submitted, 0);
+        expectBounded(refusedModel, 2);
+        expectBounded(wrongQuery, 2);
+        // The credentials reached the model server, as HTTP Basic (fetch refuses them in a URL).
+        expect(authorizations).toContain(`Basic ${Buffer.from(userInfo).toString("base64")}`);
+        let status = await jobStatus({ ...target(), job: "secret-url" });
+        for (let i = 0; i < 120 && status.dead.length === 0; i++) {
+          await sleep(250);
+          status = await jobStatus({ ...target(), job: "secret-url" });
+        }
+        worker.kill("SIGHUP");
+        const [worked, statusText] = await Promise.all([
+          worker.finished,
+          runBounded(["queue", "status", "--job", "secret-url"], { ...bounded, env }),
+        ]);
+        expectBounded(worked, 129);
+        expectBounded(statusText, 0);
+        const submission = cli(["HGET", "lagrange:lagrange-tag:secret-url:meta", "submission"]);
+        const record = cli([
+          "HGET",
+          `bull:lagrange-tag:secret-url/${submission}/0`,
+          "failedReason",
+        ]);
+        const refusal = `model ${redacted("m.lgm")}: HTTP 403 Forbidden`;
+        /** Every place that prints or stores, with what it must show (the redacted form). */
+        const places: { place: string; text: string; shows: string }[] = [
+          {
+            place: "submit's progress line",
+            text: submitted.stderr,
+            shows: `to redis://${hostPort}/0?password=***, the model at its URL`,
+          },
+          {
+            place: "the warning",
+            text: submitted.stderr + refusedModel.stderr,
+            shows: "warning: a password in --redis is visible",
+          },
+          {
+            place: "an error line (a model URL)",
+            text: refusedModel.stderr,
+            shows: `lagrange: --model ${redacted("denied/m.lgm")}: HTTP 403 Forbidden`,
+          },
+          {
+            place: "Redis's refusal (query)",
+            text: wrongQuery.stderr,
+            shows: `Redis at redis://${hostPort}/0?password=*** refused the password (WRONGPASS)`,
+          },
+          { place: "the worker's log", text: worked.stderr, shows: refusal },
+          { place: "the job's record in Redis", text: record, shows: refusal },
+          { place: "queue status", text: statusText.stdout, shows: refusal },
+          // What `queue status --json` prints, and `queue collect` lists.
+          { place: "the job's status", text: JSON.stringify(status), shows: refusal },
+          { place: "the dead-letter report", text: deadLetterReport(status), shows: refusal },
+        ];
+        for (const { place, text, shows } of places) {
+          expect(text, place).toContain(shows);
+          for (const [shape, secret] of Object.entries(secrets)) {
+            expect(text, `${shape} in ${place}`).not.toContain(secret);
+          }
+        }
+        for (const job of ["secret-url"]) await removeJob({ ...target(), job });
+        console.info(
+          `queue: ${Object.keys(secrets).length} secret shapes × ${places.length} places, none shown`,
+        );
+      }, 60_000);
+
+      it("a stored model that fails its checksum is deleted by the worker and stored again by the next submit", async () => {
+        const stored = () =>
+          `lagrange:lagrange-tag:model:${JSON.parse(cli(["HGET", "lagrange:lagrange-tag:corrupt-1:meta", "spec"])).modelSha256}`;
+        await submit("corrupt-1");
+        const key = stored();
+        // Submit compares what is stored, not merely that something is.
+        cli(["SETRANGE", key, "64", "CORRUPT"]);
+        expect(await submit("corrupt-2")).toMatchObject({ modelUploaded: true });
+        expect(cli(["GETRANGE", key, "64", "70"])).not.toBe("CORRUPT");
+        // Corrupted after every submit: the worker finds out.
+        cli(["SETRANGE", key, "64", "CORRUPT"]);
+        await removeJob({ ...target(), job: "corrupt-2" });
+        const worker = startBounded(["queue", "work"], {
+          cwd: dir,
+          env,
+          memoryMb: 700,
+          timeoutMs: 30_000,
+        });
+        const settled = async (job: string) => {
+          for (let i = 0; i < 120; i++) {
+            const status = await jobStatus({ ...target(), job });
+            if (status.done + status.dead.length === status.shards) return status;
+            await sleep(250);
+          }
+          throw new Error(`${job} never settled`);
+        };
+        const failed = await settled("corrupt-1");
+        expect(failed.dead).toHaveLength(1);
+        expect(failed.dead[0]!.attempts, "dead at the first try").toBe(1);
+        expect(failed.dead[0]!.error).toMatch(
+          /^model m\.model: the copy stored in Redis does not match its checksum \(sha256 [0-9a-f]{12}…\), so it was deleted; submitting the model again stores it anew$/,
+        );
+        expect(cli(["EXISTS", key]), "the bad copy").toBe("0");
+        // The next submission of the same bytes stores them again, and its shards are tagged.
+        expect(await submit("corrupt-3")).toMatchObject({ modelUploaded: true });
+        expect(await settled("corrupt-3")).toMatchObject({ done: 1, dead: [] });
+        worker.kill("SIGHUP");
+        expectBounded(await worker.finished, 129);
+        for (const job of ["corrupt-1", "corrupt-3"]) await removeJob({ ...target(), job });
+      }, 60_000);
+    });
   },
 );

@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
+import { STOP_SIGNALS, signalExitCode } from "../interruption.js";
 
 // The probes' data and their look at files and processes, in one import with the harness.
 export { childrenOf, listFiles, processTree, sha256, strayTemporaryFiles } from "./inspect.js";
@@ -19,11 +20,14 @@ export { chunkingText, writeCitations } from "./probe-data.js";
  */
 export const BIN = fileURLToPath(new URL("../../bin/lagrange.mjs", import.meta.url));
 
+/** The exit codes of a command stopped by a signal it catches (130 SIGINT, 143 SIGTERM, …). */
+export const STOPPED_EXIT_CODES: readonly number[] = STOP_SIGNALS.map(signalExitCode);
+
 /**
  * Every exit code the CLI documents (`--help`), the signals' included: 137 is a command killed by
  * SIGKILL (the out-of-memory killer), which the binary's supervisor reports.
  */
-export const DOCUMENTED_EXIT_CODES = [0, 1, 2, 3, 4, 129, 130, 137, 143] as const;
+export const DOCUMENTED_EXIT_CODES: readonly number[] = [0, 1, 2, 3, 4, 137, ...STOPPED_EXIT_CODES];
 
 export interface CliResult {
   readonly code: number | null;
@@ -140,7 +144,7 @@ export function expectCleanExit(result: CliResult, expected?: number): void {
   expect(DOCUMENTED_EXIT_CODES as readonly (number | null)[], context).toContain(result.code);
   if (expected !== undefined) expect(result.code, context).toBe(expected);
   expect(result.stderr, context).not.toMatch(STACK_TRACE);
-  if (result.code !== 0 && result.code !== 129 && result.code !== 130 && result.code !== 143) {
+  if (result.code !== 0 && !STOPPED_EXIT_CODES.includes(result.code ?? 0)) {
     // A failure says what went wrong in one `lagrange: …` line (commander prints its own "error:").
     expect(result.stderr, context).toMatch(/^(lagrange: |error: )/m);
   }

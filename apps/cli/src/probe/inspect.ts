@@ -18,9 +18,9 @@ export function listFiles(dir: string, prefix = ""): string[] {
   return out.sort();
 }
 
-/** Temporary files an atomic write leaves if it is not cleaned up (`.x.model.<pid>.<hex>.tmp`). */
+/** Temporary files an atomic write leaves if it is not cleaned up (`.lgr-<pid>.<hex>.tmp`). */
 export function strayTemporaryFiles(dir: string): string[] {
-  return listFiles(dir).filter((path) => /\.\d+\.[0-9a-f]+\.tmp$/.test(path));
+  return listFiles(dir).filter((path) => /\.lgr-\d+\.[0-9a-f]+\.tmp$/.test(path));
 }
 
 /**

@@ -201,7 +201,8 @@ describe("3. output errors end cleanly", () => {
         out,
       );
       expectCleanExit(r, 2);
-      expect(r.stderr).toMatch(/lagrange: --out \S+: (cannot be written|is a directory)/);
+      // /proc/version is 0444: refused as read-only before the kernel would refuse it.
+      expect(r.stderr).toMatch(/lagrange: --out \S+: (cannot be written|is a directory|is read-only)/);
       expect(r.stderr).not.toMatch(/tagged/);
     }
     expect(readFileSync("/proc/version", "utf8")).not.toBe("");
@@ -272,7 +273,7 @@ describe("5. exit codes as documented", () => {
       ],
       [
         ["train", "--data", "chunks.conll", "--preset", "nope", "--out", "o"],
-        /unknown feature preset "nope"/,
+        /unknown preset "nope"; feature presets: .*; task presets: /,
       ],
       [["info", "absent.model"], /model absent\.model: no such file/],
       [["eval", "absent.txt"], /prediction file absent\.txt: no such file/],
@@ -468,7 +469,7 @@ describe("9. messages name the file and line", () => {
       "f.model",
     );
     expectCleanExit(folder, 2);
-    expect(folder.stderr).toMatch(/--data: a-folder: is a directory/);
+    expect(folder.stderr).toMatch(/--data:? a-folder: is a directory/);
 
     await writeFile(join(dir, "slip.conll"), "the DT B-NP\ncat NN Q-NP\n\n");
     const label = await cli(

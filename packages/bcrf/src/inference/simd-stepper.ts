@@ -9,7 +9,7 @@ import { type IbpSimdKernel, instantiateIbpSimd } from "./simd.js";
 const PAGE = 65536;
 
 export class SimdStepper implements HalfStepper {
-  readonly #kernel: IbpSimdKernel;
+  #kernel: IbpSimdKernel;
   #kPtr = 0;
   #xPtr = 0;
   #yPtr = 0;
@@ -38,10 +38,12 @@ export class SimdStepper implements HalfStepper {
     // Layout in doubles: kernel, x, y, a, b, out.
     const doubles = kernelLength + 2 * nodes + 2 * L + 1;
     const bytes = 8 * doubles;
-    const memory = this.#kernel.memory;
-    if (memory.buffer.byteLength < bytes) {
-      memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE));
-      this.#f64 = new Float64Array(memory.buffer);
+    const have = this.#kernel.memory.buffer.byteLength;
+    if (have < bytes) {
+      // A fresh instance of the size needed (at least twice the old): memories are reserved at
+      // their size, not grown (see instantiateKernel). The module compiled once already.
+      this.#kernel = instantiateIbpSimd(Math.max(Math.ceil(bytes / PAGE), (2 * have) / PAGE))!;
+      this.#f64 = new Float64Array(this.#kernel.memory.buffer);
     }
     const f = this.#f64;
     let at = 0;

@@ -59,8 +59,6 @@ export function createSweepWorkspace(
   count: number,
 ): SweepWorkspace | null {
   if (dataset.state.values !== null) return null;
-  const kernels = instantiateSimd(1);
-  if (kernels === null) return null;
   const L = layout.numLabels;
   const rows = Math.max(1, dataset.maxLength) * L;
   // Only these instances' tokens (a worker's shard), with offsets rebased to its first token.
@@ -84,11 +82,14 @@ export function createSweepWorkspace(
   let bytes = 0;
   for (const a of ints) bytes += (a.byteLength + 7) & ~7;
   bytes += 8 * (2 * layout.numWeights + 2 * rows + 4 * S);
+  let kernels: SimdKernels | null;
   try {
-    kernels.memory.grow(Math.ceil(bytes / 65536));
+    // Reserved at the size the workspace needs, once (see instantiateKernel).
+    kernels = instantiateSimd(Math.max(1, Math.ceil(bytes / 65536)));
   } catch {
     return null;
   }
+  if (kernels === null) return null;
   const buffer = kernels.memory.buffer;
   let at = 0;
   const ptrs: number[] = [];

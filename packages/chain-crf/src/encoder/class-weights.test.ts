@@ -223,7 +223,7 @@ describe("trainCrf with class weights", () => {
     for (let k = 0; k < a.length; k++) expect(b[k]).toBeCloseTo(2.5 * a[k]!, 9);
   });
 
-  it("names an unknown label and the known ones; refuses weights ≤ 0", async () => {
+  it("names an unknown label and the known ones; refuses weights outside [1e-6, 1e6]", async () => {
     const sequences = toySequences(7);
     const run = (labels: { [label: string]: number }) =>
       trainCrf(sequences, { maxIterations: 1, classWeights: { labels } });
@@ -231,7 +231,11 @@ describe("trainCrf with class weights", () => {
       /unknown label "B-XYZ"; the training labels are L\d, L\d, L\d/,
     );
     await expect(run({ "B-XYZ": 2 })).rejects.toBeInstanceOf(LagrangeError);
-    await expect(run({ L1: 0 })).rejects.toThrow(/L1=0: expected a finite number > 0/);
+    for (const bad of [0, 1e-7, 1e7, 1e300]) {
+      await expect(run({ L1: bad })).rejects.toThrow(
+        /L1=.*: expected a number in \[0\.000001, 1000000\]/,
+      );
+    }
   });
 
   it("balanced: n_samples / (n_classes · count), an explicit weight overriding it", () => {

@@ -15,8 +15,20 @@ export interface ClassWeights {
   readonly labels?: { readonly [label: string]: number };
 }
 
-/** The largest weight `balanced` gives a label (explicit weights are not capped). */
+/** The largest weight `balanced` gives a label. */
 export const BALANCED_CAP = 10;
+
+/**
+ * The largest explicit weight (and its inverse the smallest): a label weighed a million times
+ * another already decides every update, and far larger ones drive the trained weights past what
+ * a model file may hold (MAX_WEIGHT_MAGNITUDE).
+ */
+export const MAX_CLASS_WEIGHT = 1e6;
+
+/** Whether `w` is an explicit class weight training accepts. */
+export function isClassWeight(w: number): boolean {
+  return w >= 1 / MAX_CLASS_WEIGHT && w <= MAX_CLASS_WEIGHT;
+}
 
 /**
  * The weight of every label id (length `labelNames.length`): 1 unless `spec` says otherwise.
@@ -66,8 +78,11 @@ export function resolveClassWeights(
         `class weight for unknown label "${name}"; the training labels are ${labelNames.join(", ")}`,
       );
     }
-    if (!(Number.isFinite(w) && w > 0)) {
-      throw new LagrangeError("usage", `class weight ${name}=${w}: expected a finite number > 0`);
+    if (!isClassWeight(w)) {
+      throw new LagrangeError(
+        "usage",
+        `class weight ${name}=${w}: expected a number in [${1 / MAX_CLASS_WEIGHT}, ${MAX_CLASS_WEIGHT}]`,
+      );
     }
     weights[y] = w;
   }

@@ -102,12 +102,17 @@ export class InferenceContext {
       this.#simdTried = true;
       if (this.#wantSimd) this.simd = instantiateSimd(1);
     }
-    const simd = this.simd;
+    let simd = this.simd;
     if (simd === null) return;
     const doubles = 5 * nl + capacity + 1 + LL + 2 * transitions;
     const bytes = doubles * 8;
     const have = simd.memory.buffer.byteLength;
-    if (bytes > have) simd.memory.grow(Math.ceil((bytes - have) / 65536));
+    if (bytes > have) {
+      // A fresh instance of the size needed (at least twice the old): memories are reserved at
+      // their size, not grown (see instantiateKernel). The module compiled once already.
+      const pages = Math.max(Math.ceil(bytes / 65536), (2 * have) / 65536);
+      simd = this.simd = instantiateSimd(pages)!;
+    }
     const buffer = simd.memory.buffer;
     let at = 0;
     const take = (length: number): [Float64Array, number] => {

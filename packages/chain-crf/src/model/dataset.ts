@@ -1,5 +1,6 @@
 import { type LabelSet, ProblemValidationError } from "@lagrange/core";
 import type { AttributeList, AttributeSequence } from "../features/types.js";
+import { checkAttributeValues } from "./attribute-values.js";
 import { float64Array, int32Array, toSharedInt32 as toShared } from "./buffers.js";
 import { lookupNumbered, numberedNames } from "./symbol-ids.js";
 
@@ -134,6 +135,7 @@ export function compileDataset(
       );
     }
     checkList(a, n, `${source}[${s}].attributes`);
+    checkAttributeValues(a, `${source}[${s}]`);
     if (seq.labels !== undefined && seq.labels.length !== n) {
       throw new ProblemValidationError(
         `${source}[${s}].labels`,
@@ -146,6 +148,7 @@ export function compileDataset(
     if (a.values !== null) stateValues = true;
     if (trDict !== undefined && a.transition !== null) {
       checkList(a.transition, n, `${source}[${s}].attributes.transition`);
+      checkAttributeValues(a.transition, `${source}[${s}] (transition attributes)`);
       numTrans += countKnown(a.transition, trDict);
       if (a.transition.values !== null) transValues = true;
     }

@@ -70,3 +70,17 @@ export class AttributeFrequencyError extends LagrangeError {
     );
   }
 }
+
+/**
+ * The features gave no token a single state attribute (an empty CRF++ template, one of B lines
+ * only): the model would hold label transitions only and tag every sentence alike.
+ */
+export class NoStateAttributesError extends LagrangeError {
+  override readonly name = "NoStateAttributesError";
+  constructor(source: string) {
+    super(
+      "bad-input",
+      `${source}: the features give no token a state attribute, so the model would hold label transitions only and tag every sentence alike`,
+    );
+  }
+}

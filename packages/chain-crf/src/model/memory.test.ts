@@ -86,6 +86,31 @@ describe("the training memory estimate", () => {
     );
   });
 
+  it("counts order 2's L³ trigram weights in every copy and its L³ context, before allocating", async () => {
+    const data = prepareTrainingData(manyLabels(600), { shared: false });
+    const first = estimateTrainingMemory(data.layout, data.dataset);
+    const second = estimateTrainingMemory(data.layout, data.dataset, { order: 2 });
+    expect(second.trigrams).toBe(600 ** 3);
+    expect(second.weights).toBe(first.weights + 600 ** 3);
+    // 19 vectors of 2.16·10⁸ trigram weights, and the context's four L³ tables.
+    expect(second.totalBytes - first.totalBytes).toBeGreaterThan(8 * 600 ** 3 * (19 + 4));
+    // Sequences of at least 3 tokens: order 2 refuses shorter corpora before its estimate.
+    const long = manyLabels(600).map((s, i) => ({
+      attributes: {
+        ...s.attributes,
+        length: 3,
+        offsets: Int32Array.of(0, 2, 4, 6),
+        names: [...s.attributes.names, "a", "b", "c", "d"],
+      },
+      labels: [`L${i}`, `L${(i + 1) % 600}`, `L${(i + 2) % 600}`],
+    }));
+    const error = await trainCrf(long, { order: 2, maxMemoryBytes: 2e9 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TrainingMemoryError);
+    expect((error as Error).message).toMatch(
+      /600 labels \(360,000 label pairs, 216,000,000 label triples\)/,
+    );
+  });
+
   it("refuses a frequency cut-off that removes every attribute, naming the highest count", () => {
     const corpus = randomCorpus(5, { sequences: 20, vocabulary: 5 });
     const error = (() => {

@@ -15,6 +15,8 @@ export interface TrainingMemoryOptions {
   readonly earlyStopping?: boolean;
   /** The plug-in objective's name (`bcrf`, `mean-field`), or none for the likelihood. */
   readonly objective?: string;
+  /** 2: a second-order chain (L³ trigram weights and its own inference buffers). Default 1. */
+  readonly order?: 1 | 2;
 }
 
 /**
@@ -27,7 +29,12 @@ export interface TrainingMemoryEstimate {
   /** Tokens of the training corpus. */
   readonly tokens: number;
   readonly stateFeatures: number;
-  /** Weights of the model: state features + L² transitions (+ first/last, conditioned bigrams). */
+  /** Order 2: the L³ trigram weights among `weights`. */
+  readonly trigrams?: number;
+  /**
+   * Weights of the model: state features + L² transitions (+ first/last, conditioned bigrams;
+   * + L³ trigrams at order 2).
+   */
   readonly weights: number;
   /** Weight-sized float64 vectors alive during training (iterate, gradient, history, …). */
   readonly weightVectors: number;
@@ -59,7 +66,9 @@ export function estimateTrainingMemory(
   const threads = Math.max(1, options.threads ?? 1);
   const L = layout.numLabels;
   const LL = L * L;
-  const K = layout.numWeights;
+  const second = options.order === 2;
+  // Order 2 gives every trigram a weight in every vector, the observed ones or not.
+  const K = layout.numWeights + (second ? LL * L : 0);
   const S = layout.featureLabels.length;
   const quasiNewton = algorithm === "lbfgs" || algorithm === "owlqn";
   const m = DEFAULT_LBFGS_MEMORY;
@@ -103,13 +112,20 @@ export function estimateTrainingMemory(
   } else if (options.objective !== undefined) {
     perThread += 8 * (LL + 4 * nl);
   }
-  const inferenceBytes = perThread * threads;
+  if (second) {
+    // The second-order context: θ, its transpose, source and marginals (L³ each), L² rows per
+    // token (ψ, α, β, pair marginals and int32 back-pointers); the trigram pattern (a byte per
+    // trigram while collected, two int32 lists of at most L³).
+    perThread += 8 * 4 * LL * L + 36 * n * LL;
+  }
+  const inferenceBytes = perThread * threads + (second ? 9 * LL * L : 0);
   const corpusBytes = datasetBytes(dataset);
   return {
     labels: L,
     attributes: layout.numAttributes,
     tokens: dataset.numTokens,
     stateFeatures: S,
+    ...(second ? { trigrams: LL * L } : {}),
     weights: K,
     weightVectors: vectors,
     weightBytes,
@@ -140,7 +156,7 @@ function datasetBytes(dataset: CompiledDataset): number {
 function describeTrainingMemory(estimate: TrainingMemoryEstimate): string {
   const n = (x: number) => x.toLocaleString("en-US");
   const e = estimate;
-  return `${n(e.labels)} labels (${n(e.labels * e.labels)} label pairs) and ${n(e.attributes)} attributes → ${n(e.weights)} weights (${formatByteSize(8 * e.weights)} each copy; training keeps ${e.weightVectors}: ${formatByteSize(e.weightBytes)}), ${formatByteSize(e.inferenceBytes)} of per-sentence buffers, ${formatByteSize(e.corpusBytes)} of compiled data`;
+  return `${n(e.labels)} labels (${n(e.labels * e.labels)} label pairs${e.trigrams === undefined ? "" : `, ${n(e.trigrams)} label triples`}) and ${n(e.attributes)} attributes → ${n(e.weights)} weights (${formatByteSize(8 * e.weights)} each copy; training keeps ${e.weightVectors}: ${formatByteSize(e.weightBytes)}), ${formatByteSize(e.inferenceBytes)} of per-sentence buffers, ${formatByteSize(e.corpusBytes)} of compiled data`;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { LabelSet } from "@lagrange/core";
 import { ProblemValidationError } from "@lagrange/core";
 import type { AttributeList, AttributeSequence } from "../features/types.js";
 import type { ChainView } from "../inference/view.js";
+import { checkAttributeValues } from "./attribute-values.js";
 import type { CompiledAttributes } from "./dataset.js";
 import type { FeatureLayout } from "./layout.js";
 import { InstanceScorer } from "./scorer.js";
@@ -73,6 +74,10 @@ export class SequenceScorer {
     const n = sequence.length;
     if (!Number.isInteger(n) || n < 1) {
       throw new ProblemValidationError("sequence", `expected at least one token, got length ${n}`);
+    }
+    checkAttributeValues(sequence, "sequence");
+    if (sequence.transition !== null) {
+      checkAttributeValues(sequence.transition, "sequence (transition attributes)");
     }
     const state = this.#state.fill(sequence, n, attributes);
     const transition =

@@ -35,3 +35,4 @@ export type {
   TrainerOptions,
   TrainResult,
 } from "./types.js";
+export { STOP_REASON_TEXT } from "./types.js";

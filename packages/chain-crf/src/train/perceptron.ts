@@ -38,12 +38,15 @@ const TRAINER = "trainAveragedPerceptron";
  * lazy trick of Daumé (2006): besides w, accumulate c·update in `ws` at step c, so that the average
  * is w − ws/c and every update stays sparse. Progress reports token mistakes per epoch.
  */
+/** Epochs when the caller sets none. */
+export const PERCEPTRON_DEFAULT_EPOCHS = 100;
+
 export async function trainAveragedPerceptron(
   encoder: Encoder,
   options: PerceptronOptions = {},
 ): Promise<TrainResult> {
   const started = now();
-  const epochs = options.epochs ?? 100;
+  const epochs = options.epochs ?? PERCEPTRON_DEFAULT_EPOCHS;
   checkPositiveInteger(TRAINER, "epochs", epochs);
   const w = startingWeights(TRAINER, encoder, options);
   const K = encoder.numWeights;

@@ -188,12 +188,15 @@ async function calibrate(
  * each epoch; the best epoch's weights (by objective) are returned unless early stopping on
  * held-out data picks others. Sparse updates need the encoder's `instanceLossScaled`.
  */
+/** Epochs when the caller sets none. */
+export const SGD_DEFAULT_EPOCHS = 1000;
+
 export async function trainSgd(encoder: Encoder, options: SgdOptions = {}): Promise<SgdResult> {
   const started = now();
   const c2 = options.c2 ?? 1;
   checkNonNegative(TRAINER, "c2", c2);
   if (!(c2 > 0)) invalid(TRAINER, "c2 must be > 0 (the step-size schedule divides by it)");
-  const epochs = options.epochs ?? 1000;
+  const epochs = options.epochs ?? SGD_DEFAULT_EPOCHS;
   checkPositiveInteger(TRAINER, "epochs", epochs);
   const period = options.period ?? 10;
   checkPositiveInteger(TRAINER, "period", period);

@@ -52,6 +52,21 @@ export type StopReason =
   /** Perceptron: an epoch without a single mistake. */
   | "no-mistakes";
 
+/**
+ * Why training stopped, as a person reads it: "no-progress" is CRFsuite's name for its usual,
+ * successful exit (the loss has stopped falling), which on its own reads as a failure.
+ */
+export const STOP_REASON_TEXT: { readonly [R in StopReason]: string } = {
+  converged: "converged: the gradient vanished",
+  "no-progress": "converged: the loss stopped decreasing",
+  "max-iterations": "reached the iteration cap",
+  stopped: "stopped by the caller",
+  "early-stopping": "early stopping: the dev score stopped improving",
+  "line-search-failed": "stopped: the line search found no better step (the last point is kept)",
+  "already-minimized": "already at the minimum",
+  "no-mistakes": "converged: an epoch without mistakes",
+};
+
 export interface TrainResult {
   /** The trained weights (a fresh array; the best held-out weights under early stopping). */
   readonly weights: Float64Array;

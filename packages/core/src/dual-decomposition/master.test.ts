@@ -1,12 +1,12 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type ChainScores, scoreLabelling } from "../chain.js";
 import { chainSlave } from "../chain-slave.js";
 import { constraintPenalty, type LinearConstraint, linearConstraint } from "../constraints.js";
-import { AbortError, ProblemValidationError } from "../errors.js";
+import { AbortError, lagrangeErrorCode, ProblemValidationError } from "../errors.js";
 import { factorScore, type PatternFactor } from "../factor-graph.js";
 import { createRandom, type Random } from "../random.js";
-import { defineSlave, type IterationStats, type Slave } from "../solver.js";
+import { Deadline, defineSlave, type IterationStats, type Slave } from "../solver.js";
 import {
   bruteForceBest,
   enumerationSlave,
@@ -498,9 +498,16 @@ describe("edge cases", () => {
       maximize: () => ({ labels: new Int32Array(2), value: Number.NaN }),
       score: () => 0,
     });
-    expect(() => solveDualDecomposition({ n: 2, L: 2, slaves: [{ slave: broken }] })).toThrow(
-      /slave "broken" returned NaN/,
-    );
+    for (const step of ["subgradient", "ad3"] as const) {
+      let caught: unknown;
+      try {
+        solveDualDecomposition({ n: 2, L: 2, slaves: [{ slave: broken }] }, { step });
+      } catch (error) {
+        caught = error;
+      }
+      expect(lagrangeErrorCode(caught)).toBe("bad-input");
+      expect((caught as Error).message).toMatch(/slave "broken" returned NaN/);
+    }
   });
 });
 
@@ -663,5 +670,95 @@ describe("fallback answers", () => {
     expect(solution.primal).toBe(NEG_INF);
     expect(solution.labels[0]).toBe(0);
     expect(solution.constraintStats.hardViolated).toBeGreaterThan(0);
+  });
+});
+
+describe("the sentence's deadline", () => {
+  /** A slave that spends `ms` of the (fake) clock on every call, around an exact chain. */
+  function slowChain(scores: ChainScores, ms: number, name: string): Slave {
+    const chain = chainSlave(scores, name);
+    return defineSlave({
+      name,
+      n: scores.n,
+      L: scores.L,
+      maximize: (adjustment) => {
+        vi.advanceTimersByTime(ms);
+        return chain.maximize(adjustment);
+      },
+      score: (y) => chain.score(y),
+    });
+  }
+
+  /** Two disagreeing chains and hard constraints: no certificate comes early at any step. */
+  function hardInstance(seed: number): DualDecompositionProblem {
+    const random = createRandom(seed);
+    const n = 6;
+    const L = 3;
+    const a = randomChainScores(random, { n, L });
+    const b = randomChainScores(random, { n, L });
+    return {
+      n,
+      L,
+      slaves: [{ slave: slowChain(a, 10, "a") }, { slave: slowChain(b, 10, "b") }],
+      constraints: randomConstraints(random, n, L, { count: 3, hardFraction: 0.5 }),
+    };
+  }
+
+  it("stops every step within an iteration of the limit, AD3's branch and bound included (fake clock)", () => {
+    vi.useFakeTimers({ toFake: ["performance"] });
+    try {
+      const steps: DualDecompositionOptions[] = [
+        { step: "subgradient" },
+        { step: "ad3" },
+        { step: "ad3", exact: true },
+      ];
+      let limited = 0;
+      for (let seed = 0; seed < 20; seed++) {
+        for (const step of steps) {
+          const started = performance.now();
+          const solution = solveDualDecomposition(hardInstance(seed), {
+            ...step,
+            maxIterations: 100_000,
+            timeLimitMs: 200,
+          });
+          const spent = performance.now() - started;
+          // Past the limit by at most the iteration under way: its slave calls (AD3's MAP pass and
+          // active-set projections call each slave a few times; 50 ms measured, 5 calls).
+          expect(spent, JSON.stringify(step)).toBeLessThanOrEqual(200 + 10 * 10);
+          expect(["optimal", "time-limit", "converged", "infeasible"]).toContain(solution.status);
+          if (solution.status === "time-limit") {
+            limited++;
+            expect(solution.certified).toBe(false);
+          }
+        }
+      }
+      expect(limited).toBeGreaterThan(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a deadline the caller shares wins over the time limit, and an expired one still returns the first labelling", () => {
+    fc.assert(
+      fc.property(
+        fc.integer(),
+        fc.constantFrom("subgradient", "ad3"),
+        fc.boolean(),
+        (s, step, exact) => {
+          const instance = randomInstance(createRandom(s), "mixed");
+          const optimum = exactOptimum(instance);
+          const solution = solveDualDecomposition(instance.problem, {
+            step,
+            ...(step === "ad3" ? { exact } : {}),
+            timeLimitMs: 1e9,
+            deadline: Deadline.in(0),
+          });
+          checkSound(instance, solution, optimum);
+          expect(["optimal", "infeasible", "time-limit", "converged"]).toContain(solution.status);
+          if (step === "subgradient") expect(solution.iterations).toBeLessThanOrEqual(1);
+        },
+      ),
+      { numRuns: 200, seed: 42 },
+    );
   });
 });

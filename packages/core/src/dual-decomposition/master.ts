@@ -1,7 +1,8 @@
 import type { LinearConstraint } from "../constraints.js";
 import type { ConstraintStats, Decoding } from "../decoding.js";
-import { ProblemValidationError, throwIfAborted } from "../errors.js";
+import { LagrangeError, ProblemValidationError, throwIfAborted } from "../errors.js";
 import {
+  deadlineOf,
   type IterationStats,
   MAX_ITERATIONS,
   type Slave,
@@ -63,11 +64,9 @@ export interface DualDecompositionOptions extends SolveOptions {
   readonly eta?: number;
   /**
    * AD3: branch and bound on fractional LP solutions until the duality gap closes (exact MAP).
-   * Ignored by the subgradient step.
+   * The subgradient step has none: the decoders' option declarations refuse it there.
    */
   readonly exact?: boolean;
-  /** AD3 exact mode: stop branching after this many milliseconds (status `time-limit`). */
-  readonly timeLimitMs?: number;
   /** Default `{ kind: "shrink-on-dual-increase" }` with an automatic initial step. */
   readonly stepRule?: StepRule;
   /** A step below this ends the run with status `converged` (no certificate). Default 1e-12. */
@@ -218,7 +217,9 @@ export class DualDecomposition {
     options: DualDecompositionOptions = {},
   ): DualDecompositionSolution {
     checkOptions(options);
-    const o: DualDecompositionOptions = { ...this.#defaults, ...options };
+    const given: DualDecompositionOptions = { ...this.#defaults, ...options };
+    // One deadline for the whole solve: AD3's MAP pass, its run and its branch and bound share it.
+    const o: DualDecompositionOptions = { ...given, deadline: deadlineOf(given) };
     throwIfAborted(o.signal);
     const { n, L } = problem;
     checkProblemSize(n, L);
@@ -294,6 +295,7 @@ function runMaster(
   const minStepSize = o.minStepSize ?? DEFAULTS.minStepSize;
   const stallIterations = o.stallIterations ?? DEFAULTS.stallIterations;
   const { onIteration, signal } = o;
+  const deadline = deadlineOf(o);
   const run = new MasterRun(problem, cover, A, o, scratch);
   if (o.initialMultipliers !== undefined) run.warmStart(o.initialMultipliers);
   if (A !== null && A.impossible >= 0) return run.finish("infeasible", NEG_INF, NEG_INF, 0);
@@ -302,6 +304,11 @@ function runMaster(
   let iterations = 0;
   for (let t = 1; t <= maxIterations; t++) {
     throwIfAborted(signal);
+    // The first iteration always runs: it is the unconstrained labelling every run returns at least.
+    if (t > 1 && deadline.expired()) {
+      status = "time-limit";
+      break;
+    }
     iterations = t;
     const significant = run.significance();
     if (!run.solveSlaves()) return run.finish("infeasible", NEG_INF, NEG_INF, t);
@@ -586,7 +593,10 @@ class MasterRun {
       const result = slave.maximize(adjustmentViews[s]!);
       const value = result.value;
       if (Number.isNaN(value) || value === POS_INF) {
-        throw new Error(`slave "${slave.name}" returned ${value}; expected a finite value or −∞`);
+        throw new LagrangeError(
+          "bad-input",
+          `slave "${slave.name}" returned ${value}; expected a finite value or −∞ (are its scores finite?)`,
+        );
       }
       if (value === NEG_INF) return false;
       dual += value;

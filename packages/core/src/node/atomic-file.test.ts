@@ -10,12 +10,14 @@ import {
 } from "node:fs";
 import {
   chmod,
+  chown,
   mkdir,
   mkdtemp,
   open,
   readdir,
   readFile,
   rm,
+  stat,
   symlink,
   writeFile,
 } from "node:fs/promises";
@@ -24,8 +26,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { FileWriteError, openAtomicFile, writeFileAtomic } from "./atomic-file.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { FileWriteError, openAtomicFile, READ_ONLY_FILE, writeFileAtomic } from "./atomic-file.js";
 import { isRoot, NOBODY, temporaryFolders, unprivilegedBlocked } from "./test-files.js";
 
 const onLinux = process.platform === "linux";
@@ -238,7 +240,7 @@ describe.skipIf(process.platform === "win32")(
       await symlink("real/model.bin", join(dir, "link"));
       await symlink("link", join(dir, "link-to-link"));
       const file = await openAtomicFile(join(dir, "link-to-link"));
-      expect(file.temporaryPath?.startsWith(join(dir, "real", ".model.bin."))).toBe(true);
+      expect(file.temporaryPath?.startsWith(join(dir, "real", ".lgr-"))).toBe(true);
       await file.write("new");
       await file.commit();
       expect(await readFile(target, "utf8")).toBe("new");
@@ -384,14 +386,83 @@ describe("temporary files left by killed writers", () => {
       // A process that has ended: its id names no process (SIGKILL left its file behind).
       const dead = spawnSync(process.execPath, ["-e", ""]).pid;
       const live = process.ppid;
-      const stale = `.out.txt.${dead}.0123456789ab.tmp`;
-      const running = `.out.txt.${live}.ba9876543210.tmp`;
-      const otherDestination = `.other.txt.${dead}.0123456789ab.tmp`;
-      for (const name of [stale, running, otherDestination]) await writeFile(join(dir, name), "x");
+      const stale = `.lgr-${dead}.0123456789ab.tmp`;
+      const running = `.lgr-${live}.ba9876543210.tmp`;
+      const notOurs = `.out.txt.${dead}.0123456789ab.tmp`;
+      for (const name of [stale, running, notOurs]) await writeFile(join(dir, name), "x");
       await writeFileAtomic(join(dir, "out.txt"), "done\n");
-      expect((await readdir(dir)).sort()).toEqual([otherDestination, running, "out.txt"].sort());
+      expect((await readdir(dir)).sort()).toEqual([notOurs, running, "out.txt"].sort());
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("replacing a file keeps what its owner set", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "lagrange-atomic-mode-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("keeps the mode of the file it replaces (0600 stays 0600, 0640 stays 0640)", async () => {
+    for (const mode of [0o600, 0o640, 0o755]) {
+      const path = join(dir, `kept-${mode.toString(8)}.txt`);
+      await writeFile(path, "old");
+      await chmod(path, mode);
+      await writeFileAtomic(path, "new");
+      expect(await readFile(path, "utf8")).toBe("new");
+      expect((await stat(path)).mode & 0o7777).toBe(mode);
+    }
+  });
+
+  it("keeps the owner of the file it replaces (as root)", async () => {
+    if (process.getuid?.() !== 0) return;
+    const path = join(dir, "owned.txt");
+    await writeFile(path, "old");
+    await chown(path, 65534, 65534);
+    await writeFileAtomic(path, "new");
+    const stats = await stat(path);
+    expect([stats.uid, stats.gid]).toEqual([65534, 65534]);
+  });
+
+  it("refuses a read-only file unless told to replace it, and then keeps it read-only", async () => {
+    const path = join(dir, "read-only.txt");
+    await writeFile(path, "old");
+    await chmod(path, 0o444);
+    const refused = await writeFileAtomic(path, "new").catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(FileWriteError);
+    expect((refused as FileWriteError).code).toBe(READ_ONLY_FILE);
+    expect((refused as Error).message).toContain("read-only");
+    expect(await readFile(path, "utf8")).toBe("old");
+    expect((await readdir(dir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    await writeFileAtomic(path, "new", { replaceReadOnly: true });
+    expect(await readFile(path, "utf8")).toBe("new");
+    expect((await stat(path)).mode & 0o7777).toBe(0o444);
+  });
+
+  it("reads `..` as the kernel does: never lexically, so `missing/../f` is refused, not f", async () => {
+    const input = join(dir, "input.txt");
+    await writeFile(input, "input");
+    const refused = await writeFileAtomic(`${dir}/missing/../input.txt`, "x").catch(
+      (error: unknown) => error,
+    );
+    expect((refused as FileWriteError).code).toBe("ENOENT");
+    expect(await readFile(input, "utf8")).toBe("input");
+    // `link/../f` names f beside the link's target, not beside the link.
+    await mkdir(join(dir, "elsewhere", "deep"), { recursive: true });
+    await symlink(join(dir, "elsewhere", "deep"), join(dir, "link"));
+    // (join would normalise the `..` away: the path is written as a user types it.)
+    await writeFileAtomic(`${dir}/link/../input.txt`, "beside the target");
+    expect(await readFile(input, "utf8")).toBe("input");
+    expect(await readFile(join(dir, "elsewhere", "input.txt"), "utf8")).toBe("beside the target");
+  });
+
+  it("writes a destination whose name is as long as the file system allows (255 bytes)", async () => {
+    const path = join(dir, `${"n".repeat(251)}.lgm`);
+    await writeFileAtomic(path, "long name");
+    expect(await readFile(path, "utf8")).toBe("long name");
   });
 });

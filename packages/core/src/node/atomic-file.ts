@@ -8,10 +8,11 @@ import {
   readlink,
   realpath,
   rename,
+  stat,
   unlink,
 } from "node:fs/promises";
 import { Socket } from "node:net";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, sep } from "node:path";
 import { isatty, WriteStream } from "node:tty";
 import { throwIfAborted } from "../errors.js";
 import { descriptorOfLink, MAX_LINKS } from "./descriptor-link.js";
@@ -77,7 +78,16 @@ export interface OpenAtomicFileOptions {
    * this process is killed the moment the file exists.
    */
   readonly beforeTemporaryFile?: (temporaryPath: string) => void;
+  /**
+   * Replace a destination that is read-only (no write bit in its mode: a user's `chmod a-w`
+   * protects it, and root would otherwise replace it silently). By default such a file is refused
+   * with a {@link FileWriteError} whose code is `EROFILE`.
+   */
+  readonly replaceReadOnly?: boolean;
 }
+
+/** The code of the {@link FileWriteError} that refuses to replace a read-only file. */
+export const READ_ONLY_FILE = "EROFILE";
 
 const BUFFER_BYTES = 1 << 16;
 const encoder = new TextEncoder();
@@ -96,16 +106,25 @@ export async function openAtomicFile(
   }
   if (destination.kind === "in-place") return openInPlace(path, destination, options.signal);
   const target = destination.target;
-  await removeStaleTemporaryFiles(target);
+  const replaced = await existingFile(target);
+  if (replaced !== null && (replaced.mode & 0o222) === 0 && options.replaceReadOnly !== true) {
+    throw new FileWriteError(path, codedError(READ_ONLY_FILE, "the file is read-only"));
+  }
+  await removeStaleTemporaryFiles(dirname(target));
+  // Short whatever the destination's name: a 250-byte name plus a suffix would pass NAME_MAX.
   const temporary = join(
     dirname(target),
-    `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
+    `${TEMPORARY_PREFIX}${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
   );
   let handle: FileHandle | null;
   try {
     options.beforeTemporaryFile?.(temporary);
-    handle = await open(temporary, "wx");
+    // A new file gets the umask's mode; one that replaces a file is created owner-only and given
+    // that file's mode once chown'd (a 0600 file's bytes are never readable by others).
+    handle = await open(temporary, "wx", replaced === null ? 0o666 : 0o600);
+    if (replaced !== null) await keepModeAndOwner(handle, replaced);
   } catch (error) {
+    await unlink(temporary).catch(() => undefined);
     throw new FileWriteError(path, error);
   }
   const writeSome = async (bytes: Uint8Array, offset: number) =>
@@ -245,15 +264,12 @@ type Destination =
  * recognised as one.
  */
 async function resolveDestination(path: string): Promise<Destination> {
-  let current = resolve(path);
+  // Never normalised by hand: `x/../f` names f only if x exists (and `link/../f` is beside the
+  // link's target), as the kernel reads it; resolving `..` lexically could name an input.
+  let current = path;
   for (let links = 0; links <= MAX_LINKS; ) {
-    let folder: string;
-    try {
-      folder = await realpath(dirname(current));
-    } catch {
-      // A missing or unreadable folder: creating the temporary file there says why.
-      return { kind: "replace", target: current };
-    }
+    // A missing or unreadable folder fails here, saying why.
+    const folder = await realpath(dirname(current));
     current = join(folder, basename(current));
     let stats: Awaited<ReturnType<typeof lstat>>;
     try {
@@ -270,7 +286,8 @@ async function resolveDestination(path: string): Promise<Destination> {
           ? { kind: "in-place", type: "descriptor", ownDescriptor: descriptor.fd }
           : { kind: "in-place", type: "descriptor" };
       }
-      current = resolve(folder, await readlink(current));
+      const target = await readlink(current);
+      current = isAbsolute(target) ? target : `${folder}${sep}${target}`;
       links++;
       continue;
     }
@@ -473,9 +490,8 @@ function descriptorSink(fd: number, { owned }: { readonly owned: boolean }): InP
  * and any live one (another user's included) keep theirs. A process in another PID namespace
  * writing the same folder (two containers sharing a volume) cannot be told from a dead one.
  */
-async function removeStaleTemporaryFiles(target: string): Promise<void> {
-  const folder = dirname(target);
-  const prefix = `.${basename(target)}.`;
+async function removeStaleTemporaryFiles(folder: string): Promise<void> {
+  const prefix = TEMPORARY_PREFIX;
   let names: string[];
   try {
     names = await readdir(folder);
@@ -495,6 +511,39 @@ async function removeStaleTemporaryFiles(target: string): Promise<void> {
       // Removed meanwhile, or not ours to remove: it stays.
     }
   }
+}
+
+/** Temporary files are `.lgr-<pid>.<12 hex>.tmp` beside the destination, whatever its name. */
+const TEMPORARY_PREFIX = ".lgr-";
+
+/** The regular file about to be replaced (its mode and owner), or null when there is none. */
+async function existingFile(
+  target: string,
+): Promise<{ readonly mode: number; readonly uid: number; readonly gid: number } | null> {
+  try {
+    const stats = await stat(target);
+    return stats.isFile() ? { mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Gives the new file the mode and owner of the one it replaces, so that replacing a 0600 model
+ * does not publish it as 0644 and root writing a user's file leaves it the user's. Without a
+ * owner this process may not give (a user replacing a file of another user's, in a folder both
+ * may write) stays its own.
+ */
+async function keepModeAndOwner(
+  handle: FileHandle,
+  replaced: { readonly mode: number; readonly uid: number; readonly gid: number },
+): Promise<void> {
+  try {
+    await handle.chown(replaced.uid, replaced.gid);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EPERM") throw error;
+  }
+  await handle.chmod(replaced.mode);
 }
 
 /** Whether a process with this id runs (EPERM: it does, as another user). */
@@ -540,7 +589,7 @@ async function syncFolder(folder: string): Promise<void> {
 export async function writeFileAtomic(
   path: string,
   data: string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
-  options: { readonly signal?: AbortSignal } = {},
+  options: Pick<OpenAtomicFileOptions, "signal" | "replaceReadOnly"> = {},
 ): Promise<void> {
   const file = await openAtomicFile(path, options);
   try {

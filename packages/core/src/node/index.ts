@@ -7,9 +7,19 @@ export {
   FileWriteError,
   type OpenAtomicFileOptions,
   openAtomicFile,
+  READ_ONLY_FILE,
   writeFileAtomic,
 } from "./atomic-file.js";
 export { readFactorGraphFile } from "./factor-graph-file.js";
+export {
+  byteSizeText,
+  INPUT_CAPS_VARIABLE,
+  INPUT_SIZE_CAPS,
+  type InputSizeKind,
+  InputTooLargeError,
+  inputSizeCap,
+  parseInputCaps,
+} from "./input-caps.js";
 export {
   checkInputFile,
   InputFileError,

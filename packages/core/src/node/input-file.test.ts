@@ -6,6 +6,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { lagrangeErrorCode } from "../errors.js";
 import {
+  INPUT_CAPS_VARIABLE,
+  INPUT_SIZE_CAPS,
+  InputTooLargeError,
+  inputSizeCap,
+  parseInputCaps,
+} from "./input-caps.js";
+import {
   checkInputFile,
   InputFileError,
   inputFileError,
@@ -183,6 +190,76 @@ describe("reading the files a user names", () => {
       expect((await openInput("/dev/null")).kind).toBe("device");
     },
   );
+
+  it.skipIf(process.platform !== "linux")(
+    "a named kind refuses every device but a terminal, before reading a byte",
+    async () => {
+      for (const device of ["/dev/zero", "/dev/urandom", "/dev/null"]) {
+        for (const read of [
+          () => readInput(device, { kind: "lexicon" }),
+          () => openInput(device, { kind: "data" }),
+        ]) {
+          const error = await read().catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(InputFileError);
+          expect((error as InputFileError).errno).toBe("ENODEV");
+          expect(lagrangeErrorCode(error)).toBe("usage");
+          expect((error as Error).message).toBe(
+            `${device}: a device; expected a regular file or a pipe`,
+          );
+        }
+      }
+    },
+  );
+
+  it("a named kind's cap: a regular file by its size before any read, a pipe as it is read", async () => {
+    const dir = await folder();
+    const path = join(dir, "big.txt");
+    await writeFile(path, pattern(3000));
+    const env = { [INPUT_CAPS_VARIABLE]: "template=2k" };
+    const maxBytes = inputSizeCap("template", env);
+    expect(maxBytes).toBe(2000);
+    for (const read of [
+      () => readInput(path, { kind: "template", maxBytes }),
+      () => openInput(path, { kind: "template", maxBytes }),
+    ]) {
+      const error = await read().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InputTooLargeError);
+      expect(lagrangeErrorCode(error)).toBe("bad-input");
+      expect((error as Error).message).toBe(
+        `${path}: 2.9 KiB (3000 bytes), over the 2.0 KiB (2000 bytes) cap on template files; raise it with LAGRANGE_MAX_INPUT=template=SIZE (e.g. template=4KiB)`,
+      );
+    }
+    expect((await readInput(path, { kind: "template", maxBytes: 3000 })).length).toBe(3000);
+    if (!posix) return;
+    const fifo = join(dir, "cap.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const writer = spawn("sh", ["-c", `head -c 200000 /dev/zero > ${fifo}`]);
+    const input = await openInput(fifo, { kind: "lexicon", maxBytes: 100_000 });
+    let held = 0;
+    const error = await (async () => {
+      for await (const chunk of input) held += chunk.length;
+    })().catch((e: unknown) => e);
+    writer.kill();
+    expect((error as Error).message).toMatch(
+      /^.*cap\.fifo: more than 97\.7 KiB \(100000 bytes\) read, over the 97\.7 KiB \(100000 bytes\) cap on lexicon files/,
+    );
+    // Stopped at the chunk that crossed the cap: never more than a chunk past it.
+    expect(held).toBeLessThanOrEqual(100_000);
+  });
+
+  it("caps come from one table, and the environment sets them or is refused by name", () => {
+    expect(inputSizeCap("model", {})).toBe(INPUT_SIZE_CAPS.model);
+    expect(parseInputCaps("lexicon=2G, template=64MiB,")).toEqual({
+      lexicon: 2e9,
+      template: 64 * 2 ** 20,
+    });
+    for (const bad of ["lexicon", "lexicons=2G", "lexicon=-1", "lexicon=2Q", "model=0"]) {
+      expect(() => parseInputCaps(bad)).toThrow(/^LAGRANGE_MAX_INPUT: expected KIND=SIZE/);
+    }
+    for (const cap of Object.values(INPUT_SIZE_CAPS)) {
+      expect(Number.isSafeInteger(cap) && cap > 0).toBe(true);
+    }
+  });
 
   it("names the path and the reason when a file cannot be opened (a usage error)", async () => {
     const dir = await folder();

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { LagrangeError } from "../errors.js";
 import { descriptorBehind } from "./descriptor-link.js";
 import { EAGAIN_RETRY_MS, errnoWords, fstatFd, openFd, readFd } from "./descriptors.js";
+import { type InputSizeKind, InputTooLargeError, inputSizeCap } from "./input-caps.js";
 
 /**
  * A file a user named that cannot be opened for reading: missing, unreadable, a directory, a
@@ -51,6 +52,8 @@ function reasonOf(code: string | undefined, error: unknown): string {
       return "cannot be read (the path is too long)";
     case "ENXIO":
       return "cannot be read (a socket, or a device that is not there)";
+    case "ENODEV":
+      return "a device; expected a regular file or a pipe";
     default:
       return `cannot be read (${errnoWords(error)})`;
   }
@@ -95,6 +98,18 @@ export interface OpenInputOptions {
   readonly signal?: AbortSignal;
   /** Bytes per chunk read from a regular file or a device (default 64 KiB). */
   readonly chunkBytes?: number;
+  /**
+   * What the file is, for a file a user named: a device other than a terminal (`/dev/zero`,
+   * `/dev/sda`) is then refused (an {@link InputFileError}, `ENODEV`), and the kind's size cap
+   * ({@link inputSizeCap}) applies unless `maxBytes` is given.
+   */
+  readonly kind?: InputSizeKind;
+  /**
+   * The most bytes to read: past it, reading stops with an {@link InputTooLargeError}
+   * (`bad-input`) naming the file, before the bytes are held. A regular file is checked by its
+   * size when opened; a pipe or a device (`/dev/zero` never ends) as it is read.
+   */
+  readonly maxBytes?: number;
 }
 
 /** An opened input: its chunks, read once, in order. */
@@ -126,7 +141,41 @@ export async function openInput(
   options: OpenInputOptions = {},
 ): Promise<InputStream> {
   const path = typeof source === "string" ? source : fileURLToPath(source);
-  return inputOf(path, await openDescriptor(path, options.signal), options);
+  const opened = await openDescriptor(path, options);
+  const cap = capOf(options);
+  if (opened !== "stdin" && opened.stats.isFile() && opened.stats.size > cap) {
+    closeCallback(opened.fd, () => undefined);
+    throw new InputTooLargeError(path, opened.stats.size, cap, options.kind);
+  }
+  const input = inputOf(path, opened, options);
+  return Number.isFinite(cap) ? capped(input, cap, options.kind) : input;
+}
+
+/** The most bytes read from the input: `maxBytes`, else the kind's cap, else no bound. */
+function capOf(options: OpenInputOptions): number {
+  if (options.maxBytes !== undefined) return options.maxBytes;
+  return options.kind === undefined ? Number.POSITIVE_INFINITY : inputSizeCap(options.kind);
+}
+
+/** An input that stops with an {@link InputTooLargeError} once more than `cap` bytes came. */
+function capped(input: InputStream, cap: number, kind: InputSizeKind | undefined): InputStream {
+  return {
+    path: input.path,
+    kind: input.kind,
+    size: input.size,
+    get bytesRead() {
+      return input.bytesRead;
+    },
+    close: () => input.close(),
+    async *[Symbol.asyncIterator]() {
+      for await (const chunk of input) {
+        if (input.bytesRead > cap) {
+          throw new InputTooLargeError(input.path, input.size ?? null, cap, kind);
+        }
+        yield chunk;
+      }
+    },
+  };
 }
 
 function inputOf(
@@ -151,9 +200,9 @@ function inputOf(
 /** Opens `path` without blocking (O_NONBLOCK: a FIFO with no writer opens at once) and stats it. */
 async function openDescriptor(
   path: string,
-  signal: AbortSignal | undefined,
+  options: OpenInputOptions,
 ): Promise<{ readonly fd: number; readonly stats: Stats } | "stdin"> {
-  signal?.throwIfAborted();
+  options.signal?.throwIfAborted();
   let fd: number;
   try {
     fd = await openFd(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
@@ -167,6 +216,11 @@ async function openDescriptor(
   try {
     const stats = await fstatFd(fd);
     if (stats.isDirectory()) throw new InputFileError(path, reasonOf("EISDIR", null), "EISDIR");
+    // A terminal is typed into, and ends; any other device may never end (/dev/zero).
+    const device = stats.isBlockDevice() || (stats.isCharacterDevice() && !isatty(fd));
+    if (options.kind !== undefined && device) {
+      throw new InputFileError(path, reasonOf("ENODEV", null), "ENODEV");
+    }
     return { fd, stats };
   } catch (error) {
     closeCallback(fd, () => undefined);
@@ -268,14 +322,8 @@ function descriptorInput(
   };
 }
 
-export interface ReadInputOptions extends OpenInputOptions {
-  /**
-   * The most bytes to read: past it, reading stops with a `bad-input` error naming the file,
-   * before the bytes are held. A regular file is checked by its size before any read; a pipe or
-   * a device (`/dev/zero` never ends) as it is read.
-   */
-  readonly maxBytes?: number;
-}
+/** How to read a whole input: see {@link OpenInputOptions} (`kind` and `maxBytes` bound it). */
+export type ReadInputOptions = OpenInputOptions;
 
 /** Reads a whole input (see {@link openInput}): a pipe or a FIFO to its end, not its first buffer. */
 export async function readInput(
@@ -283,15 +331,14 @@ export async function readInput(
   options: ReadInputOptions = {},
 ): Promise<Uint8Array> {
   const path = typeof source === "string" ? source : fileURLToPath(source);
-  const max = options.maxBytes ?? Number.POSITIVE_INFINITY;
-  const tooLarge = () =>
-    new LagrangeError("bad-input", `${path}: larger than ${max} bytes, the most accepted here`);
-  const opened = await openDescriptor(path, options.signal);
+  const max = capOf(options);
+  const tooLarge = (size: number | null) => new InputTooLargeError(path, size, max, options.kind);
+  const opened = await openDescriptor(path, options);
   if (opened !== "stdin" && opened.stats.isFile()) {
     // A regular file: one buffer of its size, filled by a few large reads.
     const { fd, stats } = opened;
     try {
-      if (stats.size > max) throw tooLarge();
+      if (stats.size > max) throw tooLarge(stats.size);
       return await readRegularFile(fd, stats.size, max, tooLarge, options.signal);
     } finally {
       closeCallback(fd, () => undefined);
@@ -303,7 +350,7 @@ export async function readInput(
   try {
     for await (const chunk of input) {
       total += chunk.length;
-      if (total > max) throw tooLarge();
+      if (total > max) throw tooLarge(null);
       chunks.push(chunk);
     }
   } finally {
@@ -317,7 +364,7 @@ async function readRegularFile(
   fd: number,
   size: number,
   max: number,
-  tooLarge: () => Error,
+  tooLarge: (size: number | null) => Error,
   signal: AbortSignal | undefined,
 ): Promise<Uint8Array> {
   const READ_BYTES = 1 << 24;
@@ -330,7 +377,7 @@ async function readRegularFile(
       const more = new Uint8Array(DEFAULT_CHUNK_BYTES);
       const count = await readFd(fd, more, 0, more.length);
       if (count === 0) return bytes;
-      if (length + count > max) throw tooLarge();
+      if (length + count > max) throw tooLarge(length + count);
       const grown = new Uint8Array(Math.max(bytes.length * 2, length + count));
       grown.set(bytes.subarray(0, length));
       grown.set(more.subarray(0, count), length);

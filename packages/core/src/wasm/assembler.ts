@@ -268,7 +268,11 @@ export function compiledOnce(bytes: () => Uint8Array): () => CompiledKernel | nu
 
 /**
  * An instance of `module` over a fresh memory of `initialPages` 64 KiB pages (growable up to
- * `maximumPages`), imported as `env.memory`; its exports are the kernel's functions.
+ * `maximumPages`, default none: a kernel needing more takes a fresh instance), imported as
+ * `env.memory`; its exports are the kernel's functions. V8 reserves a memory's maximum in address
+ * space at once (4 GiB for a memory without one, unless its trap handler's guard regions are in
+ * use, 10 GiB whatever the maximum): under an address-space limit (`ulimit -v`, where the CLI
+ * turns the trap handler off) a few such memories leave none for the JavaScript heap.
  */
 export function instantiateKernel<Exports extends object>(
   module: CompiledKernel,
@@ -277,11 +281,10 @@ export function instantiateKernel<Exports extends object>(
 ): { readonly memory: KernelMemory; readonly exports: Exports } {
   const api = webAssembly();
   if (api === undefined) throw new Error("WebAssembly is not available here");
-  const memory = new api.Memory(
-    maximumPages === undefined
-      ? { initial: initialPages }
-      : { initial: initialPages, maximum: maximumPages },
-  );
+  const memory = new api.Memory({
+    initial: initialPages,
+    maximum: Math.max(initialPages, maximumPages ?? initialPages),
+  });
   const instance = new api.Instance(module, { env: { memory } });
   return { memory, exports: instance.exports as Exports };
 }

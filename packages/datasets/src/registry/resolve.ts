@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openAtomicFile } from "@lagrange/core/node";
+import { openAtomicFile, openInput } from "@lagrange/core/node";
 import {
   type DatasetInfo,
   type DatasetSplitInfo,
@@ -238,8 +238,12 @@ export function findSplitFile(
 /** SHA-256 of a file, hex. */
 export async function sha256File(path: string, signal?: AbortSignal): Promise<string> {
   const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path, signal === undefined ? {} : { signal })) {
-    hash.update(chunk as Buffer);
+  // Through the one input opener: a split that is a device, or an endless pipe, is refused.
+  for await (const chunk of await openInput(path, {
+    kind: "data",
+    ...(signal === undefined ? {} : { signal }),
+  })) {
+    hash.update(chunk);
   }
   return hash.digest("hex");
 }

@@ -1,24 +1,27 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { LagrangeError } from "@lagrange/core";
-import { inputFileError } from "@lagrange/core/node";
+import { inputFileError, readInput } from "@lagrange/core/node";
 import { DataFormatError } from "../formats/errors.js";
 import { DatasetUnavailableError } from "../registry/errors.js";
 import { findMirrorDir, type LocateOptions } from "../registry/resolve.js";
 import { LEXICONS, type LexiconInfo, lexiconNames } from "./catalog.js";
 import { parseLexiconText } from "./lexicon-text.js";
+import { checkLineEndings } from "./line-endings.js";
 
 export interface LexiconOptions extends LocateOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * A lexicon's bytes through core's one input opener: a device is refused, a FIFO waited for
+ * stoppably, and the lexicon cap applies (`InputTooLargeError`).
+ */
 async function readBytes(file: string, signal: AbortSignal | undefined): Promise<Buffer> {
-  try {
-    return await readFile(file, signal === undefined ? {} : { signal });
-  } catch (error) {
-    if (signal?.aborted === true) throw error;
-    throw inputFileError(file, error);
-  }
+  const bytes = await readInput(file, {
+    kind: "lexicon",
+    ...(signal === undefined ? {} : { signal }),
+  });
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
 function lineOf(bytes: Uint8Array, offset: number): number {
@@ -39,10 +42,11 @@ function decode(bytes: Buffer, file: string, encoding: "utf-8" | "latin1"): stri
       "NUL byte: this is a binary file, expected text with one lexicon entry a line",
     );
   }
-  if (encoding === "latin1") return bytes.toString("latin1");
+  if (encoding === "latin1") return checked(bytes.toString("latin1"), file);
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
+    return checked(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes), file);
+  } catch (error) {
+    if (error instanceof DataFormatError) throw error;
     // The first line that does not decode names the place.
     const strict = new TextDecoder("utf-8", { fatal: true });
     let line = 1;
@@ -67,11 +71,17 @@ function decode(bytes: Buffer, file: string, encoding: "utf-8" | "latin1"): stri
   }
 }
 
+function checked(text: string, file: string): string {
+  checkLineEndings(text, file);
+  return text;
+}
+
 /**
  * A user's lexicon: one entry a line, UTF-8, `#` starting a comment line; entries trimmed, inner
  * whitespace runs made one space (a multi-word entry is its words separated by spaces), duplicates
- * kept once, in file order. An empty file, a binary file (NUL bytes), invalid UTF-8 or a file with
- * no entry is a DataFormatError naming `file` (and the line); an unreadable file an InputFileError.
+ * kept once, in file order. An empty file, a binary file (NUL bytes), invalid UTF-8, lines that end
+ * in CR alone or a file with no entry is a DataFormatError naming `file` (and the line); an
+ * unreadable file or a device an InputFileError, one over the lexicon cap an InputTooLargeError.
  */
 export async function readLexiconFile(
   file: string,
@@ -110,10 +120,10 @@ export async function openLexicon(name: string, options: LexiconOptions = {}): P
   const path = join(mirror, lexicon.file);
   let bytes: Buffer;
   try {
-    bytes = await readFile(path, options.signal === undefined ? {} : { signal: options.signal });
+    bytes = await readBytes(path, options.signal);
   } catch (error) {
     if (options.signal?.aborted === true) throw error;
-    if ((error as { code?: string }).code === "ENOENT") {
+    if ((error as { errno?: string }).errno === "ENOENT") {
       throw new DatasetUnavailableError(
         `lexicon "${name}": ${path} is not in the mirror; place the unzipped NLTK file there (see lexicons/SOURCE.md)`,
         [path],

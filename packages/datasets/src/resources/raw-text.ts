@@ -1,8 +1,8 @@
 import { readdirSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { LagrangeError } from "@lagrange/core";
-import { inputFileError } from "@lagrange/core/node";
+import { inputFileError, readInput } from "@lagrange/core/node";
+import { openFileChunks } from "#platform";
 import { DataFormatError } from "../formats/errors.js";
 import { sourceLines } from "../formats/io.js";
 import { type DatasetInfo, datasetNames, getDataset } from "../registry/catalog.js";
@@ -99,7 +99,10 @@ function corpusFiles(corpus: RawTextCorpusInfo, options: LocateOptions): string[
 
 async function* utf8Lines(file: string, signal: AbortSignal | undefined): AsyncGenerator<string> {
   try {
-    for await (const batch of sourceLines(file, file, signal)) yield* batch;
+    // Raw text to cluster: its own cap, not data's.
+    for await (const batch of sourceLines(openFileChunks(file, signal, "text"), file, signal)) {
+      yield* batch;
+    }
   } catch (error) {
     if (error instanceof LagrangeError || signal?.aborted === true) throw error;
     throw inputFileError(file, error);
@@ -107,13 +110,8 @@ async function* utf8Lines(file: string, signal: AbortSignal | undefined): AsyncG
 }
 
 async function readBytes(file: string, signal: AbortSignal | undefined): Promise<Buffer> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file, signal === undefined ? {} : { signal });
-  } catch (error) {
-    if (signal?.aborted === true) throw error;
-    throw inputFileError(file, error);
-  }
+  const read = await readInput(file, { kind: "text", ...(signal === undefined ? {} : { signal }) });
+  const bytes = Buffer.from(read.buffer, read.byteOffset, read.length);
   const nul = bytes.indexOf(0);
   if (nul >= 0) {
     const line = bytes.subarray(0, nul).filter((b) => b === 0x0a).length + 1;

@@ -12,5 +12,5 @@ export { writeFileAtomic } from "@lagrange/core/node";
  * to its end, stoppably; a file that cannot be opened is an `InputFileError` (usage).
  */
 export function readFileBytes(path: string, signal?: AbortSignal): Promise<Uint8Array> {
-  return readInput(path, signal === undefined ? {} : { signal });
+  return readInput(path, { kind: "model", ...(signal === undefined ? {} : { signal }) });
 }

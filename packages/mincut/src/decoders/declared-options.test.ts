@@ -24,7 +24,7 @@ function decodesAsWithout(definition: DecoderDefinition): void {
 }
 
 describe("two-slave and naive-dd declare the options they read, at their defaults", () => {
-  it("max-iterations, tolerance, step, eta and exact, defaulting to the policy's own", () => {
+  it("max-iterations, tolerance, step, eta, exact and time-limit, defaulting to the policy's own", () => {
     for (const definition of [twoSlaveDefinition, naiveDDDefinition]) {
       expect(resolveDecoderOptions(definition, {})).toEqual({
         maxIterations: HIGHER_ORDER_DD_DEFAULTS.maxIterations,
@@ -32,6 +32,8 @@ describe("two-slave and naive-dd declare the options they read, at their default
         step: "subgradient",
         eta: 1,
         exact: false,
+        // One deadline per sentence across every solve (core's TIME_LIMIT_OPTION).
+        timeLimitMs: 10_000,
       });
       decodesAsWithout(definition);
     }

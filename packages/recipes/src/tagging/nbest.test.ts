@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import {
   chainDecoder,
   constraintPenalty,
+  Deadline,
   type Decoder,
   exactDecoding,
   FREE_LABEL,
@@ -21,7 +22,7 @@ import { findSplitFile, openCorpus } from "@lagrange/datasets/node";
 import { exactIlpDecoder, prepareIlp, twoPhaseIlpDecoder } from "@lagrange/ilp";
 import { softDD } from "@lagrange/soft-dd";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { type NBestMethod, nbestOf } from "./nbest.js";
 import { oracleChunkF1 } from "./nbest-oracle.js";
 import { openTagger } from "./open-tagger.js";
@@ -313,4 +314,63 @@ describe.skipIf(!real)(`on real UMass dev citations — skipped if ${why}`, () =
     }
     expect(certified).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe("one deadline for the whole list (issue 42, class 5)", () => {
+  /** Viterbi as a decoder that spends `ms` of the (fake) clock per call and records its deadline. */
+  function slowViterbi(ms: number, seen: (Deadline | undefined)[]): Decoder {
+    const viterbi = chainDecoder();
+    return {
+      name: "slow",
+      decode(problem, options) {
+        if (ms > 0) vi.advanceTimersByTime(ms);
+        seen.push(options?.deadline);
+        return viterbi.decode(problem, options);
+      },
+    };
+  }
+
+  it("every decode of a list shares the sentence's deadline, and the list stops at it", () => {
+    vi.useFakeTimers({ toFake: ["performance"] });
+    try {
+      fc.assert(
+        fc.property(
+          chains,
+          fc.constantFrom<NBestMethod>("no-good-cuts", "partition"),
+          fc.integer({ min: 1, max: 60 }),
+          ({ scores, restriction }, method, limit) => {
+            const seen: (Deadline | undefined)[] = [];
+            const started = performance.now();
+            const list = nbestOf(slowViterbi(10, seen), { scores }, 50, {
+              method,
+              ...(restriction === undefined ? {} : { restriction }),
+              decodeOptions: { timeLimitMs: limit },
+            });
+            const spent = performance.now() - started;
+            // The first decode always runs; none starts after the limit.
+            expect(spent).toBeLessThanOrEqual(Math.max(limit, 10) + 10);
+            expect(new Set(seen).size).toBe(1);
+            expect(seen[0]).toBeInstanceOf(Deadline);
+            if (list.timedOut) expect(list.decodes).toBeLessThanOrEqual(Math.ceil(limit / 10) + 1);
+          },
+        ),
+        { numRuns: 100, seed: 7 },
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a deadline the caller gives is kept, not restarted from the time limit", () => {
+    const seen: (Deadline | undefined)[] = [];
+    const deadline = Deadline.in(1e6);
+    const scores = randomChainScores(3, { n: 4, L: 3 });
+    const list = nbestOf(slowViterbi(0, seen), { scores }, 5, {
+      method: "partition",
+      decodeOptions: { deadline, timeLimitMs: 1 },
+    });
+    expect(list.entries.length).toBe(5);
+    expect(list.timedOut).toBe(false);
+    expect(seen.every((d) => d === deadline)).toBe(true);
+  });
 });

@@ -13,6 +13,7 @@ import {
   type DecodeProblem,
   type Decoder,
   type Decoding,
+  deadlineOf,
   type LabelRestriction,
   LagrangeError,
   type LinearConstraint,
@@ -58,6 +59,11 @@ export interface NBestResult {
   readonly entries: readonly NBestEntry[];
   /** Decoder calls made (1 per list for list Viterbi). */
   readonly decodes: number;
+  /**
+   * The sentence's time limit (`decodeOptions.timeLimitMs` or `deadline`) ended the search: the
+   * list may be shorter than k. It bounds every decode of the list together, not each one.
+   */
+  readonly timedOut: boolean;
 }
 
 export interface NBestOptions {
@@ -124,17 +130,27 @@ export function nbestOf(
       method,
       entries: found.labels.map((labels, r) => entry(labels, found.scores[r]!, true)),
       decodes: 1,
+      timedOut: false,
     };
   }
-  const decodeOptions = options.decodeOptions ?? {};
+  // One deadline for the whole list: every decode below shares what is left of it.
+  const given = options.decodeOptions ?? {};
+  const deadline = deadlineOf(given);
+  const decodeOptions: DecodeOptions = { ...given, deadline };
   const signal = decodeOptions.signal;
   if (method === "no-good-cuts") {
     const entries: NBestEntry[] = [];
     const cuts: LinearConstraint[] = [];
     let certified = certifiesPrimal(decoder);
     let decodes = 0;
+    let timedOut = false;
     while (entries.length < k) {
       throwIfAborted(signal);
+      // The first decode always runs (it answers with its best labelling at the limit).
+      if (decodes > 0 && deadline.expired()) {
+        timedOut = true;
+        break;
+      }
       const decoding = decoder.decode(
         { ...restricted, constraints: [...constraints, ...cuts] },
         decodeOptions,
@@ -147,10 +163,14 @@ export function nbestOf(
       entries.push(entry(labels.slice(), decoding.primal, certified));
       cuts.push(noGood(labels, scores.L, entries.length));
     }
-    return { method, entries, decodes };
+    return { method, entries, decodes, timedOut };
   }
-  return partition(decoder, restricted, k, options, (labels, decoding, certified) =>
-    entry(labels, decoding.primal, certified),
+  return partition(
+    decoder,
+    restricted,
+    k,
+    { ...options, decodeOptions },
+    (labels, decoding, certified) => entry(labels, decoding.primal, certified),
   );
 }
 
@@ -218,6 +238,8 @@ function partition(
   const { n, L } = problem.scores;
   const decodeOptions = options.decodeOptions ?? {};
   const signal = decodeOptions.signal;
+  const deadline = deadlineOf(decodeOptions);
+  let timedOut = false;
   const base = options.restriction?.slice() ?? new Uint8Array(n * L).fill(1);
   const queue: Subproblem[] = [];
   // Bounds of parts that gave no usable labelling and no proof of infeasibility: they stay open.
@@ -232,6 +254,11 @@ function partition(
   };
   const solve = (restriction: LabelRestriction) => {
     throwIfAborted(signal);
+    // Out of time: the parts left unsolved stay open, so no further entry can be taken.
+    if (decodes > 0 && deadline.expired()) {
+      timedOut = true;
+      return;
+    }
     const decoding = decoder.decode(restrictProblem(problem, restriction), decodeOptions);
     decodes++;
     if (decoding.status === "infeasible") return;
@@ -253,7 +280,7 @@ function partition(
   solve(base);
   const entries: NBestEntry[] = [];
   let certified = certifiesPrimal(decoder);
-  while (entries.length < k && queue.length > 0) {
+  while (entries.length < k && queue.length > 0 && !timedOut) {
     let best = 0;
     for (let q = 1; q < queue.length; q++) {
       const a = queue[q]!;
@@ -292,5 +319,5 @@ function partition(
       }
     }
   }
-  return { method: "partition", entries, decodes };
+  return { method: "partition", entries, decodes, timedOut };
 }

@@ -17,6 +17,7 @@ import {
   resolveDecoderOptions,
   throwIfAborted,
 } from "@lagrange/core";
+import { checkLineEndings } from "@lagrange/datasets";
 import { isL2sModelFile, l2sModelFromBytes } from "@lagrange/l2s";
 import { loadPlugin, standardDecoders } from "../decoders.js";
 import { GENERAL_CRF_DEFAULTS, type GeneralCrf, generalCrfOf } from "../general-crf.js";
@@ -156,13 +157,25 @@ export async function openTagger(
   return opened;
 }
 
-async function readModelFile(path: string, signal?: AbortSignal): Promise<Uint8Array> {
+/** Through core's one input opener: a device is refused and the kind's size cap applies. */
+async function readFileOf(
+  kind: "model" | "constraints",
+  path: string,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
   const { readInput } = await import("@lagrange/core/node");
-  return readInput(path, signal === undefined ? {} : { signal });
+  return readInput(path, { kind, ...(signal === undefined ? {} : { signal }) });
 }
 
+function readModelFile(path: string, signal?: AbortSignal): Promise<Uint8Array> {
+  return readFileOf("model", path, signal);
+}
+
+/** A constraints file: lines that end in CR alone are refused, as in data files. */
 async function readTextFile(path: string, signal?: AbortSignal): Promise<string> {
-  return new TextDecoder().decode(await readModelFile(path, signal));
+  const text = new TextDecoder().decode(await readFileOf("constraints", path, signal));
+  checkLineEndings(text, path);
+  return text;
 }
 
 function l2sOf(bytes: Uint8Array, modelName: string): L2sTagger {

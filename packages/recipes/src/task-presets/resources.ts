@@ -9,6 +9,7 @@ import type { LexiconResource } from "@lagrange/chain-crf";
 import { brownClusters, formatClusterPaths, parseClusterPaths } from "@lagrange/clusters";
 import { throwIfAborted } from "@lagrange/core";
 import { readInput, writeFileAtomic } from "@lagrange/core/node";
+import { checkLineEndings } from "@lagrange/datasets";
 import { cacheDir, openLexicon, openRawText, readLexiconFile } from "@lagrange/datasets/node";
 import {
   CLUSTER_RECIPES,
@@ -35,10 +36,18 @@ export interface LoadedClusters {
   readonly seconds: number;
 }
 
-/** Reads a Liang `paths` file (bits TAB word TAB count); errors name file:line. */
+/**
+ * Reads a Liang `paths` file (bits TAB word TAB count) through core's one input opener (a device
+ * refused, the clusters cap applied, CR-only lines refused); errors name file:line.
+ */
 export async function readClusterFile(file: string, signal?: AbortSignal): Promise<LoadedClusters> {
-  const bytes = await readInput(file, signal === undefined ? {} : { signal });
-  const clusters = parseClusterPaths(new TextDecoder().decode(bytes), file);
+  const bytes = await readInput(file, {
+    kind: "clusters",
+    ...(signal === undefined ? {} : { signal }),
+  });
+  const text = new TextDecoder().decode(bytes);
+  checkLineEndings(text, file);
+  const clusters = parseClusterPaths(text, file);
   return { words: clusters.words, paths: clusters.paths, file, built: false, seconds: 0 };
 }
 

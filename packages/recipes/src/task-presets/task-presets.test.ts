@@ -6,9 +6,9 @@ import { type Corpus, inferScheme, parseConll } from "@lagrange/datasets";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { modelFeatureSpec, modelPreset } from "../model-features.js";
+import { getTaskPreset } from "../preset-names.js";
 import { trainOnCorpus } from "../training.js";
 import { jackknifeFolds, mineEntityLexicons } from "./mined-lexicons.js";
-import { getTaskPreset } from "./task-presets.js";
 import { inputColumnNames, trainingFeatures } from "./training-features.js";
 
 function corpus(text: string, label: string): Corpus {

@@ -140,22 +140,6 @@ export const TASK_PRESETS: readonly TaskPreset[] = [
   },
 ];
 
-/** Whether `name` is a task preset rather than a chain-crf feature preset. */
-export function isTaskPreset(name: string): boolean {
-  return TASK_PRESETS.some((p) => p.name === name);
-}
-
-export function getTaskPreset(name: string): TaskPreset {
-  const found = TASK_PRESETS.find((p) => p.name === name);
-  if (found === undefined) {
-    throw new LagrangeError(
-      "usage",
-      `unknown task preset ${JSON.stringify(name)}; expected one of: ${TASK_PRESETS.map((p) => p.name).join(", ")}`,
-    );
-  }
-  return found;
-}
-
 /** The resources a task preset needs, loaded (see `loadTaskResources`). */
 export interface TaskResources {
   readonly clusters: {

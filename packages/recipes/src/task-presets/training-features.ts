@@ -17,6 +17,7 @@ import {
   type LabelScheme,
   tokenPlace,
 } from "@lagrange/datasets";
+import { getTaskPreset, isTaskPreset } from "../preset-names.js";
 import { MINED_PREFIX } from "./mined-lexicons.js";
 import {
   lexiconFile,
@@ -24,7 +25,7 @@ import {
   type ResourceOptions,
   readClusterFile,
 } from "./resources.js";
-import { getTaskPreset, isTaskPreset, resolveTaskPreset, type TaskPreset } from "./task-presets.js";
+import { resolveTaskPreset, type TaskPreset } from "./task-presets.js";
 
 export interface FeatureRequest {
   /** A feature preset (`ner`, `pos`, …) or a task preset (`ner-en`, …). */

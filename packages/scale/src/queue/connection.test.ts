@@ -1,21 +1,15 @@
 import { describe, expect, it } from "vitest";
-import {
-  accessFailure,
-  connectionOf,
-  hasRedisPassword,
-  redactCredentials,
-  redactRedisUrl,
-} from "./connection.js";
+import { accessFailure, connectionOf, hasRedisPassword, redactCredentials } from "./connection.js";
 
 describe("credentials are never printed", () => {
-  it("redacts the password of a Redis URL, and only the password", () => {
-    expect(redactRedisUrl("redis://:s3cretPW@127.0.0.1:6390")).toBe("redis://:***@127.0.0.1:6390");
-    expect(redactRedisUrl("rediss://worker:p%40ss@queue.internal:6380/2")).toBe(
-      "rediss://worker:***@queue.internal:6380/2",
+  it("redacts the password of a Redis URL, in its user information or its query", () => {
+    const target = { redis: "redis://127.0.0.1:6379/0?password=s3cret" };
+    expect(redactCredentials(`cannot reach Redis at ${target.redis}: s3cret`, target)).toBe(
+      "cannot reach Redis at redis://127.0.0.1:6379/0?password=***: ***",
     );
-    expect(redactRedisUrl("redis://127.0.0.1:6379")).toBe("redis://127.0.0.1:6379");
-    // Not a URL: whatever looks like credentials goes.
-    expect(redactRedisUrl("redis://:s3cret PW@[bad")).toBe("redis://***@[bad");
+    expect(redactCredentials("AUTH p@ss refused", { redis: "redis://u:p%40ss@h" })).toBe(
+      "AUTH *** refused",
+    );
   });
 
   it("redacts URLs and the password itself inside any message", () => {
@@ -30,7 +24,7 @@ describe("credentials are never printed", () => {
 
   it("says which URL is wrong without showing its password", () => {
     expect(() => connectionOf({ redis: "redis://:s3cretPW@h:1:2" })).toThrow(
-      /^--redis redis:\/\/\*\*\*@h:1:2: not a URL/,
+      /^--redis redis:\/\/:\*\*\*@h:1:2: not a URL/,
     );
     expect(() => connectionOf({ redis: "http://:s3cretPW@h" })).toThrow(
       /^--redis http:\/\/:\*\*\*@h\/?: expected a redis:\/\//,
@@ -44,6 +38,7 @@ describe("credentials are never printed", () => {
     expect(hasRedisPassword("redis://h:06379")).toBe(false);
     expect(hasRedisPassword("redis://h/ 0")).toBe(false);
     expect(hasRedisPassword("redis://worker@h:6379")).toBe(false);
+    expect(hasRedisPassword("redis://h:6379/0?password=s3cret")).toBe(true);
     expect(hasRedisPassword("not a URL")).toBe(false);
   });
 
@@ -54,6 +49,11 @@ describe("credentials are never printed", () => {
     expect(connectionOf({ redis: "redis://u:%zz@h:1" })).toMatchObject({
       username: "u",
       password: "%zz",
+    });
+    // As ioredis reads such a URL.
+    expect(connectionOf({ redis: "redis://h:1/2?password=p%40ss" })).toMatchObject({
+      password: "p@ss",
+      db: 2,
     });
   });
 });

@@ -1,4 +1,4 @@
-import { AbortError, LagrangeError } from "@lagrange/core";
+import { AbortError, LagrangeError, redactSecrets, redactUrl } from "@lagrange/core";
 import type { ConnectionOptions } from "bullmq";
 import { Redis } from "ioredis";
 import { JOB_NAME_PATTERN } from "./spec.js";
@@ -25,56 +25,45 @@ export interface QueueTarget {
 }
 
 /**
- * A Redis URL fit to print: its password, if any, replaced by `***`
- * (`redis://:***@host:port`). Every message that names a Redis goes through this.
- */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.href;
-  } catch {
-    // Not a URL: hide anything that might be credentials, username included.
-    return url.replace(/\/\/[^/?#]*@/, "//***@");
-  }
-}
-
-/**
- * Whether a Redis URL carries a password. Asked of the parsed URL, not by comparing it with its
- * redacted form: `URL.href` rewrites a URL without one (`:06379` → `:6379`, a space → `%20`).
- * False for a string that is not a URL (connecting to it fails, saying so).
+ * Whether a Redis URL carries a password (`redis://:PW@host`, or `?password=PW` as ioredis reads
+ * it). Asked of the parsed URL, not by comparing it with its redacted form. False for a string
+ * that is not a URL (connecting to it fails, saying so).
  */
 export function hasRedisPassword(url: string): boolean {
   try {
-    return new URL(url).password !== "";
+    return passwordOf(new URL(url)) !== undefined;
   } catch {
     return false;
   }
 }
 
+/** The password a parsed Redis URL gives, percent-decoded: its user information's, else `?password=`. */
+function passwordOf(parsed: URL): string | undefined {
+  if (parsed.password !== "") return decodedUserInfo(parsed.password);
+  const query = parsed.searchParams.get("password");
+  return query === null || query === "" ? undefined : query;
+}
+
 /**
- * `text` with every credential of `target` hidden: Redis URLs with a password anywhere in it (as
- * ioredis and BullMQ quote them in their errors) and the password itself, however it was given.
+ * `text` with every secret hidden (see `redactSecrets`): the credentials of any URL in it (as
+ * ioredis and BullMQ quote them in their errors), and the password of `target` itself, however
+ * it was given.
  */
 export function redactCredentials(text: string, target?: QueueTarget): string {
-  let out = text.replace(/\b(rediss?:\/\/[^\s:@/]*:)[^\s@]*@/gi, "$1***@");
-  if (target !== undefined) {
-    for (const secret of secretsOf(target)) out = out.split(secret).join("***");
-  }
-  return out;
+  return redactSecrets(text, target === undefined ? [] : secretsOf(target));
 }
 
 function secretsOf(target: QueueTarget): string[] {
-  const secrets = new Set<string>();
-  if (target.password !== undefined) secrets.add(target.password);
+  const secrets: string[] = [];
+  if (target.password !== undefined) secrets.push(target.password);
   try {
-    const raw = new URL(target.redis).password;
-    if (raw !== "") secrets.add(raw).add(decodedUserInfo(raw));
+    const parsed = new URL(target.redis);
+    const password = passwordOf(parsed);
+    if (password !== undefined) secrets.push(parsed.password, password);
   } catch {
     // Not a URL: connectionOf says so (redacted).
   }
-  // A password of one or two characters would star out ordinary words, and protects nothing.
-  return [...secrets].filter((s) => s.length >= 3);
+  return secrets;
 }
 
 /** A URL's user or password, percent-decoded where it can be (a stray `%` is taken as it is). */
@@ -101,14 +90,13 @@ export function connectionOf(
   try {
     parsed = new URL(url);
   } catch {
-    throw new TypeError(`--redis ${redactRedisUrl(url)}: not a URL; expected redis://host:port`);
+    throw new TypeError(`--redis ${redactUrl(url)}: not a URL; expected redis://host:port`);
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-    throw new TypeError(`--redis ${redactRedisUrl(url)}: expected a redis:// or rediss:// URL`);
+    throw new TypeError(`--redis ${redactUrl(url)}: expected a redis:// or rediss:// URL`);
   }
   const db = parsed.pathname.replace(/^\//, "");
-  const password =
-    target.password ?? (parsed.password === "" ? undefined : decodedUserInfo(parsed.password));
+  const password = target.password ?? passwordOf(parsed);
   return {
     host: parsed.hostname || "127.0.0.1",
     port: parsed.port === "" ? 6379 : Number(parsed.port),
@@ -217,7 +205,7 @@ const TLS_FAILURES = new Set([
 export function accessFailure(target: QueueTarget, error: unknown): RedisAccessError | undefined {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  const where = `Redis at ${redactRedisUrl(target.redis)}`;
+  const where = `Redis at ${redactUrl(target.redis)}`;
   const said = redactCredentials(message.replace(/^Ready check failed: /, ""), target).trim();
   const options = { cause: error };
   if (/\bWRONGPASS\b|\binvalid (username-)?password\b/i.test(message)) {
@@ -265,7 +253,7 @@ export function redisFailure(target: QueueTarget, error: unknown): unknown {
   ) {
     return new LagrangeError(
       "unavailable",
-      `cannot reach Redis at ${redactRedisUrl(target.redis)}: ${message}`,
+      `cannot reach Redis at ${redactUrl(target.redis)}: ${message}`,
       { cause: error },
     );
   }
@@ -273,7 +261,7 @@ export function redisFailure(target: QueueTarget, error: unknown): unknown {
     // Someone wrote to a key of ours what lagrange never writes there.
     return new LagrangeError(
       "bad-input",
-      `a key of the queue in Redis at ${redactRedisUrl(target.redis)} holds something lagrange did not write there (${message})`,
+      `a key of the queue in Redis at ${redactUrl(target.redis)} holds something lagrange did not write there (${message})`,
       { cause: error },
     );
   }

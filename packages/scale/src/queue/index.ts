@@ -8,7 +8,6 @@ export {
   type QueueTarget,
   RedisAccessError,
   redactCredentials,
-  redactRedisUrl,
 } from "./connection.js";
 export {
   awaitJob,

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { AbortError, LagrangeError } from "@lagrange/core";
+import { AbortError, LagrangeError, redactUrl } from "@lagrange/core";
 import { type Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import {
@@ -11,7 +11,7 @@ import {
   modelKeys,
   openRedis,
   type QueueTarget,
-  redactRedisUrl,
+  redactCredentials,
   redisFailure,
   shardJobId,
 } from "./connection.js";
@@ -170,10 +170,7 @@ async function readStatus(
   const keys = jobKeys(target.queue ?? DEFAULT_QUEUE_NAME, job);
   const meta = await client.hgetall(keys.meta);
   if (meta.spec === undefined) {
-    throw new LagrangeError(
-      "usage",
-      `--job ${job}: no such job in ${redactRedisUrl(target.redis)}`,
-    );
+    throw new LagrangeError("usage", `--job ${job}: no such job in ${redactUrl(target.redis)}`);
   }
   if (meta.submission === undefined) {
     throw new LagrangeError(
@@ -221,8 +218,9 @@ async function readStatus(
     index,
     firstLine,
     attempts: found.attemptsMade,
-    // Written by a worker (or by anyone who can write to Redis): printed, so made harmless.
-    error: printable(clipped(found.failedReason ?? "unknown error")),
+    // Written by a worker (or by anyone who can write to Redis, or an earlier lagrange that
+    // stored secrets in it): printed, so made harmless.
+    error: printable(clipped(redactCredentials(found.failedReason ?? "unknown error", target))),
   }));
   dead.sort((a, b) => a.index - b.index);
   const done = Object.keys(stats).length;
@@ -435,7 +433,7 @@ export async function removeJob(options: RemoveOptions): Promise<RemoveResult> {
     if (Object.keys(meta).length === 0 && leftovers === 0) {
       throw new LagrangeError(
         "usage",
-        `--job ${options.job}: no such job in ${redactRedisUrl(options.redis)}`,
+        `--job ${options.job}: no such job in ${redactUrl(options.redis)}`,
       );
     }
     if (options.force !== true) {

@@ -17,6 +17,7 @@ let dir: string;
 let modelDir: string;
 let server: Server;
 let hits = 0;
+let lastAuthorization: string | undefined;
 let url: string;
 
 beforeAll(async () => {
@@ -32,6 +33,11 @@ beforeAll(async () => {
   execFileSync("mkfifo", [join(modelDir, "pipe")]);
   server = createServer((request, response) => {
     hits++;
+    lastAuthorization = request.headers.authorization;
+    if (request.url?.startsWith("/redirect")) {
+      response.writeHead(302, { location: "/m" }).end();
+      return;
+    }
     // Endless: a body that never ends unless the reader stops.
     if (request.url === "/endless") {
       const chunk = Buffer.alloc(64 * 1024);
@@ -180,5 +186,34 @@ describe("readSpecModel: a spec names a model; the worker decides what it may re
         access({ allowUrls: true, maxBytes: 1024 * 1024 }),
       ),
     ).toMatch(/more than the cap of 1\.0 MiB/);
+  });
+
+  it("sends a URL's user and password as HTTP Basic credentials, follows no redirect with them, and never quotes them", async () => {
+    const withCredentials = url.replace("http://", "http://reader:p%40ss@");
+    expect(
+      Buffer.from(
+        await readSpecModel(
+          spec({ modelSource: "url", model: `${withCredentials}/m?token=t0ken` }),
+          access({ allowUrls: true }),
+        ),
+      ),
+    ).toEqual(MODEL);
+    expect(lastAuthorization).toBe(`Basic ${Buffer.from("reader:p@ss").toString("base64")}`);
+    const redirected = await refusal(
+      spec({ modelSource: "url", model: `${withCredentials}/redirect?token=t0ken` }),
+      access({ allowUrls: true }),
+    );
+    expect(redirected).toBe(
+      `model ${url.replace("http://", "http://***:***@")}/redirect?token=***: cannot fetch it (fetch failed: unexpected redirect)`,
+    );
+    // Plain (no credentials): a redirect is followed as before.
+    expect(
+      Buffer.from(
+        await readSpecModel(
+          spec({ modelSource: "url", model: `${url}/redirect` }),
+          access({ allowUrls: true }),
+        ),
+      ),
+    ).toEqual(MODEL);
   });
 });

@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { open, realpath } from "node:fs/promises";
 import { isAbsolute, resolve, sep } from "node:path";
-import { LagrangeError } from "@lagrange/core";
+import { LagrangeError, redactSecrets, redactUrl } from "@lagrange/core";
 import type { Redis } from "ioredis";
 import { modelKeys } from "./connection.js";
 import { DEFAULT_MAX_MODEL_BYTES, type TagJobSpec } from "./spec.js";
@@ -62,7 +63,9 @@ function sizeText(bytes: number): string {
  */
 export async function readSpecModel(spec: TagJobSpec, access: ModelAccess): Promise<Uint8Array> {
   const maxBytes = access.maxBytes ?? DEFAULT_MAX_MODEL_BYTES;
-  const name = `model ${spec.model}`;
+  // A URL's credentials and tokens are what the worker fetches with, never what it says.
+  const shown = redactUrl(spec.model);
+  const name = `model ${shown}`;
   if (spec.modelBytes > maxBytes) {
     throw new ModelRefusedError(
       `${name}: ${sizeText(spec.modelBytes)}, above this worker's cap of ${sizeText(maxBytes)}`,
@@ -93,9 +96,37 @@ export async function readSpecModel(spec: TagJobSpec, access: ModelAccess): Prom
       break;
   }
   if (bytes.length !== spec.modelBytes || sha256Hex(bytes) !== spec.modelSha256) {
-    throw new ModelChangedError(spec.model, spec.modelSha256);
+    if (spec.modelSource === "redis") throw await discardStoredModel(spec, access, bytes);
+    throw new ModelChangedError(shown, spec.modelSha256);
   }
   return bytes;
+}
+
+/**
+ * Deletes a stored model — only while it still holds the bytes that failed (a submit may have
+ * stored the right ones meanwhile): left there, it would fail every later job that uses it,
+ * while deleted, the next submission of the model stores it again.
+ */
+const DISCARD_MODEL = `
+local stored = redis.call('GET', KEYS[1])
+if stored and redis.sha1hex(stored) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+return 0`;
+
+async function discardStoredModel(
+  spec: TagJobSpec,
+  access: ModelAccess,
+  bytes: Uint8Array,
+): Promise<ModelRefusedError> {
+  const keys = modelKeys(access.queue, spec.modelSha256);
+  await access.client.eval(
+    DISCARD_MODEL,
+    1,
+    keys.bytes,
+    createHash("sha1").update(bytes).digest("hex"),
+  );
+  return new ModelRefusedError(
+    `model ${spec.model}: the copy stored in Redis does not match its checksum (sha256 ${spec.modelSha256.slice(0, 12)}…), so it was deleted; submitting the model again stores it anew`,
+  );
 }
 
 async function readStoredModel(
@@ -107,7 +138,7 @@ async function readStoredModel(
   const length = await access.client.strlen(keys.bytes);
   if (length === 0) {
     throw new ModelRefusedError(
-      `model ${spec.model}: not stored in Redis (sha256 ${spec.modelSha256.slice(0, 12)}…; its job was removed?)`,
+      `model ${spec.model}: not stored in Redis (sha256 ${spec.modelSha256.slice(0, 12)}…): its job was removed, or the stored copy failed its checksum and was deleted; submitting the model again stores it anew`,
     );
   }
   if (length > maxBytes) {
@@ -224,6 +255,33 @@ export async function readRegularFile(
   }
 }
 
+/**
+ * `fetch` refuses a URL with a user or password in it: they are sent as HTTP Basic credentials
+ * instead, and a redirect is then refused rather than followed (it would take them elsewhere).
+ */
+function withBasicAuth(url: string): [string, RequestInit] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [url, {}];
+  }
+  if (parsed.username === "" && parsed.password === "") return [url, {}];
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  parsed.username = "";
+  parsed.password = "";
+  const basic = Buffer.from(`${user}:${password}`).toString("base64");
+  return [parsed.href, { headers: { authorization: `Basic ${basic}` }, redirect: "error" }];
+}
+
+/** Undici says "fetch failed" and keeps the reason (refused, a redirect, a bad port) in its cause. */
+function fetchFailure(error: unknown): string {
+  const message = (error as Error).message;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${message}: ${cause.message}` : message;
+}
+
 /** How long a model download may take before it is abandoned. */
 const FETCH_TIMEOUT_MS = 120_000;
 
@@ -237,14 +295,17 @@ export async function fetchBounded(
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   let response: Response;
   try {
-    response = await fetch(url, {
+    const [plain, init] = withBasicAuth(url);
+    response = await fetch(plain, {
+      ...init,
       signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
     });
   } catch (error) {
     if (signal?.aborted) throw error;
-    throw new ModelRefusedError(`${what}: cannot fetch it (${(error as Error).message})`, {
-      cause: error,
-    });
+    throw new ModelRefusedError(
+      `${what}: cannot fetch it (${redactSecrets(fetchFailure(error))})`,
+      { cause: error },
+    );
   }
   if (!response.ok) {
     await response.body?.cancel();

@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, extname, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { AbortError, LagrangeError, lagrangeErrorCode } from "@lagrange/core";
+import { AbortError, LagrangeError, lagrangeErrorCode, redactUrl } from "@lagrange/core";
 import { inputFileError, readInput } from "@lagrange/core/node";
 import { Queue } from "bullmq";
 import {
@@ -123,10 +123,15 @@ if redis.call('HGET', KEYS[1], 'submission') ~= ARGV[1] then return 0 end
 for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 return 1`;
 
-/** Records that a job uses a stored model, and stores the bytes unless they are there already. */
+/**
+ * Records that a job uses a stored model, and says whether its bytes must be stored: they are
+ * missing, or what is stored is not them (corrupted, or written by someone else) — compared by
+ * content, not by existence, so that a bad copy is replaced rather than failing every job.
+ */
 const USE_MODEL = `
 redis.call('SADD', KEYS[2], ARGV[1])
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local stored = redis.call('GET', KEYS[1])
+if stored and redis.sha1hex(stored) == ARGV[2] then return 0 end
 return -1`;
 
 /** The model's bytes and how workers are to find them. */
@@ -138,7 +143,7 @@ interface SubmittedModel {
 
 async function modelOf(options: SubmitOptions): Promise<SubmittedModel> {
   const maxBytes = options.maxModelBytes ?? DEFAULT_MAX_MODEL_BYTES;
-  const what = `--model ${options.model}`;
+  const what = `--model ${redactUrl(options.model)}`;
   if (/^https?:\/\//.test(options.model)) {
     if (options.modelDir !== undefined) {
       throw new LagrangeError("usage", `${what}: a URL, and --model-dir names files`);
@@ -189,6 +194,7 @@ async function readConstraints(path: string, signal: AbortSignal | undefined): P
   // file too large for a job is refused before it is held (4 bytes at most per character).
   const constraints = new TextDecoder().decode(
     await readInput(path, {
+      kind: "constraints",
       maxBytes: 4 * MAX_CONSTRAINTS_CHARS,
       ...(signal === undefined ? {} : { signal }),
     }).catch((error: unknown) => {
@@ -331,9 +337,13 @@ export async function submitJob(options: SubmitOptions): Promise<SubmitResult> {
     let modelUploaded = false;
     if (model.source === "redis") {
       const stored = modelKeys(queueName, modelSha256);
-      if (Number(await client.eval(USE_MODEL, 2, stored.bytes, stored.jobs, options.job)) < 0) {
+      const sha1 = createHash("sha1").update(model.bytes).digest("hex");
+      if (
+        Number(await client.eval(USE_MODEL, 2, stored.bytes, stored.jobs, options.job, sha1)) < 0
+      ) {
         stillGoing();
-        await client.set(stored.bytes, Buffer.from(model.bytes), "NX");
+        // Over whatever is there: only these bytes belong under their checksum.
+        await client.set(stored.bytes, Buffer.from(model.bytes));
         modelUploaded = true;
       }
     }

@@ -43,6 +43,11 @@ describe("where the queue is", () => {
       "usage",
       `--redis-password-file ${join(dir, "empty")}: empty`,
     ]);
+    // Old Mac line endings: the CR would be sent as part of the password.
+    writeFileSync(join(dir, "mac"), "secret\rsecond line\r");
+    expect(refusal(() => readRedisPasswordFile(join(dir, "mac")))[1]).toMatch(/ends in CR only/);
+    writeFileSync(join(dir, "crlf"), "secret\r\n");
+    expect(readRedisPasswordFile(join(dir, "crlf"))).toBe("secret");
     expect(refusal(() => readRedisPasswordFile(join(dir, "missing")))).toEqual([
       "usage",
       `--redis-password-file ${join(dir, "missing")}: no such file`,

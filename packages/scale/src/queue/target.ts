@@ -1,18 +1,18 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { LagrangeError } from "@lagrange/core";
-import { InputFileError, inputFileError } from "@lagrange/core/node";
+import { InputFileError, inputFileError, inputSizeCap } from "@lagrange/core/node";
 import { DEFAULT_REDIS_URL, hasRedisPassword, type QueueTarget } from "./connection.js";
-
-/** A password file's largest size: a password, not a file read by mistake. */
-const MAX_PASSWORD_FILE_BYTES = 4096;
 
 /**
  * A Redis password from a file (`--redis-password-file`): its first line, a trailing newline not
  * part of it. Kept off command lines and out of the environment, where other users see it.
- * Refused: a file that is not a regular file, is larger than a password, or is empty.
+ * Refused: a file that is not a regular file, is larger than a password (the password kind's
+ * input cap), is empty, or ends its line in CR alone (old Mac line endings: the CR would be taken
+ * for part of the password).
  */
 export function readRedisPasswordFile(path: string): string {
   const what = `--redis-password-file ${path}`;
+  const most = inputSizeCap("password");
   let fd: number;
   try {
     // Without blocking: a FIFO with no writer must not hang the command.
@@ -26,16 +26,19 @@ export function readRedisPasswordFile(path: string): string {
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_PASSWORD_FILE_BYTES) {
-      throw new LagrangeError(
-        "usage",
-        `${what}: expected a regular file of at most ${MAX_PASSWORD_FILE_BYTES} bytes`,
-      );
+    if (!stat.isFile() || stat.size > most) {
+      throw new LagrangeError("usage", `${what}: expected a regular file of at most ${most} bytes`);
     }
     const buffer = Buffer.alloc(stat.size);
     const read = readSync(fd, buffer, 0, stat.size, 0);
     const password = buffer.subarray(0, read).toString("utf8").split(/\r?\n/)[0] ?? "";
     if (password === "") throw new LagrangeError("usage", `${what}: empty`);
+    if (password.includes("\r")) {
+      throw new LagrangeError(
+        "usage",
+        `${what}: its line ends in CR only (old Mac line endings); convert it with tr '\\r' '\\n'`,
+      );
+    }
     return password;
   } finally {
     closeSync(fd);

@@ -138,6 +138,13 @@ export async function runQueueWorker(options: WorkerOptions): Promise<WorkerSumm
   const emit = options.onEvent ?? (() => {});
   const report = (error: Error) =>
     emit({ kind: "connection", error: redactCredentials(error.message, options) });
+  // A shard's error is stored in Redis (its dead letter) and printed by whoever asks: a model URL's
+  // token or a password quoted by ioredis must not travel with it.
+  const hidden = (error: unknown): Error => {
+    const shown = error instanceof Error ? error : new Error(String(error));
+    shown.message = redactCredentials(shown.message, options);
+    return shown;
+  };
   // Waits for Redis as long as it takes (or a signal); a refused password ends it at once.
   const client: Redis = await openRedis(options, {
     patient: true,
@@ -191,7 +198,7 @@ export async function runQueueWorker(options: WorkerOptions): Promise<WorkerSumm
     try {
       data = parseShardJobData(job.data, job.id ?? "");
     } catch (error) {
-      throw new UnrecoverableError((error as Error).message);
+      throw hidden(new UnrecoverableError((error as Error).message));
     }
     const { job: name, index, firstLine } = data;
     const keys = jobKeys(queueName, name);
@@ -259,11 +266,11 @@ export async function runQueueWorker(options: WorkerOptions): Promise<WorkerSumm
         emit({ kind: "returned", job: name, shard: index });
         throw new WaitingError();
       }
-      if (error instanceof UnrecoverableError) throw error;
+      if (error instanceof UnrecoverableError) throw hidden(error);
       // Malformed data, spec, constraints or model, an unknown decoder, a model refused: the same
       // on every try.
-      if (isFinal(error)) throw new UnrecoverableError((error as Error).message);
-      throw error;
+      if (isFinal(error)) throw hidden(new UnrecoverableError((error as Error).message));
+      throw hidden(error);
     }
   };
 
@@ -288,7 +295,7 @@ export async function runQueueWorker(options: WorkerOptions): Promise<WorkerSumm
       shard: named?.index ?? -1,
       attempt: job.attemptsMade,
       dead: error instanceof UnrecoverableError || job.attemptsMade >= attempts,
-      error: error.message,
+      error: redactCredentials(error.message, options),
     });
   });
 

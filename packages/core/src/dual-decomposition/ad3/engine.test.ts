@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AbortError, ProblemValidationError } from "../../errors.js";
+import { AbortError, lagrangeErrorCode, ProblemValidationError } from "../../errors.js";
 import { createRandom, type Random } from "../../random.js";
 import type { BinaryFactorBinding, BinaryProblem } from "./binary-factor.js";
 import { solveBinaryProblem } from "./engine.js";
@@ -221,5 +221,52 @@ describe("AD3 on factor graphs over binary variables", () => {
         { signal: controller.signal },
       ),
     ).toThrow(AbortError);
+  });
+});
+
+describe("non-finite inputs (issue 42, class 9)", () => {
+  const pair = (): BinaryFactorBinding => ({
+    factor: pairFactor(1),
+    variables: Int32Array.of(0, 1),
+  });
+
+  it("a NaN or infinite log-potential of a variable is bad input naming the variable", () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, NEG_INF]) {
+      for (const exact of [false, true]) {
+        let caught: unknown;
+        try {
+          solveBinaryProblem(
+            { variables: 3, unary: Float64Array.of(0.5, -1, bad), factors: [pair()] },
+            { exact },
+          );
+        } catch (error) {
+          caught = error;
+        }
+        expect(lagrangeErrorCode(caught)).toBe("bad-input");
+        expect((caught as Error).message).toBe(
+          `AD3: variable 2 has log-potential ${bad}; expected a finite number`,
+        );
+      }
+    }
+  });
+
+  it("a factor whose MAP is NaN or +∞ is bad input naming the factor", () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      const broken: BinaryFactorBinding = {
+        factor: {
+          name: "broken",
+          size: 1,
+          map: (_, out) => {
+            out[0] = 1;
+            return bad;
+          },
+          score: () => bad,
+        },
+        variables: Int32Array.of(1),
+      };
+      expect(() => solveBinaryProblem({ variables: 2, factors: [pair(), broken] })).toThrow(
+        `AD3: factor 1 ("broken") has a MAP value of ${bad}`,
+      );
+    }
   });
 });

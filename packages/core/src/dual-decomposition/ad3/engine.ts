@@ -1,5 +1,6 @@
-import { ProblemValidationError, throwIfAborted } from "../../errors.js";
+import { LagrangeError, ProblemValidationError, throwIfAborted } from "../../errors.js";
 import {
+  deadlineOf,
   type IterationStats,
   MAX_ITERATIONS,
   type SolutionStatus,
@@ -45,11 +46,6 @@ export interface Ad3Options extends SolveOptions {
   readonly dualEvery?: number;
   /** Exact mode: at most this many nodes (default 1,000); then the best labelling and bound so far. */
   readonly maxNodes?: number;
-  /**
-   * Exact mode: stop after this many milliseconds, root included (default: no limit), with
-   * status `time-limit`, the best labelling so far and the root's bound — as the ILP's limit.
-   */
-  readonly timeLimitMs?: number;
 }
 
 export interface BinarySolution {
@@ -199,6 +195,15 @@ export class Ad3Layout {
         `expected ${V} entries, got ${unary.length}`,
       );
     }
+    for (let i = 0; i < V; i++) {
+      // NaN or ±∞ would pass into every bound: the run would report it as an objective.
+      if (!Number.isFinite(unary[i]!)) {
+        throw new LagrangeError(
+          "bad-input",
+          `AD3: variable ${i} has log-potential ${unary[i]}; expected a finite number`,
+        );
+      }
+    }
     this.variables = V;
     this.factors = problem.factors.map((b) => b.factor);
     this.edgeStart = edgeStart;
@@ -276,8 +281,6 @@ export class Ad3Run {
   bestPrimal = NEG_INF;
   /** Whether the last MAP pass found a factor with no configuration. */
   infeasible = false;
-  /** Exact mode's deadline (performance.now() milliseconds): runs stop there with `time-limit`. */
-  deadline = POS_INF;
   /** Exact mode: the root's dual, the search's bound while nodes run (+∞ outside a search). */
   searchBound = POS_INF;
   /** `onIteration` returned false: the caller wants the whole solve, search included, to stop. */
@@ -349,6 +352,12 @@ export class Ad3Run {
       for (let j = 0; j < size; j++)
         adjustment[j] = shares[edgeVariable[at + j]!]! + lambda[at + j]!;
       const value = factor.map(adjustment, out);
+      if (Number.isNaN(value) || value === POS_INF) {
+        throw new LagrangeError(
+          "bad-input",
+          `AD3: factor ${f} ("${factor.name}") has a MAP value of ${value}; expected a finite number, or −∞ for no configuration (are its log-potentials finite?)`,
+        );
+      }
       if (value === NEG_INF) this.infeasible = true;
       dual += value;
       if (f < seeding) {
@@ -470,7 +479,9 @@ export interface Ad3RunResult {
 
 /**
  * Runs AD3 on `run` until certified, solved (residuals below the threshold), out of iterations or
- * stopped by `onIteration`. Bounds accumulate in `run` (bestDual, bestPrimal).
+ * time, or stopped by `onIteration`. Bounds accumulate in `run` (bestDual, bestPrimal).
+ * `maxIterations` caps this run: each branch-and-bound node gets it afresh (as ad3_multi), the
+ * search being bounded by `maxNodes` and the deadline.
  */
 export function runAd3(
   run: Ad3Run,
@@ -488,6 +499,7 @@ export function runAd3(
   const dualEvery = options.dualEvery ?? DEFAULTS.dualEvery;
   const adaptEvery = options.adaptEvery ?? DEFAULTS.adaptEvery;
   const primalRatio = options.primalRatio ?? 100;
+  const deadline = deadlineOf(options);
   const edges = Math.max(1, run.layout.edgeVariable.length);
   let lastProgress = 0;
   let dualPasses = 0;
@@ -505,7 +517,7 @@ export function runAd3(
   run.diverged = false;
   for (let t = 1; t <= maxIterations; t++) {
     throwIfAborted(signal);
-    if (t > 1 && performance.now() > run.deadline) {
+    if (t > 1 && deadline.expired()) {
       status = "time-limit";
       break;
     }
@@ -622,8 +634,9 @@ export function solveBinaryProblem(
   check(options);
   const layout = new Ad3Layout(problem);
   const run = new Ad3Run(layout);
-  if (options.exact === true) return branchAndBound(run, options, undefined);
-  const result = runAd3(run, options, undefined);
+  const timed: Ad3Options = { ...options, deadline: deadlineOf(options) };
+  if (options.exact === true) return branchAndBound(run, timed, undefined);
+  const result = runAd3(run, timed, undefined);
   return solutionOf(run, result.status, result.iterations, 1, run.p.slice(), run.eta);
 }
 
@@ -710,9 +723,9 @@ export function branchAndBound(
 ): BinarySolution {
   const tolerance = options.tolerance ?? DEFAULTS.tolerance;
   const maxNodes = options.maxNodes ?? DEFAULTS.maxNodes;
-  const rootOptions: Ad3Options = { ...options, exact: false };
-  run.deadline =
-    options.timeLimitMs === undefined ? POS_INF : performance.now() + options.timeLimitMs;
+  // One deadline for the root and every node.
+  const deadline = deadlineOf(options);
+  const rootOptions: Ad3Options = { ...options, exact: false, deadline };
   const root = runAd3(run, rootOptions, hooks);
   const posteriors = run.p.slice();
   const rootEta = run.eta;
@@ -756,6 +769,11 @@ export function branchAndBound(
     }
     const first = run.p[branch]! >= 0.5 ? 1 : 0;
     for (const value of [first, 1 - first]) {
+      if (deadline.expired()) {
+        timedOut = true;
+        complete = false;
+        return;
+      }
       if (nodes >= maxNodes) {
         complete = false;
         return;

@@ -197,7 +197,7 @@ export function solveWithAd3(
     ...(o.maxIterations === undefined ? {} : { maxIterations: o.maxIterations }),
     ...(o.tolerance === undefined ? {} : { tolerance: o.tolerance }),
     ...(o.eta === undefined ? {} : { eta: o.eta }),
-    ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
+    ...(o.deadline === undefined ? {} : { deadline: o.deadline }),
     ...(o.stallIterations === undefined ? {} : { stallIterations: o.stallIterations }),
     ...(o.onIteration === undefined ? {} : { onIteration: o.onIteration }),
     ...(o.signal === undefined ? {} : { signal: o.signal }),

@@ -141,7 +141,6 @@ export function fieldsOf(line: string): string[] {
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const INFINITE = /^([+-]?)(inf|infinity)$/i;
 
 /** A decimal integer, or an error naming the line and `what` was expected. */
 export function parseInteger(reader: LineReader, field: string | undefined, what: string): number {
@@ -152,13 +151,16 @@ export function parseInteger(reader: LineReader, field: string | undefined, what
   return value;
 }
 
-/** A real number (C's `atof` syntax, `inf` included; not NaN), or an error naming the line. */
+/**
+ * A finite real number in C's `atof` decimal syntax, or an error naming the line: `inf`, `nan`
+ * and decimals beyond the doubles (`1e999`) are refused — AD3 would carry them into every bound
+ * and report a NaN or infinite objective as if it were a solution.
+ */
 export function parseReal(reader: LineReader, field: string | undefined, what: string): number {
   if (field === undefined) reader.fail(`expected ${what}, found the end of the line`);
-  if (DECIMAL.test(field)) return Number(field);
-  const infinite = INFINITE.exec(field);
-  if (infinite) return infinite[1] === "-" ? -Infinity : Infinity;
-  return reader.fail(`expected ${what} (a number), found "${field}"`);
+  const value = DECIMAL.test(field) ? Number(field) : Number.NaN;
+  if (Number.isFinite(value)) return value;
+  return reader.fail(`expected ${what} (a finite number), found "${field}"`);
 }
 
 /** Adds one to `counts[type]`. */

@@ -388,6 +388,32 @@ describe("parseAd3FactorGraph", () => {
       "1\n1\n0\nSEQUENCE 1 1 99999999 1\n",
       /bad\.fg:4: expected 99999999 state counts for SEQUENCE, found 1/,
     ],
+    // Class 9 (issue 42): a non-finite log-potential would pass into every bound.
+    ...["inf", "-inf", "Infinity", "nan", "NaN", "1e999", "-1e400"].flatMap(
+      (value): [string, string, RegExp][] => [
+        [
+          `a variable's log-potential ${value}`,
+          `2\n0\n0.5\n${value}\n`,
+          new RegExp(
+            `bad\\.fg:4: expected the log-potential of variable 2 of 2 \\(a finite number\\), found "${value}"`,
+          ),
+        ],
+        [
+          `a PAIR's log-potential ${value}`,
+          `2\n1\n0\n0\nPAIR 2 1 2 ${value}\n`,
+          new RegExp(
+            `bad\\.fg:5: expected the log-potential of PAIR \\(a finite number\\), found "${value}"`,
+          ),
+        ],
+        [
+          `a DENSE log-potential ${value}`,
+          `2\n1\n0\n0\nDENSE 2 1 2 1 2 0.5 ${value}\n`,
+          new RegExp(
+            `bad\\.fg:5: expected log-potential 2 of 2 of DENSE \\(a finite number\\), found "${value}"`,
+          ),
+        ],
+      ],
+    ),
   );
   it.each(bad)("rejects %s, naming the line", (_, text, message) => {
     let caught: unknown;

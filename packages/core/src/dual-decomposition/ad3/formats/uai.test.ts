@@ -175,7 +175,7 @@ describe("parseUaiFactorGraph", () => {
     [
       "a bad number",
       "MARKOV\n1\n2\n1\n1 0\n2\n1 x\n",
-      /bad\.uai:7: expected a potential of factor 0 \(a number\), found "x"/,
+      /bad\.uai:7: expected a potential of factor 0 \(a finite number\), found "x"/,
     ],
     [
       "a negative potential",
@@ -203,6 +203,28 @@ describe("parseUaiFactorGraph", () => {
       "a table larger than it allocates",
       "MARKOV\n3\n10000 10000 10\n1\n3 0 1 2\n1\n0\n",
       /bad\.uai:5: factor 0 has 1000000000 entries/,
+    ],
+    // Sizes are checked exactly (issue 42): before, 2^32 + 2 states wrapped to 2 in an
+    // Int32Array and a different, two-state graph was solved.
+    [
+      "a cardinality that wraps at 32 bits",
+      "MARKOV\n2\n4294967298 2\n0\n",
+      /bad\.uai:3: expected at most 67108864 states in all, found more \(variable 0 has 4294967298/,
+    ],
+    [
+      "cardinalities whose sum wraps at 32 bits",
+      `MARKOV\n65\n${Array(65).fill(66_000_000).join(" ")}\n0\n`,
+      /bad\.uai:3: expected at most 67108864 states in all, found more \(variable 1 has 66000000, after 66000000/,
+    ],
+    [
+      "a table whose size no double holds exactly",
+      `MARKOV\n40\n${Array(40).fill(3).join(" ")}\n1\n40 ${Array.from({ length: 40 }, (_, v) => v).join(" ")}\n1\n0\n`,
+      /bad\.uai:5: factor 0 has 12157665459056928801 entries/,
+    ],
+    [
+      "an infinite potential",
+      "MARKOV\n1\n2\n1\n1 0\n2\n1 1e999\n",
+      /bad\.uai:7: expected a potential of factor 0 \(a finite number\), found "1e999"/,
     ],
   );
   it.each(bad)("rejects %s, naming the line", (_, text, message) => {

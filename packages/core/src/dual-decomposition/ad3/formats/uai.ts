@@ -58,15 +58,20 @@ export function parseUaiFactorGraph(text: string, source: string): FactorGraphFi
   }
   const cardinalities = new Int32Array(numVariables);
   const offsets = new Int32Array(numVariables + 1);
+  // Sizes are checked before they are stored: an Int32Array would wrap 2^32 + 2 states to 2 and
+  // solve a different graph. Every partial sum stays ≤ MAX_STATES, exact in a double.
+  let numBinary = 0;
   for (let v = 0; v < numVariables; ++v) {
     const n = parseInteger(reader, cardinalityFields[v], `the cardinality of variable ${v}`);
     if (n < 1) reader.fail(`expected the cardinality of variable ${v} to be ≥ 1, found ${n}`);
+    if (n > MAX_STATES - numBinary) {
+      reader.fail(
+        `expected at most ${MAX_STATES} states in all, found more (variable ${v} has ${n}, after ${numBinary} before it)`,
+      );
+    }
+    numBinary += n;
     cardinalities[v] = n;
-    offsets[v + 1] = offsets[v]! + n;
-  }
-  const numBinary = offsets[numVariables]!;
-  if (numBinary > MAX_STATES) {
-    reader.fail(`expected at most ${MAX_STATES} states in all, found ${numBinary}`);
+    offsets[v + 1] = numBinary;
   }
 
   const numFactors = readCountLine(reader, "the number of factors");
@@ -102,13 +107,12 @@ export function parseUaiFactorGraph(text: string, source: string): FactorGraphFi
   let unaryTables = 0;
   for (let f = 0; f < numFactors; ++f) {
     const scope = scopes[f]!;
-    let expected = 1;
-    for (const v of scope) expected *= cardinalities[v]!;
-    if (expected > MAX_STATES) {
+    const expected = tableSize(scope, cardinalities);
+    if (expected === undefined) {
       throw new FactorGraphFormatError(
         source,
         scopeLines[f]!,
-        `factor ${f} has ${expected} entries, more than the ${MAX_STATES} this reader allocates`,
+        `factor ${f} has ${exactTableSize(scope, cardinalities)} entries, more than the ${MAX_STATES} this reader allocates`,
       );
     }
     const first = reader.readNonBlank();
@@ -196,6 +200,23 @@ export function parseUaiFactorGraph(text: string, source: string): FactorGraphFi
   };
 }
 
+/** The entries of a table over `scope`, undefined past MAX_STATES (checked at every factor). */
+function tableSize(scope: Int32Array, cardinalities: Int32Array): number | undefined {
+  let size = 1;
+  for (const v of scope) {
+    size *= cardinalities[v]!;
+    if (size > MAX_STATES) return undefined;
+  }
+  return size;
+}
+
+/** The exact number of entries, for the message (a product of many cardinalities outgrows a double). */
+function exactTableSize(scope: Int32Array, cardinalities: Int32Array): string {
+  let size = 1n;
+  for (const v of scope) size *= BigInt(cardinalities[v]!);
+  return size.toString();
+}
+
 function sumStates(scope: Int32Array, cardinalities: Int32Array): number {
   let total = 0;
   for (const v of scope) total += cardinalities[v]!;
@@ -204,7 +225,7 @@ function sumStates(scope: Int32Array, cardinalities: Int32Array): number {
 
 function logPotential(reader: LineReader, field: string, factor: number): number {
   const value = parseReal(reader, field, `a potential of factor ${factor}`);
-  if (!(value >= 0) || value === Infinity) {
+  if (!(value >= 0)) {
     reader.fail(`expected a finite potential ≥ 0 in factor ${factor}, found ${field}`);
   }
   return value === 0 ? UAI_LOG_ZERO : Math.log(value);
