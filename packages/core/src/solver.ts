@@ -43,6 +43,19 @@ export interface IterationStats {
  */
 export const MAX_ITERATIONS = 2 ** 31 - 1;
 
+/** `options.maxIterations`, when given, is an integer from 1 to {@link MAX_ITERATIONS}. */
+export function checkIterationCap(maxIterations: number | undefined): void {
+  if (
+    maxIterations !== undefined &&
+    !(Number.isInteger(maxIterations) && maxIterations >= 1 && maxIterations <= MAX_ITERATIONS)
+  ) {
+    throw new ProblemValidationError(
+      "options.maxIterations",
+      `expected an integer from 1 to ${MAX_ITERATIONS}, got ${maxIterations}`,
+    );
+  }
+}
+
 /**
  * The longest time limit a solver takes, 2^31 − 1 ms (about 24.8 days): the longest delay a
  * JavaScript timer takes, so a caller may arm one with the same limit.

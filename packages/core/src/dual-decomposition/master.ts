@@ -2,9 +2,9 @@ import type { LinearConstraint } from "../constraints.js";
 import type { ConstraintStats, Decoding } from "../decoding.js";
 import { LagrangeError, ProblemValidationError, throwIfAborted } from "../errors.js";
 import {
+  checkIterationCap,
   deadlineOf,
   type IterationStats,
-  MAX_ITERATIONS,
   type Slave,
   type SolutionStatus,
   type SolveOptions,
@@ -109,15 +109,7 @@ const NO_CONSTRAINTS: readonly LinearConstraint[] = [];
 
 function checkOptions(options: DualDecompositionOptions): void {
   const { maxIterations, tolerance, stallIterations } = options;
-  if (
-    maxIterations !== undefined &&
-    !(Number.isInteger(maxIterations) && maxIterations >= 1 && maxIterations <= MAX_ITERATIONS)
-  ) {
-    throw new ProblemValidationError(
-      "options.maxIterations",
-      `expected an integer from 1 to ${MAX_ITERATIONS}, got ${maxIterations}`,
-    );
-  }
+  checkIterationCap(maxIterations);
   if (tolerance !== undefined && !(tolerance >= 0)) {
     throw new ProblemValidationError(
       "options.tolerance",

@@ -1,8 +1,8 @@
 import { LagrangeError, ProblemValidationError, throwIfAborted } from "../../errors.js";
 import {
+  checkIterationCap,
   deadlineOf,
   type IterationStats,
-  MAX_ITERATIONS,
   type SolutionStatus,
   type SolveOptions,
 } from "../../solver.js";
@@ -100,15 +100,7 @@ export const MAX_ETA = 1e6;
 
 function check(options: Ad3Options): void {
   const { maxIterations, eta, residualThreshold, tolerance } = options;
-  if (
-    maxIterations !== undefined &&
-    !(Number.isInteger(maxIterations) && maxIterations >= 1 && maxIterations <= MAX_ITERATIONS)
-  ) {
-    throw new ProblemValidationError(
-      "options.maxIterations",
-      `expected an integer from 1 to ${MAX_ITERATIONS}, got ${maxIterations}`,
-    );
-  }
+  checkIterationCap(maxIterations);
   if (eta !== undefined && !(eta >= MIN_ETA && eta <= MAX_ETA)) {
     throw new ProblemValidationError(
       "options.eta",
