@@ -202,7 +202,9 @@ describe("3. output errors end cleanly", () => {
       );
       expectCleanExit(r, 2);
       // /proc/version is 0444: refused as read-only before the kernel would refuse it.
-      expect(r.stderr).toMatch(/lagrange: --out \S+: (cannot be written|is a directory|is read-only)/);
+      expect(r.stderr).toMatch(
+        /lagrange: --out \S+: (cannot be written|is a directory|is read-only)/,
+      );
       expect(r.stderr).not.toMatch(/tagged/);
     }
     expect(readFileSync("/proc/version", "utf8")).not.toBe("");
