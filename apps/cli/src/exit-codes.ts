@@ -29,7 +29,8 @@ Exit codes:
   2    usage: unknown command, option, value or name; a named file that does not exist; an output
        path that cannot be written or is one of the inputs; Redis refused the password, ACL user
        or TLS certificate (lagrange queue: at once, never retried)
-  3    malformed input: data, model, constraints file or plug-in (the message names file:line)
+  3    malformed input: data, model, constraints file or plug-in (the message names file:line),
+       or an input over its kind's size cap (LAGRANGE_MAX_INPUT raises it)
   4    a dataset split is not reachable (not in the mirror, offline)
   130  stopped by Ctrl-C (SIGINT); 143 by SIGTERM; 129 by SIGHUP; 131 by SIGQUIT (Ctrl-\\); 128+n
        by any other signal n that ends a process (no partial output file or temporary file is

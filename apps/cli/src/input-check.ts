@@ -13,6 +13,7 @@ import {
   INPUT_CAPS_VARIABLE,
   InputTooLargeError,
   inputSizeCap,
+  isNullDevice,
   parseInputCaps,
 } from "@lagrange/core/node";
 import type { CommandFiles, InputFileKind } from "./define/files.js";
@@ -72,10 +73,13 @@ function refusal(kind: InputFileKind, path: string, stats: Stats): string | unde
   return undefined;
 }
 
-/** A block device, or a character device that is no terminal (`/dev/stdin` typed into is read). */
+/**
+ * A block device, or a character device that is no terminal (`/dev/stdin` typed into is read)
+ * nor the null device (empty, as safe as an empty file).
+ */
 function isDevice(path: string, stats: Stats): boolean {
   if (stats.isBlockDevice()) return true;
-  if (!stats.isCharacterDevice()) return false;
+  if (!stats.isCharacterDevice() || isNullDevice(stats)) return false;
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);

@@ -1,5 +1,5 @@
 import { type CrfModel, getPreset, loadModelFromBytes } from "@lagrange/chain-crf";
-import { type InputStream, openInput } from "@lagrange/core/node";
+import { type InputStream, InputTooLargeError, openInput } from "@lagrange/core/node";
 import type { Corpus } from "@lagrange/datasets";
 import { isL2sModelFile, type L2sModel, l2sModelFromBytes } from "@lagrange/l2s";
 import {
@@ -27,14 +27,19 @@ export type AnyModel =
 export async function isL2sModelPath(path: string, signal?: AbortSignal): Promise<boolean> {
   let input: InputStream | undefined;
   try {
-    input = await openInput(path, { chunkBytes: 8, ...(signal === undefined ? {} : { signal }) });
+    input = await openInput(path, {
+      kind: "model",
+      chunkBytes: 8,
+      ...(signal === undefined ? {} : { signal }),
+    });
     if (input.kind !== "file") {
       return isL2sModelFile(await keepPipeInput(path, input, startsLikeAModel));
     }
     for await (const head of input) return isL2sModelFile(head);
     return false;
   } catch (error) {
-    if (signal?.aborted === true) throw error;
+    // A pipe over the model cap is refused here, not read again by the CRF reader.
+    if (signal?.aborted === true || error instanceof InputTooLargeError) throw error;
     return false;
   } finally {
     input?.close();

@@ -99,7 +99,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const signal = stopSignal();
     const code = exitCodeOf(error, signal);
     announceFinalLine();
-    // Any message may quote a URL with its credentials (a model URL, ioredis's errors).
+    // Any message may quote a URL with its credentials: redacted before the clip, which could cut
+    // a secret in two (writeStderr redacts whatever else it writes).
     writeStderr(`lagrange: ${clip(redactSecrets(messageOf(error, code, signal)))}\n`);
     if (code === ExitCode.failure && process.env.LAGRANGE_DEBUG) {
       writeStderr(`${(error as Error).stack}\n`);

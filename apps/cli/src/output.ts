@@ -117,7 +117,9 @@ export async function writeOutput<T>(
 export function refuseOutputsThatAreInputs(): void {
   const { inputs, outputs } = commandFiles();
   for (const output of outputs) {
-    const target = identity(output.path);
+    // A terminal, a FIFO or a device is written in place and destroys nothing (`--data
+    // /dev/stdin --out /dev/stdout` on one terminal is fine); a file or a folder is compared.
+    const target = identity(output.path, true);
     if (target === undefined) continue;
     for (const input of inputs) {
       if (identity(input.path) === target) {
@@ -129,10 +131,14 @@ export function refuseOutputsThatAreInputs(): void {
   }
 }
 
-/** A file's device and inode (links followed), or undefined where there is no file. */
-function identity(path: string): string | undefined {
+/**
+ * A file's device and inode (links followed), or undefined where there is no file (or, with
+ * `replacedOnly`, nothing an output would replace: not a file or a folder).
+ */
+function identity(path: string, replacedOnly = false): string | undefined {
   try {
     const stats = statSync(path);
+    if (replacedOnly && !stats.isFile() && !stats.isDirectory()) return undefined;
     return `${stats.dev}:${stats.ino}`;
   } catch {
     return undefined;

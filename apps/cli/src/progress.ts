@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { redactSecrets } from "@lagrange/core";
 
 /** cli-progress, loaded on the first bar (a terminal only): `--help` and piped runs never load it. */
 const loadCliProgress = (): typeof import("cli-progress") =>
@@ -60,11 +61,14 @@ export function warn(message: string): void {
 
 /**
  * Writes to stderr, never throwing: with stderr closed or full (`2>/dev/full`) there is nowhere to
- * report, and the command's result (its output, its exit code) must not depend on messages.
+ * report, and the command's result (its output, its exit code) must not depend on messages. Every
+ * line the CLI writes passes here, so secrets are redacted here once (core's `redactSecrets`:
+ * URL credentials, secret query parameters), whatever quoted them: an error, a warning, a
+ * progress note, commander's own message, a `LAGRANGE_DEBUG` stack.
  */
 export function writeStderr(text: string): void {
   try {
-    process.stderr.write(text);
+    process.stderr.write(redactSecrets(text));
   } catch {
     // Nowhere left to report.
   }

@@ -5,6 +5,7 @@ import {
   scoreLabelColumns,
 } from "@lagrange/datasets";
 import { badInputError } from "../exit-codes.js";
+import { warn } from "../progress.js";
 import type { EvalOptions } from "./eval.js";
 
 export const percent = (x: number) => Math.round(x * 10000) / 100;
@@ -32,11 +33,14 @@ export function evaluationJson(evaluation: ChunkEvaluation): unknown {
 /**
  * A file without a predicted column (training data: token, POS, gold; or token and gold) scores
  * its second-to-last column as gold against the last: F1 0.00 that looks like a result. Refused
- * when the two columns share no label at all, naming the first token line.
+ * when the two columns share no label at all, naming the first token line — on a file of at least
+ * {@link DISJOINT_EVIDENCE_TOKENS} tokens; a shorter one may be a real prediction that is all
+ * wrong, and is scored with a warning.
  */
 export function checkPredictedColumn(text: string, file: string, delimiter?: string): void {
   const gold = new Set<string>();
   const predicted = new Set<string>();
+  let tokens = 0;
   let first: { line: number; gold: string; predicted: string } | undefined;
   const lines = text.split("\n");
   for (let l = 0; l < lines.length; l++) {
@@ -49,13 +53,20 @@ export function checkPredictedColumn(text: string, file: string, delimiter?: str
     if (predicted.has(g) || gold.has(p) || g === p) return;
     gold.add(g);
     predicted.add(p);
+    tokens++;
     first ??= { line: l + 1, gold: g, predicted: p };
   }
   if (first === undefined) return;
-  throw badInputError(
-    `${file}:${first.line}: the last two columns share no label (${JSON.stringify(first.gold)} … ${JSON.stringify(first.predicted)}, and so on through the file): expected the gold label second to last and the predicted one last, as lagrange tag writes them; is the predicted column missing (tag the file first)?`,
-  );
+  const why = `${file}:${first.line}: the last two columns share no label (${JSON.stringify(first.gold)} … ${JSON.stringify(first.predicted)}, and so on through the file): expected the gold label second to last and the predicted one last, as lagrange tag writes them; is the predicted column missing (tag the file first)?`;
+  if (tokens < DISJOINT_EVIDENCE_TOKENS) {
+    warn(why);
+    return;
+  }
+  throw badInputError(why);
 }
+
+/** Tokens whose gold and predicted labels never meet before that is taken for a missing column. */
+const DISJOINT_EVIDENCE_TOKENS = 20;
 
 /**
  * A file of CoNLL columns (gold second to last, prediction last), scored as

@@ -22,7 +22,7 @@ const commands = commandsOf(program);
 const FILE_PLACEHOLDER = /<(file|model|dir|module|path\|url|name=file|svg|file\.\.\.)>/;
 
 describe("the declared files of every command", () => {
-  it("cover every option and argument whose placeholder names a file", () => {
+  it("cover every option whose placeholder names a file, and every positional file", () => {
     const undeclared: string[] = [];
     for (const { path, command } of commands) {
       const declared = filesOf(command);
@@ -31,6 +31,13 @@ describe("the declared files of every command", () => {
         if (FILE_PLACEHOLDER.test(option.flags) && !named.has(option.long ?? "")) {
           undeclared.push(`${path} ${option.flags}`);
         }
+      }
+      // A positional argument's name is its placeholder: every one but a name (a job's, a
+      // dataset's) is a file.
+      for (const argument of command.registeredArguments) {
+        const shown = argument.required ? `<${argument.name()}>` : `[${argument.name()}]`;
+        const aName = argument.name() === "job" || argument.name() === "name";
+        if (!aName && !named.has(shown)) undeclared.push(`${path} ${shown}`);
       }
     }
     expect(undeclared).toEqual([]);

@@ -10,7 +10,7 @@
  * Redis is reached, so they need no server (a FIFO case that goes on to connect is refused by
  * the unreachable port of --redis).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -337,6 +337,31 @@ describe.skipIf(!linux)(
         measured.push(
           `${input.kind} (${input.command} ${input.flag}) FIFO: stopped ${run.stoppedMs} ms after SIGTERM`,
         );
+      });
+
+      it("a FIFO whose writer never stops: the reader itself stops at the kind's cap (1 MiB here)", async () => {
+        // The pre-start check lets a pipe through (it cannot know its length): what bounds it is
+        // the reader's own cap, whichever reader the kind goes to (a model sniffed for its kind,
+        // a lexicon in recipes, a corpus streamed, a queue's shards).
+        const fifo = `endless-${input.kind}`;
+        execFileSync("mkfifo", [join(dir, fifo)]);
+        // A line every kind's first glance accepts (a model's magic starts "LGR").
+        const writer = spawn("sh", ["-c", 'exec yes "LGR x y z" > "$1"', "sh", join(dir, fifo)], {
+          stdio: "ignore",
+        });
+        try {
+          const run = await runBounded(input.args(fifo), {
+            ...bounds(),
+            env: { LAGRANGE_MAX_INPUT: `${input.kind === "folder" ? "data" : input.kind}=1MiB` },
+          });
+          expectBounded(run);
+          expect([2, 3], run.stderr).toContain(run.code);
+          measured.push(
+            `${input.kind} (${input.command} ${input.flag}) endless FIFO: exit ${run.code} at ${run.peakRssMb} MB`,
+          );
+        } finally {
+          writer.kill("SIGKILL");
+        }
       });
     });
 

@@ -110,7 +110,7 @@ export async function openAtomicFile(
   if (replaced !== null && (replaced.mode & 0o222) === 0 && options.replaceReadOnly !== true) {
     throw new FileWriteError(path, codedError(READ_ONLY_FILE, "the file is read-only"));
   }
-  await removeStaleTemporaryFiles(dirname(target));
+  await removeStaleTemporaryFiles(target);
   // Short whatever the destination's name: a 250-byte name plus a suffix would pass NAME_MAX.
   const temporary = join(
     dirname(target),
@@ -484,14 +484,17 @@ function descriptorSink(fd: number, { owned }: { readonly owned: boolean }): InP
 }
 
 /**
- * Temporary files this writer left beside `target` in processes that no longer run (killed with
- * SIGKILL, or by a power cut: nothing could remove them) are removed when `target` is next
- * written. A file is stale when the process its name records is gone; the writer's own process
- * and any live one (another user's included) keep theirs. A process in another PID namespace
- * writing the same folder (two containers sharing a volume) cannot be told from a dead one.
+ * Temporary files this writer left in `target`'s folder in processes that no longer run (killed
+ * with SIGKILL, or by a power cut: nothing could remove them) are removed when an output is next
+ * written there: `.lgr-<pid>.<hex>.tmp`, and the older `.<target's name>.<pid>.<hex>.tmp` of
+ * `target` itself. A file is stale when the process its name records is gone; the writer's own
+ * process and any live one (another user's included) keep theirs. A process in another PID
+ * namespace writing the same folder (two containers sharing a volume) cannot be told from a dead
+ * one.
  */
-async function removeStaleTemporaryFiles(folder: string): Promise<void> {
-  const prefix = TEMPORARY_PREFIX;
+async function removeStaleTemporaryFiles(target: string): Promise<void> {
+  const folder = dirname(target);
+  const prefixes = [TEMPORARY_PREFIX, `.${basename(target)}.`];
   let names: string[];
   try {
     names = await readdir(folder);
@@ -499,7 +502,8 @@ async function removeStaleTemporaryFiles(folder: string): Promise<void> {
     return;
   }
   for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
+    const prefix = prefixes.find((p) => name.startsWith(p));
+    if (prefix === undefined) continue;
     const match = /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length));
     if (match === null) continue;
     const pid = Number(match[1]);

@@ -26,6 +26,7 @@ export {
   type InputKind,
   type InputStream,
   inputFileError,
+  isNullDevice,
   type OpenInputOptions,
   openInput,
   type ReadInputOptions,

@@ -192,9 +192,11 @@ describe("reading the files a user names", () => {
   );
 
   it.skipIf(process.platform !== "linux")(
-    "a named kind refuses every device but a terminal, before reading a byte",
+    "a named kind refuses every device but a terminal and the null device, before reading a byte",
     async () => {
-      for (const device of ["/dev/zero", "/dev/urandom", "/dev/null"]) {
+      // The null device is empty, as safe as an empty file (`lagrange tag --data - < /dev/null`).
+      expect(await readInput("/dev/null", { kind: "lexicon" })).toEqual(new Uint8Array(0));
+      for (const device of ["/dev/zero", "/dev/urandom"]) {
         for (const read of [
           () => readInput(device, { kind: "lexicon" }),
           () => openInput(device, { kind: "data" }),

@@ -90,6 +90,19 @@ function readableBy(stats: Stats): boolean {
   return (stats.mode & 0o004) !== 0;
 }
 
+/**
+ * Whether a device is the null device: empty, so as safe as an empty file (`cmd < /dev/null`,
+ * as cron and nohup run commands, gives `--data -` nothing to read, not a refusal).
+ */
+export function isNullDevice(stats: Stats): boolean {
+  if (!stats.isCharacterDevice()) return false;
+  try {
+    return statSync("/dev/null").rdev === stats.rdev;
+  } catch {
+    return false;
+  }
+}
+
 /** What an input is: a regular file, a pipe or FIFO, a terminal, or another device. */
 export type InputKind = "file" | "pipe" | "terminal" | "device";
 
@@ -218,7 +231,7 @@ async function openDescriptor(
     if (stats.isDirectory()) throw new InputFileError(path, reasonOf("EISDIR", null), "EISDIR");
     // A terminal is typed into, and ends; any other device may never end (/dev/zero).
     const device = stats.isBlockDevice() || (stats.isCharacterDevice() && !isatty(fd));
-    if (options.kind !== undefined && device) {
+    if (options.kind !== undefined && device && !isNullDevice(stats)) {
       throw new InputFileError(path, reasonOf("ENODEV", null), "ENODEV");
     }
     return { fd, stats };

@@ -125,6 +125,8 @@ export async function* shardCorpus(
   // Decoded as Node's "utf8" stream encoding decodes (a byte order mark kept, bad bytes replaced).
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const input = await openInput(path, {
+    // A corpus: a device is refused, and an endless pipe stops at the data cap.
+    kind: "data",
     chunkBytes,
     ...(signal === undefined ? {} : { signal }),
   });
