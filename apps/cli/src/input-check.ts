@@ -7,13 +7,12 @@
  * library's, an import) gets the file later.
  */
 import { closeSync, constants, openSync, type Stats, statSync } from "node:fs";
-import { isatty } from "node:tty";
 import { LagrangeError } from "@lagrange/core";
 import {
   INPUT_CAPS_VARIABLE,
   InputTooLargeError,
   inputSizeCap,
-  isNullDevice,
+  isRefusedDevice,
   parseInputCaps,
 } from "@lagrange/core/node";
 import type { CommandFiles, InputFileKind } from "./define/files.js";
@@ -73,13 +72,9 @@ function refusal(kind: InputFileKind, path: string, stats: Stats): string | unde
   return undefined;
 }
 
-/**
- * A block device, or a character device that is no terminal (`/dev/stdin` typed into is read)
- * nor the null device (empty, as safe as an empty file).
- */
+/** A device no input may be (core's `isRefusedDevice`): it is opened, not read, to tell. */
 function isDevice(path: string, stats: Stats): boolean {
-  if (stats.isBlockDevice()) return true;
-  if (!stats.isCharacterDevice() || isNullDevice(stats)) return false;
+  if (!stats.isBlockDevice() && !stats.isCharacterDevice()) return false;
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
@@ -87,7 +82,7 @@ function isDevice(path: string, stats: Stats): boolean {
     return true;
   }
   try {
-    return !isatty(fd);
+    return isRefusedDevice(stats, fd);
   } finally {
     closeSync(fd);
   }

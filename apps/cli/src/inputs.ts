@@ -7,7 +7,6 @@ import {
   type InputSizeKind,
   type InputStream,
   InputTooLargeError,
-  inputSizeCap,
   openInput,
   readInput,
 } from "@lagrange/core/node";
@@ -160,32 +159,6 @@ export function checkNamedLineEndings(option: string, text: string, file: string
     if (!(error instanceof DataFormatError)) throw error;
     throw new LagrangeError("bad-input", `${option} ${error.message}`, { cause: error });
   }
-}
-
-/**
- * Standard input (`-` where a flag allows it) read whole, as text, under `kind`'s cap: past it,
- * reading stops with a bad-input error naming the option.
- */
-export async function readNamedStandardInput(
-  option: string,
-  kind: InputSizeKind,
-  signal?: AbortSignal,
-): Promise<string> {
-  const cap = inputSizeCap(kind);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of process.stdin) {
-    signal?.throwIfAborted();
-    total += (chunk as Buffer).length;
-    if (total > cap) {
-      process.stdin.pause();
-      throw namedInputError(option, new InputTooLargeError("standard input", null, cap, kind));
-    }
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks, total).toString("utf8");
-  checkNamedLineEndings(option, text, "standard input");
-  return text;
 }
 
 /**

@@ -2,7 +2,7 @@ import { LagrangeError } from "@lagrange/core";
 import { type PosField, readTaggedConllu } from "@lagrange/datasets";
 import type { DepsPunctuation } from "../define/values.js";
 import { badInputError, usageError } from "../exit-codes.js";
-import { readNamedStandardInput, readNamedText, requireFile } from "../inputs.js";
+import { readNamedText, requireFile } from "../inputs.js";
 import { warn } from "../progress.js";
 import { conllReport } from "./eval-conll.js";
 import { conlluReport } from "./eval-conllu.js";
@@ -35,8 +35,8 @@ async function readInput(path: string): Promise<string> {
     return readNamedText("prediction file", path, undefined, "predictions");
   }
   try {
-    // Under the predictions cap, as a file is.
-    return await readNamedStandardInput("prediction file", "predictions");
+    // Through the one opener, under the predictions cap, as a file is.
+    return await readNamedText("prediction file", "/dev/stdin", undefined, "predictions");
   } catch (error) {
     if (error instanceof LagrangeError) throw error;
     throw badInputError(`cannot read ${path}: ${(error as Error).message}`);

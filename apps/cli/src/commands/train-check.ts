@@ -1,6 +1,7 @@
 import { TRAINING_OBJECTIVES } from "@lagrange/bcrf";
 import { parseLabelScheme } from "@lagrange/datasets";
 import { checkPresetName, GROUPING_KINDS, isTaskPreset } from "@lagrange/recipes";
+import { splitLexiconArgument } from "../define/files.js";
 import { TRAIN_FLAG_SCOPES, type TrainCondition, type TrainPath } from "../define/train-values.js";
 import { usageError } from "../exit-codes.js";
 import { warn } from "../progress.js";
@@ -237,12 +238,11 @@ function checkGeneralOptions(options: TrainOptions): void {
 
 /** `--lexicon NAME=FILE` split into its name and file. */
 export function lexiconArgument(entry: string): { name: string; file: string } {
-  const at = entry.indexOf("=");
-  const name = entry.slice(0, at);
-  if (at <= 0 || at === entry.length - 1 || !/^[A-Za-z0-9_.-]+$/.test(name)) {
+  const split = splitLexiconArgument(entry);
+  if (split === undefined || !/^[A-Za-z0-9_.-]+$/.test(split.name)) {
     throw usageError(
       `--lexicon ${entry}: expected NAME=FILE, NAME of letters, digits, _ . - (it names the lexicon's attributes)`,
     );
   }
-  return { name, file: entry.slice(at + 1) };
+  return split;
 }

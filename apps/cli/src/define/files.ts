@@ -104,7 +104,8 @@ export function recordCommandFiles(command: Command): void {
       : options[attributeOf(command, flag)];
   for (const [flag, kind] of Object.entries(declaration.inputs)) {
     for (const given of valuesOf(valueGiven(flag))) {
-      inputs.push({ flag, kind, path: kind === "lexicon" ? lexiconPath(given) : given });
+      const path = kind === "lexicon" ? (splitLexiconArgument(given)?.file ?? given) : given;
+      inputs.push({ flag, kind, path });
     }
   }
   const outputs = declaration.outputs.flatMap((flag) =>
@@ -116,7 +117,8 @@ export function recordCommandFiles(command: Command): void {
 
 /**
  * What the running command declares `flag` to be (`--lexicon` → lexicon), so that a reader given
- * only the flag applies its kind's size cap; undefined when it declares no such input.
+ * only the flag applies its kind's size cap, standard input (`--data -`) included; undefined when
+ * it declares no such input.
  */
 export function declaredInputKind(flag: string): InputFileKind | undefined {
   return currentDeclaration.inputs[flag];
@@ -127,10 +129,14 @@ export function commandFiles(): CommandFiles {
   return current;
 }
 
-/** `--lexicon name=file`: the file. */
-function lexiconPath(value: string): string {
-  const equals = value.indexOf("=");
-  return equals < 0 ? value : value.slice(equals + 1);
+/**
+ * `--lexicon NAME=FILE` split at its first `=`; undefined without a NAME or a FILE. The one
+ * reading of the flag's value: for the files a command reads, and for training's lexicons.
+ */
+export function splitLexiconArgument(value: string): { name: string; file: string } | undefined {
+  const at = value.indexOf("=");
+  if (at <= 0 || at === value.length - 1) return undefined;
+  return { name: value.slice(0, at), file: value.slice(at + 1) };
 }
 
 function valuesOf(value: unknown): string[] {

@@ -26,7 +26,7 @@ export {
   type InputKind,
   type InputStream,
   inputFileError,
-  isNullDevice,
+  isRefusedDevice,
   type OpenInputOptions,
   openInput,
   type ReadInputOptions,

@@ -91,10 +91,18 @@ function readableBy(stats: Stats): boolean {
 }
 
 /**
- * Whether a device is the null device: empty, so as safe as an empty file (`cmd < /dev/null`,
- * as cron and nohup run commands, gives `--data -` nothing to read, not a refusal).
+ * Whether an opened file is a device a named input may not be: a block device, or a character
+ * device other than a terminal (typed into, and ends) and the null device (empty, as safe as an
+ * empty file: `cmd < /dev/null`, as cron and nohup run commands, gives `--data -` nothing to
+ * read). Any other may never end (`/dev/zero`). The one rule, for the readers and for the CLI's
+ * check before a command starts.
  */
-export function isNullDevice(stats: Stats): boolean {
+export function isRefusedDevice(stats: Stats, fd: number): boolean {
+  if (stats.isBlockDevice()) return true;
+  return stats.isCharacterDevice() && !isatty(fd) && !isNullDevice(stats);
+}
+
+function isNullDevice(stats: Stats): boolean {
   if (!stats.isCharacterDevice()) return false;
   try {
     return statSync("/dev/null").rdev === stats.rdev;
@@ -229,9 +237,7 @@ async function openDescriptor(
   try {
     const stats = await fstatFd(fd);
     if (stats.isDirectory()) throw new InputFileError(path, reasonOf("EISDIR", null), "EISDIR");
-    // A terminal is typed into, and ends; any other device may never end (/dev/zero).
-    const device = stats.isBlockDevice() || (stats.isCharacterDevice() && !isatty(fd));
-    if (options.kind !== undefined && device && !isNullDevice(stats)) {
+    if (options.kind !== undefined && isRefusedDevice(stats, fd)) {
       throw new InputFileError(path, reasonOf("ENODEV", null), "ENODEV");
     }
     return { fd, stats };
