@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// What a new user does, on a clean machine: pack every package (prepack builds dist/), install the
+// What a new user does, on a clean machine: pack every package (prepack builds dist/; no test file
+// or test support ships, and no shipped module imports a file left out), install the
 // tarballs alone into an empty npm project, run each package's README examples against them in
 // plain Node, type-check a consumer with TypeScript 5.0 and the current one (Node without DOM, a
 // browser without @types/node, moduleResolution node10), bundle the tag-and-decode entry for the
@@ -14,7 +15,7 @@ import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
-import { PACKAGES, packPackage, ROOT, run } from "./pack.mjs";
+import { danglingImports, PACKAGES, packPackage, ROOT, run, shippedTestSupport } from "./pack.mjs";
 
 const args = new Set(process.argv.slice(2));
 const require = createRequire(import.meta.url);
@@ -28,6 +29,7 @@ const BROWSER_ENTRIES = [
   "@lagrange/soft-dd",
   "@lagrange/constraint-templates",
   "@lagrange/datasets",
+  "@lagrange/factor-graphs",
   "@lagrange/recipes/browser",
 ];
 const BUNDLE_GZIP_TARGET = 60 * 1024;
@@ -92,21 +94,17 @@ for (const name of PACKAGES) {
     missing.push(
       ...["package/dist/train/worker-bootstrap.mjs"].filter((f) => !listing.includes(f)),
     );
-  const stray = listing.filter((f) => /\.test\.|__fixtures__|\.tmp\./.test(f));
-  const manifest = JSON.parse(
-    execFileSync("tar", ["xzfO", join(tarballs, file), "package/package.json"], {
-      encoding: "utf8",
-    }),
-  );
+  const { manifest, stray, dangling } = inspectTarball(join(tarballs, file), listing);
   const workspaceRanges = JSON.stringify(manifest).includes("workspace:");
-  const ok = missing.length === 0 && stray.length === 0 && !workspaceRanges;
+  const ok =
+    missing.length === 0 && stray.length === 0 && dangling.length === 0 && !workspaceRanges;
   packed.set(name, join(tarballs, file));
   record(`pack @lagrange/${name}`, ok, {
     files: listing.filter(Boolean).length,
     kilobytes: Math.round(readFileSync(join(tarballs, file)).length / 1024),
     note: ok
       ? `${listing.filter(Boolean).length} files, ${Math.round(readFileSync(join(tarballs, file)).length / 1024)} KB`
-      : `missing ${missing.join(", ") || "-"}; stray ${stray.join(", ") || "-"}${workspaceRanges ? "; workspace: ranges left" : ""}`,
+      : `missing ${missing.join(", ") || "-"}; stray ${stray.join(", ") || "-"}; imports of unshipped files ${dangling.join(", ") || "-"}${workspaceRanges ? "; workspace: ranges left" : ""}`,
   });
 }
 
@@ -190,6 +188,24 @@ writeReport();
 if (args.has("--keep")) process.stderr.write(`kept ${work}\n`);
 else rmSync(work, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);
+
+/**
+ * A tarball's manifest, the test files and test support it ships (see {@link shippedTestSupport}),
+ * and the relative imports of its JavaScript that name a file it lacks.
+ * @param {string} tarball
+ * @param {readonly string[]} listing
+ */
+function inspectTarball(tarball, listing) {
+  const unpacked = mkdtempSync(join(work, "unpacked-"));
+  execFileSync("tar", ["xzf", tarball, "-C", unpacked]);
+  const manifest = JSON.parse(readFileSync(join(unpacked, "package/package.json"), "utf8"));
+  const files = listing.filter((f) => f !== "" && !f.endsWith("/"));
+  return {
+    manifest,
+    stray: shippedTestSupport(files, manifest),
+    dangling: danglingImports(files, (path) => readFileSync(join(unpacked, path), "utf8")),
+  };
+}
 
 function entryPoints() {
   const entries = [];
@@ -390,6 +406,15 @@ function checkCli() {
     return;
   }
   const file = basename(packedCli.file);
+  const listing = execFileSync("tar", ["tzf", packedCli.file], { encoding: "utf8" }).split("\n");
+  const { stray, dangling } = inspectTarball(packedCli.file, listing);
+  record(
+    "the CLI tarball ships no test support and no import of an unshipped file",
+    stray.length + dangling.length === 0,
+    {
+      note: `stray ${stray.join(", ") || "-"}; imports of unshipped files ${dangling.join(", ") || "-"}`,
+    },
+  );
   const prefix = join(work, "global");
   const g = run(
     "npm",

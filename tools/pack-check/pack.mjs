@@ -3,7 +3,7 @@
 // versions). The pack check and `pnpm install:local` both pack through here.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -18,6 +18,7 @@ export const PACKAGES = [
   "ilp",
   "mincut",
   "clusters",
+  "factor-graphs",
   "bcrf",
   "l2s",
   "recipes",
@@ -93,4 +94,57 @@ export function withLagrangeDependencies(names) {
   };
   for (const name of names) visit(name);
   return PACKAGES.filter((name) => wanted.has(name));
+}
+
+/**
+ * Test support lives in a `testing/` folder (`src/testing/`, fixtures under it) and ships in no
+ * tarball; the only `testing/` folder that ships is one the package exports as an entry (core's
+ * public `@lagrange/core/testing` oracles). Test files never ship, nor do support files kept under
+ * the older names (`test-*`, `__fixtures__`, `test-support`, `test-oracles`), so a new one fails
+ * here instead of shipping.
+ * @param {readonly string[]} listing the tarball's paths (`package/...`)
+ * @param {{ exports?: unknown }} manifest the packed package.json
+ * @returns {string[]} the paths that must not ship
+ */
+export function shippedTestSupport(listing, manifest) {
+  const exportedFolders = exportTargets(manifest.exports)
+    .filter((target) => /(^|\/)testing\//.test(target))
+    .map((target) => `package/${target.replace(/^\.\//, "").replace(/[^/]*$/, "")}`);
+  return listing.filter(
+    (path) =>
+      /\.test\.|\.tmp\./.test(path) ||
+      (/\/testing\/|__fixtures__|\/test-[^/]*$|test-support|test-oracles/.test(path) &&
+        !exportedFolders.some((folder) => path.startsWith(folder))),
+  );
+}
+
+/**
+ * Relative imports in the tarball's JavaScript that name a file the tarball lacks: what a shipped
+ * module would fail on once its test support (or anything else) is left out.
+ * @param {readonly string[]} listing the tarball's paths (`package/...`)
+ * @param {(path: string) => string} read the text of one of them
+ * @returns {string[]} `file → import` for each
+ */
+export function danglingImports(listing, read) {
+  const shipped = new Set(listing);
+  const dangling = [];
+  for (const file of listing.filter((path) => /\.m?js$/.test(path))) {
+    const text = read(file);
+    for (const match of text.matchAll(
+      /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g,
+    )) {
+      const specifier = /** @type {string} */ (match[1]);
+      if (!shipped.has(posix.join(posix.dirname(file), specifier))) {
+        dangling.push(`${file} → ${specifier}`);
+      }
+    }
+  }
+  return dangling;
+}
+
+/** @param {unknown} exports a package.json `exports` value @returns {string[]} */
+function exportTargets(exports) {
+  if (typeof exports === "string") return [exports];
+  if (exports === null || typeof exports !== "object") return [];
+  return Object.values(exports).flatMap(exportTargets);
 }

@@ -7,6 +7,7 @@ import {
   TWO_PHASE_DATASETS,
   type TwoPhaseDatasetName,
 } from "@lagrange/experiments";
+import { STANDARD_DECODERS } from "@lagrange/recipes";
 import { PENALTY_ALGORITHMS, type PenaltyAlgorithm } from "@lagrange/soft-dd";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { writeReport } from "./report.js";
@@ -832,7 +833,7 @@ program
   .option("--epochs <n>", "tasks: perceptron epochs of the general CRFs (default 10)", integer)
   .addOption(
     new Option("--train-decoder <name>", "tasks: decoder the perceptron trains through")
-      .choices(["two-slave", "naive-dd", "exact"])
+      .choices(STANDARD_DECODERS.filter((d) => d.accepts.patterns === true).map((d) => d.name))
       .default("two-slave"),
   )
   .option("--subgradient-iterations <n>", "tasks: subgradient cap (default 200)", integer)

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { loadModel } from "@lagrange/chain-crf";
 import { seededRandom } from "@lagrange/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastColumn, run } from "./test-support.js";
+import { lastColumn, run } from "./testing/run-cli.js";
 
 const PEOPLE = [["Anna", "Berg"], ["Tom"], ["Maria", "Lopez"], ["Ken", "Ito"], ["Lea"]];
 const PLACES = [["Oslo"], ["New", "York"], ["Lima"], ["Cairo"], ["San", "Jose"]];

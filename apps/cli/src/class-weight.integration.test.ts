@@ -6,7 +6,7 @@ import { loadModelFromBytes } from "@lagrange/chain-crf";
 import { findMirrorDir } from "@lagrange/datasets/node";
 import { l2sModelFromBytes } from "@lagrange/l2s";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 /* `lagrange train --class-weight` on 200 real CoNLL-2000 sentences: settings, errors, learners. */
 

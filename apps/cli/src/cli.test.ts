@@ -13,9 +13,16 @@ import {
   inputRows,
   readConllFile,
 } from "@lagrange/datasets";
-import { loadPlugin, modelDecodingConstraints, standardDecoders, Tagger } from "@lagrange/recipes";
+import {
+  chainTagger,
+  isTagFailure,
+  loadPlugin,
+  modelDecodingConstraints,
+  standardDecoders,
+  type TaggedSentence,
+} from "@lagrange/recipes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastColumn, run } from "./test-support.js";
+import { lastColumn, run } from "./testing/run-cli.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const plugin = join(repoRoot, "examples", "plugins", "venue-gazetteer.mjs");
@@ -140,15 +147,16 @@ describe("a plug-in decoder and slave reach lagrange tag", () => {
     const m = await loadModel(model);
     const registry = standardDecoders();
     await loadPlugin(registry, plugin);
-    const tagger = new Tagger({ model: m, registry, decoder: "my-dd" });
+    const tagger = chainTagger(m, { registry, decoder: "my-dd" });
     const gazetteer = registry.slave("venue-gazetteer");
     const scorer = m.scorer(modelDecodingConstraints(m));
     const viterbi = chainDecoder();
     const preset = getPreset("citation");
     const sentences = await readConllFile(dev);
     let certified = 0;
+    const items = (await tagger.tag(sentences)).items;
     sentences.forEach((s, i) => {
-      const tagged = tagger.tag(s);
+      const tagged = items[i] as TaggedSentence;
       expect(tagged.labels).toEqual(predicted[i]);
       const scores = scorer.score(preset.extract(inputRows(s)));
       const { n, L } = scores;
@@ -169,9 +177,9 @@ describe("a plug-in decoder and slave reach lagrange tag", () => {
       }
       const unary = scores.unary.map((u, j) => u + bonus[j]!);
       const exact = viterbi.decode({ scores: { ...scores, unary } });
-      if (tagged.decoding.certified) {
+      if (tagged.stats.certified) {
         certified++;
-        expect(Array.from(tagged.decoding.labels)).toEqual(Array.from(exact.labels));
+        expect(tagged.labels).toEqual(m.labels.decode(exact.labels));
       }
     });
     expect(certified).toBeGreaterThan(sentences.length * 0.9);
@@ -181,8 +189,8 @@ describe("a plug-in decoder and slave reach lagrange tag", () => {
     const m = await loadModel(model);
     const registry = standardDecoders();
     await loadPlugin(registry, plugin);
-    const viterbi = new Tagger({ model: m, registry, decoder: "viterbi" });
-    const myDd = new Tagger({ model: m, registry, decoder: "my-dd" });
+    const viterbi = chainTagger(m, { registry, decoder: "viterbi" });
+    const myDd = chainTagger(m, { registry, decoder: "my-dd" });
     const gazetteer = registry.slave("venue-gazetteer");
     const names = m.labels.names();
     const sentences = generateCitationSentences(80, { seed: 9 });
@@ -190,9 +198,19 @@ describe("a plug-in decoder and slave reach lagrange tag", () => {
     let certified = 0;
     let before = 0;
     let after = 0;
-    for (const s of sentences) {
-      const a = viterbi.tag(s).decoding;
-      const b = myDd.tag(s).decoding;
+    const ids = async (tagger: typeof viterbi) =>
+      (await tagger.tag(sentences)).items.map((item) => {
+        if (isTagFailure(item)) throw new Error(item.reason);
+        return {
+          labels: Int32Array.from(item.labels, (name) => m.labels.lookup(name)),
+          certified: item.stats.certified,
+        };
+      });
+    const viterbiTagged = await ids(viterbi);
+    const myDdTagged = await ids(myDd);
+    for (const [k, s] of sentences.entries()) {
+      const a = viterbiTagged[k]!;
+      const b = myDdTagged[k]!;
       if (a.labels.some((y, i) => y !== b.labels[i])) changed++;
       const { slave } = gazetteer.create({
         n: s.tokens.length,

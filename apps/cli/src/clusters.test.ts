@@ -7,7 +7,7 @@ import { isAbortError } from "@lagrange/core";
 import { findMirrorDir } from "@lagrange/datasets/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clustersCommand } from "./commands/clusters.js";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 const LINES = [
   "the cat chased the mouse",

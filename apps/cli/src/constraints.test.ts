@@ -18,7 +18,7 @@ import {
 import { exactIlpDecoder, prepareIlp } from "@lagrange/ilp";
 import { softDD } from "@lagrange/soft-dd";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastColumn, run } from "./test-support.js";
+import { lastColumn, run } from "./testing/run-cli.js";
 
 describe("lagrange constraints learn + tag --decoder soft-dd (generated citations)", () => {
   let dir: string;

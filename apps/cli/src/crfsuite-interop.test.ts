@@ -14,7 +14,7 @@ import {
 import { seededRandom } from "@lagrange/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectCleanExit, runCli } from "./probe/cli-process.js";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 /** Random attribute lists over w=0 … w=9, `__BOS__` / `__EOS__` on the ends as the presets emit. */
 function sequences(seed: number, count: number): string[][][] {
@@ -121,7 +121,7 @@ describe("lagrange import / export (CRFsuite)", () => {
     await writeFile(conll, "a\nb\n");
     const refused = await run(["tag", "--model", model, "--data", conll]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/imported from CRFsuite.*--format crfsuite/);
+    expect(refused.stderr).toMatch(/CRFsuite import.*--format crfsuite/);
     const malformed = join(dir, "malformed.txt");
     await writeFile(malformed, "A\tw=1\nB\tw=2:x\n");
     const bad = await run(["tag", "--model", model, "--data", malformed, "--format", "crfsuite"]);

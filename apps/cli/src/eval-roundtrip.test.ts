@@ -8,7 +8,7 @@ import {
   type Sentence,
 } from "@lagrange/datasets";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 /*
  * Every format `lagrange tag` reads goes through tag, then eval on what tag wrote: eval scores the

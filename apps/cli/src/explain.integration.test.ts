@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { seededRandom } from "@lagrange/core";
 import { findSplitFile } from "@lagrange/datasets/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastColumn, run } from "./test-support.js";
+import { lastColumn, run } from "./testing/run-cli.js";
 
 /**
  * `word POS label` sentences: a team name, "(", its country, ")"; in the first `broken` sentences

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cppDefaultFormat } from "./commands/factor-graph.js";
 import { expectCleanExit, sha256, startCli, strayTemporaryFiles } from "./probe/cli-process.js";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 const anchors = resolve(
   dirname(fileURLToPath(import.meta.url)),

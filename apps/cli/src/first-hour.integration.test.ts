@@ -11,7 +11,7 @@ import { loadModel } from "@lagrange/chain-crf";
 import type { DatasetListing } from "@lagrange/datasets/node";
 import { findSplitFile } from "@lagrange/datasets/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 const conll2000 = findSplitFile("conll2000", "train");
 if (conll2000 === undefined) {

@@ -10,7 +10,7 @@ import { loadModel, saveModel } from "@lagrange/chain-crf";
 import { seededRandom } from "@lagrange/core";
 import { generalCrfOf, withGeneralCrf } from "@lagrange/recipes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastColumn, run } from "./test-support.js";
+import { lastColumn, run } from "./testing/run-cli.js";
 
 interface Topic {
   /** Words the topic's tweets share. */

@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { COMMAND_HELP, commandPath } from "./help.js";
 import { buildProgram } from "./main.js";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 /** Every command below the program, by its words: ["train"], ["queue", "submit"]. */
 function commandPaths(): string[][] {

@@ -1,5 +1,6 @@
 import { type Command, Help, type Option } from "commander";
-import { L2S_ONLY_OPTIONS } from "./commands/train-learner.js";
+import { learnerOnlyFlags } from "./define/train-values.js";
+import { PACKAGE_DEFAULTS } from "./define/values.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
 
 /**
@@ -43,7 +44,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     summary: "Train a model (a CRF, or learning to search) on labelled data",
     common: {
       "--data": `training data: ${DATA}`,
-      "--preset": "features: chunking, ner, ner-words, citation, pos; or ner-en, pos-en, …",
+      "--preset": `features: ${PACKAGE_DEFAULTS.presets.base.join(", ")}; or a task preset: ${PACKAGE_DEFAULTS.presets.task.join(", ")}`,
       "--learner": "crf, or l2s (learning to search, with --task)",
       "--algorithm": null,
       "--c2": null,
@@ -70,7 +71,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
         "--max-group",
         "--min-overlap",
       ],
-      "Learning to search (--learner l2s):": L2S_ONLY_OPTIONS,
+      "Learning to search (--learner l2s):": learnerOnlyFlags("l2s"),
     },
   },
   tag: {
@@ -79,7 +80,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       "--model": null,
       "--data": `data to tag: ${DATA}, or - for standard input`,
       "--format": "file format: conll, conllu, umass, inline, ndjson, crfsuite",
-      "--decoder": "viterbi (default), soft-dd, hard-dd, exact, … (--help-all: all, and options)",
+      "--decoder": `${PACKAGE_DEFAULTS.decoders.join(", ")} (default ${PACKAGE_DEFAULTS.defaultDecoder}; --help-all: each one, and options)`,
       "--constraints": "constraints file (lagrange constraints learn, lagrange rules mine)",
       "--nbest": null,
       "--marginals": null,

@@ -161,14 +161,6 @@ export function checkNamedLineEndings(option: string, text: string, file: string
   }
 }
 
-/**
- * What to give worker threads that read a model file themselves: its path, or the bytes already
- * read when it was a pipe (which the workers could not read again).
- */
-export function modelSourceForWorkers(path: string): string | Uint8Array {
-  return readFromPipes.get(path) ?? path;
-}
-
 /** `--model`: present and readable (exit 2 otherwise), then read and validated (exit 3 when malformed). */
 export async function readModel(
   path: string,

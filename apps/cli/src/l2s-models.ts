@@ -1,15 +1,7 @@
-import { type CrfModel, getPreset, loadModelFromBytes } from "@lagrange/chain-crf";
+import { type CrfModel, loadModelFromBytes } from "@lagrange/chain-crf";
 import { type InputStream, InputTooLargeError, openInput } from "@lagrange/core/node";
-import type { Corpus } from "@lagrange/datasets";
 import { isL2sModelFile, type L2sModel, l2sModelFromBytes } from "@lagrange/l2s";
-import {
-  type GoldLabels,
-  inputForPreset,
-  L2S_PARSER_TASK,
-  L2S_TAGGER_TASK,
-  type L2sTagger,
-  l2sTaggerOf,
-} from "@lagrange/recipes";
+import { L2S_PARSER_TASK, L2S_TAGGER_TASK, type L2sTagger, l2sTaggerOf } from "@lagrange/recipes";
 import { usageError } from "./exit-codes.js";
 import { keepPipeInput, readModelBytes, startsLikeAModel } from "./inputs.js";
 
@@ -87,9 +79,4 @@ export function requireL2sTagger(model: L2sModel, path: string, option = "--mode
     );
   }
   return l2sTaggerOf(model);
-}
-
-/** An L2S tagger's input, with its gold labels or without: recipes' rule for preset models. */
-export function l2sTaggerInput(corpus: Corpus, tagger: L2sTagger, gold: GoldLabels): Corpus {
-  return inputForPreset(corpus, getPreset(tagger.preset), tagger.inputColumns, gold);
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { isAbortError, seededRandom } from "@lagrange/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { trainL2sCommand } from "./commands/train-l2s.js";
-import { lastColumn, run } from "./test-support.js";
+import { lastColumn, run } from "./testing/run-cli.js";
 
 const DET = ["the", "a", "this", "every"];
 const ADJ = ["big", "red", "old", "small"];

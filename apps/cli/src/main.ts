@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { type DecoderDefinition, isAbortError, redactSecrets } from "@lagrange/core";
+import { type DecoderDefinition, isAbortError } from "@lagrange/core";
+import { redactSecrets } from "@lagrange/core/node";
 import { Command, CommanderError } from "commander";
 import { defineClusters } from "./define/clusters.js";
 import { defineConstraints } from "./define/constraints.js";

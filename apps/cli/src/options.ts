@@ -69,14 +69,3 @@ export function givenOptions(command: Command): Set<string> {
   }
   return given;
 }
-
-/**
- * A command's action, its module loaded on first use: `lagrange --help` and every other command
- * start without importing it.
- */
-export function lazyAction<M, A extends unknown[]>(
-  load: () => Promise<M>,
-  pick: (module: M) => (...args: A) => Promise<void>,
-): (...args: A) => Promise<void> {
-  return async (...args: A) => pick(await load())(...args);
-}

@@ -171,10 +171,3 @@ function standardOutput(): Output {
     abort: async () => {},
   };
 }
-
-/**
- * One output line per token: the input's columns and the predicted label last (with gold, gold is
- * second-to-last as conlleval expects). The one CoNLL writer, shared with the stream and the queue,
- * so that their outputs are byte-identical.
- */
-export { conllRecord as conllLines } from "@lagrange/scale";

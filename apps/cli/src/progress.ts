@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { redactSecrets } from "@lagrange/core";
+import { redactSecrets } from "@lagrange/core/node";
 
 /** cli-progress, loaded on the first bar (a terminal only): `--help` and piped runs never load it. */
 const loadCliProgress = (): typeof import("cli-progress") =>

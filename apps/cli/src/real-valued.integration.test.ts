@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { crfsuiteModelFromBytes, loadModel } from "@lagrange/chain-crf";
 import { findSplitFile } from "@lagrange/datasets/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 const conll2000 = findSplitFile("conll2000", "train");
 const why = "no dataset mirror (set LAGRANGE_DATA_DIR or provide ../shared/datasets)";

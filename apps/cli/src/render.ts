@@ -1,5 +1,4 @@
-import type { DecodingSummary } from "@lagrange/core";
-import type { LearnedConstraints, TaggingTime } from "@lagrange/recipes";
+import type { LearnedConstraints } from "@lagrange/recipes";
 import { formatPenaltyReport } from "@lagrange/soft-dd";
 
 /** The learned-constraint report in words, per family. */
@@ -25,22 +24,4 @@ export function learnedConstraintsReport(learned: LearnedConstraints): string {
       : []),
     "",
   ].join("\n");
-}
-
-/** `tagged … in … s (features …, scoring …, decoding …)` and the decoder's statistics. */
-export function taggingReport(
-  time: TaggingTime,
-  wallSeconds: number,
-  summary: DecodingSummary | undefined,
-): string {
-  const s = (ms: number) => (ms / 1000).toFixed(2);
-  const base = `tagged ${time.sentences} sequences, ${time.tokens} tokens in ${wallSeconds.toFixed(2)} s (features ${s(time.featuresMs)} s, scoring ${s(time.scoringMs)} s, decoding ${s(time.decodingMs)} s)`;
-  if (summary === undefined) return base;
-  const problems = [
-    summary.infeasible > 0 ? `${summary.infeasible} infeasible` : "",
-    summary.hardViolated > 0
-      ? `${summary.hardViolated} without a labelling that meets the hard constraints (least-violating one written)`
-      : "",
-  ].filter((x) => x !== "");
-  return `${base}; ${summary.meanIterations.toFixed(2)} mean iterations (max ${summary.maxIterations}), ${(100 * summary.certifiedRate).toFixed(1)}% certified, ${(100 * summary.changedRate).toFixed(1)}% changed by constraints, ${(100 * summary.stillViolatedRate).toFixed(1)}% still violating a soft constraint${problems.length > 0 ? `, ${problems.join(", ")}` : ""}`;
 }

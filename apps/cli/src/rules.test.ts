@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseRuleFamilies } from "./commands/rules.js";
 import { parseDelimiters } from "./define/values.js";
 import { expectCleanExit, runCli, strayTemporaryFiles } from "./probe/cli-process.js";
-import { lastColumn, run } from "./test-support.js";
+import { lastColumn, run } from "./testing/run-cli.js";
 
 /**
  * `word POS label` sentences (IOB2) with a planted rule: every "(" sits between an ORG token and a

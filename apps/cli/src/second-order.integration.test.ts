@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONLL2000_TRAIN, lastColumn, run, trainConll2000Chunker } from "./test-support.js";
+import { CONLL2000_TRAIN, lastColumn, run, trainConll2000Chunker } from "./testing/run-cli.js";
 
 /*
  * `lagrange train --order 2` and tagging with the second-order model on real CoNLL-2000

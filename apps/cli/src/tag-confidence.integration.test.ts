@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONLL2000_TRAIN, run, trainConll2000Chunker } from "./test-support.js";
+import { CONLL2000_TRAIN, run, trainConll2000Chunker } from "./testing/run-cli.js";
 
 /*
  * `lagrange tag --marginals | lagrange eval --confidence` on real CoNLL-2000 sentences: a small

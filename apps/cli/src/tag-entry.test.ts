@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The counters are the recipes package's own (not exported): the same module instance the CLI
 // reaches through @lagrange/recipes when tests run the sources.
 import { taggingCounts } from "../../../packages/recipes/src/tagging/counters.js";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 /*
  * One path from `lagrange tag` to a decoder: the model is read once and the registry built once

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { formatConll, generateCitationSentences, generateCitations } from "@lagrange/datasets";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./probe/cli-process.js";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 let dir: string;
 let model: string;

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getTaskPreset } from "@lagrange/recipes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 let dir = "";
 const path = (name: string) => join(dir, name);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { loadModelFromBytes } from "@lagrange/chain-crf";
 import { findMirrorDir } from "@lagrange/datasets/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "./test-support.js";
+import { run } from "./testing/run-cli.js";
 
 /* `lagrange train --init` on real CoNLL-2000 sentences: what is kept, recorded and refused. */
 

@@ -6,7 +6,7 @@ import {
   TrainingMemoryError,
   type TrainingPreparation,
 } from "@lagrange/chain-crf";
-import { formatByteSize } from "@lagrange/core";
+import { formatByteSize } from "@lagrange/core/bytes";
 import type { Corpus, Sentence } from "@lagrange/datasets";
 import {
   type BaseLearnerOptions,

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { firstStageModel, loadModel } from "@lagrange/chain-crf";
 import { seededRandom } from "@lagrange/core";
 import { openCorpus } from "@lagrange/datasets/node";
-import { getTaskPreset, inputForModel, Tagger, withFirstStageVotes } from "@lagrange/recipes";
+import { chainTagger, getTaskPreset, inputForModel, type TaggedSentence } from "@lagrange/recipes";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastColumn, run } from "./test-support.js";
+import { lastColumn, run } from "./testing/run-cli.js";
 
 const NAMES: readonly [string[], string][] = [
   [["Alan", "Shearer"], "PER"],
@@ -103,9 +103,9 @@ describe("lagrange train --two-stage", () => {
 
     // The recipe: the data as the model reads it, the first stage's votes, the second stage.
     const corpus = inputForModel(await openCorpus(test, { format: "conll" }), loaded, "auto");
-    const voted = await withFirstStageVotes(loaded, corpus.sentences);
-    const tagger = new Tagger({ model: loaded });
-    const expected = voted.map((s) => tagger.tag(s).labels);
+    // A two-stage model's tagger counts the first stage's votes over the batch, then tags.
+    const recipe = await chainTagger(loaded).tag(corpus.sentences);
+    const expected = recipe.items.map((item) => (item as TaggedSentence).labels);
     expect(lastColumn(text)).toEqual(expected);
 
     const threaded = join(dir, "threaded.conll");

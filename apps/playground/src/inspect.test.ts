@@ -10,9 +10,10 @@ import { constraintViolation, DecoderRegistry, viterbiDefinition } from "@lagran
 import {
   learnConstraints,
   modelDecodingConstraints,
+  modelPreset,
   prepareCitationExperiment,
+  sentenceAttributes,
   standardDecoders,
-  Tagger,
 } from "@lagrange/recipes";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EXAMPLES } from "./examples.js";
@@ -45,7 +46,7 @@ describe("CitationInspector (a small citation CRF on generated citations)", () =
     expect(result.tokens).toEqual(tokens);
 
     const masked = model.withConstraints(modelDecodingConstraints(model));
-    const attributes = new Tagger({ model }).attributes({ tokens, columns: [tokens] });
+    const attributes = sentenceAttributes(modelPreset(model), { tokens, columns: [tokens] });
     expect(result.viterbi.labels).toEqual(model.labels.decode(masked.tagIds(attributes)));
 
     // Every token inside a field is covered by a top-level span; children nest in their parent.

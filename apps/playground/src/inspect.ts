@@ -1,29 +1,33 @@
 import { type CrfModel, type Preset, tokenMarginals } from "@lagrange/chain-crf";
-import { decodedTemplates, type WeightedTemplate } from "@lagrange/constraint-templates";
+import {
+  constraintInstantiator,
+  decodedTemplates,
+  type WeightedTemplate,
+} from "@lagrange/constraint-templates";
 import {
   type ChainScores,
-  constraintEffects,
   type DecodeOptions,
+  type Decoder,
   type DecoderDefinition,
   type DecoderOptionValue,
   type DecoderRegistry,
   type Decoding,
-  decodingMultipliers,
   type IterationStats,
   LagrangeError,
   type LinearConstraint,
   resolveDecoderOptions,
   scoreLabelling,
 } from "@lagrange/core";
+import { constraintEffects, decodingMultipliers } from "@lagrange/core/dual-decomposition";
 import { extractSpans, type Sentence, type Span, tokenizeCitation } from "@lagrange/datasets";
 import {
   checkDecoderUse,
+  InfeasibleSentenceError,
   modelDecodingConstraints,
   modelPreset,
   modelScheme,
   sentenceAttributes,
   standardDecoders,
-  Tagger,
 } from "@lagrange/recipes/browser";
 
 /** A labelling with its nested spans (hierarchical labels: `authors` ⊃ `authors/person` ⊃ …). */
@@ -232,7 +236,8 @@ export interface CitationInspectorOptions {
 /**
  * The playground's pipeline for one model, decoder and constraint set: a citation in, both
  * labellings with their nested spans, the constraints that fired, the objective per iteration
- * and the token marginals out. Decoding goes through {@link Tagger}, as in `lagrange tag`.
+ * and the token marginals out. The chain scores are `lagrange tag`'s (the model's scorer under its
+ * scheme's mask), decoded twice: by Viterbi, and by the decoder under the learned constraints.
  */
 export class CitationInspector {
   readonly model: CrfModel;
@@ -240,8 +245,12 @@ export class CitationInspector {
   /** The master's step (a dual-decomposition decoder's `step` option); null for other decoders. */
   readonly step: string | null;
   readonly #preset: Preset;
-  readonly #viterbi: Tagger;
-  readonly #constrained: Tagger;
+  readonly #viterbi: Decoder;
+  readonly #constrained: Decoder;
+  readonly #decodeOptions: DecodeOptions;
+  readonly #constraintsFor:
+    | ((instance: { n: number; L: number; tokens: readonly string[] }) => LinearConstraint[])
+    | undefined;
   readonly #scorer;
   readonly #nesting: { readonly levelSeparator: string } | undefined;
   readonly #rules: number;
@@ -255,7 +264,7 @@ export class CitationInspector {
     this.#scorer = model.scorer(modelDecodingConstraints(model));
     this.#nesting = modelScheme(model) === "hierarchical-BIO" ? { levelSeparator: "/" } : undefined;
     const registry = options.registry ?? standardDecoders();
-    this.#viterbi = new Tagger({ model, registry, decoder: "viterbi" });
+    this.#viterbi = registry.create("viterbi");
     const definition = registry.decoder(decoder);
     const takesConstraints = definition.accepts.constraints;
     const declared = resolveDecoderOptions(definition, options.decoderOptions ?? {});
@@ -267,15 +276,16 @@ export class CitationInspector {
       takesConstraints && options.constraints !== undefined
         ? constraintRules(options.constraints).decoded
         : 0;
-    this.#constrained = new Tagger({
-      model,
-      registry,
-      decoder,
-      ...(takesConstraints && options.constraints !== undefined
-        ? { constraints: options.constraints }
-        : {}),
-      decodeOptions: { ...declared, ...options.decodeOptions, onIteration: record },
+    checkDecoderUse(registry, decoder, {
+      constraints: takesConstraints && options.constraints !== undefined,
+      slaves: [],
     });
+    this.#constrained = registry.create(decoder);
+    this.#constraintsFor =
+      takesConstraints && options.constraints !== undefined
+        ? constraintInstantiator(options.constraints)
+        : undefined;
+    this.#decodeOptions = { ...declared, ...options.decodeOptions, onIteration: record };
   }
 
   /** Inspects a citation given as text (tokenized like the UMass files) or as tokens. */
@@ -283,25 +293,29 @@ export class CitationInspector {
     const tokens = typeof citation === "string" ? citationTokens(citation) : [...citation];
     if (tokens.length === 0) throw new LagrangeError("bad-input", "the citation has no tokens");
     const sentence: Sentence = { tokens, columns: [tokens] };
-    const attributes = sentenceAttributes(this.#preset, sentence);
-    const viterbi = this.#viterbi.tagAttributes(attributes, tokens);
-    this.#objective = [];
-    const before = this.#constrained.time.decodingMs;
-    const constrained = this.#constrained.tagAttributes(attributes, tokens);
-    const decodeMs = this.#constrained.time.decodingMs - before;
+    const scores = this.#scorer.score(sentenceAttributes(this.#preset, sentence));
     const L = this.model.numLabels;
-    const scores = this.#scorer.score(attributes);
+    const viterbi = this.#viterbi.decode({ scores });
+    this.#objective = [];
+    const constraints = this.#constraintsFor?.({ n: scores.n, L, tokens }) ?? [];
+    const started = performance.now();
+    const decoding = this.#constrained.decode(
+      constraints.length === 0 ? { scores } : { scores, constraints },
+      this.#decodeOptions,
+    );
+    const decodeMs = performance.now() - started;
+    if (decoding.status === "infeasible") throw new InfeasibleSentenceError(decoding);
     const flat = tokenMarginals(scores);
     const marginals = tokens.map((_, i) => flat.slice(i * L, (i + 1) * L));
-    const { decoding } = constrained;
+    const names = (labels: Int32Array) => this.model.labels.decode(labels);
     return {
       tokens,
       decoder: this.decoder,
       step: this.step,
-      viterbi: this.#spans(viterbi.labels),
-      constrained: this.#spans(constrained.labels),
-      fired: firedConstraints(constrained.constraints, viterbi.decoding.labels, decoding, L),
-      constraintCount: constrained.constraints.length,
+      viterbi: this.#spans(names(viterbi.labels)),
+      constrained: this.#spans(names(decoding.labels)),
+      fired: firedConstraints(constraints, viterbi.labels, decoding, L),
+      constraintCount: constraints.length,
       rules: this.#rules,
       objective: this.#objective.length > 0 ? this.#objective : [finalObjective(decoding, scores)],
       traced: this.#objective.length > 0,

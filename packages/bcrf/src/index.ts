@@ -2,7 +2,6 @@
 
 // Decoders for the registry
 export {
-  type ApproximateDecoder,
   BCRF_DECODING_DEFAULTS,
   type BcrfDecodeOptions,
   bcrfDecoder,
@@ -11,48 +10,22 @@ export {
   meanFieldDefinition,
 } from "./decoders/decoders.js";
 // Labellings from marginals
-export { mbrDecode, ValidDecodeWorkspace, validDecode } from "./decoding/decode.js";
-export {
-  type ChainGradient,
-  type ChainInput,
-  emptyChainInput,
-  labellingScore,
-  loadChainScores,
-} from "./inference/chain-input.js";
+export { mbrDecode, validDecode } from "./decoding/decode.js";
+export { emptyChainInput, loadChainScores } from "./inference/chain-input.js";
 export {
   BCRF_DECODING_TEMPERATURE,
   BCRF_DEFAULT_ITERATIONS,
   BcrfWorkspace,
   bcrfInference,
-  type IbpOptions,
-  type IbpResult,
-  type IbpStatus,
-  materializeBlock,
 } from "./inference/ibp.js";
 export { logDomainIbp } from "./inference/log-domain.js";
 export { addBcrfStatistics, bcrfValue } from "./inference/value.js";
 // The mean-field baseline
-export {
-  MEAN_FIELD_DEFAULTS,
-  type MeanFieldOptions,
-  type MeanFieldResult,
-  type MeanFieldStatus,
-  type MeanFieldTrainingOptions,
-  MeanFieldWorkspace,
-  meanFieldDecode,
-  meanFieldLoss,
-  meanFieldMarginals,
-} from "./mean-field/mean-field.js";
-// Threads (Node only: loaded on first use, so browsers never see worker_threads)
-export type { ParallelBcrf, ParallelBcrfOptions } from "./parallel/parallel-ibp.js";
+export { MEAN_FIELD_DEFAULTS, meanFieldLoss, meanFieldMarginals } from "./mean-field/mean-field.js";
 // Training objectives on chain-crf's features
 export {
-  type BcrfTrainingOptions,
   bcrfObjective,
-  type MeanFieldTrainingObjectiveOptions,
   meanFieldObjective,
-  type ObjectiveSpec,
-  restoreObjective,
   TRAINING_OBJECTIVES,
   type TrainingObjectiveName,
   trainingObjective,

@@ -49,7 +49,11 @@ export interface CrfModelInit {
   readonly weights: Float64Array;
   /** Name of the feature preset the model was trained with (to extract the same attributes). */
   readonly preset?: string | null;
-  /** Training settings, stored in model files for provenance. */
+  /**
+   * Training settings, stored in model files. The {@link ModelRecord} keys among them (`scheme`,
+   * `taskPreset`, `decoder`, `generalCrf`) are read into the model's typed fields; the rest is
+   * provenance.
+   */
   readonly settings?: { readonly [key: string]: JsonValue };
   /** Default decoding constraints. */
   readonly constraints?: TransitionMask;
@@ -63,6 +67,49 @@ export interface CrfModelInit {
    * added to the first-order scores of `weights`; null or absent for a first-order model.
    */
   readonly trigrams?: Float64Array | null;
+}
+
+/**
+ * What a model records for the code that tags with it, beyond its weights: typed fields of the
+ * model (a model file's header keeps each as a field of its own), where the rest of `settings`
+ * is provenance, for people and `lagrange info`.
+ */
+export interface ModelRecord {
+  /** The label scheme the model was trained under (IOB2, BIOES, …); null when it records none. */
+  readonly scheme: string | null;
+  /** The task preset the model was trained with (it chose the features and the decoder). */
+  readonly taskPreset: string | null;
+  /** The decoder the model is meant for (its task preset's); null: its kind's default. */
+  readonly decoder: string | null;
+  /** A general CRF's consistency model (recipes validates it); null for a plain chain CRF. */
+  readonly generalCrf: JsonValue | null;
+}
+
+/** The settings keys that hold a {@link ModelRecord}'s fields. Internal to the package. */
+export const MODEL_RECORD_KEYS = ["scheme", "taskPreset", "decoder", "generalCrf"] as const;
+/** The record's fields that hold a name. */
+const NAME_FIELDS = ["scheme", "taskPreset", "decoder"] as const;
+
+/**
+ * The record of `settings`, or the reason it is malformed (a name that is not text): a model file
+ * is input, so its loader reports the reason, where a model built in memory throws it.
+ */
+export function modelRecordOf(settings: {
+  readonly [key: string]: JsonValue;
+}): ModelRecord | string {
+  for (const key of NAME_FIELDS) {
+    const value = settings[key];
+    if (value !== undefined && typeof value !== "string") {
+      return `${key} is ${JSON.stringify(value)}; expected a name`;
+    }
+  }
+  const text = (key: (typeof NAME_FIELDS)[number]) => (settings[key] as string | undefined) ?? null;
+  return {
+    scheme: text("scheme"),
+    taskPreset: text("taskPreset"),
+    decoder: text("decoder"),
+    generalCrf: settings.generalCrf ?? null,
+  };
 }
 
 export interface ModelSummary {
@@ -98,14 +145,19 @@ export interface KBestLabels {
  * everything needed to decode a sequence of attributes. Decoding works in private buffers that
  * are reused from call to call (nothing is allocated per sentence beyond the returned labels).
  */
-export class CrfModel {
+export class CrfModel implements ModelRecord {
   readonly labels: LabelSet;
   readonly attributes: LabelSet;
   readonly transitionAttributes: LabelSet;
   readonly layout: FeatureLayout;
   readonly weights: Float64Array;
   readonly preset: string | null;
+  /** Every setting recorded, the record's fields included (for `info` and provenance). */
   readonly settings: { readonly [key: string]: JsonValue };
+  readonly scheme: string | null;
+  readonly taskPreset: string | null;
+  readonly decoder: string | null;
+  readonly generalCrf: JsonValue | null;
   /** A two-stage model's first stage (the bytes of its model file), else null. */
   readonly firstStage: Uint8Array | null;
   /** A second-order model's label-trigram weights (L³), else null. */
@@ -150,6 +202,12 @@ export class CrfModel {
     this.weights = init.weights;
     this.preset = init.preset ?? null;
     this.settings = init.settings ?? {};
+    const record = modelRecordOf(this.settings);
+    if (typeof record === "string") throw new ProblemValidationError("model.settings", record);
+    this.scheme = record.scheme;
+    this.taskPreset = record.taskPreset;
+    this.decoder = record.decoder;
+    this.generalCrf = record.generalCrf;
     this.firstStage = init.firstStage ?? null;
     const trigrams = init.trigrams ?? null;
     const LLL = layout.numLabels ** 3;

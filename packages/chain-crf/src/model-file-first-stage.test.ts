@@ -1,4 +1,6 @@
-import { crc32, seededRandom } from "@lagrange/core";
+import { readFileSync } from "node:fs";
+import { seededRandom } from "@lagrange/core";
+import { crc32 } from "@lagrange/core/bytes";
 import { describe, expect, it } from "vitest";
 import { CrfModel, modelFromTraining, prepareTrainingData } from "./crf-model.js";
 import {
@@ -8,6 +10,7 @@ import {
   ModelFileError,
   modelToBytes,
 } from "./model-file.js";
+import { headerOf } from "./testing/model-header.js";
 import { randomCorpus } from "./testing/random-corpus.js";
 
 function model(seed: number) {
@@ -48,7 +51,8 @@ describe("model files with a first stage", () => {
     expect(two.summary().firstStage).toBe(firstBytes.length);
     expect(second.summary().firstStage).toBeNull();
     const bytes = modelToBytes(two, { precision: "float64" });
-    expect(new DataView(bytes.buffer).getUint32(8, true)).toBe(2);
+    expect(new DataView(bytes.buffer).getUint32(8, true)).toBe(MODEL_FORMAT_VERSION);
+    expect(headerOf(bytes).features).toEqual(["first-stage"]);
     const read = loadModelFromBytes(bytes, "two.lgm");
     expect(read.firstStage).toEqual(firstBytes);
     for (const s of sequences) expect(read.tag(s.attributes)).toEqual(second.tag(s.attributes));
@@ -60,9 +64,9 @@ describe("model files with a first stage", () => {
     expect(read.pruned().firstStage).toBe(read.firstStage);
   });
 
-  it("leaves files without one as they were: version 1, no section, firstStage null", () => {
+  it("leaves files without one as they were: no feature, no section, firstStage null", () => {
     const bytes = modelToBytes(second);
-    expect(new DataView(bytes.buffer).getUint32(8, true)).toBe(MODEL_FORMAT_VERSION);
+    expect(headerOf(bytes).features).toEqual([]);
     expect(new TextDecoder().decode(bytes)).not.toContain("firstStage");
     const read = loadModelFromBytes(bytes);
     expect(read.firstStage).toBeNull();
@@ -86,10 +90,14 @@ describe("model files with a first stage", () => {
     expect(loadError(resealed(foreign)).message).toMatch(
       /two\.lgm \(its first stage\): not a Lagrange chain-CRF model file/,
     );
-    // A version-1 file with a first-stage section: not what any writer makes.
-    const v1 = bytes.slice();
+    // A version-1 file with a first-stage section: not what any writer made.
+    const v1 = new Uint8Array(
+      readFileSync(new URL("./testing/fixtures/v2-first-stage.model", import.meta.url)),
+    );
     new DataView(v1.buffer).setUint32(8, 1, true);
-    expect(loadError(resealed(v1)).message).toMatch(/first-stage section in a version 1 file/);
+    expect(loadError(resealed(v1)).message).toBe(
+      "two.lgm: a firstStage section, but a version 1 file has no feature first-stage",
+    );
   });
 
   it("refuses nested first stages from the embedded header, before decoding any level", () => {
@@ -99,7 +107,7 @@ describe("model files with a first stage", () => {
     expect(loadError(nested).message).toBe(
       "two.lgm: section firstStage: its first stage has a first stage of its own (one level at most)",
     );
-    // Second order (version 3) declares its first stage in its header only: read from there.
+    // Read from the embedded header, whatever else the inner model has (trigrams here).
     const secondOrder = modelToBytes(
       new CrfModel({
         labels: two.labels,
@@ -111,7 +119,7 @@ describe("model files with a first stage", () => {
         trigrams: new Float64Array(two.labels.size ** 3),
       }),
     );
-    expect(new DataView(secondOrder.buffer).getUint32(8, true)).toBe(3);
+    expect(headerOf(secondOrder).features).toEqual(["first-stage", "second-order"]);
     expect(loadError(modelToBytes(second.withFirstStage(secondOrder))).message).toMatch(
       /its first stage has a first stage of its own/,
     );

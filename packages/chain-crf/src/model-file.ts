@@ -1,11 +1,7 @@
-import {
-  crc32,
-  formatByteSize,
-  LabelSet,
-  LagrangeError,
-  MAX_WEIGHT_MAGNITUDE,
-} from "@lagrange/core";
-import { CrfModel, type JsonValue } from "./crf-model.js";
+import { LabelSet, LagrangeError } from "@lagrange/core";
+import { crc32, formatByteSize } from "@lagrange/core/bytes";
+import { MAX_WEIGHT_MAGNITUDE } from "@lagrange/core/chain";
+import { CrfModel, type JsonValue, MODEL_RECORD_KEYS, modelRecordOf } from "./crf-model.js";
 import { presets } from "./features/presets.js";
 import type { FeatureLayout } from "./model/layout.js";
 
@@ -17,20 +13,33 @@ import type { FeatureLayout } from "./model/layout.js";
  *   16  H bytes  header: UTF-8 JSON, space-padded so the binary part starts 8-byte aligned
  *   16+H         binary sections, each 8-byte aligned, at the offsets the header lists
  *   end−4 u32    CRC-32 of every preceding byte
- * The header holds labels, attribute dictionaries, preset, training settings and the layout's
- * scalars; the sections hold the layout arrays (int32) and the weights (float32 or float64). A
- * two-stage model adds a `firstStage` section (uint8): the first stage's own model file, and is
- * written as version 2 (FIRST_STAGE_FORMAT_VERSION), so that a build that cannot run the first
- * stage refuses the file instead of tagging without its votes; other files stay version 1. A
- * second-order model adds a `trigrams` section (L³ label-trigram weights, the weights' precision)
- * and is written as version 3 (SECOND_ORDER_FORMAT_VERSION, with or without a first stage), so
- * that an older build refuses it rather than decode it without its trigrams.
+ * The header names the model's `kind` and the `features` a reader must know to use it (a name
+ * this build does not know is refused, so that no build tags without a part of the model), the
+ * labels, attribute dictionaries, preset, the model's record (scheme, task preset, decoder,
+ * general CRF: typed fields), the other training settings and the layout's scalars; the sections
+ * hold the layout arrays (int32) and the weights (float32 or float64). Feature `first-stage` adds
+ * a `firstStage` section (uint8: the first stage's own model file), `second-order` a `trigrams`
+ * section (L³ label-trigram weights, the weights' precision), `general-crf` the header's
+ * `generalCrf`.
+ *
+ * Versions 1 to 3 said the same with a version per feature, a header without kind, features or
+ * record fields (the record inside `settings`): 1 plain, 2 with a first stage, 3 second order
+ * (with or without a first stage). This build still reads them; it writes version 4 only.
  */
-export const MODEL_FORMAT_VERSION = 1;
-/** The version of a model file with an embedded first stage (the newest this build reads). */
+export const MODEL_FORMAT_VERSION = 4;
 const FIRST_STAGE_FORMAT_VERSION = 2;
-/** The version of a second-order model file (the newest this build reads). */
 const SECOND_ORDER_FORMAT_VERSION = 3;
+const OLDEST_FORMAT_VERSION = 1;
+const MODEL_KIND = "chain-crf";
+/** The features this build reads, each what a reader without it would tag wrongly. */
+const MODEL_FEATURES = ["first-stage", "second-order", "general-crf"] as const;
+type ModelFeature = (typeof MODEL_FEATURES)[number];
+/** Where a file holds each feature's part of the model. */
+const FEATURE_PARTS: Record<ModelFeature, string> = {
+  "first-stage": "firstStage section",
+  "second-order": "trigrams section",
+  "general-crf": "generalCrf field",
+};
 const MAGIC = [0x4c, 0x47, 0x52, 0x43, 0x52, 0x46, 0x0d, 0x0a]; // "LGRCRF\r\n"
 const PREAMBLE = 16;
 
@@ -74,13 +83,22 @@ interface SectionEntry {
   readonly offset: number;
 }
 
+type Settings = { readonly [key: string]: JsonValue };
+
+/** A format 4 header; versions 1 to 3 have `format` instead of `kind` and `features`. */
 interface Header {
-  readonly format: "lagrange-chain-crf";
+  readonly kind: typeof MODEL_KIND;
+  readonly features: ModelFeature[];
   readonly labels: string[];
   readonly attributes: string[];
   readonly transitionAttributes: string[];
   readonly preset: string | null;
-  readonly settings: { readonly [key: string]: JsonValue };
+  readonly scheme?: string;
+  readonly taskPreset?: string;
+  readonly decoder?: string;
+  readonly generalCrf?: JsonValue;
+  /** Provenance: how the model was trained (in versions 1 to 3, with the record's fields). */
+  readonly settings: Settings;
   readonly layout: {
     readonly numLabels: number;
     readonly numAttributes: number;
@@ -136,13 +154,16 @@ export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8A
     sections.push({ name, type, length: data.length, offset });
     offset = align8(offset + data.length * ELEMENT_SIZE[type]);
   }
+  const { settings, record } = splitRecord(model.settings);
   const header: Header = {
-    format: "lagrange-chain-crf",
+    kind: MODEL_KIND,
+    features: modelFeatures(model),
     labels: [...model.labels.names()],
     attributes: [...model.attributes.names()],
     transitionAttributes: [...model.transitionAttributes.names()],
     preset: model.preset,
-    settings: model.settings,
+    ...record,
+    settings,
     layout: {
       numLabels: layout.numLabels,
       numAttributes: layout.numAttributes,
@@ -163,15 +184,7 @@ export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8A
   const bytes = new Uint8Array(total);
   const view = new DataView(bytes.buffer);
   bytes.set(MAGIC, 0);
-  view.setUint32(
-    8,
-    model.trigrams !== null
-      ? SECOND_ORDER_FORMAT_VERSION
-      : model.firstStage === null
-        ? MODEL_FORMAT_VERSION
-        : FIRST_STAGE_FORMAT_VERSION,
-    true,
-  );
+  view.setUint32(8, MODEL_FORMAT_VERSION, true);
   view.setUint32(12, headerLength, true);
   bytes.set(json, PREAMBLE);
   bytes.fill(0x20, PREAMBLE + json.length, binaryStart);
@@ -194,6 +207,30 @@ export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8A
   return bytes;
 }
 
+/** The features a model uses, in the order a header lists them. */
+function modelFeatures(model: CrfModel): ModelFeature[] {
+  const uses: Record<ModelFeature, boolean> = {
+    "first-stage": model.firstStage !== null,
+    "second-order": model.trigrams !== null,
+    "general-crf": model.generalCrf !== null,
+  };
+  return MODEL_FEATURES.filter((feature) => uses[feature]);
+}
+
+/** A model's settings as a format 4 header keeps them: the record's fields apart, the rest. */
+function splitRecord(all: Settings): {
+  readonly settings: Settings;
+  readonly record: { [key: string]: JsonValue };
+} {
+  const settings: { [key: string]: JsonValue } = {};
+  const record: { [key: string]: JsonValue } = {};
+  for (const [key, value] of Object.entries(all)) {
+    if ((MODEL_RECORD_KEYS as readonly string[]).includes(key)) record[key] = value;
+    else settings[key] = value;
+  }
+  return { settings, record };
+}
+
 /** Reads a model from the bytes of a model file (no file system: works in a browser). */
 export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): CrfModel {
   const fail = (reason: string): never => {
@@ -207,11 +244,12 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(8, true);
-  if (version < MODEL_FORMAT_VERSION || version > SECOND_ORDER_FORMAT_VERSION) {
+  if (version < OLDEST_FORMAT_VERSION || version > MODEL_FORMAT_VERSION) {
     fail(
-      `model format version ${version}, but this build of @lagrange/chain-crf reads versions ${MODEL_FORMAT_VERSION} to ${SECOND_ORDER_FORMAT_VERSION}${version > SECOND_ORDER_FORMAT_VERSION ? " (written by a newer release: upgrade)" : " (retrain or convert the model)"}`,
+      `model format version ${version}, but this build of @lagrange/chain-crf reads versions ${OLDEST_FORMAT_VERSION} to ${MODEL_FORMAT_VERSION}${version > MODEL_FORMAT_VERSION ? " (written by a newer release: upgrade)" : " (retrain or convert the model)"}`,
     );
   }
+  const legacy = version < MODEL_FORMAT_VERSION;
   const headerLength = view.getUint32(12, true);
   if (PREAMBLE + headerLength + 4 > bytes.length) {
     fail(
@@ -228,8 +266,11 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   } catch (error) {
     return fail(`corrupted header (not valid UTF-8 JSON: ${(error as Error).message})`);
   }
-  if (typeof header !== "object" || header === null || header.format !== "lagrange-chain-crf") {
-    fail("corrupted header (missing format or sizes)");
+  if (
+    !isRecord(header) ||
+    (legacy ? header.format !== "lagrange-chain-crf" : typeof header.kind !== "string")
+  ) {
+    fail(`corrupted header (missing ${legacy ? "format" : "kind"} or sizes)`);
   }
   const binaryLength = header.binaryLength;
   if (!Number.isSafeInteger(binaryLength) || binaryLength < 0) {
@@ -250,6 +291,29 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
       `checksum mismatch (stored CRC-32 ${hex(stored)}, computed ${hex(actual)}): the file is corrupted`,
     );
   }
+  if (!legacy && header.kind !== MODEL_KIND) {
+    fail(
+      `a model of kind ${JSON.stringify(header.kind)}: this build of @lagrange/chain-crf reads ${MODEL_KIND} models (a newer release may read it)`,
+    );
+  }
+  const hasSection = (name: string): boolean =>
+    Array.isArray(header.sections) &&
+    (header.sections as unknown[]).some((s) => isRecord(s) && s.name === name);
+  const hasFirstStage = hasSection("firstStage");
+  const hasTrigrams = hasSection("trigrams");
+  const features = legacy
+    ? legacyFeatures(version, hasFirstStage)
+    : declaredFeatures(header.features, fail);
+  const requireAgreement = (feature: ModelFeature, present: boolean) => {
+    if (present === features.has(feature)) return;
+    const claim = legacy
+      ? `a version ${version} file has ${present ? "no " : ""}feature ${feature}`
+      : `the header's features ${present ? "do not list" : "list"} ${feature}`;
+    fail(`${present ? "a" : "no"} ${FEATURE_PARTS[feature]}, but ${claim}`);
+  };
+  requireAgreement("first-stage", hasFirstStage);
+  requireAgreement("second-order", hasTrigrams);
+  if (!legacy) requireAgreement("general-crf", header.generalCrf !== undefined);
   // Every declared length and offset is checked against the bytes present before anything is
   // allocated: a crafted header (valid checksum, a length of 2^32 or −1) is a malformed file,
   // never a 12 GB allocation or "Invalid typed array length".
@@ -282,19 +346,6 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     return out;
   };
   let firstStage: Uint8Array | null = null;
-  const hasFirstStage =
-    Array.isArray(header.sections) &&
-    (header.sections as unknown[]).some((s) => isRecord(s) && s.name === "firstStage");
-  if (
-    version !== SECOND_ORDER_FORMAT_VERSION &&
-    hasFirstStage !== (version === FIRST_STAGE_FORMAT_VERSION)
-  ) {
-    fail(
-      hasFirstStage
-        ? `a first-stage section in a version ${version} file (two-stage models are version ${FIRST_STAGE_FORMAT_VERSION})`
-        : `version ${version} (a two-stage model) without its first-stage section`,
-    );
-  }
   if (hasFirstStage) {
     const { length, offset } = section("firstStage", ["uint8"]);
     const embedded = bytes.subarray(binaryStart + offset, binaryStart + offset + length);
@@ -322,16 +373,6 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     numWeights: h.numWeights,
   };
   checkLayout(layout, fail);
-  const hasTrigrams =
-    Array.isArray(header.sections) &&
-    (header.sections as unknown[]).some((s) => isRecord(s) && s.name === "trigrams");
-  if (hasTrigrams !== (version === SECOND_ORDER_FORMAT_VERSION)) {
-    fail(
-      hasTrigrams
-        ? `a trigrams section in a version ${version} file (second-order models are version ${SECOND_ORDER_FORMAT_VERSION})`
-        : `version ${version} (a second-order model) without its trigrams section`,
-    );
-  }
   const trigrams = hasTrigrams ? readWeights("trigrams", "trigram weight") : null;
   for (const key of ["labels", "attributes", "transitionAttributes"] as const) {
     const names: unknown = header[key];
@@ -345,6 +386,9 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   if (header.settings !== undefined && !isRecord(header.settings)) {
     fail(`header: settings is ${describe(header.settings)}; expected an object`);
   }
+  const settings = legacy ? (header.settings ?? {}) : withRecord(header, fail);
+  const record = modelRecordOf(settings);
+  if (typeof record === "string") fail(`header: ${legacy ? "settings." : ""}${record}`);
   const unknown = unknownFeatureBase(header.preset, header.settings);
   if (unknown !== null) {
     fail(
@@ -360,7 +404,7 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
       layout,
       weights,
       preset: header.preset ?? null,
-      settings: header.settings ?? {},
+      settings,
       firstStage,
       trigrams,
     });
@@ -375,6 +419,47 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   return model;
 }
 
+/** The features a version 1 to 3 file implies (its version, and a first-stage section in 3). */
+function legacyFeatures(version: number, hasFirstStage: boolean): ReadonlySet<ModelFeature> {
+  if (version === FIRST_STAGE_FORMAT_VERSION) return new Set(["first-stage"]);
+  if (version !== SECOND_ORDER_FORMAT_VERSION) return new Set();
+  return new Set(hasFirstStage ? ["second-order", "first-stage"] : ["second-order"]);
+}
+
+/**
+ * A format 4 header's features: names this build knows, each a part of the model that a reader
+ * without it would leave out, so an unknown one refuses the file rather than tag without it.
+ */
+function declaredFeatures(
+  value: unknown,
+  fail: (reason: string) => never,
+): ReadonlySet<ModelFeature> {
+  if (!Array.isArray(value) || !value.every((x) => typeof x === "string")) {
+    return fail(`header: features is ${describe(value)}; expected a list of names`);
+  }
+  for (const name of value as string[]) {
+    if (!(MODEL_FEATURES as readonly string[]).includes(name)) {
+      fail(
+        `the model uses feature ${JSON.stringify(name)}, which this build of @lagrange/chain-crf does not know (it reads ${MODEL_FEATURES.join(", ")}): a newer release may read it`,
+      );
+    }
+  }
+  return new Set(value as ModelFeature[]);
+}
+
+/** A format 4 header's settings with its record's fields, as a model holds them. */
+function withRecord(header: Header, fail: (reason: string) => never): Settings {
+  const settings: { [key: string]: JsonValue } = { ...header.settings };
+  for (const key of MODEL_RECORD_KEYS) {
+    if (Object.hasOwn(settings, key)) {
+      fail(`header: settings.${key}, where format ${MODEL_FORMAT_VERSION} has a field ${key}`);
+    }
+    const value = header[key];
+    if (value !== undefined) settings[key] = value;
+  }
+  return settings;
+}
+
 /**
  * Whether a model file's bytes declare a first stage of their own, from the preamble and header
  * alone (a malformed file says no: reading it in full then names what is wrong).
@@ -384,7 +469,7 @@ function declaresFirstStage(bytes: Uint8Array): boolean {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(8, true);
   if (version === FIRST_STAGE_FORMAT_VERSION) return true;
-  if (version !== SECOND_ORDER_FORMAT_VERSION) return false;
+  if (version < SECOND_ORDER_FORMAT_VERSION) return false;
   const headerLength = view.getUint32(12, true);
   if (PREAMBLE + headerLength > bytes.length) return false;
   try {

@@ -1,11 +1,11 @@
 import {
   type ChainScores,
-  type ChainSlaveFactory,
   ProblemValidationError,
   type Slave,
   type SlaveResult,
   validateChainScores,
 } from "@lagrange/core";
+import type { ChainSlaveFactory } from "@lagrange/core/dual-decomposition";
 import { validatedTransitions } from "./chain-scorer.js";
 import { InferenceContext } from "./inference/context.js";
 import { scoreView } from "./inference/score.js";

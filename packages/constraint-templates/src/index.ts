@@ -1,5 +1,4 @@
 export {
-  type CandidateOptions,
   COUNT_FAMILIES,
   candidateTemplates,
   constraintInstantiator,
@@ -9,29 +8,14 @@ export {
   type WeightedTemplate,
 } from "./candidates.js";
 export {
-  CONSTRAINTS_FORMAT,
-  CONSTRAINTS_VERSION,
   type ConstraintsFile,
   type ConstraintsFileEntry,
   ConstraintsFileError,
   type JsonValue,
-  type ParseConstraintsOptions,
   parseConstraintsFile,
   serializeConstraintsFile,
 } from "./constraints-file.js";
-export {
-  type ImportanceScore,
-  importanceScores,
-  pruneByImportance,
-  type ScoredExample,
-} from "./importance.js";
-export {
-  type LabelLevel,
-  OUTSIDE,
-  parseBioLabel,
-  SegmentIndex,
-  type SegmentKey,
-  type SegmentKeying,
-} from "./segments.js";
+export { type ImportanceScore, importanceScores, pruneByImportance } from "./importance.js";
+export { OUTSIDE, parseBioLabel, SegmentIndex, type SegmentKeying } from "./segments.js";
 export type * from "./template.js";
-export { templateFromSpec, templateId } from "./templates.js";
+export { templateFromSpec } from "./templates.js";

@@ -3,28 +3,49 @@
  * `--decoder-option <name>=<value>` from them, check values against them and show them in help,
  * so no app keeps a list of which decoder reads what, and a plug-in decoder may have options.
  */
-import type { DecoderDefinition } from "./decoder.js";
-import { DUAL_DECOMPOSITION_STEPS } from "./dual-decomposition/master.js";
-import { LagrangeError } from "./errors.js";
-import { MAX_ITERATIONS, MAX_TIME_LIMIT_MS } from "./solver.js";
+import { DEFAULT_TOLERANCE } from "./dual-decomposition/bounds.js";
+import { LagrangeError, ProblemValidationError } from "./errors.js";
+import { DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS, MAX_TIME_LIMIT_MS } from "./solver.js";
 
 export type DecoderOptionValue = number | boolean | string;
 
-export interface DecoderOptionSpec {
-  /** kebab-case: the CLI flag `--<name>` and the key of `--decoder-option <name>=<value>`; e.g. "max-iterations", "tau", "time-limit", "iterations". */
+/** What these functions read of a decoder's definition (decoder.ts's `DecoderDefinition`). */
+interface DeclaringDecoder {
   readonly name: string;
-  /** The field of the decode options object it sets (e.g. "maxIterations", "tau", "timeLimitMs", "iterations"). */
+  readonly options?: readonly DecoderOptionSpec[];
+}
+
+/**
+ * How the master moves its multipliers: `subgradient` (projected subgradient on the dual; the
+ * default) or `ad3` (Martins et al. 2015's augmented-Lagrangian step: each slave solves a small
+ * quadratic problem instead of a MAP problem; see dual-decomposition/ad3/).
+ */
+export type DualDecompositionStep = "subgradient" | "ad3";
+
+export const DUAL_DECOMPOSITION_STEPS = [
+  "subgradient",
+  "ad3",
+] as const satisfies readonly DualDecompositionStep[];
+
+/** What a value must be: a declared option's bounds, which library entry points check too. */
+export interface OptionBounds {
+  /** The field of the options object it bounds. */
   readonly key: string;
   readonly type: "integer" | "number" | "boolean" | "choice";
-  /** One line for --help. */
-  readonly help: string;
-  /** In the user's unit (before `scale`). */
-  readonly default: DecoderOptionValue;
   /** Inclusive bounds (numbers); `above`: exclusive lower bound. */
   readonly min?: number;
   readonly max?: number;
   readonly above?: number;
   readonly choices?: readonly string[];
+}
+
+export interface DecoderOptionSpec extends OptionBounds {
+  /** kebab-case: the CLI flag `--<name>` and the key of `--decoder-option <name>=<value>`; e.g. "max-iterations", "tau", "time-limit", "iterations". */
+  readonly name: string;
+  /** One line for --help. */
+  readonly help: string;
+  /** In the user's unit (before `scale`). */
+  readonly default: DecoderOptionValue;
   /** The user's value × scale is the decode option (seconds → ms: 1000). Default 1. */
   readonly scale?: number;
   /** Shown in help, e.g. "seconds". */
@@ -49,7 +70,7 @@ export const MAX_ITERATIONS_OPTION: DecoderOptionSpec = {
   key: "maxIterations",
   type: "integer",
   help: "iteration cap of the dual-decomposition master per sentence (rounds of slave calls); with --exact, per branch-and-bound node, as ad3_multi (at most 1,000 nodes; --time-limit bounds the whole search)",
-  default: 200,
+  default: DEFAULT_MAX_ITERATIONS,
   min: 1,
   max: MAX_ITERATIONS,
 };
@@ -60,7 +81,7 @@ export const TOLERANCE_OPTION: DecoderOptionSpec = {
   key: "tolerance",
   type: "number",
   help: "relative duality gap under which a labelling counts as certified optimal",
-  default: 1e-6,
+  default: DEFAULT_TOLERANCE,
   min: 0,
 };
 
@@ -140,7 +161,7 @@ const TRUE = new Set(["true", "yes", "on", "1"]);
 const FALSE = new Set(["false", "no", "off", "0"]);
 
 /** What a value of `spec` must be, in words: "an integer from 1 to 2147483647". */
-function expected(spec: DecoderOptionSpec): string {
+function expected(spec: OptionBounds): string {
   if (spec.type === "boolean") return "true or false";
   if (spec.type === "choice") return `one of ${(spec.choices ?? []).join(", ")}`;
   const what = spec.type === "integer" ? "an integer" : "a number";
@@ -156,7 +177,7 @@ function expected(spec: DecoderOptionSpec): string {
 }
 
 /** Why `value` does not fit `spec`, or undefined when it does. */
-function misfit(spec: DecoderOptionSpec, value: DecoderOptionValue): boolean {
+function misfit(spec: OptionBounds, value: DecoderOptionValue): boolean {
   switch (spec.type) {
     case "boolean":
       return typeof value !== "boolean";
@@ -187,8 +208,32 @@ function read(spec: DecoderOptionSpec, raw: string): DecoderOptionValue | undefi
   }
 }
 
-function shown(raw: string | DecoderOptionValue): string {
+function shown(raw: unknown): string {
   return typeof raw === "string" ? JSON.stringify(raw) : String(raw);
+}
+
+/**
+ * A library caller's options against the bounds its entry point declares (apps check the same
+ * specs through {@link resolveDecoderOptions}): a value outside them is a ProblemValidationError
+ * `options.<key>: expected …, got …`. The specs' values are in the library's unit: pass no
+ * option with a `scale`.
+ */
+export function checkOptionBounds(
+  bounds: readonly OptionBounds[],
+  options: object | undefined,
+): void {
+  for (const spec of bounds) {
+    const value: unknown = (options as Record<string, unknown> | undefined)?.[spec.key];
+    if (value === undefined) continue;
+    const typed =
+      typeof value === "number" || typeof value === "boolean" || typeof value === "string";
+    if (!typed || misfit(spec, value)) {
+      throw new ProblemValidationError(
+        `options.${spec.key}`,
+        `expected ${expected(spec)}, got ${shown(value)}`,
+      );
+    }
+  }
 }
 
 /** Parses one raw string for a spec; a usage LagrangeError naming the decoder and the option, with what was expected, when bad. */
@@ -212,7 +257,7 @@ export function parseDecoderOption(
  * An option the decoder does not declare is a usage LagrangeError naming the decoder: `decoder "viterbi" has no option "tau"; it takes no options` / `…; its options: max-iterations, tolerance`.
  */
 export function resolveDecoderOptions(
-  definition: DecoderDefinition,
+  definition: DeclaringDecoder,
   given: Readonly<Record<string, string | DecoderOptionValue>>,
 ): Record<string, DecoderOptionValue> {
   const specs = definition.options ?? [];
@@ -249,7 +294,7 @@ export function resolveDecoderOptions(
 }
 
 /** Help lines for a decoder's options (name, type/range, default, help). */
-export function describeDecoderOptions(definition: DecoderDefinition): string[] {
+export function describeDecoderOptions(definition: DeclaringDecoder): string[] {
   return (definition.options ?? []).map((spec) => {
     const unit = spec.unit === undefined ? "" : ` ${spec.unit}`;
     return `--${spec.name}: ${spec.help} (${expected(spec)}${unit}; default ${String(spec.default)}${unit})`;
@@ -261,7 +306,7 @@ export function describeDecoderOptions(definition: DecoderDefinition): string[] 
  * wrong is the message of the error `fail` makes, naming the decoder and the option.
  */
 export function checkDecoderOptionSpecs(
-  definition: DecoderDefinition,
+  definition: DeclaringDecoder,
   fail: (message: string) => Error,
 ): void {
   const options = (definition as { options?: unknown }).options;

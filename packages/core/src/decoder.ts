@@ -92,6 +92,23 @@ export interface DecoderDefinition {
     readonly patterns?: boolean;
   };
   /**
+   * What apps may ask of it beyond decoding, declared so that they never test its name. Absent
+   * fields: constraints needed where accepted, n-best by partition, `certified` read as proof.
+   */
+  readonly capabilities?: {
+    /** Decoding is pointless without constraints or slaves (default `accepts.constraints`). */
+    readonly needsConstraints?: boolean;
+    /** How its k best are found: `list-viterbi` (the chain alone), `no-good-cuts` (an exact ILP). */
+    readonly nbest?: "list-viterbi" | "no-good-cuts" | "partition";
+    /**
+     * What `certified` proves: the optimum of its primal, a dual bound on it, nothing, or the
+     * optimum of another objective than the primal it reports (so a list cannot rank by it).
+     */
+    readonly certificate?: "optimum" | "dual-bound" | "none" | "other-objective";
+    /** It decodes a bare chain exactly and nothing more (a general CRF's chain-only decoder). */
+    readonly exactChain?: boolean;
+  };
+  /**
    * Registered slaves (by name) this decoder always decodes with: apps add them to every
    * problem, so `--decoder my-dd` alone brings its plug-in's slave along.
    */
@@ -199,7 +216,7 @@ export class DecoderRegistry {
   /** A fresh decoder by name, built with this registry's context; checks what it accepts. */
   create(name: string): Decoder {
     const definition = this.decoder(name);
-    return acceptingOnly(definition, definition.create(this.context));
+    return acceptingOnly(definition, definition.create(this.context), () => this.decoders());
   }
 }
 
@@ -221,30 +238,43 @@ function lookup<T>(kind: string, name: string, known: ReadonlyMap<string, T>): T
   );
 }
 
-/** Wraps a decoder so that a problem with what its definition does not accept is a clear error. */
-function acceptingOnly(definition: DecoderDefinition, decoder: Decoder): Decoder {
+/**
+ * Wraps a decoder so that a problem with what its definition does not accept is a clear error,
+ * naming the registered decoders that do accept it.
+ */
+function acceptingOnly(
+  definition: DecoderDefinition,
+  decoder: Decoder,
+  registered: () => readonly DecoderDefinition[],
+): Decoder {
   const { constraints, slaves } = definition.accepts;
   const patterns = definition.accepts.patterns ?? false;
   if (constraints && slaves && patterns) return decoder;
+  const takers = (what: keyof DecoderDefinition["accepts"]): string => {
+    const fit = registered().filter((d) => d.accepts[what] === true);
+    return fit.length === 0
+      ? "no registered decoder does"
+      : `choose one that does: ${fit.map((d) => d.name).join(", ")}`;
+  };
   return {
     name: decoder.name,
     decode(problem, options) {
       if (!constraints && (problem.constraints?.length ?? 0) > 0) {
         throw new ProblemValidationError(
           "problem.constraints",
-          `decoder "${definition.name}" does not take constraints; choose a decoder that does (e.g. soft-dd)`,
+          `decoder "${definition.name}" does not take constraints; ${takers("constraints")}`,
         );
       }
       if (!slaves && (problem.slaves?.length ?? 0) > 0) {
         throw new ProblemValidationError(
           "problem.slaves",
-          `decoder "${definition.name}" does not take extra slaves; choose a dual-decomposition decoder`,
+          `decoder "${definition.name}" does not take extra slaves; ${takers("slaves")}`,
         );
       }
       if (!patterns && (problem.patterns?.length ?? 0) > 0) {
         throw new ProblemValidationError(
           "problem.patterns",
-          `decoder "${definition.name}" does not take higher-order patterns; choose one that does (two-slave, naive-dd or exact)`,
+          `decoder "${definition.name}" does not take higher-order patterns; ${takers("patterns")}`,
         );
       }
       return decoder.decode(problem, options);
@@ -273,6 +303,7 @@ export const viterbiDefinition: DecoderDefinition = {
   name: "viterbi",
   description: "exact MAP of the chain (Viterbi); the scheme's transition mask keeps it valid",
   accepts: { constraints: false, slaves: false },
+  capabilities: { nbest: "list-viterbi", certificate: "optimum", exactChain: true },
   create: (context) => chainDecoder(context.chainSlaves(), "viterbi"),
 };
 

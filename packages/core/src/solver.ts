@@ -43,18 +43,8 @@ export interface IterationStats {
  */
 export const MAX_ITERATIONS = 2 ** 31 - 1;
 
-/** `options.maxIterations`, when given, is an integer from 1 to {@link MAX_ITERATIONS}. */
-export function checkIterationCap(maxIterations: number | undefined): void {
-  if (
-    maxIterations !== undefined &&
-    !(Number.isInteger(maxIterations) && maxIterations >= 1 && maxIterations <= MAX_ITERATIONS)
-  ) {
-    throw new ProblemValidationError(
-      "options.maxIterations",
-      `expected an integer from 1 to ${MAX_ITERATIONS}, got ${maxIterations}`,
-    );
-  }
-}
+/** The iteration cap of the iterative decoders when none is given. */
+export const DEFAULT_MAX_ITERATIONS = 200;
 
 /**
  * The longest time limit a solver takes, 2^31 − 1 ms (about 24.8 days): the longest delay a
@@ -120,7 +110,7 @@ export function deadlineOf(
 }
 
 export interface SolveOptions {
-  /** Iteration cap (default 200 for iterative decoders; at most {@link MAX_ITERATIONS}). */
+  /** Iteration cap (default {@link DEFAULT_MAX_ITERATIONS}; at most {@link MAX_ITERATIONS}). */
   readonly maxIterations?: number;
   /**
    * The sentence's time limit in milliseconds, for all of its solves together: a solver stops at

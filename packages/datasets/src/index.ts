@@ -1,48 +1,24 @@
 export {
-  CALIBRATION_BINS,
   type Calibration,
-  type CalibrationBin,
-  type ConfidenceColumns,
   calibration,
   calibrationOfColumns,
   formatCalibrationReport,
   readConfidenceColumns,
   reliabilityDiagramSvg,
 } from "./eval/calibration.js";
-export type {
-  ChunkEvaluationOptions,
-  LabelSequences,
-  LevelEvaluation,
-  SegmentEvaluation,
-  SegmentEvaluationOptions,
-} from "./eval/chunks.js";
-export { AlignmentError, evaluateChunks, evaluateSegments } from "./eval/chunks.js";
-export type {
-  ChunkEvaluation,
-  ConllevalOptions,
-  PrecisionRecallF1,
-  TypeEvaluation,
-} from "./eval/conlleval.js";
+export type { LabelSequences, SegmentEvaluation } from "./eval/chunks.js";
+export { evaluateChunks, evaluateSegments } from "./eval/chunks.js";
+export type { ChunkEvaluation, PrecisionRecallF1 } from "./eval/conlleval.js";
 export {
   ConllevalCounter,
   ConllevalInputError,
   conllevalReport,
-  evaluateConllStream,
   evaluateConllText,
   formatConllevalReport,
 } from "./eval/conlleval.js";
-export type {
-  DependencyEvaluation,
-  DependencyEvaluationOptions,
-} from "./eval/dependencies.js";
+export type { DependencyEvaluation } from "./eval/dependencies.js";
 export { evaluateDependencies } from "./eval/dependencies.js";
-export type {
-  AccuracyScore,
-  ChunkF1Score,
-  LabellingScore,
-  LabellingScoreOptions,
-  PosField,
-} from "./eval/labelling.js";
+export type { LabellingScore, PosField } from "./eval/labelling.js";
 export {
   LabellingScorer,
   posFieldOf,
@@ -51,16 +27,9 @@ export {
   scoreLabelling,
   scoreTagging,
 } from "./eval/labelling.js";
-export type { ColumnsScore, TaggedConllu } from "./eval/prediction-file.js";
+export type { TaggedConllu } from "./eval/prediction-file.js";
 export { readTaggedConllu, scoreLabelColumns } from "./eval/prediction-file.js";
-export type {
-  Alternative,
-  PairedBootstrapInput,
-  PairedBootstrapOptions,
-  PairedBootstrapResult,
-  WilcoxonOptions,
-  WilcoxonResult,
-} from "./eval/significance.js";
+export type { PairedBootstrapResult } from "./eval/significance.js";
 export {
   f1FromCounts,
   normalSurvival,
@@ -69,14 +38,7 @@ export {
   sentenceChunkCounts,
   wilcoxonSignedRank,
 } from "./eval/significance.js";
-export type {
-  ConfusionMatrix,
-  LabelEvaluation,
-  TokenEvaluation,
-  TokenEvaluationOptions,
-} from "./eval/tokens.js";
 export { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./eval/tokens.js";
-export type { ColumnSeparator, ConllReadOptions, ConllWriteOptions } from "./formats/conll.js";
 export {
   formatConll,
   parseConll,
@@ -84,12 +46,7 @@ export {
   readConllFile,
   writeConllFile,
 } from "./formats/conll.js";
-export type {
-  ConlluExtraLine,
-  ConlluField,
-  ConlluReadOptions,
-  ConlluSentence,
-} from "./formats/conllu.js";
+export type { ConlluSentence } from "./formats/conllu.js";
 export {
   CONLLU_FIELDS,
   formatConllu,
@@ -98,9 +55,8 @@ export {
   readConlluFile,
   writeConlluFile,
 } from "./formats/conllu.js";
-export type { CrfsuiteAttribute, CrfsuiteInstance } from "./formats/crfsuite.js";
+export type { CrfsuiteInstance } from "./formats/crfsuite.js";
 export {
-  escapeCrfsuiteName,
   formatCrfsuite,
   parseCrfsuite,
   readCrfsuite,
@@ -108,11 +64,6 @@ export {
   writeCrfsuiteFile,
 } from "./formats/crfsuite.js";
 export { DataFormatError } from "./formats/errors.js";
-export type {
-  InlineLabelMode,
-  InlineTagsReadOptions,
-  InlineTagsWriteOptions,
-} from "./formats/inline.js";
 export {
   formatInlineTags,
   isInlineRecordSeparator,
@@ -121,16 +72,8 @@ export {
   readInlineTagsFile,
   writeInlineTagsFile,
 } from "./formats/inline.js";
-export type { ReadOptions, TextSource } from "./formats/io.js";
 export { sourceLines, strayCarriageReturnError } from "./formats/io.js";
-export type {
-  CitationIssue,
-  CitationReport,
-  MalformedCitationPolicy,
-  UmassCitations,
-  UmassFileOptions,
-  UmassReadOptions,
-} from "./formats/umass.js";
+export type { CitationReport, MalformedCitationPolicy } from "./formats/umass.js";
 export {
   formatUmassCitations,
   parseUmassCitations,
@@ -138,30 +81,15 @@ export {
   readUmassCitationsFile,
   writeUmassCitationsFile,
 } from "./formats/umass.js";
-export type { CitationGeneratorOptions, GeneratedCitation } from "./generator/generate.js";
+export type { GeneratedCitation } from "./generator/generate.js";
 export {
   citationSentence,
   citationStream,
-  generateCitation,
   generateCitationSentences,
   generateCitations,
 } from "./generator/generate.js";
-export type { CalendarDate, CitationKind, CitationRecord, PersonName } from "./generator/record.js";
-export { CITATION_KINDS } from "./generator/record.js";
-export type { CitationStyle } from "./generator/styles.js";
-export { CITATION_STYLES } from "./generator/styles.js";
 export { tokenize as tokenizeCitation } from "./generator/tree.js";
-export type {
-  DatasetFormatId,
-  DatasetFormatOptions,
-  DatasetInfo,
-  DatasetSplitInfo,
-  DownloadSource,
-  OpenSplitInfo,
-  RecordRange,
-  SealedSplitInfo,
-  TagScheme,
-} from "./registry/catalog.js";
+export type { OpenSplitInfo, SealedSplitInfo } from "./registry/catalog.js";
 export {
   DATASETS,
   DatasetFormat,
@@ -171,7 +99,6 @@ export {
   UnknownDatasetError,
 } from "./registry/catalog.js";
 export {
-  CORPUS_FORMATS,
   type Corpus,
   type CorpusFormat,
   corpusLocator,
@@ -184,21 +111,9 @@ export {
   DatasetUnavailableError,
 } from "./registry/errors.js";
 export { type CorpusSubset, subsetCorpus, subsetItems } from "./registry/subset.js";
-export type {
-  LexiconInfo,
-  LexiconKind,
-  RawTextCorpusInfo,
-  RawTextFormat,
-} from "./resources/catalog.js";
-export {
-  LEXICONS,
-  lexiconNames,
-  RAW_TEXT_CORPORA,
-  rawTextCorpusNames,
-} from "./resources/catalog.js";
-export { parseLexiconText } from "./resources/lexicon-text.js";
+export { LEXICONS, RAW_TEXT_CORPORA } from "./resources/catalog.js";
 export { checkLineEndings } from "./resources/line-endings.js";
-export { ABBREVIATIONS, splitSentences, tokenizeText } from "./resources/tokenize.js";
+export { splitSentences, tokenizeText } from "./resources/tokenize.js";
 export {
   checkScheme,
   decodingMask,
@@ -209,7 +124,6 @@ export {
   requireScheme,
   type SchemeCheck,
   SchemeMismatchError,
-  type SchemeProblem,
   type SequenceLocator,
   schemeViolations,
   tolerableInvalid,
@@ -221,7 +135,6 @@ export {
   isPartialLabelCell,
   type PartialLabel,
   parsePartialLabel,
-  UNKNOWN_LABEL_CELL,
 } from "./schemes/partial-labels.js";
 export type { Span } from "./schemes/spans.js";
 export {
@@ -231,7 +144,6 @@ export {
   SpanError,
   schemeLabels,
 } from "./schemes/spans.js";
-export type { SchemeViolation } from "./schemes/validity.js";
 export { allowedTransitions, findViolations, isValidSequence } from "./schemes/validity.js";
-export type { DocumentGroup, DocumentInfo, Sentence, SourcePosition } from "./sentence.js";
+export type { DocumentInfo, Sentence } from "./sentence.js";
 export { groupByDocument, inputRows, tokenPlace } from "./sentence.js";

@@ -19,23 +19,22 @@ export function relabelled(corpus: Corpus, scheme: SchemeName): Corpus {
 
 export interface BenchSplitOptions {
   /** Rewrite the gold labels into this scheme. */
-  readonly relabel?: SchemeName;
+  readonly relabel?: SchemeName | undefined;
   /** Keep the first n training sentences only (a quick run). */
-  readonly maxTrainSentences?: number;
+  readonly maxTrainSentences?: number | undefined;
   /** Keep the first n dev sentences only. */
-  readonly maxDevSentences?: number;
+  readonly maxDevSentences?: number | undefined;
 }
 
 /**
  * A registry dataset's train and dev splits as a bench uses them (relabelled, cut), or null when
- * the data cannot be reached — then `{ dataset, reason }` joins `unavailable`, which the bench
- * reports instead of failing.
+ * the data cannot be reached — then `unavailable` hears why, for the bench to report instead of
+ * failing.
  */
 export async function openBenchSplits(
-  dataset: string,
   registry: string,
   options: BenchSplitOptions,
-  unavailable: { dataset: string; reason: string }[],
+  unavailable: (reason: string) => void,
 ): Promise<{ train: Corpus; dev: Corpus } | null> {
   let train: Corpus;
   let dev: Corpus;
@@ -44,7 +43,7 @@ export async function openBenchSplits(
     dev = await openCorpus(`${registry}:dev`);
   } catch (error) {
     if (error instanceof LagrangeError && error.code === "unavailable") {
-      unavailable.push({ dataset, reason: error.message });
+      unavailable(error.message);
       return null;
     }
     throw error;

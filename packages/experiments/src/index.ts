@@ -6,16 +6,9 @@ export {
   type BcrfDatasetName,
   type BcrfDatasetResult,
   bcrfBenchmark,
-  type ConvergencePoint,
-  type DecodingTiming,
-  type TrainingTiming,
 } from "./bcrf/benchmark.js";
-export {
-  bcrfCrossover,
-  type CrossoverOptions,
-  type CrossoverPoint,
-  type CrossoverResult,
-} from "./bcrf/crossover.js";
+export { bcrfCrossover } from "./bcrf/crossover.js";
+export { openBenchSplits } from "./bench-splits.js";
 export {
   type CitationBenchmark,
   type CitationBenchmarkOptions,
@@ -30,62 +23,22 @@ export {
   type L2sDatasetName,
   type L2sDatasetResult,
   l2sBenchmark,
-  type ParsingResult,
-  type ParsingRow,
   type TradeoffPoint,
 } from "./l2s/benchmark.js";
 export {
-  allRules,
-  FERSINI2014_REPORTED,
-  type PaperComparison,
   type TwoPhaseBenchmark,
   type TwoPhaseBenchmarkOptions,
-  type TwoPhaseTarget,
   twoPhaseBenchmark,
-  viterbiOf,
 } from "./two-phase/benchmark.js";
+export { TWO_PHASE_DATASETS, type TwoPhaseDatasetName, twoPhaseData } from "./two-phase/data.js";
 export {
-  type FieldEvaluation,
-  splitsOf,
-  TWO_PHASE_DATASETS,
-  type TwoPhaseData,
-  type TwoPhaseDataOptions,
-  type TwoPhaseDatasetName,
-  type TwoPhaseSplitId,
-  twoPhaseData,
-} from "./two-phase/data.js";
-export {
-  DEFAULT_PENALTY_SCALES,
-  DEFAULT_TAU_GRID,
-  type IlpFigures,
-  type ModelFigures,
-  type RuleRow,
-  type Selection,
   type SystemResult,
-  type SystemSpec,
-  TWO_PHASE_DEFAULTS,
   type TwoPhaseDatasetResult,
-  type TwoPhaseExperimentOptions,
   twoPhaseExperiment,
-  twoPhaseSystems,
 } from "./two-phase/experiment.js";
-export {
-  type FieldPrf,
-  labelType,
-  type Prf,
-  quantile,
-  type Significance,
-  type TimeDistribution,
-  type TokenScores,
-  type TypeScores,
-  timeDistribution,
-  tokenScores,
-} from "./two-phase/metrics.js";
+export type { Prf, Significance, TimeDistribution } from "./two-phase/metrics.js";
 export {
   type CurvePoint,
-  type NerScores,
-  type Table2Row,
-  TWO_SLAVE_NER_DATASETS,
   type TwoSlaveNerBenchmark,
   type TwoSlaveNerDataset,
   type TwoSlaveNerOptions,

@@ -1,8 +1,8 @@
 /**
- * The AD3 referee (test-ad3-suites.ts) over thousands of random instances: no wrong certificate
+ * The AD3 referee (testing/ad3-suites.ts) over thousands of random instances: no wrong certificate
  * in any of them. Integration tier (about a minute).
  */
-import { ad3RefereeSuites } from "./test-ad3-suites.js";
+import { ad3RefereeSuites } from "./testing/ad3-suites.js";
 
 ad3RefereeSuites(
   {

@@ -1,9 +1,9 @@
 /**
  * HiGHS referees core's AD3 engine on random small factor graphs and constrained chains (see
- * test-ad3-suites.ts): a few hundred instances per property here, thousands in
+ * testing/ad3-suites.ts): a few hundred instances per property here, thousands in
  * ad3-referee.slow.test.ts (the integration tier).
  */
-import { ad3RefereeSuites } from "./test-ad3-suites.js";
+import { ad3RefereeSuites } from "./testing/ad3-suites.js";
 
 ad3RefereeSuites(
   {

@@ -1,13 +1,13 @@
 import {
   type ChainScores,
-  constraintActivity,
   type LinearConstraint,
   ProblemValidationError,
   scoreLabelling,
-  transitionOffset,
   validateChainScores,
   validateConstraint,
 } from "@lagrange/core";
+import { transitionOffset } from "@lagrange/core/chain";
+import { constraintActivity } from "@lagrange/core/dual-decomposition";
 import { type MaxMarginals, maxMarginals } from "./chain-tables.js";
 import { MipBuilder, type MipLimits, MipSolver } from "./mip-builder.js";
 

@@ -1,4 +1,5 @@
-import { type ChainScores, transitionOffset } from "@lagrange/core";
+import type { ChainScores } from "@lagrange/core";
+import { transitionOffset } from "@lagrange/core/chain";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 

@@ -1,22 +1,26 @@
 import {
   type ChainScores,
-  type ConstraintStats,
+  checkOptionBounds,
   constraintViolation,
-  type Deadline,
   type DecodeOptions,
   type DecodeProblem,
   type Decoder,
   type DecoderDefinition,
   type DecoderOptionSpec,
   type Decoding,
-  deadlineOf,
   type LinearConstraint,
-  MAX_TIME_LIMIT_MS,
+  type OptionBounds,
   ProblemValidationError,
   scoreLabelling,
-  TIME_LIMIT_OPTION,
   throwIfAborted,
 } from "@lagrange/core";
+import {
+  type ConstraintStats,
+  type Deadline,
+  deadlineOf,
+  MAX_TIME_LIMIT_MS,
+  TIME_LIMIT_OPTION,
+} from "@lagrange/core/dual-decomposition";
 import {
   ChainIlp,
   type ChainIlpResult,
@@ -230,7 +234,7 @@ function begin(
   defaultForm: SoftPenaltyForm,
 ): Call | IlpDecoding {
   throwIfAborted(options?.signal);
-  checkOptions(options);
+  checkOptionBounds(ILP_OPTION_BOUNDS, options);
   const { scores } = problem;
   const constraints = problem.constraints ?? [];
   validateIlpProblem(scores, constraints);
@@ -369,28 +373,15 @@ function maskForbidsAll(n: number, L: number, started: number): IlpDecoding {
   );
 }
 
-/** The ILP options within {@link ILP_OPTION_RANGES} (`tau` is the two-phase decoder's). */
-function checkOptions(options: IlpDecodeOptions | undefined): void {
-  const limit = options?.timeLimitMs;
-  const most = ILP_OPTION_RANGES.maxTimeLimitMs;
-  if (limit !== undefined && !(typeof limit === "number" && limit > 0 && limit <= most)) {
-    throw new ProblemValidationError(
-      "options.timeLimitMs",
-      `expected milliseconds > 0 and ≤ ${most} (2^31 − 1), got ${limit}`,
-    );
-  }
-  const gap = options?.mipGap;
-  if (gap !== undefined && !(typeof gap === "number" && gap >= 0 && gap < Infinity)) {
-    throw new ProblemValidationError("options.mipGap", `expected a finite number ≥ 0, got ${gap}`);
-  }
-  const form = options?.softForm;
-  if (form !== undefined && form !== "hinge" && form !== "indicator") {
-    throw new ProblemValidationError(
-      "options.softForm",
-      `expected "hinge" or "indicator", got ${JSON.stringify(form)}`,
-    );
-  }
-}
+/**
+ * The ILP options within {@link ILP_OPTION_RANGES}, in the library's milliseconds, checked by
+ * core's one check (`tau` is the two-phase decoder's).
+ */
+const ILP_OPTION_BOUNDS: readonly OptionBounds[] = [
+  { key: "timeLimitMs", type: "number", above: 0, max: ILP_OPTION_RANGES.maxTimeLimitMs },
+  { key: "mipGap", type: "number", min: 0 },
+  { key: "softForm", type: "choice", choices: ["hinge", "indicator"] },
+];
 
 /**
  * `exact`: the MAP labelling under hard and soft constraints, solved exactly by HiGHS — the referee
@@ -410,7 +401,7 @@ export function exactIlpDecoder(name = "exact"): IlpDecoder {
     },
     decode(problem: DecodeProblem, options?: IlpDecodeOptions): IlpDecoding {
       if ((problem.patterns?.length ?? 0) > 0) {
-        checkOptions(options);
+        checkOptionBounds(ILP_OPTION_BOUNDS, options);
         patternIlp ??= new FactorGraphIlp();
         return decodeWithPatterns(patternIlp, problem, options);
       }
@@ -629,6 +620,7 @@ export const exactDefinition: DecoderDefinition = {
   description:
     "exact MAP under hard and soft constraints, or with higher-order patterns, by integer programming (HiGHS): the referee",
   accepts: { constraints: true, slaves: false, patterns: true },
+  capabilities: { nbest: "no-good-cuts", certificate: "optimum" },
   options: [TIME_LIMIT_OPTION],
   prepare: prepareIlp,
   create: () => exactIlpDecoder("exact"),
@@ -640,6 +632,8 @@ export const twoPhaseDefinition: DecoderDefinition = {
   description:
     "fersini2014: least total rule-violation cost among labellings within a factor τ of the best (HiGHS)",
   accepts: { constraints: true, slaves: false },
+  // The least rule cost within τ of the Viterbi score: not the chain score it reports as primal.
+  capabilities: { certificate: "other-objective" },
   options: [TIME_LIMIT_OPTION, TAU_OPTION],
   prepare: prepareIlp,
   create: () => twoPhaseIlpDecoder("two-phase"),

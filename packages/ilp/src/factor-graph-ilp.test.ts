@@ -1,4 +1,9 @@
-import { factorGraph, patternFactor, scoreAssignment, unaryFactor } from "@lagrange/core";
+import {
+  factorGraph,
+  patternFactor,
+  scoreAssignment,
+  unaryFactor,
+} from "@lagrange/core/factor-graph";
 import { bruteForceBest, randomFactorGraph } from "@lagrange/core/testing";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";

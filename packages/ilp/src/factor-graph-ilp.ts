@@ -1,4 +1,8 @@
-import { type FactorGraph, scoreAssignment, validateFactorGraph } from "@lagrange/core";
+import {
+  type FactorGraph,
+  scoreAssignment,
+  validateFactorGraph,
+} from "@lagrange/core/factor-graph";
 import type { IlpOptions, IlpStatus } from "./chain-ilp.js";
 import { MipBuilder, MipSolver } from "./mip-builder.js";
 

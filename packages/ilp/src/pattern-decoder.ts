@@ -1,13 +1,11 @@
 import {
-  chainToFactorGraph,
   type DecodeProblem,
-  deadlineOf,
-  type Factor,
-  factorScore,
   ProblemValidationError,
   scoreLabelling,
   throwIfAborted,
 } from "@lagrange/core";
+import { deadlineOf } from "@lagrange/core/dual-decomposition";
+import { chainToFactorGraph, type Factor, factorScore } from "@lagrange/core/factor-graph";
 import { maxMarginals } from "./chain-tables.js";
 import { decoding, type IlpDecodeOptions, type IlpDecoding } from "./decoders.js";
 import type { FactorGraphIlp } from "./factor-graph-ilp.js";

@@ -3,6 +3,7 @@ import { type JsonValue, LagrangeError } from "@lagrange/core";
 import { type Corpus, inputRows, type LabelScheme } from "@lagrange/datasets";
 import { modelFeatureSpec } from "./model-features.js";
 import { modelScheme } from "./model-scheme.js";
+import { definedFields } from "./training/defined-fields.js";
 
 /** What continued training takes over from the model it starts from. */
 export interface ContinuedTraining {
@@ -36,10 +37,10 @@ export function continuedTraining(
     );
   }
   const spec = modelFeatureSpec(init);
-  const taskPreset = init.settings.taskPreset;
+  const { taskPreset } = init;
   const settings: { [key: string]: JsonValue } = {};
-  if (typeof taskPreset === "string") settings.taskPreset = taskPreset;
-  if (typeof init.settings.decoder === "string") settings.decoder = init.settings.decoder;
+  if (taskPreset !== null) settings.taskPreset = taskPreset;
+  if (init.decoder !== null) settings.decoder = init.decoder;
   let preset = init.preset;
   if (preset === null) {
     if (spec === null && given.preset === undefined) {
@@ -53,10 +54,10 @@ export function continuedTraining(
   } else if (given.preset !== undefined && given.preset !== preset && given.preset !== taskPreset) {
     throw new LagrangeError(
       "usage",
-      `--preset ${given.preset} conflicts with ${source}, trained with ${typeof taskPreset === "string" ? taskPreset : preset}: continued training keeps the model's features (leave --preset out)`,
+      `--preset ${given.preset} conflicts with ${source}, trained with ${taskPreset ?? preset}: continued training keeps the model's features (leave --preset out)`,
     );
   }
-  const recorded = init.settings.scheme === undefined ? undefined : modelScheme(init);
+  const recorded = init.scheme === null ? undefined : modelScheme(init);
   if (given.scheme !== undefined && recorded !== undefined && given.scheme !== recorded) {
     throw new LagrangeError(
       "usage",
@@ -76,7 +77,7 @@ export function continuedTraining(
   return {
     preset,
     ...(spec === null ? {} : { features: spec }),
-    ...(scheme === undefined ? {} : { scheme }),
+    ...definedFields({ scheme }),
     settings,
   };
 }

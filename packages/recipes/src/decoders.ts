@@ -79,3 +79,26 @@ export async function loadPlugin(
   // Installed under its path: errors from it, and from what it adds, name the file.
   installPlugin(registry, plugin as LagrangePlugin, path);
 }
+
+/** What a decoder declares it can do (empty for one that declares nothing). */
+export type DecoderCapabilities = NonNullable<DecoderDefinition["capabilities"]>;
+
+/**
+ * The declared capabilities of a decoder by name; undefined for a decoder the registry does not
+ * know (one built elsewhere and handed over).
+ */
+export function decoderCapabilities(
+  registry: DecoderRegistry,
+  name: string,
+): DecoderCapabilities | undefined {
+  const definition = registry.decoders().find((d) => d.name === name);
+  return definition === undefined ? undefined : (definition.capabilities ?? {});
+}
+
+/**
+ * Whether decoding with it is pointless without constraints or slaves: by default, a decoder that
+ * takes constraints needs them (greedy declares otherwise: alone, it searches the chain's scores).
+ */
+export function needsConstraints(definition: DecoderDefinition): boolean {
+  return definition.capabilities?.needsConstraints ?? definition.accepts.constraints;
+}

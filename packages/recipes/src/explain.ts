@@ -1,5 +1,6 @@
 import { type AttributeSequence, explainLabelling, type TokenScore } from "@lagrange/chain-crf";
-import { constraintViolation, type Decoding, firstLabelsOf, isHard } from "@lagrange/core";
+import { constraintViolation, type Decoding } from "@lagrange/core";
+import { firstLabelsOf, isHard } from "@lagrange/core/dual-decomposition";
 import type { Sentence } from "@lagrange/datasets";
 import { modelDecodingConstraints } from "./model-scheme.js";
 import type { Tagger } from "./tagger.js";

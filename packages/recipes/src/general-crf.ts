@@ -43,6 +43,7 @@ import {
 import { standardDecoders } from "./decoders.js";
 import { modelPreset, sentenceAttributes } from "./model-input.js";
 import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
+import { DEFAULT_DECODERS } from "./tagging/default-decoders.js";
 import { type TrainOnCorpusOptions, trainOnCorpus } from "./training.js";
 
 /** How sentences form the groups a general CRF links: tweet clusters or documents. */
@@ -93,7 +94,11 @@ const SETTINGS_KEY = "generalCrf";
 export { TWEET_GROUP_DEFAULTS };
 
 /** Defaults of general-CRF training that apps show: jackknife folds, epochs (the paper's 10), decoder. */
-export const GENERAL_CRF_DEFAULTS = { folds: 4, epochs: 10, decoder: "two-slave" } as const;
+export const GENERAL_CRF_DEFAULTS = {
+  folds: 4,
+  epochs: 10,
+  decoder: DEFAULT_DECODERS["general-crf"],
+} as const;
 
 /**
  * Bounds on the factor options a model file may carry. The defaults are 3 and 10, and training
@@ -110,8 +115,8 @@ const MAX_STORED_OCCURRENCES = 100;
  * a malformed one is a `bad-input` error naming `source` (the model file).
  */
 export function generalCrfOf(model: CrfModel, source = "the model"): GeneralCrf | null {
-  const stored = model.settings[SETTINGS_KEY];
-  if (stored === undefined) return null;
+  const stored = model.generalCrf;
+  if (stored === null) return null;
   const bad = (what: string): never => {
     throw new LagrangeError(
       "bad-input",

@@ -4,9 +4,9 @@ import { decodingMask, LABEL_SCHEMES, type LabelScheme } from "@lagrange/dataset
 
 /** The label scheme a model was trained under (recorded in its settings; `none` when absent). */
 export function modelScheme(model: CrfModel): LabelScheme {
-  const scheme = model.settings.scheme;
-  if (scheme === undefined) return "none";
-  if (typeof scheme === "string" && (LABEL_SCHEMES as readonly string[]).includes(scheme)) {
+  const { scheme } = model;
+  if (scheme === null) return "none";
+  if ((LABEL_SCHEMES as readonly string[]).includes(scheme)) {
     return scheme as LabelScheme;
   }
   // A model file is input: an unreadable scheme in it is malformed input, not a usage error.

@@ -17,12 +17,11 @@ import {
   LagrangeError,
   type LinearConstraint,
   restrictProblem,
-  type SlaveBinding,
   type SlaveDefinition,
   throwIfAborted,
 } from "@lagrange/core";
 import type { LabelScheme, Sentence } from "@lagrange/datasets";
-import { standardDecoders } from "./decoders.js";
+import { decoderCapabilities, needsConstraints, standardDecoders } from "./decoders.js";
 import { modelPreset, sentenceAttributes } from "./model-features.js";
 import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
 import {
@@ -30,7 +29,8 @@ import {
   type LabellingConfidence,
   labellingConfidence,
 } from "./tagging/confidence.js";
-import { type NBestEntry, type NBestMethod, nbestOf } from "./tagging/nbest.js";
+import { DEFAULT_DECODERS } from "./tagging/default-decoders.js";
+import { type NBestEntry, type NBestMethod, nbestMethodFor, nbestOf } from "./tagging/nbest.js";
 
 export interface TaggerOptions {
   readonly model: CrfModel;
@@ -104,16 +104,6 @@ export interface TagSentenceOptions {
   readonly restriction?: LabelRestriction;
 }
 
-/** One tagged sentence. */
-export interface Tagged {
-  readonly labels: string[];
-  readonly decoding: Decoding;
-  /** The constraints the sentence was decoded under (empty without). */
-  readonly constraints: readonly LinearConstraint[];
-  /** The chain scores it was decoded from, a restriction included ({@link Tagger.confidence}). */
-  readonly scores: ChainScores;
-}
-
 /** Where the time of tagging went, in milliseconds: the one clock every app prints. */
 export interface TaggingTime {
   readonly sentences: number;
@@ -124,6 +114,25 @@ export interface TaggingTime {
   readonly scoringMs: number;
   /** Chain scores → labels (the decoder, with its constraints and slaves). */
   readonly decodingMs: number;
+}
+
+/** A sentence's n-best list, best first, each entry with its label names. */
+export interface TaggedNBest {
+  readonly method: NBestMethod;
+  readonly decodes: number;
+  /** The sentence's time limit ended the search: the list may hold fewer than k entries. */
+  readonly timedOut: boolean;
+  readonly entries: readonly (NBestEntry & { readonly names: string[] })[];
+}
+
+/** One tagged sentence. */
+export interface Tagged {
+  readonly labels: string[];
+  readonly decoding: Decoding;
+  /** The constraints the sentence was decoded under (empty without). */
+  readonly constraints: readonly LinearConstraint[];
+  /** The chain scores it was decoded from, a restriction included ({@link Tagger.confidence}). */
+  readonly scores: ChainScores;
 }
 
 /**
@@ -138,15 +147,27 @@ export function checkDecoderUse(
   given: { readonly constraints: boolean; readonly slaves: readonly string[] },
 ): string[] {
   const definition = registry.decoder(decoder);
+  const takers = (what: "constraints" | "slaves") =>
+    `choose one that does: ${registry
+      .decoders()
+      .filter((d) => d.accepts[what])
+      .map((d) => d.name)
+      .join(", ")}`;
   const slaves = [...(definition.withSlaves ?? []), ...given.slaves];
   for (const name of slaves) registry.slave(name);
   if (given.constraints && !definition.accepts.constraints) {
-    throw new LagrangeError("usage", `decoder ${decoder} does not take constraints`);
+    throw new LagrangeError(
+      "usage",
+      `decoder ${decoder} does not take constraints; ${takers("constraints")}`,
+    );
   }
   if (given.slaves.length > 0 && !definition.accepts.slaves) {
-    throw new LagrangeError("usage", `decoder ${decoder} does not take extra slaves`);
+    throw new LagrangeError(
+      "usage",
+      `decoder ${decoder} does not take extra slaves; ${takers("slaves")}`,
+    );
   }
-  if (definition.accepts.constraints && !given.constraints && slaves.length === 0) {
+  if (needsConstraints(definition) && !given.constraints && slaves.length === 0) {
     throw new LagrangeError(
       "usage",
       `decoder ${decoder} decodes under constraints: give it learned constraints (lagrange constraints learn) or a slave`,
@@ -173,6 +194,11 @@ export class Tagger {
   readonly #slaves: readonly SlaveDefinition[];
   readonly #labels: readonly string[];
   readonly #options: DecodeOptions;
+  /** A second-order model: exact second-order Viterbi gives its labels only. */
+  readonly labelsOnly: boolean;
+  /** How its n-best lists are found (its decoder's declared method). */
+  readonly nbestMethod: NBestMethod;
+  readonly #capabilities: ReturnType<typeof decoderCapabilities>;
   #time = { sentences: 0, tokens: 0, featuresMs: 0, scoringMs: 0, decodingMs: 0 };
 
   constructor(options: TaggerOptions) {
@@ -181,8 +207,9 @@ export class Tagger {
     this.model = model;
     this.scheme = modelScheme(model);
     this.#preset = model.preset === null ? null : modelPreset(model);
-    const decoder = options.decoder ?? "viterbi";
-    if (model.order === 2) checkSecondOrderUse(options);
+    const decoder = options.decoder ?? DEFAULT_DECODERS["chain-crf"];
+    this.labelsOnly = model.order === 2;
+    if (this.labelsOnly) checkSecondOrderUse(options, registry);
     const slaves =
       typeof decoder === "string"
         ? checkDecoderUse(registry, decoder, {
@@ -191,20 +218,21 @@ export class Tagger {
           })
         : (options.slaves ?? []);
     // A second-order model: its first-order scores, and a decoder that adds the trigrams.
-    this.decoder =
-      model.order === 2
-        ? secondOrderDecoder(model)
-        : typeof decoder === "string"
-          ? registry.create(decoder)
-          : decoder;
+    this.decoder = this.labelsOnly
+      ? secondOrderDecoder(model)
+      : typeof decoder === "string"
+        ? registry.create(decoder)
+        : decoder;
     this.#scorer = model.scorer(modelDecodingConstraints(model), {
-      firstOrderPart: model.order === 2,
+      firstOrderPart: this.labelsOnly,
     });
     this.#constraintsFor =
       options.constraints === undefined ? undefined : constraintInstantiator(options.constraints);
     this.#slaves = slaves.map((name) => registry.slave(name));
     this.#labels = model.labels.names();
     this.#options = options.decodeOptions ?? {};
+    this.#capabilities = decoderCapabilities(registry, this.decoder.name);
+    this.nbestMethod = nbestMethodFor(this.#capabilities);
   }
 
   /** One sentence of n tokens, scored from t0 to t1 and decoded from t1 to t2. */
@@ -229,10 +257,6 @@ export class Tagger {
     return attributes;
   }
 
-  tag(sentence: Sentence, signal?: AbortSignal, options: TagSentenceOptions = {}): Tagged {
-    return this.tagAttributes(this.attributes(sentence), sentence.tokens, signal, options);
-  }
-
   /** Decodes precomputed attributes (a caller that extracted them once for several decoders). */
   tagAttributes(
     attributes: AttributeSequence,
@@ -242,21 +266,8 @@ export class Tagger {
   ): Tagged {
     throwIfAborted(signal);
     const t0 = performance.now();
-    const scores = this.#scorer.score(attributes);
+    const { problem, constraints } = this.#problem(attributes, tokens);
     const t1 = performance.now();
-    const n = scores.n;
-    const L = scores.L;
-    const constraints = this.#constraintsFor?.({ n, L, tokens }) ?? [];
-    let slaves: SlaveBinding[] | undefined;
-    if (this.#slaves.length > 0) {
-      const instance = { n, L, labels: this.#labels, tokens };
-      slaves = this.#slaves.flatMap((definition) => [definition.create(instance)].flat());
-    }
-    const problem: DecodeProblem = {
-      scores,
-      ...(constraints.length === 0 ? {} : { constraints }),
-      ...(slaves === undefined ? {} : { slaves }),
-    };
     const decoded =
       options.restriction === undefined ? problem : restrictProblem(problem, options.restriction);
     const decoding = this.decoder.decode(
@@ -265,7 +276,7 @@ export class Tagger {
     );
     const t2 = performance.now();
     if (decoding.status === "infeasible") throw new InfeasibleSentenceError(decoding);
-    this.#count(n, t0, t1, t2);
+    this.#count(problem.scores.n, t0, t1, t2);
     return {
       labels: this.model.labels.decode(decoding.labels),
       decoding,
@@ -274,13 +285,31 @@ export class Tagger {
     };
   }
 
+  /** A sentence's chain scores with its constraints and slaves: the problem its decoder solves. */
+  #problem(
+    attributes: AttributeSequence,
+    tokens: readonly string[],
+  ): { problem: DecodeProblem; constraints: LinearConstraint[] } {
+    const scores = this.#scorer.score(attributes);
+    const { n, L } = scores;
+    const constraints = this.#constraintsFor?.({ n, L, tokens }) ?? [];
+    const instance = { n, L, labels: this.#labels, tokens };
+    const slaves = this.#slaves.flatMap((definition) => [definition.create(instance)].flat());
+    const problem: DecodeProblem = {
+      scores,
+      ...(constraints.length === 0 ? {} : { constraints }),
+      ...(slaves.length === 0 ? {} : { slaves }),
+    };
+    return { problem, constraints };
+  }
+
   /**
    * Marginals and p(y|x) of a sentence this tagger tagged: the decoder's own marginals where it
    * has them (bcrf, mean-field), else the chain's, marked `chain-unconstrained` when the sentence
    * was decoded under constraints or slaves.
    */
   confidence(tagged: Tagged, request: ConfidenceRequest): LabellingConfidence {
-    if (this.model.order === 2) throw secondOrderOnly("--marginals and --probability");
+    if (this.labelsOnly) throw secondOrderOnly("--marginals and --probability");
     const constrained = tagged.constraints.length > 0 || this.#slaves.length > 0;
     return labellingConfidence(
       tagged.scores,
@@ -293,14 +322,10 @@ export class Tagger {
   }
 
   /**
-   * The k best labellings of a sentence under the tagger's decoder, constraints and slaves (and a
-   * restriction, for forced decoding): see {@link nbestOf} for what each decoder guarantees.
+   * The k best labellings of a sentence's attributes under the tagger's decoder, constraints and
+   * slaves (and a restriction, for forced decoding): see {@link nbestOf} for what each decoder
+   * guarantees.
    */
-  nbest(sentence: Sentence, k: number, options: TagNBestOptions = {}): TaggedNBest {
-    return this.nbestAttributes(this.attributes(sentence), sentence.tokens, k, options);
-  }
-
-  /** {@link nbest} of precomputed attributes. */
   nbestAttributes(
     attributes: AttributeSequence,
     tokens: readonly string[],
@@ -308,31 +333,18 @@ export class Tagger {
     options: TagNBestOptions = {},
   ): TaggedNBest {
     throwIfAborted(options.signal);
-    if (this.model.order === 2) throw secondOrderOnly("--nbest");
+    if (this.labelsOnly) throw secondOrderOnly("--nbest");
     const t0 = performance.now();
-    const scores = this.#scorer.score(attributes);
+    const { problem } = this.#problem(attributes, tokens);
     const t1 = performance.now();
-    const { n, L } = scores;
-    const constraints = this.#constraintsFor?.({ n, L, tokens }) ?? [];
-    const instance = { n, L, labels: this.#labels, tokens };
-    const slaves = this.#slaves.flatMap((definition) => [definition.create(instance)].flat());
-    const found = nbestOf(
-      this.decoder,
-      {
-        scores,
-        ...(constraints.length === 0 ? {} : { constraints }),
-        ...(slaves.length === 0 ? {} : { slaves }),
-      },
-      k,
-      {
-        ...(options.method === undefined ? {} : { method: options.method }),
-        ...(options.restriction === undefined ? {} : { restriction: options.restriction }),
-        decodeOptions:
-          options.signal === undefined
-            ? this.#options
-            : { ...this.#options, signal: options.signal },
-      },
-    );
+    const n = problem.scores.n;
+    const found = nbestOf(this.decoder, problem, k, {
+      ...(options.method === undefined ? {} : { method: options.method }),
+      capabilities: this.#capabilities,
+      ...(options.restriction === undefined ? {} : { restriction: options.restriction }),
+      decodeOptions:
+        options.signal === undefined ? this.#options : { ...this.#options, signal: options.signal },
+    });
     const t2 = performance.now();
     if (found.entries.length === 0 && found.timedOut) {
       // Nothing is proven: the deadline came before the first feasible labelling.
@@ -360,7 +372,7 @@ export class Tagger {
 }
 
 /** What a second-order model cannot do yet: the decoder's only output is its labelling. */
-function secondOrderOnly(what: string): LagrangeError {
+export function secondOrderOnly(what: string): LagrangeError {
   return new LagrangeError(
     "usage",
     `${what}: not for a second-order model (train --order 2), which tags with exact second-order Viterbi only (the library's CrfModel.marginals gives its marginals)`,
@@ -368,11 +380,11 @@ function secondOrderOnly(what: string): LagrangeError {
 }
 
 /** A second-order model decodes with its own exact Viterbi: no other decoder, constraint or slave. */
-function checkSecondOrderUse(options: TaggerOptions): void {
+function checkSecondOrderUse(options: TaggerOptions, registry: DecoderRegistry): void {
   const { decoder, constraints, slaves } = options;
   const named = typeof decoder === "string" ? decoder : decoder?.name;
   const refused =
-    named !== undefined && named !== "viterbi"
+    named !== undefined && decoderCapabilities(registry, named)?.exactChain !== true
       ? `--decoder ${named}`
       : constraints !== undefined
         ? "learned constraints"
@@ -388,16 +400,7 @@ function checkSecondOrderUse(options: TaggerOptions): void {
 }
 
 export interface TagNBestOptions extends TagSentenceOptions {
-  /** Default: by the decoder ({@link nbestMethodFor}). */
+  /** Default: the decoder's ({@link Tagger.nbestMethod}). */
   readonly method?: NBestMethod;
   readonly signal?: AbortSignal;
-}
-
-/** A sentence's n-best list, best first, each entry with its label names. */
-export interface TaggedNBest {
-  readonly method: NBestMethod;
-  readonly decodes: number;
-  /** The sentence's time limit ended the search: the list may hold fewer than k entries. */
-  readonly timedOut: boolean;
-  readonly entries: readonly (NBestEntry & { readonly names: string[] })[];
 }

@@ -1,6 +1,6 @@
 import { checkpoints } from "@lagrange/core";
 import type { Sentence } from "@lagrange/datasets";
-import type { Tagger } from "./tagger.js";
+import type { SequenceTagger } from "./tagging/sequence-tagger.js";
 
 /** One decoder's timing over a corpus: medians over the timed runs, in milliseconds. */
 export interface DecoderTiming {
@@ -35,32 +35,32 @@ export function median(xs: readonly number[]): number {
  * (put the baseline first).
  */
 export async function timeTaggers(
-  taggers: readonly Tagger[],
+  taggers: readonly Pick<SequenceTagger, "decoder" | "tag">[],
   sentences: readonly Sentence[],
   options: TimingOptions = {},
 ): Promise<DecoderTiming[]> {
   const runs = options.runs ?? 5;
-  const pass = (tagger: Tagger) => {
-    const before = tagger.time;
-    for (const sentence of sentences) tagger.tag(sentence, options.signal);
-    const after = tagger.time;
-    const decoding = after.decodingMs - before.decodingMs;
-    const features = after.featuresMs - before.featuresMs;
-    return { decoding, tagging: features + after.scoringMs - before.scoringMs + decoding };
+  const request = options.signal === undefined ? {} : { signal: options.signal };
+  // A pass's clock counts features, scores and decoding per sentence only: the event loop's turns
+  // between sentences (where a Ctrl-C aborts the signal) are not timed.
+  const pass = async (tagger: Pick<SequenceTagger, "tag">) => {
+    const { time } = await tagger.tag(sentences, request);
+    return {
+      decoding: time.decodingMs,
+      tagging: time.featuresMs + time.scoringMs + time.decodingMs,
+    };
   };
-  // Between passes (never inside one, which would be timed) the event loop runs: a Ctrl-C there
-  // aborts the signal, and the next pass stops.
   const checkpoint = checkpoints(options.signal, 0);
   for (const tagger of taggers) {
     if (checkpoint.due()) await checkpoint.pause();
-    pass(tagger);
+    await pass(tagger);
   }
   const decoding = taggers.map(() => [] as number[]);
   const tagging = taggers.map(() => [] as number[]);
   for (let r = 0; r < runs; r++) {
     for (let k = 0; k < taggers.length; k++) {
       if (checkpoint.due()) await checkpoint.pause();
-      const t = pass(taggers[k]!);
+      const t = await pass(taggers[k]!);
       decoding[k]!.push(t.decoding);
       tagging[k]!.push(t.tagging);
     }
@@ -70,7 +70,7 @@ export async function timeTaggers(
     const d = median(decoding[k]!);
     const t = median(tagging[k]!);
     return {
-      decoder: tagger.decoder.name,
+      decoder: tagger.decoder,
       taggingMs: t,
       decodingMs: d,
       taggingRatio: t / base.tagging,

@@ -2,6 +2,7 @@ import { type CrfModel, getPreset, type TrainingProgress } from "@lagrange/chain
 import type { Corpus, LabelScheme } from "@lagrange/datasets";
 import { cachedModel, cacheModel, modelCacheKey } from "./model-cache.js";
 import { sentenceAttributes } from "./model-input.js";
+import { definedFields } from "./training/defined-fields.js";
 import { trainOnCorpus } from "./training.js";
 
 /** The base CRF as trained (or found in the cache). */
@@ -65,10 +66,10 @@ export async function trainOrLoadModel(
         c2,
         iterations: options.iterations,
         scheme,
-        ...(options.labels === undefined ? {} : { labels: [...options.labels] }),
-        ...(options.minAttributeFrequency === undefined
-          ? {}
-          : { minAttributeFrequency: options.minAttributeFrequency }),
+        ...definedFields({
+          labels: options.labels === undefined ? undefined : [...options.labels],
+          minAttributeFrequency: options.minAttributeFrequency,
+        }),
       },
     );
     const model = await cachedModel(options.cacheDir, options.name, key);
@@ -93,13 +94,13 @@ export async function trainOrLoadModel(
     algorithm: "lbfgs",
     maxIterations: options.iterations,
     c2,
-    ...(options.labels === undefined ? {} : { labels: options.labels }),
-    ...(options.minAttributeFrequency === undefined
-      ? {}
-      : { minAttributeFrequency: options.minAttributeFrequency }),
     threads: options.threads ?? 2,
-    ...(options.onTrainingProgress === undefined ? {} : { onProgress: options.onTrainingProgress }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...definedFields({
+      labels: options.labels,
+      minAttributeFrequency: options.minAttributeFrequency,
+      onProgress: options.onTrainingProgress,
+      signal: options.signal,
+    }),
   });
   if (options.cacheDir !== undefined && key !== undefined) {
     const file = await cacheModel(options.cacheDir, options.name, key, trained.model);

@@ -14,6 +14,7 @@ import {
   type SchemeCheck,
   type SequenceLocator,
 } from "@lagrange/datasets";
+import { definedFields } from "./training/defined-fields.js";
 import { requireProgress, schemeScorer, type TrainedOnCorpus } from "./training.js";
 
 /** Sequences read from CRFsuite's data format (`label TAB name[:value] …`), and what to call them. */
@@ -76,12 +77,12 @@ export async function trainOnCrfsuite(
     heldOut = {
       sequences: labelledSequences(dev),
       score: schemeScorer(scheme),
-      ...(patience === undefined ? {} : { patience }),
+      ...definedFields({ patience }),
     };
   }
   const result = await trainCrf(sequences, {
     ...rest,
-    ...(heldOut === undefined ? {} : { heldOut }),
+    ...definedFields({ heldOut }),
     constraintsFor: (labels) => decodingMask(labels, scheme) ?? {},
     constrainedTraining: options.constrainedTraining === true && scheme !== "none",
     // CRFsuite's model class: it has no weights for the first and last label.

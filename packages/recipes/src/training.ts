@@ -30,6 +30,7 @@ import {
 } from "@lagrange/datasets";
 import { requireContinuable } from "./continued-training.js";
 import { sentenceAttributes } from "./model-input.js";
+import { definedFields } from "./training/defined-fields.js";
 
 export interface TrainOnCorpusOptions
   extends Omit<TrainCrfOptions, "constraintsFor" | "heldOut" | "preset" | "init"> {
@@ -181,7 +182,7 @@ export async function trainOnCorpus(
           labels,
         })),
         score: schemeScorer(scheme),
-        ...(patience === undefined ? {} : { patience }),
+        ...definedFields({ patience }),
       };
     }
   }
@@ -189,7 +190,7 @@ export async function trainOnCorpus(
   const inputColumns = first === undefined ? undefined : inputRows(first)[0]?.length;
   const result = await trainCrf(sequences, {
     ...rest,
-    ...(heldOut === undefined ? {} : { heldOut }),
+    ...definedFields({ heldOut }),
     constraintsFor: (labels) => decodingMask(labels, scheme) ?? {},
     ...(options.constrainedTraining === true && scheme !== "none"
       ? { constrainedTraining: true }
@@ -199,8 +200,7 @@ export async function trainOnCorpus(
       scheme,
       data: corpus.label,
       format: corpus.format,
-      ...(inputColumns === undefined ? {} : { inputColumns }),
-      ...(features === undefined ? {} : { features: features as unknown as JsonValue }),
+      ...definedFields({ inputColumns, features: features as unknown as JsonValue | undefined }),
       ...settings,
     },
   });

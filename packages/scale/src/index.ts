@@ -1,6 +1,7 @@
 // @lagrange/scale: tagging whole corpora — streaming, all cores, many machines.
 
 // Streaming tagging and its worker pool (issue 15, parts 1–2).
+export type { PlainTagRequest } from "./pool/messages.js";
 export type { TagPool, TagPoolOptions } from "./pool/tag-pool.js";
 export { openTagPool } from "./pool/tag-pool.js";
 // The job queue (BullMQ on Redis): submit, work, status, collect.
@@ -13,14 +14,6 @@ export {
 } from "./stream/format.js";
 export type { ReadRecordsOptions, StreamFormat, StreamRecord } from "./stream/records.js";
 export { readRecords, STREAM_FORMATS } from "./stream/records.js";
-export type {
-  BatchResult,
-  DecodingStats,
-  InputSentence,
-  SentenceConfidence,
-  SentenceResult,
-  TaggingSetup,
-} from "./stream/setup.js";
 export type {
   SkippedRecord,
   TagSink,

@@ -1,6 +1,5 @@
 import { type LinearConstraint, linearConstraint } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { randomInt, rng, viterbiSlave } from "./__fixtures__/random-problems.js";
 import {
   formatPenaltyReport,
   learnPenalties,
@@ -11,6 +10,7 @@ import {
   penaltyReport,
 } from "./penalty-learning.js";
 import { softDD } from "./soft-dd.js";
+import { randomInt, rng, viterbiSlave } from "./testing/random-problems.js";
 
 // Labels: 0 = O, 1 = A (a one-token A segment), 2 = B.
 const L = 3;

@@ -1,6 +1,5 @@
 import {
   type ChainScores,
-  type ChainSlaveFactory,
   chainSlave,
   checkpoints,
   type LinearConstraint,
@@ -9,6 +8,7 @@ import {
   seededRandom,
   shuffleInPlace,
 } from "@lagrange/core";
+import type { ChainSlaveFactory } from "@lagrange/core/dual-decomposition";
 import { type SoftDDOptions, softDDMaster } from "./soft-dd.js";
 
 /** The sentence a template is instantiated for. */

@@ -1,14 +1,12 @@
+import { AbortError, type LinearConstraint, linearConstraint, type Slave } from "@lagrange/core";
 import {
-  AbortError,
   constraintEffects,
   DualDecomposition,
   type DualDecompositionOptions,
-  type LinearConstraint,
-  linearConstraint,
-  type Slave,
-} from "@lagrange/core";
+} from "@lagrange/core/dual-decomposition";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { constrainedObjective, hardDDPolicy, softDDMaster, softDDPolicy } from "./soft-dd.js";
 import {
   bruteForce,
   randomChain,
@@ -16,8 +14,7 @@ import {
   randomInt,
   rng,
   viterbiSlave,
-} from "./__fixtures__/random-problems.js";
-import { constrainedObjective, hardDDPolicy, softDDMaster, softDDPolicy } from "./soft-dd.js";
+} from "./testing/random-problems.js";
 
 interface ConstrainedProblem {
   readonly slave: Slave;

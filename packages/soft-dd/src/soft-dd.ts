@@ -1,17 +1,19 @@
 import {
-  type ChainSlaveFactory,
-  type ConstraintMode,
   constraintPenalty,
   type DecoderDefinition,
+  dualDecompositionDecoder,
+  type LinearConstraint,
+  type Slave,
+} from "@lagrange/core";
+import {
+  type ChainSlaveFactory,
+  type ConstraintMode,
   DUAL_DECOMPOSITION_OPTIONS,
   DualDecomposition,
   type DualDecompositionDecoder,
   type DualDecompositionOptions,
-  dualDecompositionDecoder,
-  type LinearConstraint,
-  type Slave,
   type StepRule,
-} from "@lagrange/core";
+} from "@lagrange/core/dual-decomposition";
 
 /**
  * anzaroot2014's decoders are policies over core's one dual-decomposition master: they choose the
@@ -108,6 +110,7 @@ function definition(
     name,
     description,
     accepts: { constraints: true, slaves: true },
+    capabilities: { certificate: "dual-bound" },
     // The master reads them from the decode options (over the policy's 200, core's 1e-6, the
     // subgradient step, η = 1 and no branch and bound).
     options: DUAL_DECOMPOSITION_OPTIONS,

@@ -7,7 +7,7 @@
  * a held-out fold, and scored on that fold and on the dev split through the path of `lagrange
  * tag` (`openTagger` on the model's bytes), with percentile-bootstrap intervals over sentences.
  */
-import { type CrfModel, modelToBytes } from "@lagrange/chain-crf";
+import { type CrfModel, modelToBytes, type TrainingProgress } from "@lagrange/chain-crf";
 import { LagrangeError, seededRandom, throwIfAborted } from "@lagrange/core";
 import {
   type Corpus,
@@ -21,24 +21,21 @@ import {
 import { openCorpus } from "@lagrange/datasets/node";
 import {
   type ClusterLanguage,
+  definedFields,
   type FeatureRequest,
   type GroupingKind,
   getTaskPreset,
-  inputForModel,
+  isTagFailure,
   isTaskPreset,
   jackknifeFolds,
   languageClusters,
   openTagger,
+  openTrainer,
   type ResourceOptions,
   type TaskPreset,
+  type Trainer,
   type TrainingFeatures,
-  type TrainOnCorpusOptions,
-  tagGeneral,
-  trainGeneralCrf,
   trainingFeatures,
-  trainOnCorpus,
-  trainTwoStage,
-  withFirstStageVotes,
 } from "@lagrange/recipes";
 import { markdownTable } from "../report.js";
 
@@ -396,71 +393,49 @@ interface DatasetContext {
   readonly status: (message: string) => void;
 }
 
-/** trainOnCorpus's options for some features, as `lagrange train` builds them. */
-function crfOptions(
-  c: DatasetContext,
-  features: TrainingFeatures,
-  label: string,
-): TrainOnCorpusOptions {
-  const task = features.task ?? c.task;
-  const signal = c.options.signal;
-  return {
-    preset: features.preset,
-    ...(features.features === undefined ? {} : { features: features.features }),
-    ...(features.jackknife === undefined ? {} : { jackknife: features.jackknife }),
-    ...(features.task === undefined
-      ? {}
-      : { settings: { taskPreset: features.task.name, decoder: features.task.decoder } }),
-    ...(task === undefined ? {} : { delta: task.delta }),
-    ...(task?.c2 === undefined ? {} : { c2: task.c2 }),
-    scheme: c.scheme,
-    algorithm: "lbfgs",
-    maxIterations: c.maxIterations,
-    threads: c.threads,
-    onProgress: (p) => {
-      if (p.iteration % 10 === 0) {
-        c.status(`${label}: iteration ${p.iteration}, loss ${p.loss.toFixed(1)}`);
-      }
+/** The trainer of some features, as `lagrange train` opens it (the task preset's defaults). */
+function trainerOf(c: DatasetContext, features: TrainingFeatures): Trainer {
+  return openTrainer(
+    {
+      algorithm: "lbfgs",
+      maxIterations: c.maxIterations,
+      threads: c.threads,
+      scheme: c.scheme,
+      ...definedFields({ taskPreset: c.task?.name }),
     },
-    ...(signal === undefined ? {} : { signal }),
+    { features, ...definedFields({ signal: c.options.signal }) },
+  );
+}
+
+/** Every tenth iteration of a CRF's training, as a status line. */
+function iterationStatus(c: DatasetContext, label: string) {
+  return (p: TrainingProgress) => {
+    if (p.iteration % 10 === 0) {
+      c.status(`${label}: iteration ${p.iteration}, loss ${p.loss.toFixed(1)}`);
+    }
   };
 }
 
-/** Tags a corpus with a model's bytes through `lagrange tag`'s path (openTagger). */
+/** Tags a corpus with a model's bytes through `lagrange tag`'s path (openTagger), whatever its kind. */
 async function tagWith(
   bytes: Uint8Array,
   name: string,
   corpus: Corpus,
   signal: AbortSignal | undefined,
 ): Promise<string[][]> {
-  const opened = await openTagger(
+  const tagger = await openTagger(
     { model: bytes, modelName: name },
     signal === undefined ? {} : { signal },
   );
-  if (opened.kind === "general-crf") {
-    const data = inputForModel(corpus, opened.crf.model, "required");
-    const tagging = await tagGeneral(
-      opened.crf,
-      data.sentences,
-      opened.registry.create(opened.decoder),
-      {
-        decodeOptions: opened.decodeOptions,
-        ...(opened.chainOnly ? { chainOnly: true } : {}),
-        ...(signal === undefined ? {} : { signal }),
-      },
-    );
-    return tagging.labels;
-  }
-  if (opened.kind !== "crf") throw new LagrangeError("usage", `${name}: not a CRF model`);
-  const data = inputForModel(corpus, opened.model, "required");
-  // A two-stage model's first stage tags the whole input (by document) and appends its votes.
-  const input = await withFirstStageVotes(
-    opened.model,
-    data.sentences,
-    signal === undefined ? {} : { signal },
-  );
-  const tagger = opened.tagger();
-  return input.map((s) => tagger.tag(s, signal).labels);
+  const data = tagger.input(corpus, "required");
+  const tagged = await tagger.tag(data.sentences, {
+    stopAtFailure: true,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  return tagged.items.map((item) => {
+    if (isTagFailure(item)) throw new LagrangeError("bad-input", `${item.place}: ${item.reason}`);
+    return [...item.labels];
+  });
 }
 
 function goldOf(corpus: Corpus): string[][] {
@@ -531,7 +506,7 @@ async function chainRow(
   const featureSeconds = (performance.now() - started) / 1000;
   for (const note of features.notes) c.status(`${label}: ${note}`);
   c.status(`${label}: training on ${c.cut.sentences.length} sentences`);
-  const trained = await trainOnCorpus(c.cut, crfOptions(c, features, label));
+  const trained = await trainerOf(c, features).train(c.cut, iterationStatus(c, label));
   const seconds = (performance.now() - started) / 1000;
   const scores = await scoreRow(c, modelToBytes(trained.model), label);
   return {
@@ -562,8 +537,8 @@ async function twoStageRow(
   const label = `${c.d.name} two-stage`;
   const started = performance.now();
   c.status(`${label}: first stages jackknifed over ${last.text}, then the second stage`);
-  const trained = await trainTwoStage(c.cut, {
-    ...crfOptions(c, last.features, label),
+  const trained = await trainerOf(c, last.features).trainTwoStage(c.cut, {
+    onProgress: iterationStatus(c, label),
     onStage: (s) =>
       c.status(
         `${label}: ${s.stage === "first" ? `first stage, fold ${s.fold + 1}/${s.folds}` : s.stage === "first-full" ? "first stage on all the cut" : "second stage"}`,
@@ -602,23 +577,16 @@ async function generalRow(
 ): Promise<RowRun> {
   const label = `${c.d.name} general`;
   const started = performance.now();
-  const signal = c.options.signal;
-  // Each jackknife fold's chain CRF gets its own features (lexicons mined from its own sentences):
-  // the base's jackknife indexes the whole cut, not a fold's subset.
-  const trainFold = async (corpus: Corpus, labels: readonly string[], fold: number) => {
-    const features = await trainingFeatures(last.request, corpus, c.scheme, c.resources);
-    const options = crfOptions(c, features, `${label} fold ${fold}`);
-    return (await trainOnCorpus(corpus, { ...options, ...(labels.length === 0 ? {} : { labels }) }))
-      .model;
-  };
   c.status(
     `${label}: ${groups} groups over ${last.text}; jackknifed chain CRFs, then the perceptron`,
   );
-  const trained = await trainGeneralCrf(c.cut, {
-    crf: crfOptions(c, last.features, label),
+  const trained = await trainerOf(c, last.features).trainGeneral(c.cut, {
     settings: { groups },
     baseModel: last.model,
-    trainModel: trainFold,
+    // Each jackknife fold's chain CRF gets its own features (lexicons mined from its own
+    // sentences): the base's jackknife indexes the whole cut, not a fold's subset.
+    featuresOf: (corpus) => trainingFeatures(last.request, corpus, c.scheme, c.resources),
+    onChainProgress: (p, fold) => iterationStatus(c, `${label} fold ${fold}`)(p),
     onProgress: (p) => {
       if (p.stage === "crf") c.status(`${label}: chain CRF fold ${p.fold}/${p.folds} done`);
       else if (p.stage === "perceptron") {
@@ -629,7 +597,6 @@ async function generalRow(
         c.status(`${label}: held-out cut after epoch ${p.epoch}: ${pct(p.score).toFixed(2)}`);
       }
     },
-    ...(signal === undefined ? {} : { signal }),
   });
   const seconds = last.seconds + (performance.now() - started) / 1000;
   const scores = await scoreRow(c, modelToBytes(trained.model), label);

@@ -5,13 +5,15 @@ import {
   type DecodeProblem,
   type Decoder,
   type Decoding,
-  type DualDecompositionDecodeOptions,
-  type DualDecompositionOptions,
   type IterationStats,
   LagrangeError,
 } from "@lagrange/core";
+import type {
+  DualDecompositionDecodeOptions,
+  DualDecompositionOptions,
+} from "@lagrange/core/dual-decomposition";
 import { type Corpus, evaluateChunks } from "@lagrange/datasets";
-import { openCorpus } from "@lagrange/datasets/node";
+import { openBenchSplits } from "@lagrange/experiments";
 import type { IlpDecodeOptions } from "@lagrange/ilp";
 import { consistencyFeatureNames } from "@lagrange/mincut";
 import {
@@ -717,21 +719,13 @@ export async function ad3TaskSection(options: Ad3TaskOptions = {}): Promise<Ad3T
       }
       continue;
     }
-    let train: Corpus;
-    let dev: Corpus;
-    try {
-      train = await openCorpus(`${id}:train`);
-      dev = await openCorpus(`${id}:dev`);
-    } catch (error) {
-      if (unavailable(id, error)) continue;
-      throw error;
-    }
-    if (options.maxTrainSentences !== undefined) {
-      train = { ...train, sentences: train.sentences.slice(0, options.maxTrainSentences) };
-    }
-    if (options.limit !== undefined) {
-      dev = { ...dev, sentences: dev.sentences.slice(0, options.limit) };
-    }
+    const splits = await openBenchSplits(
+      id,
+      { maxTrainSentences: options.maxTrainSentences, maxDevSentences: options.limit },
+      (reason) => skipped.push({ id, reason }),
+    );
+    if (splits === null) continue;
+    const { train, dev } = splits;
     o.status(`${id}: ${train.sentences.length} training, ${dev.sentences.length} dev sentences`);
     tasks.push(await groupTask(id, train, dev, o));
   }

@@ -2,13 +2,12 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { type Ad3Options, solveBinaryProblem } from "@lagrange/core/dual-decomposition";
 import {
-  type Ad3Options,
   type FactorGraphFile,
   parseAd3FactorGraph,
   parseUaiFactorGraph,
-  solveBinaryProblem,
-} from "@lagrange/core";
+} from "@lagrange/factor-graphs";
 import { median } from "@lagrange/recipes";
 import { markdownTable, targetsTable, writeReport } from "../report.js";
 import { type LineChart, lineChartSvg, type Series } from "../svg.js";

@@ -2,17 +2,14 @@ import type { DecoderOptionValue } from "@lagrange/core";
 import { tokenPlace } from "@lagrange/datasets";
 import {
   type ConstraintTerm,
-  explainSentence,
   InfeasibleSentenceError,
-  inputForModel,
   type SentenceExplanation,
   type TokenExplanation,
 } from "@lagrange/recipes";
 import { decoderOptionsGiven } from "../decoder-flags.js";
 import { badInputError, usageError } from "../exit-codes.js";
 import { interruptible } from "../interruption.js";
-import { openCommandTagger, readTagData } from "./tag.js";
-import { firstStageInput } from "./tag-two-stage.js";
+import { openCommandTagger, readTagData } from "../tag/options.js";
 
 export interface ExplainOptions {
   readonly model: string;
@@ -38,33 +35,25 @@ export async function explainCommand(
   options: ExplainOptions,
   signal?: AbortSignal,
 ): Promise<string> {
-  const opened = await openCommandTagger(options, signal);
-  if (opened.kind !== "crf") {
-    throw usageError(`lagrange explain reads a linear-chain CRF; ${options.model} is not one`);
-  }
-  if (opened.model.preset === null) {
+  const tagger = await openCommandTagger(options, signal);
+  if (!tagger.can.explain) {
     throw usageError(
-      `${options.model} has no feature preset (a model imported from CRFsuite): explain reads text columns through a preset`,
+      `lagrange explain breaks down a linear-chain CRF's scores, read through its feature preset; ${options.model} is ${tagger.description}`,
     );
   }
   const read = await readTagData(options, signal);
-  const { sentences } = inputForModel(
-    read,
-    opened.model,
-    options.unlabeled === true ? "none" : "auto",
-  );
+  const { sentences } = tagger.input(read, options.unlabeled === true ? "none" : "auto");
   const k = options.sentence ?? 1;
   if (k > sentences.length) {
     throw usageError(`--sentence ${k}: ${options.data} has ${sentences.length} sentences`);
   }
-  const input = await firstStageInput(opened, sentences, signal);
   const sentence = sentences[k - 1]!;
   const compare = options.compare ?? [];
   if (compare.includes("runner-up") && compare.length > 1) {
     throw usageError("--compare runner-up stands alone (the runner-up differs token by token)");
   }
   for (const label of compare) {
-    if (label !== "runner-up" && !opened.model.labels.has(label)) {
+    if (label !== "runner-up" && !tagger.labels.includes(label)) {
       throw usageError(
         `--compare ${label}: the model has no such label (lagrange info ${options.model} lists them)`,
       );
@@ -72,7 +61,8 @@ export async function explainCommand(
   }
   let shown: SentenceExplanation;
   try {
-    shown = explainSentence(opened.tagger(), input[k - 1]!, {
+    // The whole batch: a two-stage model's votes are counted over it.
+    shown = await tagger.explain(sentences, k - 1, {
       top: options.top ?? DEFAULT_TOP,
       ...(compare.length === 0
         ? {}
@@ -93,7 +83,7 @@ export async function explainCommand(
         sentence: k,
         of: sentences.length,
         place,
-        decoder: opened.decoder,
+        decoder: tagger.decoder,
         ...(gold === undefined ? {} : { gold }),
         ...shown,
       },
@@ -102,7 +92,7 @@ export async function explainCommand(
     )}\n`;
   }
   return renderExplanation(shown, {
-    heading: `sentence ${k} of ${sentences.length} (${place}), ${shown.tokens.length} tokens; decoder ${opened.decoder}`,
+    heading: `sentence ${k} of ${sentences.length} (${place}), ${shown.tokens.length} tokens; decoder ${tagger.decoder}`,
     gold,
   });
 }

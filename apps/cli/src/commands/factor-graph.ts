@@ -1,10 +1,9 @@
+import { type BinarySolution, solveBinaryProblem } from "@lagrange/core/dual-decomposition";
 import {
-  type BinarySolution,
   type FactorGraphFile,
   parseAd3FactorGraph,
   parseUaiFactorGraph,
-  solveBinaryProblem,
-} from "@lagrange/core";
+} from "@lagrange/factor-graphs";
 import { readNamedText, requireFile } from "../inputs.js";
 import { interruptible } from "../interruption.js";
 import { type Output, writeOutput } from "../output.js";

@@ -1,12 +1,13 @@
-import { checkpoints } from "@lagrange/core";
+import { checkpoints, LagrangeError } from "@lagrange/core";
 import { CONLLU_FIELDS, type ConlluSentence, formatConllu } from "@lagrange/datasets";
 import {
+  chainTagger,
   conlluSentences,
+  isTagFailure,
   L2S_TAGGER_TASK,
   l2sParserOf,
   parseWithL2s,
   standardDecoders,
-  Tagger,
   tagWithL2s,
 } from "@lagrange/recipes";
 import { usageError } from "../exit-codes.js";
@@ -56,7 +57,7 @@ export async function parseCommand(options: ParseOptions, signal?: AbortSignal):
     let taggingSeconds = 0;
     if (tagger !== undefined) {
       const started = performance.now();
-      sentences = withTags(sentences, field, tagger.tag(sentences));
+      sentences = withTags(sentences, field, await tagger.tag(sentences));
       taggingSeconds = (performance.now() - started) / 1000;
     } else if (sentences.every((s) => s.columns[field]!.every((tag) => tag === "_"))) {
       warn(
@@ -102,7 +103,7 @@ function requireParser(model: AnyModel, path: string) {
 interface PosTagger {
   /** "the L2S tagger t.l2s". */
   readonly what: string;
-  tag(sentences: readonly ConlluSentence[]): string[][];
+  tag(sentences: readonly ConlluSentence[]): Promise<string[][]>;
 }
 
 /** `--tagger`: a CRF or L2S tagger, whichever the file is. */
@@ -113,14 +114,19 @@ async function readTagger(path: string, field: string): Promise<PosTagger> {
     const registry = standardDecoders();
     return {
       what: `the L2S tagger ${path}`,
-      tag: (sentences) => tagWithL2s(tagger, sentences, registry),
+      tag: async (sentences) => tagWithL2s(tagger, sentences, registry),
     };
   }
   note(`--tagger ${path}: a CRF tagger, decoded with viterbi; its labels become ${field}`);
-  const tagger = new Tagger({ model: model.model });
+  const tagger = chainTagger(model.model, { modelName: path });
   return {
     what: `the CRF tagger ${path}`,
-    tag: (sentences) => sentences.map((s) => tagger.tag(s).labels),
+    tag: async (sentences) =>
+      (await tagger.tag(sentences, { stopAtFailure: true })).items.map((item) => {
+        if (isTagFailure(item))
+          throw new LagrangeError("bad-input", `${item.place}: ${item.reason}`);
+        return [...item.labels];
+      }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { redactUrl } from "@lagrange/core";
+import { redactUrl } from "@lagrange/core/node";
 import { submitJob } from "@lagrange/scale";
 import { requireFile } from "../inputs.js";
 import { interruptible } from "../interruption.js";

@@ -2,10 +2,17 @@ import { TRAINING_OBJECTIVES } from "@lagrange/bcrf";
 import { parseLabelScheme } from "@lagrange/datasets";
 import { checkPresetName, GROUPING_KINDS, isTaskPreset } from "@lagrange/recipes";
 import { splitLexiconArgument } from "../define/files.js";
-import { TRAIN_FLAG_SCOPES, type TrainCondition, type TrainPath } from "../define/train-values.js";
+import {
+  L2S_TASKS,
+  type Learner,
+  learnerOnlyFlags,
+  TRAIN_FLAG_SCOPES,
+  type TrainCondition,
+  type TrainOptions,
+  type TrainPath,
+} from "../define/train-values.js";
 import { usageError } from "../exit-codes.js";
 import { warn } from "../progress.js";
-import type { CrfTrainOptions, TrainOptions } from "./train.js";
 
 /** The path a run takes, as {@link TRAIN_FLAG_SCOPES} tells flags apart. */
 export function trainPath(options: TrainOptions, given: ReadonlySet<string>): TrainPath {
@@ -115,7 +122,7 @@ function describePath(where: readonly TrainCondition[], path: TrainPath): string
  * Impossible combinations stop the run; flags the chosen path does not read are
  * {@link checkFlagScopes}'s.
  */
-export function checkTrainOptions(options: TrainOptions): asserts options is CrfTrainOptions {
+export function checkTrainOptions(options: TrainOptions): void {
   if (
     options.preset === undefined &&
     options.template === undefined &&
@@ -245,4 +252,144 @@ export function lexiconArgument(entry: string): { name: string; file: string } {
     );
   }
   return split;
+}
+
+/** Names the given options of `options` among `keys`, as their flags. */
+function givenFlags(
+  options: TrainOptions,
+  keys: readonly [keyof TrainOptions, string][],
+): string[] {
+  return keys.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
+}
+
+/** Options that name features or a model kind, which `--init` takes from its model instead. */
+const REFUSED_WITH_INIT: readonly [keyof TrainOptions, string][] = [
+  ["template", "--template"],
+  ["columns", "--columns"],
+  ["clusters", "--clusters"],
+  ["lexicon", "--lexicon"],
+  ["resources", "--resources"],
+  ["denseColumns", "--dense-columns"],
+  ["twoStage", "--two-stage"],
+  ["groups", "--groups"],
+];
+
+/** `--init` with options it cannot honour: a usage error naming them. */
+export function checkInitOptions(options: TrainOptions): void {
+  if (options.init === undefined) return;
+  const given = givenFlags(options, REFUSED_WITH_INIT);
+  if (options.model === "general") given.push("--model general");
+  if (given.length > 0) {
+    throw usageError(
+      `${given.join(", ")} with --init: continued training keeps the initial model's features and trains a chain CRF (a compatible --preset is accepted)`,
+    );
+  }
+}
+
+/** Options of `lagrange train` that build features from text columns: CRFsuite data has none. */
+const COLUMN_FEATURE_OPTIONS: readonly [keyof TrainOptions, string][] = [
+  ["preset", "--preset"],
+  ...REFUSED_WITH_INIT.slice(0, 6),
+  ["partial", "--partial"],
+  ["twoStage", "--two-stage"],
+  ["groups", "--groups"],
+];
+
+/** Options of the CoNLL path that the CRFsuite one does not implement: refused, never ignored. */
+const NOT_YET_WITH_CRFSUITE: readonly [keyof TrainOptions, string][] = [
+  ["init", "--init"],
+  ["classWeight", "--class-weight"],
+];
+
+/** `--format crfsuite`: the attributes are in the data; what builds them from columns is refused. */
+export function checkCrfsuiteTrainOptions(options: TrainOptions): void {
+  const named = givenFlags(options, COLUMN_FEATURE_OPTIONS);
+  if (options.order === "2") {
+    throw usageError("--order 2 trains chain CRFs on text columns; not with --format crfsuite yet");
+  }
+  if (named.length > 0 || options.model === "general") {
+    throw usageError(
+      `${[...named, ...(options.model === "general" ? ["--model general"] : [])].join(", ")}: --format crfsuite data carries its attributes (label TAB name[:value] …), so no preset, template, resource or other model kind applies`,
+    );
+  }
+  const unsupported = givenFlags(options, NOT_YET_WITH_CRFSUITE);
+  if (unsupported.length > 0) {
+    throw usageError(
+      `${unsupported.join(", ")}: not available with --format crfsuite yet; train on CoNLL columns for it`,
+    );
+  }
+  if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
+}
+
+/**
+ * The options of CRF training only (the chain and general CRFs): given with `--learner l2s` they
+ * are a usage error naming them, since nothing would read them.
+ */
+export const CRF_ONLY_OPTIONS: readonly string[] = learnerOnlyFlags("crf");
+
+/** The options of `--learner l2s` only. */
+export const L2S_ONLY_OPTIONS: readonly string[] = learnerOnlyFlags("l2s");
+
+/** Options of the parser task only, and of the tagger tasks only. */
+const PARSER_ONLY_OPTIONS = ["--oracle", "--unlabelled", "--tag-field"] as const;
+const TAGGER_ONLY_OPTIONS = ["--preset", "--scheme", "--no-bridge"] as const;
+
+/**
+ * Options given for the other learner, or for another L2S task, are usage errors naming them
+ * (`given`: the options the command line set, defaults not counted).
+ */
+export function checkLearnerOptions(
+  learner: Learner,
+  task: string | undefined,
+  given: ReadonlySet<string>,
+): void {
+  const of = (names: readonly string[]) => names.filter((name) => given.has(name));
+  if (!given.has("--dev")) {
+    const dev = of(["--dev-limit", "--dev-sample"]);
+    if (dev.length > 0) throw usageError(`${dev.join(", ")} without --dev: add --dev <spec>`);
+  }
+  // --seed seeds the samples too: with the CRF learner it needs one to seed.
+  if (learner === "crf" && given.has("--seed") && of(["--sample", "--dev-sample"]).length === 0) {
+    throw usageError(
+      "--seed seeds --sample and --dev-sample (and --learner l2s's search): add one, or drop --seed",
+    );
+  }
+  if (learner === "crf") {
+    const l2s = of(L2S_ONLY_OPTIONS);
+    if (l2s.length > 0) {
+      throw usageError(
+        `${l2s.join(", ")}: ${l2s.length === 1 ? "an option" : "options"} of --learner l2s (learning to search); the default learner is crf: add --learner l2s, or drop ${l2s.length === 1 ? "it" : "them"}`,
+      );
+    }
+    return;
+  }
+  const crf = of(CRF_ONLY_OPTIONS);
+  if (crf.length > 0) {
+    throw usageError(
+      `${crf.join(", ")}: ${crf.length === 1 ? "an option" : "options"} of the CRF learner, not of --learner l2s (its options: ${L2S_ONLY_OPTIONS.join(", ")}; see lagrange train --help)`,
+    );
+  }
+  if (task === undefined) {
+    throw usageError(
+      `--learner l2s needs --task ${L2S_TASKS.join(", ")}: pos (plain tags, e.g. UD UPOS), ner (entities under the data's scheme), parser (arc-hybrid dependency parsing of CoNLL-U)`,
+    );
+  }
+  if (task === "parser") {
+    const tagger = of(TAGGER_ONLY_OPTIONS);
+    if (tagger.length > 0) {
+      throw usageError(
+        `${tagger.join(", ")}: for --task pos or ner; the parser has its own features (words and --tag-field tags) and no label scheme`,
+      );
+    }
+    return;
+  }
+  const parser = of(PARSER_ONLY_OPTIONS);
+  if (parser.length > 0) {
+    throw usageError(`${parser.join(", ")}: for --task parser only; --task ${task} is a tagger`);
+  }
+  if (task === "pos" && given.has("--scheme")) {
+    throw usageError(
+      "--scheme with --task pos: POS tags are plain labels (scheme none); entities under a scheme are --task ner",
+    );
+  }
 }

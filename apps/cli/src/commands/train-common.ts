@@ -1,4 +1,12 @@
-import type { TrainingProgress } from "@lagrange/chain-crf";
+import { createHash } from "node:crypto";
+import type { TrainingObjectiveName } from "@lagrange/bcrf";
+import {
+  type CrfModel,
+  crfsuiteModelFromBytes,
+  loadModelFromBytes,
+  type TrainingAlgorithm,
+  type TrainingProgress,
+} from "@lagrange/chain-crf";
 import type { JsonValue } from "@lagrange/core";
 import {
   type Corpus,
@@ -9,23 +17,12 @@ import {
   subsetCorpus,
   subsetItems,
 } from "@lagrange/datasets";
-import { openData } from "../inputs.js";
+import { isL2sModelFile } from "@lagrange/l2s";
+import { definedFields, type TrainingSpec } from "@lagrange/recipes";
+import type { TrainingDataOptions, TrainOptions } from "../define/train-values.js";
+import { usageError } from "../exit-codes.js";
+import { openData, readModelBytes } from "../inputs.js";
 import { note } from "../progress.js";
-
-/** What every learner of `lagrange train` reads of the data options. */
-export interface TrainingDataOptions {
-  readonly data: string;
-  readonly format?: string;
-  readonly dev?: string;
-  readonly malformed?: "error" | "repair" | "skip";
-  /** `--limit`, `--sample`: train on the first n sentences, or on n drawn with `seed`. */
-  readonly limit?: number;
-  readonly sample?: number;
-  /** `--dev-limit`, `--dev-sample`: the same for the held-out data. */
-  readonly devLimit?: number;
-  readonly devSample?: number;
-  readonly seed?: number;
-}
 
 export type TrainingRead = ReturnType<typeof trainingRead>;
 
@@ -35,11 +32,9 @@ export function trainingRead(
   signal: AbortSignal | undefined,
   format?: string,
 ) {
-  const chosen = options.format ?? format;
   return {
-    ...(chosen === undefined ? {} : { format: chosen }),
+    ...definedFields({ format: options.format ?? format, signal }),
     malformed: options.malformed ?? "skip",
-    ...(signal === undefined ? {} : { signal }),
   } as const;
 }
 
@@ -85,10 +80,7 @@ function subsetOf(
   sample?: number,
   seed?: number,
 ): CorpusSubset & { readonly [key: string]: number } {
-  return {
-    ...(limit === undefined ? {} : { limit }),
-    ...(sample === undefined ? {} : { sample, seed: seed ?? 1 }),
-  };
+  return definedFields({ limit, sample, seed: sample === undefined ? undefined : (seed ?? 1) });
 }
 
 /**
@@ -143,4 +135,70 @@ export function noteInvalidGold(train: Corpus, scheme: LabelScheme, check: Schem
   note(
     `${train.label}: ${check.invalid} gold sequences are invalid under ${scheme} (trained on as they are; the first, at ${corpusLocator(train)(first.index, first.position)}: ${first.message})`,
   );
+}
+
+/** What the CRF learner's flags ask of the trainer (`threads`: `--threads`, resolved). */
+export function trainingSpec(
+  options: TrainOptions,
+  threads: number | undefined,
+  scheme?: LabelScheme,
+): TrainingSpec {
+  return {
+    algorithm: options.algorithm as TrainingAlgorithm,
+    ...definedFields({
+      c1: options.c1,
+      c2: options.c2,
+      maxIterations: options.maxIterations,
+      threads,
+      minAttributeFrequency: options.minFreq,
+      patience: options.patience,
+      constrainedTraining: options.constrainedTraining,
+      classWeights: options.classWeight,
+      allowNoProgress: options.allowNoProgress,
+      objective: options.objective as TrainingObjectiveName | undefined,
+      objectiveIterations: options.bcrfIterations,
+      partialLabels: options.partial,
+      scheme,
+    }),
+    ...(options.order === "2"
+      ? { order: 2, trigrams: options.trigrams === "all" ? "all" : "observed" }
+      : {}),
+  };
+}
+
+/** The model `--init` names: read, and identified by its bytes. */
+export interface InitModel {
+  readonly model: CrfModel;
+  readonly file: string;
+  /** What the continued model records of it: the file, its SHA-256, its kind. */
+  readonly identity: { readonly [key: string]: JsonValue };
+}
+
+/**
+ * `--init`: a Lagrange CRF model file, or a CRFsuite one (read as `lagrange import` reads it).
+ * A missing or unreadable file is a usage error naming it; a malformed one is bad input naming it.
+ */
+export async function readInitModel(path: string, signal?: AbortSignal): Promise<InitModel> {
+  const bytes = await readModelBytes(path, "--init", signal);
+  if (isL2sModelFile(bytes)) {
+    throw usageError(
+      `--init ${path}: a learning-to-search model; --init continues a CRF model (from lagrange train, or a CRFsuite model)`,
+    );
+  }
+  const crfsuite = bytes.length >= 4 && new TextDecoder().decode(bytes.subarray(0, 4)) === "lCRF";
+  const model = crfsuite ? crfsuiteModelFromBytes(bytes, path) : loadModelFromBytes(bytes, path);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  return {
+    model,
+    file: path,
+    identity: { file: path, sha256, kind: crfsuite ? "crfsuite" : "lagrange" },
+  };
+}
+
+/** The summary's words for what continued training added: "continued from m.lgm (+1 label, +20 attributes)". */
+export function continuedText(init: InitModel, model: CrfModel): string {
+  const labels = model.labels.size - init.model.labels.size;
+  const attributes = model.attributes.size - init.model.attributes.size;
+  const plural = (n: number, word: string) => `+${n} ${word}${n === 1 ? "" : "s"}`;
+  return `; continued from ${init.file} (${plural(labels, "label")}, ${plural(attributes, "attribute")})`;
 }

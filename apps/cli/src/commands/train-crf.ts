@@ -1,44 +1,49 @@
 import type { TrainingObjectiveName } from "@lagrange/bcrf";
-import {
-  type CrfModel,
-  iterationCap,
-  STOP_REASON_TEXT,
-  type TrainingAlgorithm,
-} from "@lagrange/chain-crf";
+import { type CrfModel, STOP_REASON_TEXT } from "@lagrange/chain-crf";
 import type { DecoderRegistry } from "@lagrange/core";
-import { type Corpus, type LabelScheme, parseLabelScheme } from "@lagrange/datasets";
 import {
+  type Corpus,
+  type CrfsuiteInstance,
+  type LabelScheme,
+  parseLabelScheme,
+  readCrfsuite,
+} from "@lagrange/datasets";
+import {
+  type CrfsuiteCorpus,
   continuedTraining,
+  definedFields,
   objectiveIterations,
-  objectiveTraining,
-  parseClassWeights,
+  openTrainer,
   standardDecoders,
+  type TrainedOnCorpus,
+  type TrainedTwoStage,
+  type Trainer,
   type TrainingFeatures,
-  type TrainOnCorpusOptions,
   TWO_STAGE_FOLDS,
   trainingFeatures,
-  trainOnCorpus,
 } from "@lagrange/recipes";
-import { readNamedText } from "../inputs.js";
+import type { TrainOptions } from "../define/train-values.js";
+import { readNamedText, requireFile } from "../inputs.js";
 import { note, progressBar } from "../progress.js";
 import { checkFeatureMemory, memoryOptions } from "../training-memory.js";
-import type { CrfTrainOptions } from "./train.js";
 import { lexiconArgument } from "./train-check.js";
 import {
+  continuedText,
   iterationDetail,
   noteInvalidGold,
   openHeldOut,
   openTrainingData,
+  readInitModel,
   scoresText,
+  subsetInstances,
   trainingRead,
+  trainingSpec,
 } from "./train-common.js";
 import { trainGeneral } from "./train-general.js";
-import { continuedText, readInitModel } from "./train-init.js";
-import { trainTwoStageModel } from "./train-two-stage.js";
 
 /** `lagrange train` with the CRF learner: a chain CRF, or a general one (`--model general`). */
 export async function trainCrfModel(
-  options: CrfTrainOptions,
+  options: TrainOptions,
   threads: number | undefined,
   registry: DecoderRegistry | undefined,
   signal: AbortSignal | undefined,
@@ -52,75 +57,36 @@ export async function trainCrfModel(
   const continued =
     init === undefined
       ? undefined
-      : continuedTraining(init.model, `--init ${init.file}`, train, {
-          ...(options.preset === undefined ? {} : { preset: options.preset }),
-          ...(givenScheme === undefined ? {} : { scheme: givenScheme }),
-        });
+      : continuedTraining(
+          init.model,
+          `--init ${init.file}`,
+          train,
+          definedFields({ preset: options.preset, scheme: givenScheme }),
+        );
   const scheme = continued?.scheme ?? givenScheme ?? train.scheme;
   const dev = await openHeldOut(options, read);
   const features: TrainingFeatures =
     continued === undefined
       ? await resolveFeatures(options, train, scheme, signal)
-      : {
-          preset: continued.preset,
-          ...(continued.features === undefined ? {} : { features: continued.features }),
-          notes: [],
-        };
+      : { preset: continued.preset, ...definedFields({ features: continued.features }), notes: [] };
   // Before a single attribute of the corpus exists: a template's expansion, lexicon and cluster
   // features can pass the bound long before the layout's estimate can be made.
   checkFeatureMemory(train, features, featureSource(options, features.preset), options.maxMemory);
-  const task = features.task;
-  const quasiNewton = options.algorithm === "lbfgs" || options.algorithm === "owlqn";
-  const maxIterations = options.maxIterations ?? (quasiNewton ? task?.maxIterations : undefined);
-  const limit = iterationCap(options.algorithm as TrainingAlgorithm, maxIterations);
   const objectiveName = (options.objective ?? "crf") as TrainingObjectiveName;
-  const objective = objectiveTraining({
-    objective: objectiveName,
-    ...(options.bcrfIterations === undefined ? {} : { iterations: options.bcrfIterations }),
-    ...(options.partial === true ? { partialLabels: true } : {}),
-  });
   note(
     `training ${options.algorithm} on ${train.sentences.length} sequences (${train.label}), ${init !== undefined ? `continuing ${init.file} (preset ${features.preset})` : options.template === undefined ? `preset ${options.preset}` : `template ${options.template}`}, ${objectiveText(objectiveName, options.bcrfIterations)}, scheme ${scheme}${options.scheme === undefined && continued?.scheme === undefined ? " (from the data)" : ""}`,
   );
-  const c2 = options.c2 ?? task?.c2;
-  const classWeights = parseClassWeights(options.classWeight ?? []);
-  const crf = (
-    onProgress: TrainOnCorpusOptions["onProgress"],
-    of: TrainingFeatures = features,
-  ): TrainOnCorpusOptions => ({
-    preset: of.preset,
-    ...(of.features === undefined ? {} : { features: of.features }),
-    ...(of.jackknife === undefined ? {} : { jackknife: of.jackknife }),
-    ...(task !== undefined && quasiNewton ? { delta: task.delta } : {}),
-    scheme,
-    algorithm: options.algorithm as TrainingAlgorithm,
-    ...(options.c1 === undefined ? {} : { c1: options.c1 }),
-    ...(c2 === undefined ? {} : { c2 }),
-    ...(maxIterations === undefined ? {} : { maxIterations }),
-    ...(threads === undefined ? {} : { threads }),
-    ...(options.minFreq === undefined ? {} : { minAttributeFrequency: options.minFreq }),
+  const trainer = openTrainer(trainingSpec(options, threads, scheme), {
+    features,
+    ...definedFields({
+      dev,
+      init:
+        init === undefined || continued === undefined
+          ? undefined
+          : { model: init.model, settings: { ...continued.settings, initModel: init.identity } },
+      signal,
+    }),
     ...memoryOptions(options.maxMemory, options.model === "general"),
-    ...(dev === undefined ? {} : { dev }),
-    ...(options.patience === undefined ? {} : { patience: options.patience }),
-    ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
-    ...(options.order === "2"
-      ? { order: 2 as const, trigrams: options.trigrams === "all" ? "all" : "observed" }
-      : {}),
-    ...(classWeights === undefined ? {} : { classWeights }),
-    ...(options.allowNoProgress === true ? { allowNoProgress: true } : {}),
-    ...objective,
-    // The task preset and the decoder its models are meant for (lagrange tag's default).
-    ...(task === undefined
-      ? {}
-      : { settings: { ...objective.settings, taskPreset: task.name, decoder: task.decoder } }),
-    ...(init === undefined || continued === undefined
-      ? {}
-      : {
-          init: init.model,
-          settings: { ...objective.settings, ...continued.settings, initModel: init.identity },
-        }),
-    ...(onProgress === undefined ? {} : { onProgress }),
-    ...(signal === undefined ? {} : { signal }),
   });
   if (options.model === "general") {
     // A jackknife fold's chain CRF trains on a subset: its features (lexicons mined from its own
@@ -133,26 +99,21 @@ export async function trainCrfModel(
       options,
       train,
       scheme,
-      limit,
-      crf,
+      trainer,
       featuresOf,
       registry ?? standardDecoders(),
-      signal,
     );
   }
-  let result: Awaited<ReturnType<typeof trainOnCorpus>>;
+  let result: TrainedOnCorpus;
   let twoStageText = "";
   if (options.twoStage === true) {
-    const trained = await trainTwoStageModel(options, train, features, limit, crf);
+    const trained = await trainTwoStageModel(options, train, features, trainer);
     result = trained.result;
     twoStageText = trained.text;
   } else {
-    const bar = progressBar("train", limit);
+    const bar = progressBar("train", trainer.limit);
     try {
-      result = await trainOnCorpus(
-        train,
-        crf((p) => bar.update(p.iteration, iterationDetail(p))),
-      );
+      result = await trainer.train(train, (p) => bar.update(p.iteration, iterationDetail(p)));
     } finally {
       bar.stop();
     }
@@ -190,7 +151,7 @@ function objectiveText(name: TrainingObjectiveName, iterations: number | undefin
 
 /** The features the options ask for: a preset, a task preset's bundle, a template, resources. */
 async function resolveFeatures(
-  options: CrfTrainOptions,
+  options: TrainOptions,
   train: Corpus,
   scheme: LabelScheme,
   signal: AbortSignal | undefined,
@@ -207,20 +168,21 @@ async function resolveFeatures(
   try {
     const resolved = await trainingFeatures(
       {
-        ...(options.preset === undefined ? {} : { preset: options.preset }),
-        ...(template === undefined ? {} : { template }),
-        ...(options.columns === undefined ? {} : { columns: options.columns }),
-        ...(options.clusters === undefined ? {} : { clusterFiles: options.clusters }),
-        ...(options.denseColumns === undefined ? {} : { denseColumns: options.denseColumns }),
-        // A two-stage model's first stage is jackknifed over the mined lexicons' folds.
-        ...(options.twoStage === true ? { folds: options.folds ?? TWO_STAGE_FOLDS } : {}),
+        ...definedFields({
+          preset: options.preset,
+          template,
+          columns: options.columns,
+          clusterFiles: options.clusters,
+          denseColumns: options.denseColumns,
+          // A two-stage model's first stage is jackknifed over the mined lexicons' folds.
+          folds: options.twoStage === true ? (options.folds ?? TWO_STAGE_FOLDS) : undefined,
+        }),
         lexiconFiles: (options.lexicon ?? []).map(lexiconArgument),
       },
       train,
       scheme,
       {
-        ...(options.resources === undefined ? {} : { resourcesDir: options.resources }),
-        ...(signal === undefined ? {} : { signal }),
+        ...definedFields({ resourcesDir: options.resources, signal }),
         onProgress: (stage, done, total) => {
           if (bar === undefined) {
             note(`${stage}: Brown clustering of the raw text (once; the result is cached)`);
@@ -238,7 +200,7 @@ async function resolveFeatures(
 }
 
 /** What generates a run's attributes, in the flags that set it: `--template x.tpl, --lexicon org`. */
-function featureSource(options: CrfTrainOptions, preset: string): string {
+function featureSource(options: TrainOptions, preset: string): string {
   const parts = [
     options.init !== undefined
       ? `--init ${options.init}`
@@ -249,4 +211,114 @@ function featureSource(options: CrfTrainOptions, preset: string): string {
     ...(options.clusters ?? []).map((c) => `--clusters ${c}`),
   ];
   return parts.join(", ");
+}
+
+/**
+ * `--two-stage`: the jackknifed first stages, the full one and the second stage under one
+ * progress bar; returns the result and the summary's two-stage part.
+ */
+async function trainTwoStageModel(
+  options: TrainOptions,
+  train: Corpus,
+  features: TrainingFeatures,
+  trainer: Trainer,
+): Promise<{ result: TrainedTwoStage; text: string }> {
+  // A task preset's mined lexicons were jackknifed over these very folds (resolveFeatures).
+  const folds = features.jackknife?.specs.length ?? options.folds ?? TWO_STAGE_FOLDS;
+  const byDocument = train.sentences.some((s) => s.document !== undefined);
+  note(
+    `two-stage: ${folds} first-stage CRFs jackknifed by ${byDocument ? "documents" : "blocks of 20 sentences (the data marks no documents)"}, a first stage on all the data, then the second stage on their votes`,
+  );
+  const limit = trainer.limit;
+  let step = "";
+  // Without a cap the bar counts the iterations of every stage so far.
+  let base = 0;
+  let current = 0;
+  const bar = progressBar("train", limit === undefined ? undefined : (folds + 2) * limit);
+  try {
+    const result = await trainer.trainTwoStage(train, {
+      folds,
+      onProgress: (p) => {
+        current = p.iteration;
+        bar.update(base + current, `${step}: ${iterationDetail(p)}`);
+      },
+      onStage: (stage) => {
+        const done =
+          stage.stage === "first" ? stage.fold : stage.stage === "first-full" ? folds : folds + 1;
+        base = limit === undefined ? base + current : done * limit;
+        current = 0;
+        step =
+          stage.stage === "first"
+            ? `first stage, fold ${stage.fold + 1}/${folds}`
+            : stage.stage === "first-full"
+              ? "first stage, all data"
+              : "second stage";
+        bar.update(base, step);
+      },
+    });
+    const v = result.voted;
+    return {
+      result,
+      text: `; two-stage: ${folds} folds, first stages ${result.firstStageSeconds.toFixed(1)} s, votes on ${v.dtok} (dtok), ${v.dent} (dent), ${v.ctok} (ctok) training tokens`,
+    };
+  } finally {
+    bar.stop();
+  }
+}
+
+/** CRFsuite's data (`label TAB name[:value] …`), a file named by `option`. */
+async function readInstances(
+  option: string,
+  path: string,
+  signal: AbortSignal | undefined,
+): Promise<CrfsuiteCorpus> {
+  requireFile(option, path);
+  const instances: CrfsuiteInstance[] = [];
+  for await (const instance of readCrfsuite(path, definedFields({ signal }))) {
+    instances.push(instance);
+  }
+  return { label: path, instances };
+}
+
+/** `lagrange train --format crfsuite`: a chain CRF on the data's own (real-valued) attributes. */
+export async function trainCrfsuiteModel(
+  options: TrainOptions,
+  threads: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ model: CrfModel; summary: string }> {
+  const train = subsetInstances(
+    await readInstances("--data", options.data, signal),
+    options,
+    "data",
+  );
+  const dev =
+    options.dev === undefined
+      ? undefined
+      : subsetInstances(await readInstances("--dev", options.dev, signal), options, "dev");
+  const scheme =
+    options.scheme === undefined ? undefined : parseLabelScheme(options.scheme, "--scheme");
+  // No --init here: checkCrfsuiteTrainOptions refuses it.
+  const trainer = openTrainer(trainingSpec(options, threads, scheme), {
+    ...definedFields({ signal }),
+    ...memoryOptions(options.maxMemory, false),
+  });
+  const objectiveName = options.objective ?? "crf";
+  const tokens = train.instances.reduce((sum, i) => sum + i.labels.length, 0);
+  note(
+    `training ${options.algorithm} on ${train.instances.length} sequences, ${tokens} items (${train.label}, CRFsuite format: attributes as given, values scaling their weights), objective ${objectiveName}`,
+  );
+  const bar = progressBar("train", trainer.limit);
+  let result: Awaited<ReturnType<typeof trainer.trainCrfsuite>>;
+  try {
+    result = await trainer.trainCrfsuite(train, dev, (p) =>
+      bar.update(p.iteration, iterationDetail(p)),
+    );
+  } finally {
+    bar.stop();
+  }
+  const best = result.bestHeldOut;
+  return {
+    model: result.model,
+    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${STOP_REASON_TEXT[result.stopReason]}), ${result.seconds.toFixed(1)} s, scheme ${result.scheme}${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${best === undefined ? "" : `; best dev: ${scoresText(best)} at iteration ${best.iteration}`}; wrote ${options.out}\n`,
+  };
 }

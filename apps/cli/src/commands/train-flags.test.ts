@@ -2,11 +2,16 @@ import { LagrangeError } from "@lagrange/core";
 import { STANDARD_DECODERS } from "@lagrange/recipes";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { TrainOptions } from "../define/train-values.js";
 import { TRAIN_FLAG_SCOPES, type TrainPath } from "../define/train-values.js";
 import { buildProgram } from "../main.js";
-import type { TrainOptions } from "./train.js";
-import { checkFlagScopes, trainPath } from "./train-check.js";
-import { CRF_ONLY_OPTIONS, checkLearnerOptions, L2S_ONLY_OPTIONS } from "./train-learner.js";
+import {
+  CRF_ONLY_OPTIONS,
+  checkFlagScopes,
+  checkLearnerOptions,
+  L2S_ONLY_OPTIONS,
+  trainPath,
+} from "./train-check.js";
 
 /*
  * Which train flags each path reads is one table (define/train-values.ts): every declared option

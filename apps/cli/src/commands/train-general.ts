@@ -1,38 +1,25 @@
-import type { CrfModel } from "@lagrange/chain-crf";
+import type { CrfModel, TrainingProgress } from "@lagrange/chain-crf";
 import type { DecoderRegistry } from "@lagrange/core";
 import type { Corpus, LabelScheme } from "@lagrange/datasets";
 import { consistencyFeatureNames } from "@lagrange/mincut";
-import {
-  type GroupingKind,
-  type TrainedGeneralCrf,
-  type TrainingFeatures,
-  type TrainOnCorpusOptions,
-  trainGeneralCrf,
-  trainOnCorpus,
-} from "@lagrange/recipes";
-import { GENERAL_DEFAULTS } from "../define/train-values.js";
+import type { GroupingKind, TrainedGeneralCrf, Trainer, TrainingFeatures } from "@lagrange/recipes";
+import { GENERAL_DEFAULTS, type TrainOptions } from "../define/train-values.js";
 import { note, type Progress, progressBar, warn } from "../progress.js";
-import type { CrfTrainOptions } from "./train.js";
-import { iterationDetail } from "./train-common.js";
+import { iterationDetail, pct } from "./train-common.js";
 
 /**
  * `--model general`: the chain CRF on all the data and on each jackknife fold ("crf fold k/K"),
  * then the consistency weights by averaged perceptron through `--train-decoder` (qian-liu2014).
  */
 export async function trainGeneral(
-  options: CrfTrainOptions,
+  options: TrainOptions,
   train: Corpus,
   scheme: LabelScheme,
-  /** The iterations of one chain CRF's training (undefined: no cap). */
-  limit: number | undefined,
-  crf: (
-    onProgress: TrainOnCorpusOptions["onProgress"],
-    features?: TrainingFeatures,
-  ) => TrainOnCorpusOptions,
+  trainer: Trainer,
   featuresOf: (corpus: Corpus) => Promise<TrainingFeatures>,
   registry: DecoderRegistry,
-  signal: AbortSignal | undefined,
 ): Promise<{ model: CrfModel; summary: string }> {
+  const limit = trainer.limit;
   const groups = options.groups as GroupingKind;
   const folds = options.folds ?? GENERAL_DEFAULTS.folds;
   const epochs = options.epochs ?? GENERAL_DEFAULTS.epochs;
@@ -65,19 +52,12 @@ export async function trainGeneral(
   const heldOut: number[] = [];
   let result: TrainedGeneralCrf;
   try {
-    const onCrfProgress: TrainOnCorpusOptions["onProgress"] = (p) => {
-      current = p.iteration;
-      crfBar?.update(base + current, `${crfStep()}: ${iterationDetail(p)}`);
-    };
-    result = await trainGeneralCrf(train, {
-      crf: crf(onCrfProgress),
-      trainModel: async (corpus, labels) =>
-        (
-          await trainOnCorpus(corpus, {
-            ...crf(onCrfProgress, await featuresOf(corpus)),
-            ...(labels.length === 0 ? {} : { labels }),
-          })
-        ).model,
+    result = await trainer.trainGeneral(train, {
+      featuresOf,
+      onChainProgress: (p: TrainingProgress) => {
+        current = p.iteration;
+        crfBar?.update(base + current, `${crfStep()}: ${iterationDetail(p)}`);
+      },
       settings: {
         groups,
         ...(groups === "tweets" ? { grouping } : {}),
@@ -108,7 +88,6 @@ export async function trainGeneral(
           `epoch ${p.epoch}/${p.epochs}, ${p.mistakes} mistaken positions${heldOut.length === 0 ? "" : `; held-out ${pct(heldOut.at(-1)!)} after epoch ${heldOut.length}`}`,
         );
       },
-      ...(signal === undefined ? {} : { signal }),
     });
   } finally {
     stopBars();
@@ -140,8 +119,6 @@ export async function trainGeneral(
     summary: `trained a general CRF: ${result.model.summary().weights} chain weights, ${result.model.numLabels} labels, ${result.consistency.weights.length} consistency weights; chain CRFs ${(result.crfMs / 1000).toFixed(1)} s, perceptron ${(result.perceptronMs / 1000).toFixed(1)} s; ${selectionSummary(result)}; scheme ${scheme}; wrote ${options.out}\n`,
   };
 }
-
-const pct = (x: number): string => (100 * x).toFixed(2);
 
 /** The held-out choice in one line, or why there was none. */
 function selectionLine(result: TrainedGeneralCrf): string {

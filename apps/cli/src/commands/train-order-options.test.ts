@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { TrainOptions } from "./train.js";
-import { checkFlagScopes } from "./train-check.js";
-import { checkLearnerOptions } from "./train-learner.js";
+import type { TrainOptions } from "../define/train-values.js";
+import { checkFlagScopes, checkLearnerOptions } from "./train-check.js";
 
 /*
  * `--order` and `--trigrams` configure the chain CRF only: given where nothing reads them they

@@ -2,83 +2,24 @@ import { NoStateAttributesError } from "@lagrange/chain-crf";
 import type { DecoderRegistry } from "@lagrange/core";
 import { standardDecoders } from "@lagrange/recipes";
 import type { Command } from "commander";
-import { GENERAL_DEFAULTS, type Learner, type ModelKind } from "../define/train-values.js";
+import { GENERAL_DEFAULTS, type TrainOptions } from "../define/train-values.js";
 import { badInputError, usageError } from "../exit-codes.js";
 import { interruptible } from "../interruption.js";
 import { givenOptions, threadCount } from "../options.js";
 import { writeOutput } from "../output.js";
 import { trainingRefusal } from "../training-memory.js";
-import { checkFlagScopes, checkTrainOptions } from "./train-check.js";
+import {
+  checkCrfsuiteTrainOptions,
+  checkFlagScopes,
+  checkInitOptions,
+  checkLearnerOptions,
+  checkTrainOptions,
+} from "./train-check.js";
 import { subsetSettings } from "./train-common.js";
-import { trainCrfModel } from "./train-crf.js";
-import { checkCrfsuiteTrainOptions, trainCrfsuiteModel } from "./train-crfsuite.js";
-import { checkInitOptions } from "./train-init.js";
-import { type L2sTrainOptions, trainL2sCommand } from "./train-l2s.js";
-import { checkLearnerOptions } from "./train-learner.js";
+import { trainCrfModel, trainCrfsuiteModel } from "./train-crf.js";
+import { trainL2sCommand } from "./train-l2s.js";
+
 import { checkedCrfModelBytes } from "./train-output.js";
-
-export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
-  /** `crf` (default: the chain or general CRF) or `l2s` (learning to search, `--task` required). */
-  readonly learner?: Learner;
-  /** Required by the CRF learner (or `--template`); an L2S tagger's default comes from `--task`. */
-  readonly preset?: string;
-  /** A CRF++ template file instead of a preset. */
-  readonly template?: string;
-  /** Continued training: the model file to start from (Lagrange's or CRFsuite's). */
-  readonly init?: string;
-  /** Names of the data's input columns. */
-  readonly columns?: readonly string[];
-  /** Liang paths files whose clusters become features. */
-  readonly clusters?: readonly string[];
-  /** `NAME=FILE` lexicons. */
-  readonly lexicon?: readonly string[];
-  /** Dense columns (0-based input column indices): each cell a real-valued attribute. */
-  readonly denseColumns?: readonly number[];
-  /** A folder of resources for task presets. */
-  readonly resources?: string;
-  readonly algorithm: string;
-  readonly c1?: number;
-  readonly c2?: number;
-  readonly maxIterations?: number;
-  readonly threads?: number;
-  readonly minFreq?: number;
-  readonly patience?: number;
-  readonly constrainedTraining?: boolean;
-  /** `1` (default) or `2`: label-trigram weights too, trained and decoded exactly. */
-  readonly order?: string;
-  /** `--order 2`: `observed` (default) or `all` trigram weights. */
-  readonly trigrams?: string;
-  /** `crf` (default: the CRF likelihood), `bcrf` (corro's Fenchel–Young loss) or `mean-field`. */
-  readonly objective?: string;
-  /** The label column holds partial annotations: `?` unknown, `{B-PER,I-PER}` a label set. */
-  readonly partial?: boolean;
-  /** bcrf: IBP half-steps per loss evaluation; mean-field: unrolled updates. */
-  readonly bcrfIterations?: number;
-  /** Write the model even when training made no progress (0 iterations, a diverged loss). */
-  readonly allowNoProgress?: boolean;
-  /** `chain` (default) or `general` (qian-liu2014: chain CRF + consistency weights over groups). */
-  readonly model?: ModelKind;
-  /** General CRF: how sentences are grouped (tweet clusters or documents). */
-  readonly groups?: string;
-  /**
-   * General CRF: jackknife folds of the chain scores the perceptron learns from (default 4);
-   * two-stage: jackknife folds of the first stage (default 4).
-   */
-  readonly folds?: number;
-  /** A two-stage chain CRF (Krishnan & Manning 2006): a jackknifed first stage's votes as features. */
-  readonly twoStage?: boolean;
-  /** General CRF: perceptron epochs (default 10). */
-  readonly epochs?: number;
-  /** General CRF: the decoder the perceptron decodes with (default two-slave). */
-  readonly trainDecoder?: string;
-  /** General CRF, tweet groups: the largest group (default 50). */
-  readonly maxGroup?: number;
-  /** General CRF, tweet groups: shared word types that link two tweets (default 5). */
-  readonly minOverlap?: number;
-}
-
-/** The options of CRF training, once `--preset` or `--template` is known to be there. */
-export type CrfTrainOptions = TrainOptions;
 
 /**
  * `lagrange train`: returns the summary line; the model is written atomically. `given` holds the

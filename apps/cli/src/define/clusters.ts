@@ -1,6 +1,7 @@
 import type { Command } from "commander";
-import { lazyAction, parseInteger } from "../options.js";
+import { parseInteger } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 
 export function defineClusters(program: Command): void {
   const command = program
@@ -28,11 +29,6 @@ export function defineClusters(program: Command): void {
       "after",
       "\nBigrams run across line ends, as in wcluster (a `$#$` token separates). Time O(types × C²): C = 1000 on the Brown corpus (1.16 M tokens, 56 k word types) takes about 8 minutes of one core.",
     )
-    .action(
-      lazyAction(
-        () => import("../commands/clusters.js"),
-        (m) => m.clustersAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/clusters.js"), "clustersAction"));
   declareFiles(command, { inputs: { "--text": "text" }, outputs: ["--out"] });
 }

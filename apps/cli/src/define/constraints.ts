@@ -1,12 +1,7 @@
 import { type Command, Option } from "commander";
-import {
-  lazyAction,
-  malformedOption,
-  parseInteger,
-  parseNumber,
-  parsePositive,
-} from "../options.js";
+import { malformedOption, parseInteger, parseNumber, parsePositive } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
 
 export function defineConstraints(program: Command): void {
@@ -50,11 +45,6 @@ export function defineConstraints(program: Command): void {
       "--out <file>",
       "constraints file to write (JSON, atomically; checked before learning; never an input)",
     )
-    .action(
-      lazyAction(
-        () => import("../commands/constraints.js"),
-        (m) => m.constraintsAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/constraints.js"), "constraintsAction"));
   declareFiles(learn, { inputs: { "--model": "model", "--data": "data" }, outputs: ["--out"] });
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { lazyAction } from "../options.js";
+import { lazy } from "./lazy.js";
 
 export function defineDatasets(program: Command): void {
   program
@@ -9,10 +9,5 @@ export function defineDatasets(program: Command): void {
     )
     .argument("[name]", "one dataset (default all)")
     .option("--json", "as JSON")
-    .action(
-      lazyAction(
-        () => import("../commands/datasets.js"),
-        (m) => m.datasetsAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/datasets.js"), "datasetsAction"));
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
-import { lazyAction, parseInteger } from "../options.js";
+import { parseInteger } from "../options.js";
+import { lazy } from "./lazy.js";
 
 export function defineDemo(program: Command): void {
   program
@@ -22,10 +23,5 @@ export function defineDemo(program: Command): void {
       parseInteger,
       1,
     )
-    .action(
-      lazyAction(
-        () => import("../commands/demo.js"),
-        (m) => m.demoAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/demo.js"), "demoAction"));
 }

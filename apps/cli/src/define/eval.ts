@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
-import { lazyAction } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 import { DEPS_PUNCTUATION, parseNbest } from "./values.js";
 
 export function defineEval(program: Command): void {
@@ -47,12 +47,7 @@ export function defineEval(program: Command): void {
         "lagrange tag's output of CoNLL-U: the POS field the predictions are scored against (default the one whose tags they are)",
       ).choices(["upos", "xpos"]),
     )
-    .action(
-      lazyAction(
-        () => import("../commands/eval.js"),
-        (m) => m.evalAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/eval.js"), "evalAction"));
   declareFiles(command, {
     inputs: { "<pred>": "predictions", "[predicted]": "predictions" },
     outputs: ["--reliability"],

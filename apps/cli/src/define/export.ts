@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
-import { lazyAction } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 
 export function defineExport(program: Command): void {
   const command = program
@@ -19,11 +19,6 @@ export function defineExport(program: Command): void {
       "--boundary-attributes <first,last>",
       "attributes that mark the first and the last token, to carry the model's first/last-label weights (CRFsuite has none); default __BOS__,__EOS__ for a model trained with a built-in preset (they emit them)",
     )
-    .action(
-      lazyAction(
-        () => import("../commands/export.js"),
-        (m) => m.exportAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/export.js"), "exportAction"));
   declareFiles(command, { inputs: { "--model": "model" }, outputs: ["--out"] });
 }

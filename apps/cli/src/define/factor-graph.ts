@@ -1,6 +1,7 @@
 import { type Command, Option } from "commander";
-import { lazyAction, parseNonNegative, parsePositive } from "../options.js";
+import { parseNonNegative, parsePositive } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 import { parseIterations, parseTimeLimit } from "./values.js";
 
 export function defineFactorGraph(program: Command): void {
@@ -57,11 +58,6 @@ as C++ prints them (6 significant digits). With --exact, the best 0/1 assignment
 index k − 1) with "states" giving the chosen state of each DENSE multi-variable; the chosen state
 (0-based) of each UAI variable.`,
     )
-    .action(
-      lazyAction(
-        () => import("../commands/factor-graph.js"),
-        (m) => m.factorGraphAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/factor-graph.js"), "factorGraphAction"));
   declareFiles(command, { inputs: { "--graph": "graph" }, outputs: ["--posteriors"] });
 }

@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
-import { lazyAction } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 
 export function defineImport(program: Command): void {
   const command = program
@@ -15,11 +15,6 @@ export function defineImport(program: Command): void {
         .makeOptionMandatory(),
     )
     .requiredOption("--out <file>", "the Lagrange model file to write")
-    .action(
-      lazyAction(
-        () => import("../commands/import.js"),
-        (m) => m.importAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/import.js"), "importAction"));
   declareFiles(command, { inputs: { "<model>": "model" }, outputs: ["--out"] });
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
-import { collect, lazyAction, parseInteger } from "../options.js";
+import { collect, parseInteger } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 
 export function defineInfo(program: Command): void {
   const command = program
@@ -11,11 +12,6 @@ export function defineInfo(program: Command): void {
     .option("--features", "the strongest state weights per label, and the transitions")
     .option("--top <k>", "with --features: weights per label and sign (default 10)", parseInteger)
     .option("--label <label>", "with --features: only this label; repeatable", collect)
-    .action(
-      lazyAction(
-        () => import("../commands/info.js"),
-        (m) => m.infoAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/info.js"), "infoAction"));
   declareFiles(command, { inputs: { "<model>": "model" }, outputs: [] });
 }

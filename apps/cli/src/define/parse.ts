@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { lazyAction } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 
 export function defineParse(program: Command): void {
   const command = program
@@ -22,12 +22,7 @@ export function defineParse(program: Command): void {
       "-o, --out <file>",
       "output CoNLL-U file, written atomically; checked before parsing (default standard output)",
     )
-    .action(
-      lazyAction(
-        () => import("../commands/parse.js"),
-        (m) => m.parseAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/parse.js"), "parseAction"));
   declareFiles(command, {
     inputs: { "[input]": "data", "--data": "data", "--model": "model", "--tagger": "model" },
     outputs: ["--out"],

@@ -1,6 +1,8 @@
 import type { Command } from "commander";
-import { lazyAction, parseInteger } from "../options.js";
+import { parseInteger } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
+import { PACKAGE_DEFAULTS } from "./values.js";
 
 const REDIS_HELP =
   "the Redis server that holds the queue, redis://[user:password@]host:port[/db] or rediss:// for TLS (default $LAGRANGE_REDIS_URL, else redis://127.0.0.1:6379); a password here is visible in the process list: prefer $LAGRANGE_REDIS_URL or --redis-password-file";
@@ -47,18 +49,16 @@ export function defineQueue(program: Command): void {
     .option("--max-model-mb <n>", MAX_MODEL_HELP, parseInteger, 1024)
     .requiredOption("--job <name>", "the job's name (letters, digits, . _ -)")
     .option("--format <format>", "conll, conllu or inline (default from the extension)")
-    .option("--decoder <name>", "any decoder of `lagrange tag` (default viterbi)")
+    .option(
+      "--decoder <name>",
+      `a decoder of \`lagrange tag\`: ${PACKAGE_DEFAULTS.decoders.join(", ")} (default ${PACKAGE_DEFAULTS.defaultDecoder})`,
+    )
     .option("--constraints <file>", "constraints file (stored with the job)")
     .option("--unlabeled", "the data has no gold label column")
     .option("--shard-size <n>", "sentences per shard", parseInteger, 1000)
     .option("--attempts <n>", "tries per shard before it is dead-lettered", parseInteger, 3)
     .option("--backoff <ms>", "first retry delay, doubled at each retry", parseInteger, 1000)
-    .action(
-      lazyAction(
-        () => import("../commands/queue-submit.js"),
-        (m) => m.queueSubmit,
-      ),
-    );
+    .action(lazy(() => import("../commands/queue-submit.js"), "queueSubmit"));
   const work = queue
     .command("work")
     .description(
@@ -84,12 +84,7 @@ export function defineQueue(program: Command): void {
       "fetch models of jobs that name an http(s) URL (off: anyone who can write to Redis could make every worker fetch any address)",
     )
     .option("--max-model-mb <n>", MAX_MODEL_HELP, parseInteger, 1024)
-    .action(
-      lazyAction(
-        () => import("../commands/queue-work.js"),
-        (m) => m.queueWork,
-      ),
-    );
+    .action(lazy(() => import("../commands/queue-work.js"), "queueWork"));
   work.addHelpText("after", WORKER_TRUST);
   const collect = queue
     .command("collect")
@@ -100,12 +95,7 @@ export function defineQueue(program: Command): void {
     .requiredOption("--out <file>", "output file, written atomically")
     .option("--no-wait", "fail at once if some shards are not done")
     .option("--partial", "write the shards that are done even when some are dead")
-    .action(
-      lazyAction(
-        () => import("../commands/queue-jobs.js"),
-        (m) => m.queueCollect,
-      ),
-    );
+    .action(lazy(() => import("../commands/queue-jobs.js"), "queueCollect"));
   queue
     .command("status")
     .description(
@@ -113,12 +103,7 @@ export function defineQueue(program: Command): void {
     )
     .requiredOption("--job <name>", "the job's name")
     .option("--json", "as JSON")
-    .action(
-      lazyAction(
-        () => import("../commands/queue-jobs.js"),
-        (m) => m.queueStatus,
-      ),
-    );
+    .action(lazy(() => import("../commands/queue-jobs.js"), "queueStatus"));
   queue
     .command("remove")
     .argument("[job]", "the job's name (or --job)")
@@ -127,12 +112,7 @@ export function defineQueue(program: Command): void {
     )
     .option("--job <name>", "the job's name")
     .option("--force", "remove it even while workers tag its shards (their results are dropped)")
-    .action(
-      lazyAction(
-        () => import("../commands/queue-jobs.js"),
-        (m) => m.queueRemove,
-      ),
-    );
+    .action(lazy(() => import("../commands/queue-jobs.js"), "queueRemove"));
   for (const command of queue.commands) withRedis(command);
   const password = { "--redis-password-file": "password" } as const;
   declareFiles(submit, {

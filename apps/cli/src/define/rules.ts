@@ -1,12 +1,7 @@
 import { type Command, Option } from "commander";
-import {
-  lazyAction,
-  malformedOption,
-  parseInteger,
-  parseNonNegative,
-  parsePositive,
-} from "../options.js";
+import { malformedOption, parseInteger, parseNonNegative, parsePositive } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 import { PACKAGE_DEFAULTS, parseDelimiters, parseFraction } from "./values.js";
 
 export function defineRules(program: Command): void {
@@ -92,11 +87,6 @@ export function defineRules(program: Command): void {
       "after",
       "\nWhen no candidate rule passes the thresholds nothing is written and the command exits 1 (unless --allow-empty).\nData whose labels are not O/B-/I- (BIOES, plain tags) is a usage error (exit 2); malformed data exits 3 at its file:line.",
     )
-    .action(
-      lazyAction(
-        () => import("../commands/rules.js"),
-        (m) => m.rulesAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/rules.js"), "rulesAction"));
   declareFiles(mine, { inputs: { "--data": "data", "--model": "model" }, outputs: ["--out"] });
 }

@@ -2,15 +2,21 @@ import type { DecoderDefinition } from "@lagrange/core";
 import type { Command } from "commander";
 import { Option } from "commander";
 import { addDecoderFlags } from "../decoder-flags.js";
-import { collect, lazyAction, malformedOption, parseInteger } from "../options.js";
+import { collect, malformedOption, parseInteger } from "../options.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 import { L2S_DEFAULT_DECODER, MAX_NBEST, parseNbest } from "./values.js";
 
 export function defineTag(program: Command, decoders: readonly DecoderDefinition[]): void {
+  const names = (fit: (d: DecoderDefinition) => boolean) =>
+    decoders
+      .filter(fit)
+      .map((d) => d.name)
+      .join(", ");
   const tag = program
     .command("tag")
     .description(
-      "Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (viterbi, soft-dd, hard-dd, exact, two-phase, two-slave, naive-dd, bcrf, mean-field, greedy, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with two-slave, naive-dd, exact, or viterbi for the chain alone. An L2S tagger (lagrange train --learner l2s --task pos|ner) is tagged by its own left-to-right policy (--decoder greedy, the default), or by any decoder of its scores alone (viterbi, bcrf, mean-field); an L2S parser model is for lagrange parse",
+      `Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (${names(() => true)}, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with ${names((d) => d.accepts.patterns === true)}, or ${names((d) => d.capabilities?.exactChain === true)} for the chain alone. An L2S tagger (lagrange train --learner l2s --task pos|ner) is tagged by its own left-to-right policy (--decoder greedy, the default), or by any decoder of its scores alone (one that needs no constraints, slaves or patterns); an L2S parser model is for lagrange parse`,
     )
     .requiredOption("--model <file>", "model file")
     .requiredOption(
@@ -27,7 +33,7 @@ export function defineTag(program: Command, decoders: readonly DecoderDefinition
     )
     .option(
       "--constraints <file>",
-      "constraints file from `lagrange constraints learn` or `lagrange rules mine` (for soft-dd, hard-dd, exact, two-phase)",
+      `constraints file from \`lagrange constraints learn\` or \`lagrange rules mine\` (for ${names((d) => d.accepts.constraints)})`,
     )
     .option(
       "--plugin <module>",
@@ -85,12 +91,7 @@ export function defineTag(program: Command, decoders: readonly DecoderDefinition
       "--out <file>",
       "output file, written atomically; checked before tagging (default standard output)",
     )
-    .action(
-      lazyAction(
-        () => import("../commands/tag.js"),
-        (m) => m.tagAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/tag.js"), "tagAction"));
   addDecoderFlags(tag, decoders);
   declareFiles(tag, {
     inputs: {

@@ -5,7 +5,7 @@ import { PACKAGE_DEFAULTS } from "./values.js";
 
 /**
  * The options of `lagrange train --learner l2s` (learning to search): given with the CRF learner,
- * they are a usage error (commands/train-learner.ts).
+ * they are a usage error (commands/train-check.ts).
  */
 export function addL2sTrainOptions(command: Command): Command {
   return command

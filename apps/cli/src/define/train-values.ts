@@ -133,7 +133,7 @@ const QUASI_NEWTON = ["lbfgs", "owlqn"];
 
 /**
  * Every flag of `lagrange train`, in the order it declares them, with the paths that read it: the
- * one table the checks (commands/train-check.ts, train-learner.ts) and `--help`'s grouping read.
+ * one table the checks (commands/train-check.ts) and `--help`'s grouping read.
  * A test enumerates the declared options against it, so a new flag cannot be left out. Checks of
  * values (--c2 0 with sgd, --order 2 with ap) and of what a path cannot do at all stay with
  * their paths.
@@ -227,4 +227,105 @@ export function learnerOnlyFlags(learner: Learner): string[] {
         scope.where.every((c) => c.learner?.length === 1 && c.learner[0] === learner),
     )
     .map(([flag]) => flag);
+}
+
+/** What every learner of `lagrange train` reads of the data options. */
+export interface TrainingDataOptions {
+  readonly data: string;
+  readonly format?: string;
+  readonly dev?: string;
+  readonly malformed?: "error" | "repair" | "skip";
+  /** `--limit`, `--sample`: train on the first n sentences, or on n drawn with `seed`. */
+  readonly limit?: number;
+  readonly sample?: number;
+  /** `--dev-limit`, `--dev-sample`: the same for the held-out data. */
+  readonly devLimit?: number;
+  readonly devSample?: number;
+  readonly seed?: number;
+}
+
+/** What `lagrange train --learner l2s` reads of its options. */
+export interface L2sTrainOptions extends TrainingDataOptions {
+  readonly preset?: string;
+  readonly scheme?: string;
+  readonly task?: string;
+  /** Passes (an integer ≥ 1), or a rate in (0, 1): one pass learning from that share of decisions. */
+  readonly passes?: number;
+  readonly rollIn?: string;
+  readonly rollOut?: string;
+  /** `csoaa` (VW's cost-sensitive one-against-all regression) or `perceptron` (averaged). */
+  readonly baseLearner?: string;
+  /** log2 of the hashed weight table (VW's -b). */
+  readonly bits?: number;
+  /** `--max-memory`: bytes training may take (null: no bound; absent: the default bound). */
+  readonly maxMemory?: number | null;
+  readonly learningRate?: number;
+  readonly seed?: number;
+  /** `--no-bridge` sets false: the NER tagger may leave its scheme. */
+  readonly bridge?: boolean;
+  readonly oracle?: string;
+  /** Parser: heads only (no relations). */
+  readonly unlabelled?: boolean;
+  readonly tagField?: string;
+  /** `--class-weight`: LABEL=w or balanced[:POWER] (both learners; not the parser). */
+  readonly classWeight?: readonly string[];
+  readonly out: string;
+}
+
+/** What `lagrange train` reads of its options (declared in ./train.ts). */
+export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
+  /** `crf` (default: the chain or general CRF) or `l2s` (learning to search, `--task` required). */
+  readonly learner?: Learner;
+  /** Required by the CRF learner (or `--template`); an L2S tagger's default comes from `--task`. */
+  readonly preset?: string;
+  /** A CRF++ template file instead of a preset. */
+  readonly template?: string;
+  /** Continued training: the model file to start from (Lagrange's or CRFsuite's). */
+  readonly init?: string;
+  /** Names of the data's input columns. */
+  readonly columns?: readonly string[];
+  /** Liang paths files whose clusters become features. */
+  readonly clusters?: readonly string[];
+  /** `NAME=FILE` lexicons. */
+  readonly lexicon?: readonly string[];
+  /** Dense columns (0-based input column indices): each cell a real-valued attribute. */
+  readonly denseColumns?: readonly number[];
+  /** A folder of resources for task presets. */
+  readonly resources?: string;
+  readonly algorithm: string;
+  readonly c1?: number;
+  readonly c2?: number;
+  readonly maxIterations?: number;
+  readonly threads?: number;
+  readonly minFreq?: number;
+  readonly patience?: number;
+  readonly constrainedTraining?: boolean;
+  /** `1` (default) or `2`: label-trigram weights too, trained and decoded exactly. */
+  readonly order?: string;
+  /** `--order 2`: `observed` (default) or `all` trigram weights. */
+  readonly trigrams?: string;
+  /** `crf` (default: the CRF likelihood), `bcrf` (corro's Fenchel–Young loss) or `mean-field`. */
+  readonly objective?: string;
+  /** The label column holds partial annotations: `?` unknown, `{B-PER,I-PER}` a label set. */
+  readonly partial?: boolean;
+  /** bcrf: IBP half-steps per loss evaluation; mean-field: unrolled updates. */
+  readonly bcrfIterations?: number;
+  /** Write the model even when training made no progress (0 iterations, a diverged loss). */
+  readonly allowNoProgress?: boolean;
+  /** `chain` (default) or `general` (qian-liu2014: chain CRF + consistency weights over groups). */
+  readonly model?: ModelKind;
+  /** General CRF: how sentences are grouped (tweet clusters or documents). */
+  readonly groups?: string;
+  /** General CRF and two-stage: jackknife folds (default 4). */
+  readonly folds?: number;
+  /** A two-stage chain CRF (Krishnan & Manning 2006): a jackknifed first stage's votes as features. */
+  readonly twoStage?: boolean;
+  /** General CRF: perceptron epochs (default 10). */
+  readonly epochs?: number;
+  /** General CRF: the decoder the perceptron decodes with (default two-slave). */
+  readonly trainDecoder?: string;
+  /** General CRF, tweet groups: the largest group (default 50). */
+  readonly maxGroup?: number;
+  /** General CRF, tweet groups: shared word types that link two tweets (default 5). */
+  readonly minOverlap?: number;
 }

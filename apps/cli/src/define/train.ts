@@ -1,13 +1,8 @@
 import { type Command, Option } from "commander";
-import {
-  collect,
-  lazyAction,
-  malformedOption,
-  parseInteger,
-  parseNonNegative,
-} from "../options.js";
+import { collect, malformedOption, parseInteger, parseNonNegative } from "../options.js";
 import { parseDenseColumns } from "./dense-columns.js";
 import { declareFiles } from "./files.js";
+import { lazy } from "./lazy.js";
 import { addL2sTrainOptions } from "./train-l2s.js";
 import { GENERAL_DEFAULTS, LEARNERS, MODEL_KINDS, parseByteSize } from "./train-values.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
@@ -36,7 +31,7 @@ export function defineTrain(program: Command): void {
     )
     .option(
       "--preset <name>",
-      "feature preset: chunking, ner, ner-words, citation, pos; or a task preset that bundles what won on held-out data — ner-en, ner-es, ner-nl, ner-tweets, pos-en: the features plus Brown clusters of raw text in the language, gazetteers, jackknifed lexicons mined from the training labels, the stopping rule and the decoder (required with --learner crf unless --template; --learner l2s: default pos for --task pos, ner for --task ner — ner-words when the data has only words)",
+      `feature preset: ${PACKAGE_DEFAULTS.presets.base.join(", ")}; or a task preset that bundles what won on held-out data — ${PACKAGE_DEFAULTS.presets.task.join(", ")}: the features plus Brown clusters of raw text in the language, gazetteers, jackknifed lexicons mined from the training labels, the stopping rule and the decoder (required with --learner crf unless --template; --learner l2s: default pos for --task pos, ner for --task ner — ner-words when the data has only words)`,
     )
     .option(
       "--template <file>",
@@ -151,7 +146,7 @@ export function defineTrain(program: Command): void {
     .addOption(
       new Option(
         "--model <kind>",
-        "chain: a linear-chain CRF; general: the chain CRF plus consistency weights linking repeated phrases across a group of sentences (qian-liu2014; tag it with --decoder two-slave, naive-dd or exact)",
+        `chain: a linear-chain CRF; general: the chain CRF plus consistency weights linking repeated phrases across a group of sentences (qian-liu2014; tag it with --decoder ${PACKAGE_DEFAULTS.patternDecoders.join(", ")})`,
       )
         .choices([...MODEL_KINDS])
         .default("chain"),
@@ -178,7 +173,7 @@ export function defineTrain(program: Command): void {
     )
     .option(
       "--train-decoder <name>",
-      `--model general: the decoder the perceptron decodes groups with: two-slave, naive-dd or exact (default ${GENERAL_DEFAULTS.trainDecoder})`,
+      `--model general: the decoder the perceptron decodes groups with: ${PACKAGE_DEFAULTS.patternDecoders.join(", ")} (default ${GENERAL_DEFAULTS.trainDecoder})`,
     )
     .option(
       "--max-group <n>",
@@ -200,12 +195,7 @@ export function defineTrain(program: Command): void {
       "--out <model>",
       "model file to write (atomically; checked before training; never one of the inputs)",
     )
-    .action(
-      lazyAction(
-        () => import("../commands/train.js"),
-        (m) => m.trainAction,
-      ),
-    );
+    .action(lazy(() => import("../commands/train.js"), "trainAction"));
   declareFiles(command, {
     inputs: {
       "--data": "data",

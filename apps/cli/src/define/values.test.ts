@@ -6,7 +6,8 @@ import {
 } from "@lagrange/bcrf";
 import { TRAINING_ALGORITHMS } from "@lagrange/chain-crf";
 import { RULE_FAMILIES } from "@lagrange/constraint-templates";
-import { BYTE_SIZE_UNITS, parseByteSize as coreByteSize, MAX_ITERATIONS } from "@lagrange/core";
+import { BYTE_SIZE_UNITS, parseByteSize as coreByteSize } from "@lagrange/core/bytes";
+import { MAX_ITERATIONS } from "@lagrange/core/dual-decomposition";
 import {
   DEFAULT_TAU,
   DEFAULT_TIME_LIMIT_SECONDS,
@@ -18,7 +19,13 @@ import {
 } from "@lagrange/ilp";
 import { BASE_LEARNERS, ROLL_INS, ROLL_OUTS } from "@lagrange/l2s";
 import { TWEET_GROUP_DEFAULTS } from "@lagrange/mincut";
-import { GENERAL_CRF_DEFAULTS, GROUPING_KINDS } from "@lagrange/recipes";
+import {
+  DEFAULT_DECODERS,
+  GENERAL_CRF_DEFAULTS,
+  GROUPING_KINDS,
+  presetNames,
+  STANDARD_DECODERS,
+} from "@lagrange/recipes";
 import { PENALTY_ALGORITHMS } from "@lagrange/soft-dd";
 import { describe, expect, it } from "vitest";
 import { BYTE_UNITS, parseByteSize } from "./train-values.js";
@@ -63,6 +70,14 @@ describe("the command declarations' copies of the packages' choices and defaults
     });
     expect(values.MAX_TIME_LIMIT_SECONDS).toBe(MAX_TIME_LIMIT_SECONDS);
     expect(d.maxIterations).toBe(MAX_ITERATIONS);
+    expect(d.presets).toEqual(presetNames());
+    expect(d.decoders).toEqual(STANDARD_DECODERS.map((definition) => definition.name));
+    expect(d.patternDecoders).toEqual(
+      STANDARD_DECODERS.filter((definition) => definition.accepts.patterns === true).map(
+        (definition) => definition.name,
+      ),
+    );
+    expect(d.defaultDecoder).toBe(DEFAULT_DECODERS["chain-crf"]);
   });
 });
 

@@ -45,6 +45,28 @@ export const PACKAGE_DEFAULTS = {
   ilpDefaults: { timeLimitSeconds: 10, minTimeLimitSeconds: 0.001, tau: 0.1 },
   /** @lagrange/core MAX_ITERATIONS */
   maxIterations: 2 ** 31 - 1,
+  /** @lagrange/recipes presetNames(): chain-crf's feature presets, then the task presets */
+  presets: {
+    base: ["chunking", "ner", "ner-words", "citation", "pos"],
+    task: ["ner-en", "ner-es", "ner-nl", "ner-tweets", "pos-en"],
+  },
+  /** @lagrange/recipes STANDARD_DECODERS, by name (`lagrange tag` lists them from the registry) */
+  decoders: [
+    "viterbi",
+    "soft-dd",
+    "hard-dd",
+    "exact",
+    "two-phase",
+    "two-slave",
+    "naive-dd",
+    "bcrf",
+    "mean-field",
+    "greedy",
+  ],
+  /** The STANDARD_DECODERS that decode a general CRF's higher-order patterns (`accepts.patterns`) */
+  patternDecoders: ["exact", "two-slave", "naive-dd"],
+  /** @lagrange/recipes DEFAULT_DECODERS["chain-crf"] */
+  defaultDecoder: "viterbi",
 } as const;
 
 /** `--punctuation`: score punctuation words, leave them out, or print both rows. */

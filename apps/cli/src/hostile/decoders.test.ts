@@ -318,7 +318,10 @@ describe.skipIf(process.platform !== "linux")(
         const [plugin, , message] = cases[i]!;
         expectBounded(result, 3);
         expect(result.stderr).toMatch(
-          new RegExp(`^lagrange: (two\\.docs:\\d+: )?plug-in ${plugin.replace(".", "\\.")}: `, "m"),
+          new RegExp(
+            `^lagrange: (two\\.docs:\\d+( \\(token \\d+\\))?: )?plug-in ${plugin.replace(".", "\\.")}: `,
+            "m",
+          ),
         );
         expect(result.stderr).toMatch(message);
         expect(result.stderr).not.toMatch(/^lagrange: internal error/m);

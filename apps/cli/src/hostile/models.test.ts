@@ -23,7 +23,8 @@ import {
   modelToBytes,
   prepareTrainingData,
 } from "@lagrange/chain-crf";
-import { crc32, seededRandom } from "@lagrange/core";
+import { seededRandom } from "@lagrange/core";
+import { crc32 } from "@lagrange/core/bytes";
 import {
   createLearner,
   HashedFeatures,
@@ -271,7 +272,7 @@ describe.skipIf(process.platform !== "linux")(
         const label = file(
           "outside.model",
           reheader(base, (h) => {
-            h.settings.generalCrf.outsideLabel = 2 ** 31 - 1;
+            h.generalCrf.outsideLabel = 2 ** 31 - 1;
           }),
         );
         const infinite = file(
@@ -279,7 +280,7 @@ describe.skipIf(process.platform !== "linux")(
           reheader(
             base,
             (h) => {
-              h.settings.generalCrf.weights[0] = 12345;
+              h.generalCrf.weights[0] = 12345;
             },
             (json) => json.replace("12345", "1e999"),
           ),

@@ -24,7 +24,7 @@ import {
   strayTemporaryFiles,
   writeCitations,
 } from "../probe/cli-process.js";
-import { run } from "../test-support.js";
+import { run } from "../testing/run-cli.js";
 import { type BoundedRun, expectBounded, type RunningBounded, startBounded } from "./harness.js";
 
 type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP";

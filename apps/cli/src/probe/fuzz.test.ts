@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../test-support.js";
+import { run } from "../testing/run-cli.js";
 import {
   chunkingText,
   expectCleanExit,

@@ -4,15 +4,16 @@
  * Bregman CRF's, the features are the same — and decode approximately, with no certificate.
  */
 import {
+  checkOptionBounds,
   type DecodeOptions,
   type DecodeProblem,
   type Decoder,
   type DecoderDefinition,
   type DecoderOptionSpec,
   type Decoding,
-  MAX_ITERATIONS,
-  ProblemValidationError,
+  type OptionBounds,
 } from "@lagrange/core";
+import { MAX_ITERATIONS } from "@lagrange/core/dual-decomposition";
 import { mbrDecode, ValidDecodeWorkspace, validDecode } from "../decoding/decode.js";
 import { emptyChainInput, labellingScore, loadChainScores } from "../inference/chain-input.js";
 import {
@@ -59,29 +60,15 @@ export interface BcrfDecodeOptions extends DecodeOptions {
 }
 
 /**
- * The options as a library caller may pass them: a count that is not a whole number from 0 to
- * core's MAX_ITERATIONS or a temperature that is not a finite number > 0 is a
- * ProblemValidationError (not a RangeError from deep inside, nor, for a count of 1e308, a loop
- * that never ends in practice).
+ * The options as a library caller may pass them, checked by core's one check: a count that is not
+ * a whole number from 0 to core's MAX_ITERATIONS or a temperature that is not a finite number > 0
+ * is a ProblemValidationError (not a RangeError from deep inside, nor, for a count of 1e308, a
+ * loop that never ends in practice). Apps take the declared `iterations` from 1.
  */
-function checkDecodeOptions(options: BcrfDecodeOptions): void {
-  const { iterations, temperature } = options;
-  if (
-    iterations !== undefined &&
-    !(Number.isInteger(iterations) && iterations >= 0 && iterations <= MAX_ITERATIONS)
-  ) {
-    throw new ProblemValidationError(
-      "options.iterations",
-      `expected an integer from 0 to ${MAX_ITERATIONS}, got ${iterations}`,
-    );
-  }
-  if (temperature !== undefined && !(temperature > 0 && temperature < Infinity)) {
-    throw new ProblemValidationError(
-      "options.temperature",
-      `expected a finite number > 0, got ${temperature}`,
-    );
-  }
-}
+const DECODE_OPTION_BOUNDS: readonly OptionBounds[] = [
+  { key: "iterations", type: "integer", min: 0, max: MAX_ITERATIONS },
+  { key: "temperature", type: "number", above: 0 },
+];
 
 /** A decoder that also reads {@link BcrfDecodeOptions}. */
 export interface ApproximateDecoder extends Decoder {
@@ -138,7 +125,7 @@ export function bcrfDecoder(defaults: BcrfDecodeOptions = {}): ApproximateDecode
   return {
     name: "bcrf",
     decode(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Decoding {
-      checkDecodeOptions(options);
+      checkOptionBounds(DECODE_OPTION_BOUNDS, options);
       const input = loadChainScores(problem.scores, loaded);
       const { n, L } = input;
       const iterations =
@@ -170,7 +157,7 @@ export function bcrfDecoder(defaults: BcrfDecodeOptions = {}): ApproximateDecode
       );
     },
     marginals(problem: DecodeProblem, options: BcrfDecodeOptions = {}): Float64Array {
-      checkDecodeOptions(options);
+      checkOptionBounds(DECODE_OPTION_BOUNDS, options);
       const input = loadChainScores(problem.scores, loaded);
       const result = bcrfInference(
         input,
@@ -192,7 +179,7 @@ export function meanFieldDecoder(defaults: BcrfDecodeOptions = {}): ApproximateD
   const ws = new MeanFieldWorkspace();
   let marginals = new Float64Array(0);
   const infer = (problem: DecodeProblem, options: BcrfDecodeOptions) => {
-    checkDecodeOptions(options);
+    checkOptionBounds(DECODE_OPTION_BOUNDS, options);
     const input = loadChainScores(problem.scores, loaded);
     const { n, L } = input;
     if (marginals.length < n * L)
@@ -248,6 +235,7 @@ export const bcrfDefinition: DecoderDefinition = {
   description:
     "Bregman CRF inference (corro): k = 5 parallel Bregman-projection half-steps at τ = 0.1, then Viterbi over its marginals within the allowed transitions (always valid)",
   accepts: { constraints: false, slaves: false },
+  capabilities: { certificate: "none" },
   options: [
     iterationsOption(
       "Bregman-projection half-steps before decoding the marginals",
@@ -262,6 +250,7 @@ export const meanFieldDefinition: DecoderDefinition = {
   description:
     "naive mean field (the Bcrf paper's baseline): 10 parallel updates, per-position argmax; cannot represent −∞ transitions, so its output may break the scheme's mask",
   accepts: { constraints: false, slaves: false },
+  capabilities: { certificate: "none" },
   options: [iterationsOption("parallel mean-field updates", MEAN_FIELD_DEFAULTS.iterations)],
   create: () => meanFieldDecoder(),
 };

@@ -1,6 +1,7 @@
 // The kernels' input and gradient layout is chain-crf's objective contract: one definition.
 import { type ChainInput, emptyChainInput } from "@lagrange/chain-crf";
-import { type ChainScores, isPositionSpecific, validateChainScores } from "@lagrange/core";
+import { type ChainScores, validateChainScores } from "@lagrange/core";
+import { isPositionSpecific } from "@lagrange/core/chain";
 
 export { type ChainGradient, type ChainInput, emptyChainInput } from "@lagrange/chain-crf";
 

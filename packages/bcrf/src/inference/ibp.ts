@@ -725,18 +725,3 @@ export function materializeBlock(
     for (let b = 0; b < L; b++) out[at + a * L + b] = xa * K[kb + a * L + b]! * y[j * L + b]!;
   }
 }
-
-/**
- * log q_j[a, b], exactly (−∞ for zero entries): the factors' logs plus the kernel's, so entries
- * whose product underflows still get their true log.
- */
-export function logBlockEntry(ws: BcrfWorkspace, j: number, a: number, b: number): number {
-  const L = ws.L;
-  if (!ws.factored) return ws.logQ[j * L * L + a * L + b]!;
-  const xa = ws.rowScale[j * L + a]!;
-  const yb = ws.colScale[j * L + b]!;
-  const kb = ws.sharedKernel ? 0 : j * L * L;
-  const lk = ws.logKernel[kb + a * L + b]!;
-  if (xa === 0 || yb === 0 || lk === NEG) return NEG;
-  return Math.log(xa) + lk + Math.log(yb);
-}

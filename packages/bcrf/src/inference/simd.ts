@@ -13,14 +13,17 @@
 import {
   assembleModule,
   compiledOnce,
+  countUp,
   F64,
   type FunctionDefinition,
-  forLoop,
+  f64At,
   I32,
   instantiateKernel,
   type KernelMemory,
+  laneSum,
   localSum,
   op,
+  positiveFinite,
   shiftLeft,
   V128,
   zeroBytes,
@@ -65,16 +68,6 @@ const V = 31;
 const ACC = 32;
 const XSV = 33;
 
-/** `for (local = 0; local < limit; local += step) body`, all i32 locals but step. */
-const loop = (counter: number, limit: number, step: number, body: number[]) => [
-  ...op.i32(0),
-  ...op.set(counter),
-  ...forLoop(counter, limit, step, body),
-];
-
-/** Pushes the f64 at base + offset (both i32 locals). */
-const loadAt = (base: number, offset: number) => [...localSum(base, offset), ...op.f64Load];
-
 /** Pushes base + block + t (locals): the address of node t's factor in a block's row. */
 const nodeAt = (base: number, block: number) => [...localSum(base, block), ...op.get(T), ...op.add];
 
@@ -85,24 +78,8 @@ const storeAt = (base: number, offset: number, value: number[]) => [
   ...op.f64Store,
 ];
 
-/** Whether local a > 0, b > 0 and both < +∞: the node has mass on both sides. */
-const bothPositive = () => [
-  ...op.get(AT),
-  ...op.f64(0),
-  ...op.f64Gt,
-  ...op.get(BT),
-  ...op.f64(0),
-  ...op.f64Gt,
-  ...op.and,
-  ...op.get(AT),
-  ...op.f64(Number.POSITIVE_INFINITY),
-  ...op.f64Lt,
-  ...op.and,
-  ...op.get(BT),
-  ...op.f64(Number.POSITIVE_INFINITY),
-  ...op.f64Lt,
-  ...op.and,
-];
+/** Whether 0 < a, b < +∞: the node has mass on both sides. */
+const bothPositive = () => [...positiveFinite(AT), ...positiveFinite(BT), ...op.and];
 
 function halfStepBody(): number[] {
   // Byte offsets: t and s count bytes (8 per label), so loops step by 8 (scalar) or 16 (pairs).
@@ -143,7 +120,7 @@ function halfStepBody(): number[] {
     // a = 0.
     ...zeroBytes(A, LB, T),
     // a += x[s] · K[s, ·] over the rows s of block p−1 with x[s] ≠ 0.
-    ...loop(S, LB, 8, [
+    ...countUp(S, LB, 8, [
       ...localSum(X, XI),
       ...op.get(S),
       ...op.add,
@@ -165,7 +142,7 @@ function halfStepBody(): number[] {
       ...op.mul,
       ...op.add,
       ...op.set(ROW),
-      ...loop(T, PAIRS, 16, [
+      ...countUp(T, PAIRS, 16, [
         ...localSum(A, T),
         ...localSum(A, T),
         ...op.vLoad,
@@ -182,9 +159,9 @@ function halfStepBody(): number[] {
       ...op.ne,
       ...op.if,
       ...localSum(A, PAIRS),
-      ...loadAt(A, PAIRS),
+      ...f64At(A, PAIRS),
       ...op.get(XS),
-      ...loadAt(ROW, PAIRS),
+      ...f64At(ROW, PAIRS),
       ...op.f64Mul,
       ...op.f64Add,
       ...op.f64Store,
@@ -196,8 +173,8 @@ function halfStepBody(): number[] {
     ...op.set(Z),
     ...op.f64(0),
     ...op.set(IN_TOTAL),
-    ...loop(T, LB, 8, [
-      ...loadAt(A, T),
+    ...countUp(T, LB, 8, [
+      ...f64At(A, T),
       ...nodeAt(Y, YI),
       ...op.f64Load,
       ...op.f64Mul,
@@ -217,7 +194,7 @@ function halfStepBody(): number[] {
       ...op.f64(0),
       ...op.splat,
       ...op.set(ACC),
-      ...loop(S, PAIRS, 16, [
+      ...countUp(S, PAIRS, 16, [
         ...op.get(ACC),
         ...localSum(ROW, S),
         ...op.vLoad,
@@ -229,18 +206,14 @@ function halfStepBody(): number[] {
         ...op.vAdd,
         ...op.set(ACC),
       ]),
-      ...op.get(ACC),
-      ...op.lane0,
-      ...op.get(ACC),
-      ...op.lane1,
-      ...op.f64Add,
+      ...laneSum(ACC),
       ...op.set(BT),
       ...op.get(PAIRS),
       ...op.get(LB),
       ...op.ne,
       ...op.if,
       ...op.get(BT),
-      ...loadAt(ROW, PAIRS),
+      ...f64At(ROW, PAIRS),
       ...localSum(Y, YO),
       ...op.get(PAIRS),
       ...op.add,
@@ -269,13 +242,7 @@ function halfStepBody(): number[] {
       ...op.end,
     ]),
     // Underflow (or overflow) of the whole cluster: NaN to the caller.
-    ...op.get(Z),
-    ...op.f64(0),
-    ...op.f64Gt,
-    ...op.get(Z),
-    ...op.f64(Number.POSITIVE_INFINITY),
-    ...op.f64Lt,
-    ...op.and,
+    ...positiveFinite(Z),
     ...op.i32(1),
     ...op.xor,
     ...op.if,
@@ -290,10 +257,10 @@ function halfStepBody(): number[] {
     ...op.f64Sub,
     ...op.f64Abs,
     ...op.set(V),
-    ...loop(T, LB, 8, [
+    ...countUp(T, LB, 8, [
       ...op.get(V),
-      ...loadAt(A, T),
-      ...loadAt(B, T),
+      ...f64At(A, T),
+      ...f64At(B, T),
       ...op.f64Sub,
       ...op.f64Abs,
       ...op.f64Max,
@@ -308,10 +275,10 @@ function halfStepBody(): number[] {
     ...op.get(Z),
     ...op.f64Div,
     ...op.set(INV_Z),
-    ...loop(T, LB, 8, [
-      ...loadAt(A, T),
+    ...countUp(T, LB, 8, [
+      ...f64At(A, T),
       ...op.set(AT),
-      ...loadAt(B, T),
+      ...f64At(B, T),
       ...op.set(BT),
       ...bothPositive(),
       ...op.if,
@@ -359,7 +326,7 @@ function halfStepBody(): number[] {
     ...op.set(PAIRS),
     ...op.f64(0),
     ...op.set(MEASURED),
-    ...loop(C, COUNT, 1, clusterBody),
+    ...countUp(C, COUNT, 1, clusterBody),
     ...op.get(OUT),
     ...op.get(MEASURED),
     ...op.f64Store,

@@ -12,7 +12,7 @@ import { findStateFeature, findTransitionFeature } from "../model/scorer.js";
 /**
  * Adds coef × Σ_j value · rows[(j − from)·L + label(f)] over the state features f of tokens
  * [from, to). The transpose of the scorer's unary sweep, and the hottest loop of training: the
- * binary case keeps its own branch-free inner loop.
+ * value is folded into the factor once per attribute, so the inner loop stays branch-free.
  */
 export function addStateCounts(
   state: CompiledAttributes,
@@ -28,23 +28,11 @@ export function addStateCounts(
   for (let j = from; j < to; j++) {
     const row = (j - from) * L;
     const kEnd = offsets[j + 1]!;
-    if (values === null) {
-      for (let k = offsets[j]!; k < kEnd; k++) {
-        const a = ids[k]!;
-        const fEnd = attrOffsets[a + 1]!;
-        for (let f = attrOffsets[a]!; f < fEnd; f++) {
-          grad[f]! += coef * rows[row + featureLabels[f]!]!;
-        }
-      }
-    } else {
-      for (let k = offsets[j]!; k < kEnd; k++) {
-        const a = ids[k]!;
-        const s = coef * values[k]!;
-        const fEnd = attrOffsets[a + 1]!;
-        for (let f = attrOffsets[a]!; f < fEnd; f++) {
-          grad[f]! += s * rows[row + featureLabels[f]!]!;
-        }
-      }
+    for (let k = offsets[j]!; k < kEnd; k++) {
+      const a = ids[k]!;
+      const s = values === null ? coef : coef * values[k]!;
+      const fEnd = attrOffsets[a + 1]!;
+      for (let f = attrOffsets[a]!; f < fEnd; f++) grad[f]! += s * rows[row + featureLabels[f]!]!;
     }
   }
 }

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { CrfModel, prepareTrainingData } from "../crf-model.js";
 import { chunkingPreset } from "../features/chunking.js";
 import { loadModelFromBytes, modelToBytes } from "../model-file.js";
+import { headerOf } from "../testing/model-header.js";
 import { randomCorpus } from "../testing/random-corpus.js";
 import { trainCrf } from "../train-crf.js";
 import { SecondOrderEncoder } from "./second-order.js";
@@ -155,7 +156,7 @@ describe("SecondOrderEncoder", () => {
 describe("trainCrf({ order: 2 })", () => {
   const corpus = randomCorpus(11, { sequences: 40, maxLength: 8, labels: 3, transitions: true });
 
-  it("trains a second-order model whose file round-trips (version 3) and tags alike", async () => {
+  it("trains a second-order model whose file round-trips (feature second-order) and tags alike", async () => {
     const { model, numFeatures } = await trainCrf(corpus, { order: 2, maxIterations: 30 });
     expect(model.order).toBe(2);
     expect(model.trigrams?.length).toBe(27);
@@ -163,7 +164,7 @@ describe("trainCrf({ order: 2 })", () => {
     expect(model.settings.order).toBe(2);
     expect(model.summary().trigrams).toBe(27);
     const bytes = modelToBytes(model, { precision: "float64" });
-    expect(new DataView(bytes.buffer).getUint32(8, true)).toBe(3);
+    expect(headerOf(bytes).features).toEqual(["second-order"]);
     const back = loadModelFromBytes(bytes);
     expect(back.order).toBe(2);
     expect(Array.from(back.trigrams!)).toEqual(Array.from(model.trigrams!));
@@ -198,10 +199,10 @@ describe("trainCrf({ order: 2 })", () => {
         expect(a.marginals[k]).toBeCloseTo(b.marginals[k]!, 10);
       }
     }
-    // A first-order model's file is unchanged: version 1, no trigrams.
+    // A first-order model's file is unchanged: no feature, no trigrams.
     const { model: first } = await trainCrf(corpus, { maxIterations: 5 });
     const firstBytes = modelToBytes(first);
-    expect(new DataView(firstBytes.buffer).getUint32(8, true)).toBe(1);
+    expect(headerOf(firstBytes).features).toEqual([]);
     expect(loadModelFromBytes(firstBytes).order).toBe(1);
   });
 

@@ -1,13 +1,14 @@
 // The fast kernels against the core's semiring DP (a second, independent algorithm) and the
 // core's brute-force oracles, on the core's seeded random chains.
+
+import { chainDecoder } from "@lagrange/core";
 import {
   chainArgmax,
   chainCount,
-  chainDecoder,
   chainKBest,
   chainLogPartition,
   chainMarginals,
-} from "@lagrange/core";
+} from "@lagrange/core/chain";
 import {
   bruteForceBest,
   bruteForceKBest,

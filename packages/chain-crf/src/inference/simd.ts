@@ -30,15 +30,19 @@ import {
   advance,
   assembleModule,
   compiledOnce,
+  countUp,
   F64,
   type FunctionDefinition,
+  f64At,
   forLoop,
   I32,
   instantiateKernel,
   int32At,
   type KernelMemory,
+  laneSum,
   localSum,
   op,
+  positiveFinite,
   shiftLeft,
   splatF64,
   splatI64,
@@ -46,19 +50,39 @@ import {
   zeroBytes,
 } from "@lagrange/core/wasm";
 
-/**
- * dst[c .. c+pairs) += s · src[c ..], pairwise over a row of `rowBytes` bytes, then the odd last
- * element: locals dst, src (pointers), s (v128 splat), c, limit (scratch), rowBytes.
- */
-function axpyRow(dst: number, src: number, s: number, c: number, limit: number, rowBytes: number) {
+/** `for (c = 0; c + 16 ≤ rowBytes; c += 16) body`: a row two lanes at a time (local limit scratch). */
+function pairs(c: number, limit: number, rowBytes: number, body: number[]): number[] {
   return [
     ...op.i32(0),
     ...op.set(c),
     ...op.get(rowBytes),
     ...op.i32(15),
     ...op.sub,
-    ...op.set(limit), // pairs while c < rowBytes − 15, i.e. c + 16 ≤ rowBytes
-    ...forLoop(c, limit, 16, [
+    ...op.set(limit),
+    ...forLoop(c, limit, 16, body),
+  ];
+}
+
+/** `if (c < rowBytes) body`: the odd last element of a row after `pairs`. */
+function oddLast(c: number, rowBytes: number, body: number[]): number[] {
+  return [
+    ...op.block,
+    ...op.get(c),
+    ...op.get(rowBytes),
+    ...op.geS,
+    ...op.brIf(0),
+    ...body,
+    ...op.end,
+  ];
+}
+
+/**
+ * dst[c .. c+pairs) += s · src[c ..], pairwise over a row of `rowBytes` bytes, then the odd last
+ * element: locals dst, src (pointers), s (v128 splat), c, limit (scratch), rowBytes.
+ */
+function axpyRow(dst: number, src: number, s: number, c: number, limit: number, rowBytes: number) {
+  return [
+    ...pairs(c, limit, rowBytes, [
       ...localSum(dst, c),
       ...localSum(dst, c),
       ...op.vLoad,
@@ -70,28 +94,22 @@ function axpyRow(dst: number, src: number, s: number, c: number, limit: number, 
       ...op.vStore,
     ]),
     // odd L: one element left when c < rowBytes
-    ...op.block,
-    ...op.get(c),
-    ...op.get(rowBytes),
-    ...op.geS,
-    ...op.brIf(0),
-    ...localSum(dst, c),
-    ...localSum(dst, c),
-    ...op.f64Load,
-    ...op.get(s),
-    ...op.lane0,
-    ...localSum(src, c),
-    ...op.f64Load,
-    ...op.f64Mul,
-    ...op.f64Add,
-    ...op.f64Store,
-    ...op.end,
+    ...oddLast(c, rowBytes, [
+      ...localSum(dst, c),
+      ...f64At(dst, c),
+      ...op.get(s),
+      ...op.lane0,
+      ...f64At(src, c),
+      ...op.f64Mul,
+      ...op.f64Add,
+      ...op.f64Store,
+    ]),
   ];
 }
 
 /** Local s ← the f64 at local pointer + local offset, in both lanes. */
 function splatLoad(pointer: number, offset: number, s: number): number[] {
-  return [...localSum(pointer, offset), ...op.f64Load, ...op.splat, ...op.set(s)];
+  return [...f64At(pointer, offset), ...op.splat, ...op.set(s)];
 }
 
 function axpyRowsBody(): number[] {
@@ -152,14 +170,10 @@ function outerSumBody(): number[] {
     ...op.get(rowBytes),
     ...op.mul,
     ...op.set(total),
-    ...op.i32(0),
-    ...op.set(c),
-    ...forLoop(c, total, 8, [
+    ...countUp(c, total, 8, [
       ...localSum(out, c),
-      ...localSum(out, c),
-      ...op.f64Load,
-      ...localSum(w, c),
-      ...op.f64Load,
+      ...f64At(out, c),
+      ...f64At(w, c),
       ...op.f64Mul,
       ...op.f64Store,
     ]),
@@ -258,8 +272,7 @@ function scoreSweepBody(): number[] {
       ...op.tee(ptr),
       ...op.get(ptr),
       ...op.f64Load,
-      ...localSum(packed, q),
-      ...op.f64Load,
+      ...f64At(packed, q),
       ...op.f64Add,
       ...op.f64Store,
     ]),
@@ -417,16 +430,10 @@ function productRow(
   s: { c: number; limit: number; rowBytes: number; x: number; acc: number; xs: number },
 ): number[] {
   const load = (ptr: number) => [...localSum(ptr, s.c), ...op.vLoad];
-  const loadScalar = (ptr: number) => [...localSum(ptr, s.c), ...op.f64Load];
+  const loadScalar = (ptr: number) => f64At(ptr, s.c);
   return [
     ...zeroVector(s.acc),
-    ...op.i32(0),
-    ...op.set(s.c),
-    ...op.get(s.rowBytes),
-    ...op.i32(15),
-    ...op.sub,
-    ...op.set(s.limit),
-    ...forLoop(s.c, s.limit, 16, [
+    ...pairs(s.c, s.limit, s.rowBytes, [
       ...localSum(dst, s.c),
       ...load(a),
       ...(b === null ? [] : [...load(b), ...op.vMul]),
@@ -437,28 +444,20 @@ function productRow(
       ...op.vAdd,
       ...op.set(s.acc),
     ]),
-    ...op.get(s.acc),
-    ...op.lane0,
-    ...op.get(s.acc),
-    ...op.lane1,
-    ...op.f64Add,
+    ...laneSum(s.acc),
     ...op.set(sum),
     // odd L: the last element
-    ...op.block,
-    ...op.get(s.c),
-    ...op.get(s.rowBytes),
-    ...op.geS,
-    ...op.brIf(0),
-    ...localSum(dst, s.c),
-    ...loadScalar(a),
-    ...(b === null ? [] : [...loadScalar(b), ...op.f64Mul]),
-    ...op.tee(s.xs),
-    ...op.f64Store,
-    ...op.get(sum),
-    ...op.get(s.xs),
-    ...op.f64Add,
-    ...op.set(sum),
-    ...op.end,
+    ...oddLast(s.c, s.rowBytes, [
+      ...localSum(dst, s.c),
+      ...loadScalar(a),
+      ...(b === null ? [] : [...loadScalar(b), ...op.f64Mul]),
+      ...op.tee(s.xs),
+      ...op.f64Store,
+      ...op.get(sum),
+      ...op.get(s.xs),
+      ...op.f64Add,
+      ...op.set(sum),
+    ]),
   ];
 }
 
@@ -469,13 +468,7 @@ function scaleRow(
   s: { c: number; limit: number; rowBytes: number },
 ): number[] {
   return [
-    ...op.i32(0),
-    ...op.set(s.c),
-    ...op.get(s.rowBytes),
-    ...op.i32(15),
-    ...op.sub,
-    ...op.set(s.limit),
-    ...forLoop(s.c, s.limit, 16, [
+    ...pairs(s.c, s.limit, s.rowBytes, [
       ...localSum(dst, s.c),
       ...localSum(dst, s.c),
       ...op.vLoad,
@@ -483,19 +476,14 @@ function scaleRow(
       ...op.vMul,
       ...op.vStore,
     ]),
-    ...op.block,
-    ...op.get(s.c),
-    ...op.get(s.rowBytes),
-    ...op.geS,
-    ...op.brIf(0),
-    ...localSum(dst, s.c),
-    ...localSum(dst, s.c),
-    ...op.f64Load,
-    ...op.get(f),
-    ...op.lane0,
-    ...op.f64Mul,
-    ...op.f64Store,
-    ...op.end,
+    ...oddLast(s.c, s.rowBytes, [
+      ...localSum(dst, s.c),
+      ...f64At(dst, s.c),
+      ...op.get(f),
+      ...op.lane0,
+      ...op.f64Mul,
+      ...op.f64Store,
+    ]),
   ];
 }
 
@@ -585,48 +573,31 @@ function weightedRowSum(
     ...chunk(4),
     ...chunk(1),
     // odd L: the last column
-    ...op.block,
-    ...op.get(t.cb),
-    ...op.get(t.rowBytes),
-    ...op.geS,
-    ...op.brIf(0),
-    ...op.f64(0),
-    ...op.set(t.xs),
-    ...startRows,
-    ...forLoop(t.r, t.end, 1, [
-      ...op.get(t.xs),
-      ...op.get(t.xp),
-      ...op.f64Load,
-      ...op.get(t.mp),
-      ...op.f64Load,
-      ...op.f64Mul,
-      ...op.f64Add,
+    ...oddLast(t.cb, t.rowBytes, [
+      ...op.f64(0),
       ...op.set(t.xs),
-      ...nextRow,
+      ...startRows,
+      ...forLoop(t.r, t.end, 1, [
+        ...op.get(t.xs),
+        ...op.get(t.xp),
+        ...op.f64Load,
+        ...op.get(t.mp),
+        ...op.f64Load,
+        ...op.f64Mul,
+        ...op.f64Add,
+        ...op.set(t.xs),
+        ...nextRow,
+      ]),
+      ...localSum(out, t.cb),
+      ...op.get(t.xs),
+      ...op.f64Store,
     ]),
-    ...localSum(out, t.cb),
-    ...op.get(t.xs),
-    ...op.f64Store,
-    ...op.end,
   ];
 }
 
 /** Stores f64 local `value` at the pointer in local `at`. */
 function storeF64(at: number, value: number[]): number[] {
   return [...op.get(at), ...value, ...op.f64Store];
-}
-
-/** Pushes 1 when f64 local `sum` is a usable scale (0 < sum < ∞), else 0 (NaN included). */
-function usableSum(sum: number): number[] {
-  return [
-    ...op.get(sum),
-    ...op.f64(0),
-    ...op.f64Gt,
-    ...op.get(sum),
-    ...op.f64(Number.POSITIVE_INFINITY),
-    ...op.f64Lt,
-    ...op.and,
-  ];
 }
 
 function forwardScaledBody(): number[] {
@@ -642,7 +613,7 @@ function forwardScaledBody(): number[] {
   const row = { c, limit, rowBytes, x, acc, xs };
   const normalise = [
     // scale[i] = 1 / sum; alpha[i] ·= scale[i]; a sum of 0, ∞ or NaN stops with status 0
-    ...usableSum(sum),
+    ...positiveFinite(sum),
     ...op.if,
     ...op.else,
     ...storeF64(status, op.f64(0)),
@@ -734,9 +705,7 @@ function backwardScaledBody(): number[] {
     ...op.f64Load,
     ...op.splat,
     ...op.set(s),
-    ...op.i32(0),
-    ...op.set(c),
-    ...forLoop(c, rowBytes, 8, [...localSum(cur, c), ...op.get(s), ...op.lane0, ...op.f64Store]),
+    ...countUp(c, rowBytes, 8, [...localSum(cur, c), ...op.get(s), ...op.lane0, ...op.f64Store]),
     ...at(next, 0, op.get(rowBytes)),
     ...op.set(nx),
     ...at(expU, 0, op.get(rowBytes)),
@@ -747,9 +716,7 @@ function backwardScaledBody(): number[] {
     ...op.i32(1),
     ...op.sub,
     ...op.set(steps),
-    ...op.i32(0),
-    ...op.set(k),
-    ...forLoop(k, steps, 1, [
+    ...countUp(k, steps, 1, [
       // next[i+1] = expU[i+1] ∘ beta[i+1]; beta[i] = scale[i] · (T · next[i+1])
       ...productRow(nx, u, cur, sum, row),
       ...retreat(cur, op.get(rowBytes)),
@@ -797,9 +764,7 @@ function marginalsScaledBody(): number[] {
     ]),
     ...op.f64(0),
     ...op.set(worst),
-    ...op.i32(0),
-    ...op.set(i),
-    ...forLoop(i, n, 1, [
+    ...countUp(i, n, 1, [
       // p = alpha·beta / scale[i]; worst = max |Σ_t p − 1| (NaN sticks: f64.max propagates it)
       ...productRow(m, a, b, sum, row),
       ...op.f64(1),
@@ -854,15 +819,7 @@ function shiftRowsBody(): number[] {
     ...forLoop(row, end, 0, [
       ...op.f64(Number.NEGATIVE_INFINITY),
       ...op.set(m),
-      ...op.i32(0),
-      ...op.set(c),
-      ...forLoop(c, rowBytes, 8, [
-        ...op.get(m),
-        ...localSum(row, c),
-        ...op.f64Load,
-        ...op.f64Max,
-        ...op.set(m),
-      ]),
+      ...countUp(c, rowBytes, 8, [...op.get(m), ...f64At(row, c), ...op.f64Max, ...op.set(m)]),
       ...op.get(m),
       ...op.f64(Number.NEGATIVE_INFINITY),
       ...op.f64Eq,
@@ -874,12 +831,9 @@ function shiftRowsBody(): number[] {
       ...op.get(m),
       ...op.f64Add,
       ...op.set(total),
-      ...op.i32(0),
-      ...op.set(c),
-      ...forLoop(c, rowBytes, 8, [
+      ...countUp(c, rowBytes, 8, [
         ...localSum(row, c),
-        ...localSum(row, c),
-        ...op.f64Load,
+        ...f64At(row, c),
         ...op.get(m),
         ...op.f64Sub,
         ...op.f64Store,

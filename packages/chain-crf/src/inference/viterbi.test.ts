@@ -1,4 +1,5 @@
-import { chainArgmax, createRandom } from "@lagrange/core";
+import { createRandom } from "@lagrange/core";
+import { chainArgmax } from "@lagrange/core/chain";
 import { randomChainScores } from "@lagrange/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -36,11 +36,6 @@ export interface LayoutOptions {
   readonly startEnd?: boolean;
 }
 
-/** Number of state features of the layout. */
-export function numStateFeatures(layout: FeatureLayout): number {
-  return layout.featureLabels.length;
-}
-
 interface StateFeatures {
   readonly attributeOffsets: Int32Array;
   readonly featureLabels: Int32Array;

@@ -1,4 +1,5 @@
-import { formatByteSize, LagrangeError } from "@lagrange/core";
+import { LagrangeError } from "@lagrange/core";
+import { formatByteSize } from "@lagrange/core/bytes";
 import { DEFAULT_LBFGS_MEMORY } from "../train/lbfgs.js";
 import type { CompiledDataset } from "./dataset.js";
 import type { FeatureLayout } from "./layout.js";

@@ -139,21 +139,12 @@ export function computeUnary(
   for (let j = from; j < to; j++) {
     const row = (j - from) * L;
     const kEnd = offsets[j + 1]!;
-    if (values === null) {
-      for (let k = offsets[j]!; k < kEnd; k++) {
-        const a = ids[k]!;
-        const fEnd = attrOffsets[a + 1]!;
-        for (let f = attrOffsets[a]!; f < fEnd; f++) unary[row + labels[f]!]! += weights[f]!;
-      }
-    } else {
-      for (let k = offsets[j]!; k < kEnd; k++) {
-        const a = ids[k]!;
-        const value = values[k]!;
-        const fEnd = attrOffsets[a + 1]!;
-        for (let f = attrOffsets[a]!; f < fEnd; f++) {
-          unary[row + labels[f]!]! += weights[f]! * value;
-        }
-      }
+    for (let k = offsets[j]!; k < kEnd; k++) {
+      const a = ids[k]!;
+      // × 1 for binary attributes: exact, and cheaper than a second copy of the loop to keep.
+      const value = values === null ? 1 : values[k]!;
+      const fEnd = attrOffsets[a + 1]!;
+      for (let f = attrOffsets[a]!; f < fEnd; f++) unary[row + labels[f]!]! += weights[f]! * value;
     }
   }
 }

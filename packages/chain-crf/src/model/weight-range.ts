@@ -1,4 +1,4 @@
-import { MAX_WEIGHT_MAGNITUDE } from "@lagrange/core";
+import { MAX_WEIGHT_MAGNITUDE } from "@lagrange/core/chain";
 import type { CrfModel } from "../crf-model.js";
 
 /** A weight the model file's reader would refuse, and the feature it belongs to. */

@@ -2,11 +2,7 @@ import { AbortError } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Encoder, TrainingProgress } from "../encoder.js";
-import {
-  LogisticEncoder,
-  makeLogisticData,
-  plainEncoder,
-} from "./__fixtures__/logistic-encoder.js";
+import { LogisticEncoder, makeLogisticData, plainEncoder } from "../testing/logistic-encoder.js";
 import { openObjectivePool, trainAveragedPerceptron, trainLbfgs, trainSgd } from "./index.js";
 import { shardBoundaries } from "./pool.js";
 

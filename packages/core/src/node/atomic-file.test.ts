@@ -28,7 +28,12 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { FileWriteError, openAtomicFile, READ_ONLY_FILE, writeFileAtomic } from "./atomic-file.js";
-import { isRoot, NOBODY, temporaryFolders, unprivilegedBlocked } from "./test-files.js";
+import {
+  isRoot,
+  NOBODY,
+  temporaryFolders,
+  unprivilegedBlocked,
+} from "./testing/temporary-files.js";
 
 const onLinux = process.platform === "linux";
 

@@ -1,7 +1,10 @@
 /**
  * `@lagrange/core/node`: what only Node can do, kept off the main entry so that browser bundles of
- * core never reach for `node:fs`.
+ * core never reach for `node:fs`; and the redaction of secrets, which only the Node side (the CLI's
+ * messages, the queue's connections) needs.
  */
+
+export { redactSecrets, redactUrl } from "../redact.js";
 export {
   type AtomicFile,
   FileWriteError,
@@ -10,7 +13,6 @@ export {
   READ_ONLY_FILE,
   writeFileAtomic,
 } from "./atomic-file.js";
-export { readFactorGraphFile } from "./factor-graph-file.js";
 export {
   byteSizeText,
   INPUT_CAPS_VARIABLE,

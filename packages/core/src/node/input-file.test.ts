@@ -19,7 +19,12 @@ import {
   openInput,
   readInput,
 } from "./input-file.js";
-import { isRoot, NOBODY, temporaryFolders, unprivilegedBlocked } from "./test-files.js";
+import {
+  isRoot,
+  NOBODY,
+  temporaryFolders,
+  unprivilegedBlocked,
+} from "./testing/temporary-files.js";
 
 const posix = process.platform !== "win32";
 

@@ -113,6 +113,11 @@ export function forLoop(counter: number, limit: number, step: number, body: numb
   ];
 }
 
+/** `for (counter = 0; counter < limit; counter += step) body`: forLoop from zero. */
+export function countUp(counter: number, limit: number, step: number, body: number[]): number[] {
+  return [...op.i32(0), ...op.set(counter), ...forLoop(counter, limit, step, body)];
+}
+
 /** Pushes local a + local b (a pointer plus a byte offset). */
 export function localSum(a: number, b: number): number[] {
   return [...op.get(a), ...op.get(b), ...op.add];
@@ -133,13 +138,32 @@ export function int32At(base: number, index: number): number[] {
   return [...op.get(base), ...shiftLeft(index, 2), ...op.add];
 }
 
+/** Pushes the f64 at local base + local offset. */
+export function f64At(base: number, offset: number): number[] {
+  return [...localSum(base, offset), ...op.f64Load];
+}
+
+/** Pushes the sum of v128 local v's two f64 lanes. */
+export function laneSum(v: number): number[] {
+  return [...op.get(v), ...op.lane0, ...op.get(v), ...op.lane1, ...op.f64Add];
+}
+
+/** Pushes 1 when f64 local x is positive and finite (0 < x < ∞), else 0 (NaN included). */
+export function positiveFinite(x: number): number[] {
+  return [
+    ...op.get(x),
+    ...op.f64(0),
+    ...op.f64Gt,
+    ...op.get(x),
+    ...op.f64(Number.POSITIVE_INFINITY),
+    ...op.f64Lt,
+    ...op.and,
+  ];
+}
+
 /** Zeroes `bytes` bytes (a multiple of 8) at the pointer in local `ptr`, using local `k`. */
 export function zeroBytes(ptr: number, bytes: number, k: number): number[] {
-  return [
-    ...op.i32(0),
-    ...op.set(k),
-    ...forLoop(k, bytes, 8, [...localSum(ptr, k), ...op.f64Zero, ...op.f64Store]),
-  ];
+  return countUp(k, bytes, 8, [...localSum(ptr, k), ...op.f64Zero, ...op.f64Store]);
 }
 
 function f64Bytes(value: number): number[] {

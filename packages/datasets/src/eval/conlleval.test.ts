@@ -7,7 +7,6 @@ import { evaluateChunks } from "./chunks.js";
 import {
   ConllevalInputError,
   conllevalReport,
-  evaluateConllStream,
   evaluateConllText,
   formatConllevalReport,
 } from "./conlleval.js";
@@ -187,25 +186,10 @@ describe("conlleval counting", () => {
     expect(evaluateConllText("a  B-NP B-NP\n").tokens).toBe(1);
   });
 
-  it("reads a stream of byte chunks split anywhere, even inside a character", async () => {
-    const text = "Zürich B-LOC B-LOC\nist O O\n\nÉ B-X I-X\n";
-    const bytes = new TextEncoder().encode(text);
-    for (let cut = 0; cut <= bytes.length; cut++) {
-      const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
-      expect(await evaluateConllStream(chunks)).toEqual(evaluateConllText(text));
-    }
-    await expect(evaluateConllStream([new Uint8Array([0x61, 0x20, 0xff, 0x0a])])).rejects.toThrow(
-      /invalid UTF-8/,
-    );
-  });
-
-  it("reads CRLF line ends as LF ones (files written on Windows)", async () => {
+  it("reads CRLF line ends as LF ones (files written on Windows)", () => {
     const text = "He B-NP B-NP\nsaw B-VP O\n\nit B-NP B-NP\n";
     const crlf = text.replaceAll("\n", "\r\n");
     expect(evaluateConllText(crlf)).toEqual(evaluateConllText(text));
-    expect(await evaluateConllStream([new TextEncoder().encode(crlf)])).toEqual(
-      evaluateConllText(text),
-    );
   });
 
   it("names the file and line of a bad line", () => {

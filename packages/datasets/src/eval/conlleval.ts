@@ -231,44 +231,6 @@ export function evaluateConllText(text: string, options: ConllevalOptions = {}):
   return reader.finish();
 }
 
-/**
- * evaluateConllText over a stream of text or UTF-8 byte chunks (a file read piece by piece), in
- * memory bounded by one chunk and one line.
- */
-export async function evaluateConllStream(
-  chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
-  options: ConllevalOptions & { readonly signal?: AbortSignal } = {},
-): Promise<ChunkEvaluation> {
-  const reader = new ConllevalLineReader(options);
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let pending = "";
-  const decode = (chunk: Uint8Array | undefined): string => {
-    try {
-      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
-    } catch {
-      throw new ConllevalInputError(reader.file, reader.lineNumber + 1, "invalid UTF-8");
-    }
-  };
-  const feed = (text: string): void => {
-    pending += text;
-    let newline = pending.indexOf("\n");
-    let from = 0;
-    while (newline >= 0) {
-      reader.line(pending.slice(from, newline));
-      from = newline + 1;
-      newline = pending.indexOf("\n", from);
-    }
-    pending = pending.slice(from);
-  };
-  for await (const chunk of chunks) {
-    if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
-    feed(typeof chunk === "string" ? chunk : decode(chunk));
-  }
-  feed(decode(undefined));
-  if (pending !== "") reader.line(pending);
-  return reader.finish();
-}
-
 /** conlleval's main loop: one input line at a time. */
 class ConllevalLineReader {
   readonly file: string;

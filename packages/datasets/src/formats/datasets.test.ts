@@ -6,10 +6,10 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import type { Sentence } from "../sentence.js";
+import { mirrorFile, testMirrorDir } from "../testing/mirror.js";
 import { formatConll, parseConll, readConllFile } from "./conll.js";
 import { formatConllu, readConlluFile } from "./conllu.js";
 import { formatInlineTags, parseInlineTags, readInlineTagsFile } from "./inline.js";
-import { mirrorFile, testMirrorDir } from "./test-mirror.js";
 import { formatUmassCitations, parseUmassCitations, readUmassCitationsFile } from "./umass.js";
 
 const mirror = testMirrorDir();

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { lagrangeErrorCode } from "@lagrange/core";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { mirrorFile, testMirrorDir } from "../formats/test-mirror.js";
 import { generateCitationSentences } from "../generator/generate.js";
 import { openCorpus } from "../registry/corpus.js";
+import { mirrorFile, testMirrorDir } from "../testing/mirror.js";
 import {
   checkScheme,
   decodingMask,

@@ -28,12 +28,12 @@ import { evaluateChunks, evaluateTokens, type SchemeName } from "@lagrange/datas
 import {
   cachedModel,
   cacheModel,
+  chainTagger,
   median,
   modelCacheKey,
   modelDecodingConstraints,
   sentenceAttributes,
   standardDecoders,
-  Tagger,
   timeTaggers,
   trainOnCorpus,
 } from "@lagrange/recipes";
@@ -168,18 +168,13 @@ export async function bcrfBenchmark(
   const unavailable: { dataset: string; reason: string }[] = [];
   for (const name of options.datasets ?? BCRF_DATASETS) {
     const splits = await openBenchSplits(
-      name,
       SETTINGS[name].registry,
       {
-        ...(SETTINGS[name].relabel === undefined ? {} : { relabel: SETTINGS[name].relabel }),
-        ...(options.maxTrainSentences === undefined
-          ? {}
-          : { maxTrainSentences: options.maxTrainSentences }),
-        ...(options.maxDevSentences === undefined
-          ? {}
-          : { maxDevSentences: options.maxDevSentences }),
+        relabel: SETTINGS[name].relabel,
+        maxTrainSentences: options.maxTrainSentences,
+        maxDevSentences: options.maxDevSentences,
       },
-      unavailable,
+      (reason) => unavailable.push({ dataset: name, reason }),
     );
     if (splits === null) continue;
     const { train, dev } = splits;
@@ -462,8 +457,8 @@ async function timeDecoders(
   signal: AbortSignal | undefined,
 ): Promise<DecodingTiming[]> {
   const timed = decoders.filter((d) => !d.name.includes("-mbr-"));
-  const taggers = timed.map(
-    (d) => new Tagger({ model, decoder: d.decoder, decodeOptions: d.options }),
+  const taggers = timed.map((d) =>
+    chainTagger(model, { decoder: d.decoder, decodeOptions: d.options }),
   );
   const timings = await timeTaggers(taggers, split.corpus.sentences, {
     runs: 3,

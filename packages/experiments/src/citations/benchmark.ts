@@ -285,8 +285,7 @@ export async function citationBenchmark(
   // pass shows the cold cost (per-length constraint instantiation and compilation).
   const viterbiTagger = experimentTagger(experiment, "viterbi");
   const cold = experimentTagger(experiment, "soft-dd", all.entries);
-  for (const sentence of experiment.testSentences) cold.tag(sentence);
-  const coldTime = cold.time;
+  const coldTime = (await cold.tag(experiment.testSentences)).time;
   const timing = await timeTaggers(
     [viterbiTagger, experimentTagger(experiment, "soft-dd", all.entries)],
     experiment.testSentences,

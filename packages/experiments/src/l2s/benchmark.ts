@@ -133,19 +133,14 @@ export async function l2sBenchmark(options: L2sBenchmarkOptions = {}): Promise<L
   const datasets: L2sDatasetResult[] = [];
   const unavailable: { dataset: string; reason: string }[] = [];
   const cuts = {
-    ...(options.maxTrainSentences === undefined
-      ? {}
-      : { maxTrainSentences: options.maxTrainSentences }),
-    ...(options.maxDevSentences === undefined ? {} : { maxDevSentences: options.maxDevSentences }),
+    maxTrainSentences: options.maxTrainSentences,
+    maxDevSentences: options.maxDevSentences,
   };
 
   for (const name of options.datasets ?? L2S_DEFAULT_DATASETS) {
     const { registry: source, relabel } = SETTINGS[name];
-    const splits = await openBenchSplits(
-      name,
-      source,
-      { ...cuts, ...(relabel === undefined ? {} : { relabel }) },
-      unavailable,
+    const splits = await openBenchSplits(source, { ...cuts, relabel }, (reason) =>
+      unavailable.push({ dataset: name, reason }),
     );
     if (splits === null) continue;
     const { train, dev } = splits;
@@ -274,7 +269,9 @@ export async function l2sBenchmark(options: L2sBenchmarkOptions = {}): Promise<L
 
   let parsing: ParsingResult | null = null;
   if (options.parsing ?? true) {
-    const data = await openBenchSplits("ud-en-ewt", "ud-en-ewt", cuts, unavailable);
+    const data = await openBenchSplits("ud-en-ewt", cuts, (reason) =>
+      unavailable.push({ dataset: "ud-en-ewt", reason }),
+    );
     if (data !== null) parsing = await parsingTable(data.train, data.dev, options, status);
   }
   return { datasets, parsing, unavailable };

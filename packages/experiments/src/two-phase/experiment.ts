@@ -1,5 +1,6 @@
 import type { AttributeSequence, CrfModel, TrainingProgress } from "@lagrange/chain-crf";
 import {
+  constraintInstantiator,
   OUTSIDE,
   RULE_FAMILIES,
   SegmentIndex,
@@ -8,11 +9,14 @@ import {
 import {
   type Checkpoints,
   checkpoints,
+  type DecodeOptions,
+  type Decoder,
   type DecoderRegistry,
   type Decoding,
-  firstLabelsOf,
+  type LinearConstraint,
   summarizeDecodings,
 } from "@lagrange/core";
+import { firstLabelsOf } from "@lagrange/core/dual-decomposition";
 import type { Corpus } from "@lagrange/datasets";
 import {
   type IlpDecodeOptions,
@@ -25,12 +29,13 @@ import {
 import {
   attributesOf,
   type BaseModel,
+  chainTagger,
   type DecoderTiming,
-  InfeasibleSentenceError,
   type MinedOnCorpus,
   mineRulesOnCorpus,
+  modelDecodingConstraints,
+  type SequenceTagger,
   standardDecoders,
-  Tagger,
   timeTaggers,
   trainOrLoadModel,
 } from "@lagrange/recipes";
@@ -268,66 +273,86 @@ function weighted(mined: MinedOnCorpus, families: readonly RuleFamily[], scale =
     .map((e): WeightedTemplate => ({ template: e.template, penalty: (e.penalty ?? 0) * scale }));
 }
 
-function tagger(
+/** A system as the experiment decodes it (its decodings kept) and as `lagrange tag` opens it. */
+interface System {
+  readonly model: CrfModel;
+  readonly decoder: Decoder;
+  readonly constraints: readonly WeightedTemplate[];
+  readonly decodeOptions: DecodeOptions;
+  /** The same model, decoder and constraints for the timing harness. */
+  readonly tagger: () => SequenceTagger;
+}
+
+function system(
   model: CrfModel,
   spec: SystemSpec,
   entries: readonly WeightedTemplate[],
   value: number,
   context: Context,
-): Tagger {
-  if (spec.decoder === "viterbi") {
-    return new Tagger({ model, registry: context.registry, decoder: "viterbi" });
-  }
+): System {
+  const viterbi = spec.decoder === "viterbi";
   const decodeOptions: IlpDecodeOptions =
     spec.decoder === "two-phase" ? { tau: value, timeLimitMs: context.timeLimitMs } : {};
-  return new Tagger({
+  const constraints = viterbi ? [] : entries;
+  return {
     model,
-    registry: context.registry,
-    decoder: spec.decoder,
-    constraints: entries,
+    decoder: context.registry.create(spec.decoder),
+    constraints,
     decodeOptions,
-  });
+    tagger: () =>
+      chainTagger(model, {
+        registry: context.registry,
+        decoder: spec.decoder,
+        ...(viterbi ? {} : { constraints, decodeOptions }),
+      }),
+  };
 }
 
 /**
  * Tags a split; a sentence the decoder proves infeasible (it cannot be, with soft rules and the
- * ILP's big-M, unless the mask forbids every labelling) keeps the fallback's labels.
+ * ILP's big-M, unless the mask forbids every labelling) keeps Viterbi's labels.
  */
-async function decodeSplit(tagger: Tagger, split: Split, context: Context): Promise<Decoded> {
-  const before = tagger.time.decodingMs;
+async function decodeSplit(system: System, split: Split, context: Context): Promise<Decoded> {
+  const { model, decoder } = system;
+  const scorer = model.scorer(modelDecodingConstraints(model));
+  const constraintsFor =
+    system.constraints.length === 0 ? undefined : constraintInstantiator(system.constraints);
+  const options =
+    context.signal === undefined
+      ? system.decodeOptions
+      : { ...system.decodeOptions, signal: context.signal };
+  let decodingMs = 0;
   const labels: string[][] = [];
   const decodings: (Decoding | null)[] = [];
   const firstCosts: number[] = [];
   const outputCosts: number[] = [];
-  const L = tagger.model.numLabels;
-  let fallback: Tagger | undefined;
+  const L = model.numLabels;
+  let fallback: Decoder | undefined;
   for (let i = 0; i < split.corpus.sentences.length; i++) {
     if (context.checkpoint.due()) await context.checkpoint.pause();
     const { tokens } = split.corpus.sentences[i]!;
-    try {
-      const tagged = tagger.tagAttributes(split.attributes[i]!, tokens, context.signal);
-      labels.push(tagged.labels);
-      decodings.push(tagged.decoding);
-      firstCosts.push(
-        softPenalty(tagged.constraints, firstLabelsOf(tagged.decoding), L, "indicator"),
-      );
-      outputCosts.push(softPenalty(tagged.constraints, tagged.decoding.labels, L, "indicator"));
-    } catch (error) {
-      if (!(error instanceof InfeasibleSentenceError)) throw error;
-      fallback ??= new Tagger({ model: tagger.model, registry: context.registry });
-      labels.push(fallback.tagAttributes(split.attributes[i]!, tokens).labels);
+    const scores = scorer.score(split.attributes[i]!);
+    const constraints: LinearConstraint[] = constraintsFor?.({ n: scores.n, L, tokens }) ?? [];
+    const started = performance.now();
+    const decoding = decoder.decode(
+      constraints.length === 0 ? { scores } : { scores, constraints },
+      options,
+    );
+    if (decoding.status === "infeasible") {
+      fallback ??= context.registry.create("viterbi");
+      labels.push(model.labels.decode(fallback.decode({ scores }).labels));
       decodings.push(null);
       firstCosts.push(0);
       outputCosts.push(0);
+      continue;
     }
+    decodingMs += performance.now() - started;
+    labels.push(model.labels.decode(decoding.labels));
+    decodings.push(decoding);
+    firstCosts.push(softPenalty(constraints, firstLabelsOf(decoding), L, "indicator"));
+    outputCosts.push(softPenalty(constraints, decoding.labels, L, "indicator"));
   }
-  return {
-    labels,
-    decodings,
-    firstCosts,
-    outputCosts,
-    decodingMs: tagger.time.decodingMs - before,
-  };
+  return { labels, decodings, firstCosts, outputCosts, decodingMs };
 }
 
 function changedSentences(a: readonly string[][], b: readonly string[][]): number {
@@ -460,7 +485,7 @@ export async function twoPhaseExperiment(
   const systems = twoPhaseSystems(families);
   const heldOut = await prepareSplit(tuning.model, data.heldOut);
   const heldOutViterbi = await decodeSplit(
-    tagger(tuning.model, systems[0]!, [], 0, context),
+    system(tuning.model, systems[0]!, [], 0, context),
     heldOut,
     context,
   );
@@ -485,7 +510,7 @@ export async function twoPhaseExperiment(
     for (const value of grid) {
       const entries = parameter === "scale" ? weighted(tuningRules, spec.families, value) : base;
       const decoded = await decodeSplit(
-        tagger(tuning.model, spec, entries, value, context),
+        system(tuning.model, spec, entries, value, context),
         heldOut,
         context,
       );
@@ -512,15 +537,15 @@ export async function twoPhaseExperiment(
   const seed = options.seed ?? TWO_PHASE_DEFAULTS.seed;
   let viterbiLabels: string[][] = [];
   const results: SystemResult[] = [];
-  const taggers = new Map<string, Tagger>();
+  const taggers = new Map<string, SequenceTagger>();
   for (const spec of systems) {
     const value = chosen.get(spec.name) ?? 0;
     const entries =
       spec.decoder === "soft-dd"
         ? weighted(finalRules, spec.families, value)
         : weighted(finalRules, spec.families);
-    const t = tagger(final.model, spec, entries, value, context);
-    taggers.set(spec.name, t);
+    const t = system(final.model, spec, entries, value, context);
+    taggers.set(spec.name, t.tagger());
     say(`decoding ${data.test.label} with ${spec.name}…`);
     const decoded = await decodeSplit(t, test, context);
     if (spec.decoder === "viterbi") viterbiLabels = decoded.labels;

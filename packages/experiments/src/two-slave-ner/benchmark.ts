@@ -1,6 +1,5 @@
-import { type Decoder, LagrangeError } from "@lagrange/core";
+import type { Decoder } from "@lagrange/core";
 import { type Corpus, evaluateChunks } from "@lagrange/datasets";
-import { openCorpus } from "@lagrange/datasets/node";
 import type { IlpDecodeOptions } from "@lagrange/ilp";
 import { consistencyFeatureNames } from "@lagrange/mincut";
 import {
@@ -13,6 +12,7 @@ import {
   tagGeneral,
   trainOrLoadModel,
 } from "@lagrange/recipes";
+import { openBenchSplits } from "../bench-splits.js";
 import { type Significance, significanceOf } from "../two-phase/metrics.js";
 
 /** The datasets of the suite: registry names, trained on `train`, evaluated on `dev`. */
@@ -168,24 +168,9 @@ export async function twoSlaveNerBenchmark(
   const datasets: TwoSlaveNerDataset[] = [];
   const unavailable: { id: string; reason: string }[] = [];
   for (const id of options.datasets ?? TWO_SLAVE_NER_DATASETS) {
-    let train: Corpus;
-    let dev: Corpus;
-    try {
-      train = await openCorpus(`${id}:train`);
-      dev = await openCorpus(`${id}:dev`);
-    } catch (error) {
-      if (error instanceof LagrangeError && error.code === "unavailable") {
-        unavailable.push({ id, reason: error.message });
-        continue;
-      }
-      throw error;
-    }
-    if (options.maxTrainSentences !== undefined) {
-      train = { ...train, sentences: train.sentences.slice(0, options.maxTrainSentences) };
-    }
-    if (options.maxDevSentences !== undefined) {
-      dev = { ...dev, sentences: dev.sentences.slice(0, options.maxDevSentences) };
-    }
+    const splits = await openBenchSplits(id, options, (reason) => unavailable.push({ id, reason }));
+    if (splits === null) continue;
+    const { train, dev } = splits;
     status(`${id}: ${train.sentences.length} training tweets, ${dev.sentences.length} dev tweets`);
     datasets.push(
       await runDataset(id, train, dev, {

@@ -1,4 +1,5 @@
-import { constraintActivity, type LinearConstraint, linearConstraint } from "@lagrange/core";
+import { type LinearConstraint, linearConstraint } from "@lagrange/core";
+import { constraintActivity } from "@lagrange/core/dual-decomposition";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LabelConstraintTracker, type LabelMask } from "./allowed-labels.js";

@@ -1,11 +1,11 @@
 import {
   type ChainScores,
-  isPositionSpecific,
   type LinearConstraint,
   ProblemValidationError,
   type TransitionMask,
   validateConstraint,
 } from "@lagrange/core";
+import { isPositionSpecific } from "@lagrange/core/chain";
 
 /**
  * Core's {@link TransitionMask} (a scheme's validity, a CRF's constraints), whose `allowed` may

@@ -1,5 +1,6 @@
 import { instantiateAll } from "@lagrange/constraint-templates";
-import { constraintActivity, linearConstraint } from "@lagrange/core";
+import { linearConstraint } from "@lagrange/core";
+import { constraintActivity } from "@lagrange/core/dual-decomposition";
 import { isValidSequence, schemeLabels } from "@lagrange/datasets";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

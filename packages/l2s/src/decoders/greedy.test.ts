@@ -6,8 +6,8 @@ import {
   linearConstraint,
   ProblemValidationError,
   scoreLabelling,
-  transitionOffset,
 } from "@lagrange/core";
+import { transitionOffset } from "@lagrange/core/chain";
 import {
   allowedTransitions,
   isValidSequence,

@@ -10,9 +10,9 @@ import {
   type LinearConstraint,
   scoreLabelling,
   throwIfAborted,
-  transitionOffset,
   validateChainScores,
 } from "@lagrange/core";
+import { transitionOffset } from "@lagrange/core/chain";
 import {
   LabelConstraintTracker,
   type LabelConstraintTrackerOptions,
@@ -150,5 +150,7 @@ export const greedyDefinition: DecoderDefinition = {
   description:
     "left-to-right greedy search, learning to search's test-time policy: constraints prune the allowed labels (hard) and add costs (soft)",
   accepts: { constraints: true, slaves: false },
+  // Alone, it is a left-to-right greedy search of the chain's scores.
+  capabilities: { needsConstraints: false, certificate: "none" },
   create: () => greedyDecoder(),
 };

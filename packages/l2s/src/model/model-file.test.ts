@@ -1,4 +1,4 @@
-import { crc32 } from "@lagrange/core";
+import { crc32 } from "@lagrange/core/bytes";
 import { describe, expect, it } from "vitest";
 import { HashedFeatures } from "../features/hashing.js";
 import { createLearner } from "../learner/base-learner.js";

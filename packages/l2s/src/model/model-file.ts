@@ -1,10 +1,5 @@
-import {
-  crc32,
-  formatByteSize,
-  type JsonValue,
-  LagrangeError,
-  wrapReadFailure,
-} from "@lagrange/core";
+import { type JsonValue, LagrangeError } from "@lagrange/core";
+import { crc32, formatByteSize } from "@lagrange/core/bytes";
 import { type LearnerState, learnerFromState } from "../learner/base-learner.js";
 import { strideOf } from "../learner/cost-sensitive.js";
 import { LearnedPolicy } from "../search/policy.js";
@@ -264,25 +259,6 @@ export function l2sModelFromBytes(bytes: Uint8Array, file = "<model>"): L2sModel
     return fail((error as Error).message);
   }
   return { task: header.task, settings: header.settings, policy };
-}
-
-/** Writes a model with core's one atomic writer (Node only; imported on call). */
-export async function saveL2sModel(model: L2sModel, path: string): Promise<void> {
-  const { writeFileAtomic } = await import("#platform");
-  await writeFileAtomic(path, l2sModelToBytes(model));
-}
-
-/** Reads and validates a model file (Node only). */
-export async function loadL2sModel(
-  path: string,
-  options: { readonly signal?: AbortSignal } = {},
-): Promise<L2sModel> {
-  const { readFileBytes } = await import("#platform");
-  const bytes = await wrapReadFailure(
-    readFileBytes(path, options.signal),
-    (message) => new L2sModelFileError(path, `cannot read the model: ${message}`),
-  );
-  return l2sModelFromBytes(bytes, path);
 }
 
 /** Whether bytes start like a learning-to-search model file (to tell it from a CRF model). */

@@ -1,10 +1,5 @@
-import {
-  type ChainScores,
-  type Decoding,
-  factorScore,
-  type PatternFactor,
-  scoreLabelling,
-} from "@lagrange/core";
+import { type ChainScores, type Decoding, scoreLabelling } from "@lagrange/core";
+import { factorScore, type PatternFactor } from "@lagrange/core/factor-graph";
 import { forEachLabelling, randomChainScores } from "@lagrange/core/testing";
 import { exactIlpDecoder, prepareIlp } from "@lagrange/ilp";
 import fc from "fast-check";

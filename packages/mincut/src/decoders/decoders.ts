@@ -1,18 +1,20 @@
 import {
   type ChainScores,
-  type ChainSlaveFactory,
   chainSlave,
   type DecodeProblem,
   type Decoder,
   type DecoderDefinition,
   type Decoding,
+  type SlaveBinding,
+} from "@lagrange/core";
+import {
+  type ChainSlaveFactory,
   DUAL_DECOMPOSITION_OPTIONS,
   DualDecomposition,
   type DualDecompositionDecodeOptions,
   type DualDecompositionOptions,
-  type PatternFactor,
-  type SlaveBinding,
-} from "@lagrange/core";
+} from "@lagrange/core/dual-decomposition";
+import type { PatternFactor } from "@lagrange/core/factor-graph";
 import { type MinCutSlaveStats, minCutSlave } from "../slaves/cut-slave.js";
 import { naiveDecomposition } from "../slaves/naive-dd.js";
 import { splitTreeCut } from "./tree-cut.js";
@@ -150,6 +152,7 @@ export const twoSlaveDefinition: DecoderDefinition = {
   description:
     "qian-liu2014: 2-slave tree-cut dual decomposition (Viterbi + one min-cut) for higher-order patterns",
   accepts: { constraints: true, slaves: true, patterns: true },
+  capabilities: { certificate: "dual-bound" },
   options: DUAL_DECOMPOSITION_OPTIONS,
   create: (context) =>
     twoSlaveDecoder("two-slave", HIGHER_ORDER_DD_DEFAULTS, context.chainSlaves()),
@@ -161,6 +164,7 @@ export const naiveDDDefinition: DecoderDefinition = {
   description:
     "naive dual decomposition for higher-order patterns: chain + spanning trees + phrase-pair slaves",
   accepts: { constraints: true, slaves: true, patterns: true },
+  capabilities: { certificate: "dual-bound" },
   options: DUAL_DECOMPOSITION_OPTIONS,
   create: (context) => naiveDDDecoder("naive-dd", HIGHER_ORDER_DD_DEFAULTS, context.chainSlaves()),
 };

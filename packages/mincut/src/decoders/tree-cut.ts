@@ -1,9 +1,6 @@
-import {
-  type ChainScores,
-  type PatternFactor,
-  ProblemValidationError,
-  transitionOffset,
-} from "@lagrange/core";
+import { type ChainScores, ProblemValidationError } from "@lagrange/core";
+import { transitionOffset } from "@lagrange/core/chain";
+import type { PatternFactor } from "@lagrange/core/factor-graph";
 
 /** A general CRF split along its spanning tree (the chain): what the tree slave and the rest get. */
 export interface TreeCutSplit {

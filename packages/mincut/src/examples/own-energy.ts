@@ -1,4 +1,5 @@
-import { chainSlave, patternFactor, solveDualDecomposition } from "@lagrange/core";
+import { chainSlave, solveDualDecomposition } from "@lagrange/core";
+import { patternFactor } from "@lagrange/core/factor-graph";
 import { minCutSlave } from "@lagrange/mincut";
 
 // Four tokens, labels 0 = O and 1 = NAME; a chain model's scores (unary [i*L + t], transitions).

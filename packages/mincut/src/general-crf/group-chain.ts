@@ -1,9 +1,5 @@
-import {
-  type ChainScores,
-  ProblemValidationError,
-  transitionOffset,
-  validateChainScores,
-} from "@lagrange/core";
+import { type ChainScores, ProblemValidationError, validateChainScores } from "@lagrange/core";
+import { transitionOffset } from "@lagrange/core/chain";
 
 /**
  * One chain over a whole group: the parts (one chain per sentence) laid end to end, so that a

@@ -3,7 +3,7 @@ import {
   factorScore,
   scoreAssignment,
   validateFactorGraph,
-} from "@lagrange/core";
+} from "@lagrange/core/factor-graph";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TWEET_STOPWORDS } from "./groups.js";

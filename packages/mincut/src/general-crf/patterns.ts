@@ -1,4 +1,5 @@
-import { type PatternFactor, ProblemValidationError } from "@lagrange/core";
+import { ProblemValidationError } from "@lagrange/core";
+import type { PatternFactor } from "@lagrange/core/factor-graph";
 import { hasLetterOrDigit, isUrlToken, TWEET_STOPWORDS } from "./groups.js";
 
 /**

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { RecordingGraph } from "../testing/pseudo-boolean-oracles.js";
 import { assignmentFromCut, buildCutGraph } from "./cut-graph.js";
 import { NonRepresentableTermError } from "./errors.js";
 import { QuadraticPseudoBoolean } from "./quadratic.js";
-import { RecordingGraph } from "./test-oracles.js";
 
 const quadraticArb = fc.integer({ min: 2, max: 12 }).chain((n) =>
   fc.record({

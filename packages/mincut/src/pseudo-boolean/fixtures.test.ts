@@ -2,10 +2,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { RecordingGraph, valueTable } from "../testing/pseudo-boolean-oracles.js";
 import { assignmentFromCut, buildCutGraph } from "./cut-graph.js";
 import { parsePbf } from "./pbf-format.js";
 import { labelGroups, reduceToQuadratic } from "./reduce.js";
-import { RecordingGraph, valueTable } from "./test-oracles.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const fixtureDir = join(repoRoot, "..", "shared", "fixtures", "maxflow");

@@ -1,16 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assignmentFromCut, buildCutGraph } from "./cut-graph.js";
-import { NonRepresentableTermError } from "./errors.js";
-import { PseudoBooleanFunction } from "./function.js";
-import { labelGroups, type QuadraticReduction, reduceToQuadratic } from "./reduce.js";
 import {
   isSubmodularTable,
   minOf,
   minOverAuxiliaries,
   RecordingGraph,
   valueTable,
-} from "./test-oracles.js";
+} from "../testing/pseudo-boolean-oracles.js";
+import { assignmentFromCut, buildCutGraph } from "./cut-graph.js";
+import { NonRepresentableTermError } from "./errors.js";
+import { PseudoBooleanFunction } from "./function.js";
+import { labelGroups, type QuadraticReduction, reduceToQuadratic } from "./reduce.js";
 
 interface TermSpec {
   readonly vars: number[];

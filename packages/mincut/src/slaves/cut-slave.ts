@@ -1,10 +1,10 @@
 import {
-  type PatternFactor,
   ProblemValidationError,
   type Slave,
   type SlaveBinding,
   type SlaveResult,
 } from "@lagrange/core";
+import type { PatternFactor } from "@lagrange/core/factor-graph";
 import { MaxflowGraph, type MaxflowKernel } from "../maxflow/graph.js";
 import { PseudoBooleanFunction } from "../pseudo-boolean/function.js";
 import { labelGroups, reduceToQuadratic } from "../pseudo-boolean/reduce.js";

@@ -1,4 +1,5 @@
-import { factorScore, type PatternFactor, ProblemValidationError } from "@lagrange/core";
+import { ProblemValidationError } from "@lagrange/core";
+import { factorScore, type PatternFactor } from "@lagrange/core/factor-graph";
 import { checkSlave, forEachLabelling } from "@lagrange/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

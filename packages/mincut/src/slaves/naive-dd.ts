@@ -1,4 +1,5 @@
-import { type PatternFactor, ProblemValidationError, type SlaveBinding } from "@lagrange/core";
+import { ProblemValidationError, type SlaveBinding } from "@lagrange/core";
+import type { PatternFactor } from "@lagrange/core/factor-graph";
 import { checkPatternFactor } from "./pattern-checks.js";
 import { phrasePairSlave } from "./phrase-pair-slave.js";
 import { treeSlave } from "./tree-slave.js";

@@ -1,4 +1,5 @@
-import { type PatternFactor, ProblemValidationError } from "@lagrange/core";
+import { ProblemValidationError } from "@lagrange/core";
+import type { PatternFactor } from "@lagrange/core/factor-graph";
 
 export function checkLabelCount(L: number, path: string): void {
   if (!Number.isInteger(L) || L < 1) {

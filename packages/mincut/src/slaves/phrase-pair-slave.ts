@@ -1,10 +1,10 @@
 import {
   defineSlave,
-  type PatternFactor,
   ProblemValidationError,
   type SlaveBinding,
   type SlaveResult,
 } from "@lagrange/core";
+import type { PatternFactor } from "@lagrange/core/factor-graph";
 import { checkLabelCount, checkPatternFactor } from "./pattern-checks.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;

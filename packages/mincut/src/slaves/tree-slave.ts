@@ -1,10 +1,10 @@
 import {
   defineSlave,
-  type PatternFactor,
   ProblemValidationError,
   type SlaveBinding,
   type SlaveResult,
 } from "@lagrange/core";
+import type { PatternFactor } from "@lagrange/core/factor-graph";
 import { checkLabelCount, checkPatternFactor } from "./pattern-checks.js";
 
 function find(parent: Int32Array, x: number): number {

@@ -1,13 +1,13 @@
 /**
  * `@lagrange/recipes/browser`: the recipes that run in a page as well as in Node (no file system,
  * no worker threads): the standard Decoder registry, which the CLI, the bench and the playground
- * all decode through, and the Tagger with the model helpers it needs. The main entry adds the
+ * all decode through, the decoder checks and the model helpers a page needs. The main entry adds the
  * Node pipelines (corpora, caches, training).
  */
 export { loadPlugin, STANDARD_DECODERS, standardDecoders } from "../decoders.js";
 export { modelPreset, sentenceAttributes } from "../model-features.js";
 export { modelDecodingConstraints, modelScheme } from "../model-scheme.js";
-export { checkDecoderUse, InfeasibleSentenceError, Tagger } from "../tagger.js";
+export { checkDecoderUse, InfeasibleSentenceError } from "../tagger.js";
 export {
   confidenceRecord,
   labellingConfidence,

@@ -1,5 +1,5 @@
 import { COUNT_FAMILIES } from "@lagrange/constraint-templates";
-import { constraintEffects } from "@lagrange/core";
+import { constraintEffects } from "@lagrange/core/dual-decomposition";
 import { evaluateSegments } from "@lagrange/datasets";
 import {
   type LearnedConstraints,

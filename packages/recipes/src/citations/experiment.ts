@@ -17,6 +17,8 @@ import { type ScoredSentence, scoreSentences } from "../constraint-learning.js";
 import { standardDecoders } from "../decoders.js";
 import { attributesOf } from "../model-input.js";
 import { type Tagged, Tagger, type TaggingTime } from "../tagger.js";
+import { chainTagger } from "../tagging/chain-tagger.js";
+import type { SequenceTagger } from "../tagging/sequence-tagger.js";
 import { type BaseModel, trainOrLoadModel } from "../training-cache.js";
 import { type CitationCorporaOptions, citationCorpora } from "./corpus.js";
 
@@ -165,9 +167,8 @@ export function experimentTagger(
   decoder: string | Decoder,
   constraints?: readonly WeightedTemplate[],
   decodeOptions?: DecodeOptions,
-): Tagger {
-  return new Tagger({
-    model: experiment.base.model,
+): SequenceTagger {
+  return chainTagger(experiment.base.model, {
     registry: experiment.registry,
     decoder,
     ...(constraints === undefined ? {} : { constraints }),
@@ -175,14 +176,20 @@ export function experimentTagger(
   });
 }
 
-/** Decodes the test half through a {@link Tagger} and scores it. */
+/** Decodes the test half through the chain tagger's engine (its decodings kept) and scores it. */
 export async function decodeTest(
   experiment: CitationExperiment,
   decoder: string | Decoder,
   constraints?: readonly WeightedTemplate[],
   decodeOptions?: DecodeOptions,
 ): Promise<DecodedTest> {
-  const tagger = experimentTagger(experiment, decoder, constraints, decodeOptions);
+  const tagger = new Tagger({
+    model: experiment.base.model,
+    registry: experiment.registry,
+    decoder,
+    ...(constraints === undefined ? {} : { constraints }),
+    ...(decodeOptions === undefined ? {} : { decodeOptions }),
+  });
   const checkpoint = checkpoints(decodeOptions?.signal);
   const tagged: Tagged[] = [];
   for (let i = 0; i < experiment.testSentences.length; i++) {

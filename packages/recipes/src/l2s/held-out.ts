@@ -23,7 +23,7 @@ export function scoreL2sTagger(
   dev: Corpus,
 ): { readonly tokenAccuracy: number; readonly f1?: number } {
   const input = inputForPreset(dev, getPreset(tagger.preset), tagger.inputColumns, "required");
-  const predicted = tagWithL2s(tagger, input.sentences, standardDecoders(), "greedy");
+  const predicted = tagWithL2s(tagger, input.sentences, standardDecoders());
   const gold = input.sentences.map((s) => s.labels ?? []);
   return schemeScorer(tagger.scheme)(gold, predicted);
 }

@@ -28,6 +28,7 @@ import {
   trainSearch,
 } from "@lagrange/l2s";
 import { sentenceAttributes } from "../model-input.js";
+import { DEFAULT_DECODERS } from "../tagging/default-decoders.js";
 import { goldLabels, requireSeveralLabels } from "../training.js";
 import { givenSearchOptions, type L2sSearchOptions } from "./search-options.js";
 
@@ -240,7 +241,7 @@ export function tagWithL2s(
   tagger: L2sTagger,
   sentences: readonly Sentence[],
   registry: DecoderRegistry,
-  decoderName = "greedy",
+  decoderName: string = DEFAULT_DECODERS.l2s,
 ): string[][] {
   const decoder = registry.create(decoderName);
   return sentences.map((sentence) => {

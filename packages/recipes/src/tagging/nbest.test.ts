@@ -3,15 +3,13 @@ import { fileURLToPath } from "node:url";
 import {
   chainDecoder,
   constraintPenalty,
-  Deadline,
   type Decoder,
   exactDecoding,
-  FREE_LABEL,
-  fixedLabelsRestriction,
   meetsRestriction,
-  restrictScores,
   scoreLabelling,
 } from "@lagrange/core";
+import { FREE_LABEL, fixedLabelsRestriction, restrictScores } from "@lagrange/core/chain";
+import { Deadline } from "@lagrange/core/dual-decomposition";
 import {
   bruteForceKBest,
   bruteForceLogPartition,
@@ -19,13 +17,20 @@ import {
   randomConstraints,
 } from "@lagrange/core/testing";
 import { findSplitFile, openCorpus } from "@lagrange/datasets/node";
-import { exactIlpDecoder, prepareIlp, twoPhaseIlpDecoder } from "@lagrange/ilp";
+import {
+  exactDefinition,
+  exactIlpDecoder,
+  prepareIlp,
+  twoPhaseDefinition,
+  twoPhaseIlpDecoder,
+} from "@lagrange/ilp";
 import { softDD } from "@lagrange/soft-dd";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { type NBestMethod, nbestOf } from "./nbest.js";
 import { oracleChunkF1 } from "./nbest-oracle.js";
 import { openTagger } from "./open-tagger.js";
+import type { TaggedSentence } from "./sequence-tagger.js";
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
 
@@ -112,6 +117,7 @@ describe("n-best against brute-force enumeration on small random chains", () => 
       fc.property(chains, ({ scores, k, restriction, seed }) => {
         const constraints = randomConstraints(seed, scores.n, scores.L, { count: 2 });
         const list = nbestOf(ilp, { scores, constraints }, k, {
+          capabilities: exactDefinition.capabilities,
           ...(restriction === undefined ? {} : { restriction }),
         });
         expect(list.method).toBe("no-good-cuts");
@@ -168,6 +174,7 @@ describe("certificates that are not of the score the list is ranked by", () => {
       fc.property(chains, ({ scores, k, restriction, seed }) => {
         const constraints = randomConstraints(seed, scores.n, scores.L, { count: 2 });
         const list = nbestOf(decoder, { scores, constraints }, k, {
+          capabilities: twoPhaseDefinition.capabilities,
           ...(restriction === undefined ? {} : { restriction }),
         });
         expect(list.entries.some((e) => e.certified)).toBe(false);
@@ -242,17 +249,16 @@ describe.skipIf(!real)(`on real UMass dev citations — skipped if ${why}`, () =
   beforeAll(async () => {
     sentences = (await openCorpus("umass-citations:dev", { malformed: "skip" })).sentences;
   });
-  const open = async (decoder: string, constrained: boolean) => {
-    const opened = await openTagger({
+  const open = (decoder: string, constrained: boolean) =>
+    openTagger({
       model,
       decoder,
       ...(constrained ? { constraints: { source: constraints } } : {}),
     });
-    if (opened.kind !== "crf") throw new Error("expected a chain CRF");
-    return opened;
-  };
+  const tagged = (item: unknown) => item as TaggedSentence;
 
   it("every decoder honours fixed labels, and a fixing that breaks the scheme is infeasible", async () => {
+    const batch = sentences.slice(0, 6);
     for (const decoder of [
       "viterbi",
       "soft-dd",
@@ -265,43 +271,47 @@ describe.skipIf(!real)(`on real UMass dev citations — skipped if ${why}`, () =
       "mean-field",
       "greedy",
     ]) {
-      const opened = await open(decoder, !["viterbi", "bcrf", "mean-field"].includes(decoder));
-      const tagger = opened.tagger();
-      const names = opened.model.labels.names();
+      const tagger = await open(decoder, !["viterbi", "bcrf", "mean-field"].includes(decoder));
+      const names = tagger.labels;
+      const L = names.length;
+      // Every third token fixed to its gold label.
+      const restrictions = batch.map((s) =>
+        fixedLabelsRestriction(
+          s.tokens.length,
+          L,
+          s.labels!.map((g, i) => (i % 3 === 0 ? names.indexOf(g) : FREE_LABEL)),
+        ),
+      );
+      const free = await tagger.tag(batch);
+      const forced = await tagger.tag(batch, { restrictions });
       let moved = 0;
-      for (const s of sentences.slice(0, 6)) {
-        const free = tagger.tag(s).labels;
-        // Every third token fixed to its gold label.
-        const fixed = s.labels!.map((g, i) => (i % 3 === 0 ? names.indexOf(g) : FREE_LABEL));
-        const restriction = fixedLabelsRestriction(s.tokens.length, names.length, fixed);
-        const tagged = tagger.tag(s, undefined, { restriction });
-        expect(meetsRestriction(restriction, names.length, tagged.decoding.labels), decoder).toBe(
-          true,
-        );
-        if (tagged.labels.join() !== free.join()) moved++;
+      for (const [i, item] of forced.items.entries()) {
+        const labels = tagged(item).labels;
+        const ids = Int32Array.from(labels, (l) => names.indexOf(l));
+        expect(meetsRestriction(restrictions[i]!, L, ids), decoder).toBe(true);
+        if (labels.join() !== tagged(free.items[i]).labels.join()) moved++;
       }
       expect(moved, decoder).toBeGreaterThan(0);
     }
     // An inside label right after the start is what BIO forbids.
-    const tagger = (await open("viterbi", false)).tagger();
-    const names = tagger.model.labels.names();
-    const inside = names.findIndex((l) => l.startsWith("I-"));
+    const tagger = await open("viterbi", false);
+    const inside = tagger.labels.findIndex((l) => l.startsWith("I-"));
     const s = sentences[0]!;
     const fixed = s.tokens.map((_, i) => (i === 0 ? inside : FREE_LABEL));
-    expect(() =>
-      tagger.tag(s, undefined, {
-        restriction: fixedLabelsRestriction(s.tokens.length, names.length, fixed),
-      }),
-    ).toThrow(/no labelling meets/);
+    const failed = await tagger.tag([s], {
+      restrictions: [fixedLabelsRestriction(s.tokens.length, tagger.labels.length, fixed)],
+    });
+    expect(failed.items[0]).toMatchObject({ reason: expect.stringMatching(/no labelling meets/) });
   }, 120_000);
 
   it("Soft-DD's k best by Lawler–Murty equal the exact ILP's by no-good cuts", async () => {
-    const dd = (await open("soft-dd", true)).tagger();
-    const ilp = (await open("exact", true)).tagger();
+    const batch = sentences.slice(0, 5);
+    const dd = await (await open("soft-dd", true)).tag(batch, { nbest: { k: 3 } });
+    const ilp = await (await open("exact", true)).tag(batch, { nbest: { k: 3 } });
     let certified = 0;
-    for (const s of sentences.slice(0, 5)) {
-      const a = dd.nbest(s, 3);
-      const b = ilp.nbest(s, 3);
+    for (const [i, item] of dd.items.entries()) {
+      const a = tagged(item).nbest!;
+      const b = tagged(ilp.items[i]).nbest!;
       expect(a.method).toBe("partition");
       expect(b.method).toBe("no-good-cuts");
       expect(b.entries.every((e) => e.certified)).toBe(true);

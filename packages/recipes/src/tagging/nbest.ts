@@ -12,8 +12,8 @@ import {
   type DecodeOptions,
   type DecodeProblem,
   type Decoder,
+  type DecoderDefinition,
   type Decoding,
-  deadlineOf,
   type LabelRestriction,
   LagrangeError,
   type LinearConstraint,
@@ -23,6 +23,7 @@ import {
   scoreLabelling,
   throwIfAborted,
 } from "@lagrange/core";
+import { deadlineOf } from "@lagrange/core/dual-decomposition";
 
 /**
  * How the list is found: `list-viterbi` (the chain alone, exactly), `no-good-cuts` (re-solve with a
@@ -67,21 +68,24 @@ export interface NBestResult {
 }
 
 export interface NBestOptions {
-  /** Default {@link nbestMethodFor} the decoder. */
+  /** Default {@link nbestMethodFor} the decoder's capabilities. */
   readonly method?: NBestMethod;
+  /**
+   * What the decoder's definition declares: its n-best method, and whether its certificate is of
+   * the score the list is ranked by. Absent: partition, certificates trusted.
+   */
+  readonly capabilities?: DecoderDefinition["capabilities"];
   /** Forced / partial decoding: every labelling of the list meets it. */
   readonly restriction?: LabelRestriction;
   readonly decodeOptions?: DecodeOptions;
 }
 
 /**
- * The method a decoder's list is found by: list Viterbi for `viterbi`, no-good cuts for `exact` (the
- * HiGHS ILP, whose every solve is exact), the partition for every other decoder.
+ * The method a decoder's list is found by, as its definition declares: list Viterbi for the chain
+ * alone, no-good cuts for an exact ILP (whose every solve is exact), else the partition.
  */
-export function nbestMethodFor(decoder: string): NBestMethod {
-  if (decoder === "viterbi") return "list-viterbi";
-  if (decoder === "exact") return "no-good-cuts";
-  return "partition";
+export function nbestMethodFor(capabilities: DecoderDefinition["capabilities"]): NBestMethod {
+  return capabilities?.nbest ?? "partition";
 }
 
 // Scratch buffers grown once and kept (one per thread: each worker loads its own module): a
@@ -99,7 +103,7 @@ export function nbestOf(
   if (!Number.isInteger(k) || k < 1) {
     throw new LagrangeError("usage", `n-best: expected k to be an integer ≥ 1, got ${k}`);
   }
-  const method = options.method ?? nbestMethodFor(decoder.name);
+  const method = options.method ?? nbestMethodFor(options.capabilities);
   const { scores } = problem;
   const restricted =
     options.restriction === undefined ? problem : restrictProblem(problem, options.restriction);
@@ -141,7 +145,7 @@ export function nbestOf(
   if (method === "no-good-cuts") {
     const entries: NBestEntry[] = [];
     const cuts: LinearConstraint[] = [];
-    let certified = certifiesPrimal(decoder);
+    let certified = certifiesPrimal(options.capabilities);
     let decodes = 0;
     let timedOut = false;
     while (entries.length < k) {
@@ -176,12 +180,12 @@ export function nbestOf(
 
 /**
  * Whether a decoder's certificate proves its labelling maximises `primal`, the score the list is
- * ranked by. Not two-phase's: it certifies the least rule cost among labellings within τ of the
- * (sub)problem's own Viterbi score, and reports the chain score as primal, so its parts' optima
- * neither bound each other nor come in the order of their scores.
+ * ranked by. Not one of another objective (two-phase certifies the least rule cost among
+ * labellings within τ of the (sub)problem's own Viterbi score, and reports the chain score as
+ * primal): its parts' optima neither bound each other nor come in the order of their scores.
  */
-function certifiesPrimal(decoder: Decoder): boolean {
-  return decoder.name !== "two-phase";
+function certifiesPrimal(capabilities: DecoderDefinition["capabilities"]): boolean {
+  return capabilities?.certificate !== "other-objective";
 }
 
 /** The decoding is a labelling to list: it meets the hard constraints, the restriction, the cuts. */
@@ -279,7 +283,7 @@ function partition(
   };
   solve(base);
   const entries: NBestEntry[] = [];
-  let certified = certifiesPrimal(decoder);
+  let certified = certifiesPrimal(options.capabilities);
   while (entries.length < k && queue.length > 0 && !timedOut) {
     let best = 0;
     for (let q = 1; q < queue.length; q++) {

@@ -11,6 +11,7 @@ import { throwIfAborted } from "@lagrange/core";
 import { readInput, writeFileAtomic } from "@lagrange/core/node";
 import { checkLineEndings } from "@lagrange/datasets";
 import { cacheDir, openLexicon, openRawText, readLexiconFile } from "@lagrange/datasets/node";
+import { definedFields } from "../training/defined-fields.js";
 import {
   CLUSTER_RECIPES,
   type ClusterLanguage,
@@ -43,7 +44,7 @@ export interface LoadedClusters {
 export async function readClusterFile(file: string, signal?: AbortSignal): Promise<LoadedClusters> {
   const bytes = await readInput(file, {
     kind: "clusters",
-    ...(signal === undefined ? {} : { signal }),
+    ...definedFields({ signal }),
   });
   const text = new TextDecoder().decode(bytes);
   checkLineEndings(text, file);
@@ -80,13 +81,13 @@ export async function languageClusters(
   const signal = options.signal;
   async function* text(): AsyncIterable<string[]> {
     for (const corpus of recipe.corpora) {
-      yield* openRawText(corpus, signal === undefined ? {} : { signal });
+      yield* openRawText(corpus, definedFields({ signal }));
     }
   }
   const clusters = await brownClusters(text(), {
     clusters: recipe.clusters,
     minCount: recipe.minCount,
-    ...(signal === undefined ? {} : { signal }),
+    ...definedFields({ signal }),
     ...(options.onProgress === undefined
       ? {}
       : {
@@ -112,7 +113,7 @@ export async function gazetteer(
   name: string,
   options: ResourceOptions = {},
 ): Promise<LexiconResource> {
-  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  const signal = definedFields({ signal: options.signal });
   if (options.resourcesDir !== undefined) {
     const given = join(options.resourcesDir, `${name}.txt`);
     if (existsSync(given)) return { name, entries: await readLexiconFile(given, signal) };
@@ -126,7 +127,7 @@ export async function lexiconFile(
   file: string,
   signal?: AbortSignal,
 ): Promise<LexiconResource> {
-  return { name, entries: await readLexiconFile(file, signal === undefined ? {} : { signal }) };
+  return { name, entries: await readLexiconFile(file, definedFields({ signal })) };
 }
 
 /** Everything a task preset needs, found or built. */

@@ -8,9 +8,14 @@ describe("openTagPool", () => {
     // The workers are created before the pool's first await; the abort comes while they start.
     // Nothing is tagged, so the model is never read.
     const opening = openTagPool({
-      setup: { model: new Uint8Array(0) },
+      tagger: {
+        unit: "sentence",
+        description: "a linear-chain CRF",
+        modelName: "the model",
+        spec: { model: new Uint8Array(0) },
+      },
       threads: 2,
-      spec: {
+      lines: {
         format: "conll",
         file: "<stdin>",
         outputFormat: "conll",

@@ -1,7 +1,7 @@
 /**
  * Worker threads that read, tag and write batches of lines (the thread that reads the stream only
- * cuts it into lines and writes the text that comes back). Each worker loads the model, constraints and
- * plug-ins once (from workerData); a batch goes to the worker with the fewest batches pending,
+ * cuts it into lines and writes the text that comes back). Each worker opens the tagger's spec once
+ * (from workerData: the model's bytes, constraints and plug-ins); a batch goes to the worker with the fewest batches pending,
  * and its promise resolves with that batch's results, so the caller reassembles input order by
  * awaiting the promises in the order it made them.
  *
@@ -13,17 +13,23 @@
  */
 import { Worker } from "node:worker_threads";
 import { AbortError, LagrangeError, type LagrangeErrorCode } from "@lagrange/core";
-import type { LineBatchResult, LineBatchSpec } from "../stream/line-batch.js";
+import type { Sentence } from "@lagrange/datasets";
+import type { SequenceTagger, TaggedBatch } from "@lagrange/recipes";
+import { type LineBatchResult, type LineBatchSpec, sentenceUnit } from "../stream/line-batch.js";
 import type { LineBatch } from "../stream/records.js";
-import type { BatchResult, InputSentence, TaggingSetup } from "../stream/setup.js";
-import type { TagWorkerData, TagWorkerReply, TagWorkerRequest } from "./messages.js";
+import type {
+  PlainTagRequest,
+  TagWorkerData,
+  TagWorkerReply,
+  TagWorkerRequest,
+} from "./messages.js";
 
 export interface TagPoolOptions {
-  readonly setup: TaggingSetup & { readonly model: Uint8Array | string };
+  /** A sentence-unit tagger: each worker opens its `spec` (plain data) once. */
+  readonly tagger: Pick<SequenceTagger, "unit" | "description" | "modelName" | "spec">;
   readonly threads: number;
-  readonly explain?: boolean;
-  /** How batches are read and written (the worker parses the lines and formats the output). */
-  readonly spec: LineBatchSpec;
+  /** How batches of lines are read and written (the worker parses them and formats the output). */
+  readonly lines?: LineBatchSpec;
   readonly signal?: AbortSignal;
 }
 
@@ -33,9 +39,9 @@ export interface TagPool {
   run(batch: LineBatch, stripGold: boolean): Promise<LineBatchResult>;
   /**
    * Tags sentences already read (a whole file of a format that does not stream: CoNLL-U, UMass,
-   * inline); an untaggable sentence is a failure item, as in a line batch.
+   * inline) as the tagger's `tag` does; an untaggable sentence is a failure item.
    */
-  tagSentences(sentences: readonly InputSentence[]): Promise<BatchResult>;
+  tagSentences(sentences: readonly Sentence[], request?: PlainTagRequest): Promise<TaggedBatch>;
   /** Terminates every worker; pending batches reject. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -55,6 +61,7 @@ export async function openTagPool(options: TagPoolOptions): Promise<TagPool> {
   if (!Number.isInteger(threads) || threads < 1) {
     throw new RangeError(`openTagPool: threads must be an integer ≥ 1, got ${threads}`);
   }
+  const tagger = sentenceUnit(options.tagger, "shared among threads");
   signal?.throwIfAborted();
   const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
   // A distinct name (not worker.js): the CLI's bundle puts every worker entry flat beside its
@@ -65,9 +72,8 @@ export async function openTagPool(options: TagPoolOptions): Promise<TagPool> {
   const data: TagWorkerData = {
     entry,
     registerTsx,
-    setup: options.setup,
-    explain: options.explain === true,
-    spec: options.spec,
+    tagging: tagger.spec,
+    lines: options.lines,
   };
   const slots: Slot[] = [];
   let closed = false;
@@ -146,7 +152,7 @@ export async function openTagPool(options: TagPoolOptions): Promise<TagPool> {
   return {
     threads,
     run: (batch, stripGold) => send<LineBatchResult>({ id: nextId++, batch, stripGold }),
-    tagSentences: (sentences) => send<BatchResult>({ id: nextId++, sentences }),
+    tagSentences: (sentences, request) => send<TaggedBatch>({ id: nextId++, sentences, request }),
     close: async () => {
       signal?.removeEventListener("abort", onAbort);
       await close();

@@ -1,10 +1,9 @@
-// A tag-pool worker: builds its tagger once from workerData, then reads, tags and writes the
-// batches of lines it is sent.
+// A tag-pool worker: opens its tagger once from workerData, then tags the batches it is sent, one
+// at a time in the order they come.
 import { parentPort, workerData } from "node:worker_threads";
-import { parseConstraintsFile } from "@lagrange/constraint-templates";
 import { lagrangeErrorCode } from "@lagrange/core";
-import { tagLineBatch } from "../stream/line-batch.js";
-import { modelOf, registryOf, ThreadTagger } from "../stream/setup.js";
+import { openTagger } from "@lagrange/recipes";
+import { inTurn, tagLineBatch } from "../stream/line-batch.js";
 import type { TagWorkerData, TagWorkerReply, TagWorkerRequest } from "./messages.js";
 
 const data = workerData as TagWorkerData;
@@ -16,35 +15,23 @@ function failure(id: number, error: unknown): TagWorkerReply {
 }
 
 try {
-  const model = await modelOf(data.setup.model);
-  const registry = await registryOf(data.setup);
-  const text = data.setup.constraintsText;
-  const setup =
-    text === undefined
-      ? data.setup
-      : {
-          ...data.setup,
-          constraints: parseConstraintsFile(text.text, {
-            source: text.source,
-            expectedLabels: model.labels.names(),
-          }).entries,
-        };
-  const tagger = new ThreadTagger(model, registry, setup, data.explain);
+  const tagger = await openTagger(data.tagging);
+  const turn = inTurn();
+  const tag = (request: TagWorkerRequest) => {
+    if ("sentences" in request) return tagger.tag(request.sentences, request.request);
+    if (data.lines === undefined) throw new Error("tag worker: the pool was given no line format");
+    return tagLineBatch(tagger, request.batch, request.stripGold, data.lines);
+  };
   port.on("message", (request: TagWorkerRequest) => {
-    let reply: TagWorkerReply;
-    try {
-      reply = {
-        type: "result",
-        id: request.id,
-        result:
-          "sentences" in request
-            ? tagger.tagBatch(request.sentences)
-            : tagLineBatch(tagger, request.batch, request.stripGold, data.spec),
-      };
-    } catch (error) {
-      reply = failure(request.id, error);
-    }
-    port.postMessage(reply);
+    void turn(async () => {
+      let reply: TagWorkerReply;
+      try {
+        reply = { type: "result", id: request.id, result: await tag(request) };
+      } catch (error) {
+        reply = failure(request.id, error);
+      }
+      port.postMessage(reply);
+    });
   });
   port.postMessage({ type: "ready" } satisfies TagWorkerReply);
 } catch (error) {

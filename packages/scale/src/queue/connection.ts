@@ -1,4 +1,5 @@
-import { AbortError, LagrangeError, redactSecrets, redactUrl } from "@lagrange/core";
+import { AbortError, LagrangeError } from "@lagrange/core";
+import { redactSecrets, redactUrl } from "@lagrange/core/node";
 import type { ConnectionOptions } from "bullmq";
 import { Redis } from "ioredis";
 import { JOB_NAME_PATTERN } from "./spec.js";

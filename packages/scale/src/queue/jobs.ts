@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { AbortError, LagrangeError, redactUrl } from "@lagrange/core";
+import { AbortError, LagrangeError } from "@lagrange/core";
+import { redactUrl } from "@lagrange/core/node";
 import { type Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import {

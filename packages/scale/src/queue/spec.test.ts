@@ -32,11 +32,24 @@ describe("parseTagJobSpec: a job's spec is read from Redis, so every field is ch
       modelSource: "model-dir",
       model: "models/ner.model",
       decoder: "soft-dd",
-      constraints: "x",
-      constraintsSource: "c.txt",
+      constraints: { source: "c.txt", text: "x" },
       unlabeled: true,
     };
     expect(parseTagJobSpec(JSON.stringify(full), "j1")).toEqual(full);
+  });
+
+  it("reads the constraints of a job an earlier lagrange queued (text and file name apart)", () => {
+    const earlier = { ...VALID, constraints: "x", constraintsSource: "c.txt" };
+    expect(parseTagJobSpec(JSON.stringify(earlier), "j1")).toEqual({
+      ...VALID,
+      constraints: { source: "c.txt", text: "x" },
+    });
+    expect(refusal({ constraints: { source: "c.txt" } })).toMatch(
+      /constraints: expected a file's name \(source\) and its text of at most/,
+    );
+    expect(
+      refusal({ constraints: { source: "c.txt", text: "x", plugin: "/tmp/evil.js" } }),
+    ).toMatch(/constraints: expected /);
   });
 
   it("names the field of a wrong type, never quoting its value", () => {

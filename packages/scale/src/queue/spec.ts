@@ -1,5 +1,5 @@
 import { LagrangeError } from "@lagrange/core";
-import { STANDARD_DECODERS } from "@lagrange/recipes";
+import { STANDARD_DECODERS, type TaggingSpec } from "@lagrange/recipes";
 import { SHARD_FORMATS, type ShardFormat } from "./shards.js";
 
 /**
@@ -14,10 +14,18 @@ const MODEL_SOURCES = ["redis", "model-dir", "url"] as const;
 export type ModelSource = (typeof MODEL_SOURCES)[number];
 
 /**
+ * How a job's shards are tagged: a {@link TaggingSpec} but for its model (the job says where
+ * workers get that) and plug-ins (workers never load any); the constraints travel as their text.
+ */
+export interface JobTagging extends Pick<TaggingSpec, "decoder"> {
+  readonly constraints?: { readonly source: string; readonly text: string };
+}
+
+/**
  * What a worker needs to tag any shard of a job: recorded at submission, read from Redis — and
  * so never trusted: {@link parseTagJobSpec} checks every field before a worker acts on it.
  */
-export interface TagJobSpec {
+export interface TagJobSpec extends JobTagging {
   readonly modelSource: ModelSource;
   /**
    * `redis`: the model file's name at submission (for messages only); `model-dir`: its path
@@ -28,12 +36,10 @@ export interface TagJobSpec {
   readonly modelSha256: string;
   /** The model's size in bytes: a worker refuses a model above its cap before reading it. */
   readonly modelBytes: number;
-  /** Default `viterbi`; one of the standard decoders (workers never load plug-ins). */
-  readonly decoder?: string;
-  /** The constraints file's text (it travels in Redis, so workers need no copy of it). */
-  readonly constraints?: string;
-  /** The constraints file's name, for its error messages. */
-  readonly constraintsSource?: string;
+  /**
+   * One of the standard decoders (workers never load plug-ins); default the model's. The
+   * constraints file's text travels in Redis, so workers need no copy of it.
+   */
   /** The corpus file's name: errors in a shard name it and the corpus's own line numbers. */
   readonly data: string;
   readonly format: ShardFormat;
@@ -68,13 +74,14 @@ const SUBMISSION_PATTERN = /^[0-9a-f]{12}$/;
 /** A job name: a plain word keeps Redis keys and BullMQ ids unambiguous. */
 export const JOB_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-const SPEC_FIELDS: ReadonlySet<string> = new Set<keyof TagJobSpec>([
+const SPEC_FIELDS: ReadonlySet<string> = new Set<string>([
   "modelSource",
   "model",
   "modelSha256",
   "modelBytes",
   "decoder",
   "constraints",
+  // A job of an earlier lagrange: the constraints' file name beside their text.
   "constraintsSource",
   "data",
   "format",
@@ -175,14 +182,29 @@ export function parseTagJobSpec(raw: string, job: string): TagJobSpec {
       fail("decoder", `one of ${known.join(", ")}`);
     }
   }
-  if (spec.constraints !== undefined) {
-    if (typeof spec.constraints !== "string" || spec.constraints.length > MAX_CONSTRAINTS_CHARS) {
-      fail("constraints", `a text of at most ${MAX_CONSTRAINTS_CHARS} characters`);
-    }
-  }
   if (spec.constraintsSource !== undefined) {
-    if (spec.constraints === undefined) fail("constraintsSource", "constraints beside it");
+    // An earlier lagrange wrote the constraints' text and their file's name in two fields.
+    if (typeof spec.constraints !== "string") fail("constraintsSource", "constraints beside it");
     if (!isName(spec.constraintsSource)) fail("constraintsSource", "a file name");
+    spec.constraints = { source: spec.constraintsSource, text: spec.constraints };
+    delete spec.constraintsSource;
+  } else if (typeof spec.constraints === "string") {
+    spec.constraints = { source: "constraints", text: spec.constraints };
+  }
+  const given = spec.constraints as { source?: unknown; text?: unknown } | null | undefined;
+  if (
+    given !== undefined &&
+    (typeof given !== "object" ||
+      given === null ||
+      Object.keys(given).some((key) => key !== "source" && key !== "text") ||
+      !isName(given.source) ||
+      typeof given.text !== "string" ||
+      given.text.length > MAX_CONSTRAINTS_CHARS)
+  ) {
+    fail(
+      "constraints",
+      `a file's name (source) and its text of at most ${MAX_CONSTRAINTS_CHARS} characters`,
+    );
   }
   if (!isName(spec.data)) fail("data", "a file name");
   if (

@@ -4,8 +4,8 @@ import { realpath } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, extname, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { AbortError, LagrangeError, lagrangeErrorCode, redactUrl } from "@lagrange/core";
-import { inputFileError, readInput } from "@lagrange/core/node";
+import { AbortError, LagrangeError, lagrangeErrorCode } from "@lagrange/core";
+import { inputFileError, readInput, redactUrl } from "@lagrange/core/node";
 import { Queue } from "bullmq";
 import {
   accessFailure,
@@ -233,7 +233,7 @@ async function specOf(
     ...(options.decoder === undefined ? {} : { decoder: options.decoder }),
     ...(constraints === undefined
       ? {}
-      : { constraints, constraintsSource: options.constraints as string }),
+      : { constraints: { source: options.constraints as string, text: constraints } }),
     ...(options.unlabeled === true ? { unlabeled: true } : {}),
   };
   await checkTagJobSpec(spec, model.bytes);

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { CrfModel } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
 import {
   type Corpus,
@@ -9,13 +8,18 @@ import {
   parseConllu,
   parseInlineTags,
   type Sentence,
-  tokenPlace,
 } from "@lagrange/datasets";
-import { InfeasibleSentenceError, inputForModel, openTagger, type Tagger } from "@lagrange/recipes";
+import { isTagFailure, openTagger, type SequenceTagger } from "@lagrange/recipes";
 import { conllRecord } from "../stream/format.js";
-import { batchGoldView, type LineBatchSpec, tagLineBatch } from "../stream/line-batch.js";
+import {
+  type BatchFailure,
+  batchGoldView,
+  inTurn,
+  type LineBatchSpec,
+  sentenceUnit,
+  tagLineBatch,
+} from "../stream/line-batch.js";
 import { readLineBatches } from "../stream/records.js";
-import { ThreadTagger } from "../stream/setup.js";
 import type { TagJobSpec } from "./spec.js";
 
 export interface ShardInput {
@@ -36,10 +40,9 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 }
 
 interface ShardTagger {
-  readonly model: CrfModel;
-  readonly tagger: Tagger;
-  /** The same tagger as the stream's batches use (CoNLL shards). */
-  readonly thread: ThreadTagger;
+  readonly tagger: SequenceTagger;
+  /** The shards in flight take turns, a batch at a time (`concurrency` > 1). */
+  readonly turn: ReturnType<typeof inTurn>;
 }
 
 /**
@@ -68,9 +71,9 @@ function taggerFor(spec: TagJobSpec, readModel: ModelReader): Promise<ShardTagge
     spec.model,
     spec.modelBytes,
     spec.modelSha256,
-    spec.decoder ?? "viterbi",
-    spec.constraints === undefined ? "" : sha256Hex(spec.constraints),
-    spec.constraintsSource ?? "",
+    spec.decoder ?? "",
+    spec.constraints === undefined ? "" : sha256Hex(spec.constraints.text),
+    spec.constraints?.source ?? "",
   ]);
   let entry = taggers.get(key);
   if (entry === undefined) {
@@ -89,38 +92,13 @@ function taggerFor(spec: TagJobSpec, readModel: ModelReader): Promise<ShardTagge
 
 async function buildTagger(spec: TagJobSpec, readModel: ModelReader): Promise<ShardTagger> {
   // The one tagging entry point, given the bytes the worker read and checked.
-  const opened = await openTagger({
+  const tagger = await openTagger({
     model: await readModel(spec),
     modelName: spec.model,
     ...(spec.decoder === undefined ? {} : { decoder: spec.decoder }),
-    ...(spec.constraints === undefined
-      ? {}
-      : {
-          constraints: { text: spec.constraints, source: spec.constraintsSource ?? "constraints" },
-        }),
+    ...(spec.constraints === undefined ? {} : { constraints: spec.constraints }),
   });
-  if (opened.kind !== "crf") {
-    throw new LagrangeError(
-      "usage",
-      opened.kind === "general-crf"
-        ? `${spec.model} is a general CRF: its groups span the corpus, so it cannot be tagged shard by shard`
-        : `${spec.model} is an L2S tagger: the queue tags linear-chain CRF models`,
-    );
-  }
-  if (opened.model.firstStage !== null) {
-    throw new LagrangeError(
-      "usage",
-      `${spec.model} is a two-stage model (lagrange train --two-stage): its first stage's votes are counted over whole documents and the whole input, so it cannot be tagged shard by shard; tag the file whole with lagrange tag --data FILE`,
-    );
-  }
-  const { model, registry, decoder, constraints, decodeOptions } = opened;
-  const thread = new ThreadTagger(
-    model,
-    registry,
-    { model, decoder, ...(constraints === undefined ? {} : { constraints }), decodeOptions },
-    false,
-  );
-  return { model, tagger: opened.tagger(), thread };
+  return { tagger: sentenceUnit(tagger, "tagged shard by shard"), turn: inTurn() };
 }
 
 /**
@@ -149,6 +127,26 @@ function corpusLine(error: unknown, offset: number): unknown {
   return new DataFormatError(error.file, error.line + offset, error.detail, error.column);
 }
 
+/** Between batches: the fault tests' pause, else a turn of the event loop (lock renewal, SIGTERM). */
+function pause(options: { readonly pauseMs?: number }): Promise<unknown> {
+  return options.pauseMs === undefined
+    ? yieldToEventLoop()
+    : new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+}
+
+/** A record that could not be read or tagged: what the shard fails with. */
+function shardError(failure: BatchFailure): Error {
+  const f = failure.format;
+  return f === undefined
+    ? new LagrangeError("bad-input", `${failure.place}: ${failure.reason}`)
+    : new DataFormatError(f.file, f.line, f.detail, f.column);
+}
+
+interface ShardOptions {
+  readonly signal?: AbortSignal;
+  readonly pauseMs?: number;
+}
+
 /**
  * A CoNLL shard, through the streaming tagger's batch path (`tagLineBatch`, as `lagrange tag`
  * tags a file): batches of 64 sentences, so that a shard's sentences and output never live long
@@ -158,9 +156,8 @@ function corpusLine(error: unknown, offset: number): unknown {
 async function tagConllShard(
   spec: TagJobSpec,
   shard: ShardInput,
-  tagger: ThreadTagger,
-  model: CrfModel,
-  options: { readonly signal?: AbortSignal; readonly pauseMs?: number },
+  { tagger, turn }: ShardTagger,
+  options: ShardOptions,
 ): Promise<ShardOutput> {
   const file = spec.data;
   const lineSpec: LineBatchSpec = {
@@ -181,23 +178,16 @@ async function tagConllShard(
     records: options.pauseMs === undefined ? 64 : 1,
     firstLine: shard.firstLine,
   })) {
-    await (options.pauseMs === undefined
-      ? yieldToEventLoop()
-      : new Promise((resolve) => setTimeout(resolve, options.pauseMs)));
+    await pause(options);
     options.signal?.throwIfAborted();
-    stripGold ??= batchGoldView(
-      batch,
-      lineSpec,
-      model,
-      spec.unlabeled === true ? "none" : "auto",
-    )?.stripGold;
-    const result = tagLineBatch(tagger, batch, stripGold ?? false, lineSpec, options.signal);
+    const gold = spec.unlabeled === true ? "none" : "auto";
+    stripGold ??= batchGoldView(batch, lineSpec, tagger, gold)?.stripGold;
+    const result = await turn(() =>
+      tagLineBatch(tagger, batch, stripGold ?? false, lineSpec, options.signal),
+    );
     for (const part of result.parts) {
-      if (typeof part === "string") out.push(part);
-      else if (part.format !== undefined) {
-        const f = part.format;
-        throw new DataFormatError(f.file, f.line, f.detail, f.column);
-      } else throw new LagrangeError("bad-input", `${part.place}: ${part.reason}`);
+      if (typeof part !== "string") throw shardError(part);
+      out.push(part);
     }
     sentences += result.sentences;
     tokens += result.tokens;
@@ -207,24 +197,22 @@ async function tagConllShard(
 
 /**
  * Tags one shard: THE place a shard is tagged. CoNLL shards go through the stream's batch path;
- * CoNLL-U and inline shards (which the stream does not read) through the file parsers.
- * Yields to the event loop every few milliseconds, so that BullMQ renews the shard's lock and a
- * SIGTERM is heard while a long shard is tagged. `pauseMs` slows each sentence down (fault tests).
+ * CoNLL-U and inline shards (which the stream does not read) through the file parsers, then in
+ * batches of 64 sentences. Between batches the event loop runs, so that BullMQ renews the shard's
+ * lock and a SIGTERM is heard while a long shard is tagged. `pauseMs` slows each sentence down
+ * (fault tests).
  */
 export async function tagShard(
   spec: TagJobSpec,
   shard: ShardInput,
-  options: {
+  options: ShardOptions & {
     /** Where the model's bytes come from (called once per model in a process). */
     readonly readModel: ModelReader;
-    readonly signal?: AbortSignal;
-    readonly pauseMs?: number;
   },
 ): Promise<ShardOutput> {
   const loaded = await taggerFor(spec, options.readModel);
-  if (spec.format === "conll")
-    return tagConllShard(spec, shard, loaded.thread, loaded.model, options);
-  const { model, tagger } = loaded;
+  if (spec.format === "conll") return tagConllShard(spec, shard, loaded, options);
+  const { tagger, turn } = loaded;
   const offset = shard.firstLine - 1;
   let sentences: Sentence[];
   try {
@@ -238,31 +226,23 @@ export async function tagShard(
     }
   }
   const corpus: Corpus = { label: spec.data, format: spec.format, sentences, scheme: "none" };
-  const input = inputForModel(corpus, model, spec.unlabeled === true ? "none" : "auto");
+  const input = tagger.input(corpus, spec.unlabeled === true ? "none" : "auto").sentences;
+  const size = options.pauseMs === undefined ? 64 : 1;
+  const { signal } = options;
   let text = "";
   let tokens = 0;
-  let since = performance.now();
-  for (const sentence of input.sentences) {
-    if (performance.now() - since > 20 || options.pauseMs !== undefined) {
-      await (options.pauseMs === undefined
-        ? yieldToEventLoop()
-        : new Promise((resolve) => setTimeout(resolve, options.pauseMs)));
-      since = performance.now();
+  for (let start = 0; start < input.length; start += size) {
+    await pause(options);
+    signal?.throwIfAborted();
+    const batch = input.slice(start, start + size);
+    const request = { stopAtFailure: true, ...(signal === undefined ? {} : { signal }) };
+    const { items } = await turn(() => tagger.tag(batch, request));
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (isTagFailure(item)) throw shardError(item);
+      text += conllRecord(batch[i]!, item.labels);
+      tokens += batch[i]!.tokens.length;
     }
-    options.signal?.throwIfAborted();
-    let labels: readonly string[];
-    try {
-      labels = tagger.tag(sentence, options.signal).labels;
-    } catch (error) {
-      if (error instanceof InfeasibleSentenceError) {
-        throw new LagrangeError("bad-input", `${tokenPlace(sentence, 0)}: ${error.message}`, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
-    text += conllRecord(sentence, labels);
-    tokens += sentence.tokens.length;
   }
-  return { text, sentences: input.sentences.length, tokens };
+  return { text, sentences: input.length, tokens };
 }

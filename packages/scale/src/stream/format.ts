@@ -1,5 +1,5 @@
 import type { Sentence } from "@lagrange/datasets";
-import type { DecodingStats, SentenceConfidence } from "./setup.js";
+import type { ConfidenceRecord, DecodingStats } from "@lagrange/recipes";
 
 /**
  * CoNLL output, one line per token: the input's columns (gold included, for conlleval) and the
@@ -25,14 +25,14 @@ export function conllRecord(
 
 /** The CoNLL columns of a sentence's confidence: the predicted label's marginal, if asked for. */
 export function confidenceColumns(
-  confidence: SentenceConfidence | undefined,
+  confidence: ConfidenceRecord | undefined,
 ): readonly (readonly number[])[] {
   return confidence?.confidence === undefined ? [] : [confidence.confidence];
 }
 
 /** NDJSON fields of a sentence's confidence (`marginals`, `marginalsOf`, `confidence`, `probability`). */
 export function confidenceFields(
-  confidence: SentenceConfidence | undefined,
+  confidence: ConfidenceRecord | undefined,
 ): Readonly<Record<string, unknown>> {
   return confidence === undefined ? {} : { ...confidence };
 }

@@ -1,15 +1,14 @@
-import type { CrfModel } from "@lagrange/chain-crf";
+import { LagrangeError } from "@lagrange/core";
 import type { Sentence } from "@lagrange/datasets";
-import { inputForModel, modelScheme } from "@lagrange/recipes";
+import {
+  type ConfidenceRequest,
+  type DecodingStats,
+  isTagFailure,
+  type SequenceTagger,
+  type TagTime,
+} from "@lagrange/recipes";
 import { confidenceColumns, confidenceFields, conllRecord, ndjsonRecord } from "./format.js";
 import { type LineBatch, parseLineBatch, type StreamFormat } from "./records.js";
-import {
-  type BatchTime,
-  type DecodingStats,
-  type InputSentence,
-  isFailure,
-  type ThreadTagger,
-} from "./setup.js";
 
 /** What is the same for every batch of a stream: sent once to each worker. */
 export interface LineBatchSpec {
@@ -20,6 +19,8 @@ export interface LineBatchSpec {
   readonly explain: boolean;
   /** Stop at the batch's first bad record (the stream stops there) rather than skip it. */
   readonly stopAtError: boolean;
+  /** Marginals and/or p(y|x) written beside each label. */
+  readonly confidence?: ConfidenceRequest;
 }
 
 /** A record that was not tagged: where and why, and for a record the reader could not read, its parts. */
@@ -51,7 +52,22 @@ export interface LineBatchResult {
   readonly decodings: readonly DecodingStats[];
   /** Places of sentences that hit the ILP time limit. */
   readonly timedOut: readonly string[];
-  readonly time: BatchTime;
+  readonly time: TagTime;
+}
+
+/**
+ * The tagger, refused unless it tags each sentence alone (a corpus-unit tagger's labels depend on
+ * other sentences, so its input cannot be cut into batches); `what` says what was asked.
+ */
+export function sentenceUnit<T extends Pick<SequenceTagger, "unit" | "description" | "modelName">>(
+  tagger: T,
+  what: string,
+): T {
+  if (tagger.unit === "sentence") return tagger;
+  throw new LagrangeError(
+    "usage",
+    `${tagger.modelName} is ${tagger.description}: a sentence's labels depend on others in the input, so it cannot be ${what}; tag the file whole with lagrange tag --data FILE`,
+  );
 }
 
 /**
@@ -59,17 +75,17 @@ export interface LineBatchResult {
  * the batch is tagged (a worker thread, or the calling thread alone). `stripGold` is the stream's
  * decision, made on its first sentence, whether the last CoNLL column is gold or an input.
  */
-export function tagLineBatch(
-  tagger: ThreadTagger,
+export async function tagLineBatch(
+  tagger: Pick<SequenceTagger, "tag">,
   batch: LineBatch,
   stripGold: boolean,
   spec: LineBatchSpec,
   signal?: AbortSignal,
-): LineBatchResult {
+): Promise<LineBatchResult> {
   const records = parseLineBatch(batch, spec);
   // The sentences up to the first bad record when stopping (nothing after it is written).
   const sentences: (Sentence | BatchFailure)[] = [];
-  const inputs: InputSentence[] = [];
+  const inputs: Sentence[] = [];
   for (const record of records) {
     if (record.kind === "error") {
       const { file, line, detail, column } = record.error;
@@ -85,7 +101,12 @@ export function tagLineBatch(
     sentences.push(sentence);
     inputs.push(inputView(sentence));
   }
-  const tagged = tagger.tagBatch(inputs, signal, spec.stopAtError);
+  const tagged = await tagger.tag(inputs, {
+    explain: spec.explain,
+    stopAtFailure: spec.stopAtError,
+    ...(spec.confidence === undefined ? {} : { confidence: spec.confidence }),
+    ...(signal === undefined ? {} : { signal }),
+  });
   const parts: (string | BatchFailure)[] = [];
   const decodings: DecodingStats[] = [];
   const timedOut: string[] = [];
@@ -104,7 +125,7 @@ export function tagLineBatch(
     }
     const item = tagged.items[k++];
     if (item === undefined) break; // tagging stopped at a failure before this sentence
-    if (isFailure(item)) {
+    if (isTagFailure(item)) {
       if (text !== "") parts.push(text);
       text = "";
       parts.push(item);
@@ -154,7 +175,7 @@ export function tagLineBatch(
  */
 export function goldView(
   first: Sentence,
-  model: CrfModel,
+  tagger: Pick<SequenceTagger, "input" | "scheme">,
   gold: "auto" | "none",
   format: StreamFormat,
   file: string,
@@ -164,7 +185,7 @@ export function goldView(
   else if (format === "ndjson") stripGold = false;
   else {
     const corpus = { label: file, sentences: [first], format: "conll" as const };
-    const decided = inputForModel({ ...corpus, scheme: modelScheme(model) }, model, "auto");
+    const decided = tagger.input({ ...corpus, scheme: tagger.scheme }, "auto");
     stripGold = first.labels !== undefined && decided.sentences[0]!.labels === undefined;
   }
   return { stripGold, labeled: first.labels !== undefined && !stripGold };
@@ -174,13 +195,13 @@ export function goldView(
 export function batchGoldView(
   batch: LineBatch,
   spec: Pick<LineBatchSpec, "format" | "file">,
-  model: CrfModel,
+  tagger: Pick<SequenceTagger, "input" | "scheme">,
   gold: "auto" | "none",
 ): { readonly stripGold: boolean; readonly labeled: boolean } | undefined {
   const first = parseLineBatch(batch, spec).find((r) => r.kind === "sentence");
   return first === undefined
     ? undefined
-    : goldView(first.sentence, model, gold, spec.format, spec.file);
+    : goldView(first.sentence, tagger, gold, spec.format, spec.file);
 }
 
 function isBatchFailure(entry: Sentence | BatchFailure): entry is BatchFailure {
@@ -194,9 +215,22 @@ function withoutGold(sentence: Sentence): Sentence {
 }
 
 /** The model's input: every column but gold. */
-export function inputView(sentence: Sentence): InputSentence {
+function inputView(sentence: Sentence): Sentence {
   const { labels, tokens, source } = sentence;
   const columns =
     labels === undefined ? sentence.columns : sentence.columns.filter((c) => c !== labels);
   return source === undefined ? { tokens, columns } : { tokens, columns, source };
+}
+
+/**
+ * Runs tasks one after another in the order given: batches on one tagger never interleave (its
+ * clock, read before and after a batch, would count another batch's time).
+ */
+export function inTurn(): <T>(task: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (task) => {
+    const run = last.then(task);
+    last = run.catch(() => {});
+    return run;
+  };
 }

@@ -9,12 +9,19 @@ import {
   type Sentence,
 } from "@lagrange/datasets";
 import { openCorpus } from "@lagrange/datasets/node";
-import { inputForModel, Tagger, trainOnCorpus } from "@lagrange/recipes";
+import {
+  inputForModel,
+  openTagger,
+  type SequenceTagger,
+  type TaggedSentence,
+  trainOnCorpus,
+} from "@lagrange/recipes";
 import { beforeAll, describe, expect, it } from "vitest";
 import { conllRecord } from "./format.js";
 import { tagStream } from "./tag-stream.js";
 
 let model: CrfModel;
+let tagger: SequenceTagger;
 let text: string;
 let sentences: Sentence[];
 
@@ -28,20 +35,23 @@ beforeAll(async () => {
     algorithm: "lbfgs",
     maxIterations: 8,
   }));
+  tagger = await openTagger({ model: modelToBytes(model) });
   sentences = generateCitationSentences(60, { seed: 2 });
   text = formatConll(sentences);
 }, 120_000);
 
 /** Today's whole-file tagging: every sentence read first, then tagged and written in order. */
-function wholeFile(conll: string): string {
+async function wholeFile(conll: string): Promise<string> {
   const read = parseConll(conll, { file: "<stdin>" });
   const corpus = inputForModel(
-    { label: "x", sentences: read, format: "conll", scheme: new Tagger({ model }).scheme },
+    { label: "x", sentences: read, format: "conll", scheme: tagger.scheme },
     model,
     "auto",
   );
-  const tagger = new Tagger({ model });
-  return corpus.sentences.map((s) => conllRecord(s, tagger.tag(s).labels)).join("");
+  const { items } = await tagger.tag(corpus.sentences);
+  return corpus.sentences
+    .map((s, i) => conllRecord(s, (items[i] as TaggedSentence).labels))
+    .join("");
 }
 
 /** The text as byte chunks cut at awkward places (inside lines, inside characters). */
@@ -66,14 +76,14 @@ describe("tagStream", () => {
   it("writes CoNLL byte for byte as whole-file tagging does", async () => {
     const out = sink();
     const result = await tagStream({
-      model,
+      tagger,
       input: chunks(text),
       inputFormat: "conll",
       inputName: "<stdin>",
       output: out,
       window: 7,
     });
-    expect(out.text()).toBe(wholeFile(text));
+    expect(out.text()).toBe(await wholeFile(text));
     expect(result.sentences).toBe(sentences.length);
     expect(result.skippedCount).toBe(0);
     expect(result.labeled).toBe(true);
@@ -86,16 +96,16 @@ describe("tagStream", () => {
       .join("");
     const conllOut = sink();
     await tagStream({
-      model,
+      tagger,
       input: [ndjson],
       inputFormat: "ndjson",
       output: conllOut,
       outputFormat: "conll",
     });
-    expect(conllOut.text()).toBe(wholeFile(text));
+    expect(conllOut.text()).toBe(await wholeFile(text));
     const out = sink();
     await tagStream({
-      model,
+      tagger,
       input: chunks(ndjson, 50),
       inputFormat: "ndjson",
       output: out,
@@ -117,14 +127,14 @@ describe("tagStream", () => {
     const one = sink();
     const two = sink();
     await tagStream({
-      model,
+      tagger,
       input: chunks(text),
       inputFormat: "conll",
       output: one,
       outputFormat: "ndjson",
     });
     const result = await tagStream({
-      model: modelToBytes(model),
+      tagger,
       input: chunks(text),
       inputFormat: "conll",
       output: two,
@@ -149,19 +159,19 @@ describe("tagStream", () => {
     const out = sink();
     await expect(
       tagStream({
-        model,
+        tagger,
         input: chunks(bad),
         inputFormat: "conll",
         inputName: "<stdin>",
         output: out,
       }),
     ).rejects.toThrow(`<stdin>:${at + 2}: found 3 columns: expected 2`);
-    expect(out.text()).toBe(wholeFile(lines.slice(0, at).join("\n")));
+    expect(out.text()).toBe(await wholeFile(lines.slice(0, at).join("\n")));
 
     const skipped: string[] = [];
     const kept = sink();
     const result = await tagStream({
-      model,
+      tagger,
       input: chunks(bad),
       inputFormat: "conll",
       inputName: "<stdin>",
@@ -175,13 +185,13 @@ describe("tagStream", () => {
     expect(skipped).toEqual([`<stdin>:${at + 2}`]);
     expect(result.sentences).toBe(sentences.length - 1);
     const without = [...sentences.slice(0, 10), ...sentences.slice(11)];
-    expect(kept.text()).toBe(wholeFile(formatConll(without)));
+    expect(kept.text()).toBe(await wholeFile(formatConll(without)));
   }, 60_000);
 
   it("names the NDJSON line and what was expected", async () => {
     const input = ['{"tokens":["a","b"]}', '{"tokens":["a"],"labels":["X","Y"]}', "not json"];
     const result = await tagStream({
-      model,
+      tagger,
       input: [input.join("\n")],
       inputFormat: "ndjson",
       inputName: "<stdin>",

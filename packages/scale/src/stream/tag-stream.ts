@@ -1,17 +1,16 @@
-import { modelToBytes } from "@lagrange/chain-crf";
-import {
-  type DecoderRegistry,
-  type Decoding,
-  type DecodingSummary,
-  DecodingTally,
-  LagrangeError,
-} from "@lagrange/core";
+import { type Decoding, type DecodingSummary, DecodingTally, LagrangeError } from "@lagrange/core";
 import { DataFormatError } from "@lagrange/datasets";
-import type { TaggingTime } from "@lagrange/recipes";
+import type {
+  ConfidenceRequest,
+  DecodingStats,
+  SequenceTagger,
+  TaggingTime,
+} from "@lagrange/recipes";
 import {
   batchGoldView,
   type LineBatchResult,
   type LineBatchSpec,
+  sentenceUnit,
   tagLineBatch,
 } from "./line-batch.js";
 import {
@@ -20,18 +19,18 @@ import {
   type StreamFormat,
   type StreamRecord,
 } from "./records.js";
-import {
-  type DecodingStats,
-  modelOf,
-  registryOf,
-  type TaggingSetup,
-  ThreadTagger,
-} from "./setup.js";
 
 /** Where tagged records go: a Node writable (back-pressure: its `drain`) or an async writer. */
 export type TagSink = NodeJS.WritableStream | { write(data: string): Promise<void> | void };
 
-export interface TagStreamOptions extends TaggingSetup {
+export interface TagStreamOptions {
+  /**
+   * The tagger (a sentence-unit one): the calling thread tags with it, and each worker thread
+   * opens its `spec` once (the model's bytes: the file is not read again).
+   */
+  readonly tagger: SequenceTagger;
+  /** Per-token marginals and p(y|x) of each output (`lagrange tag --marginals`, `--probability`). */
+  readonly confidence?: ConfidenceRequest;
   /** Lines of CoNLL or NDJSON, as text or UTF-8 byte chunks (a Node Readable, a file stream). */
   readonly input: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>;
   readonly inputFormat: StreamFormat;
@@ -52,13 +51,6 @@ export interface TagStreamOptions extends TaggingSetup {
   readonly explain?: boolean;
   /** `none`: every column is an input; `auto` (default): read off the width, as `lagrange tag` does. */
   readonly gold?: "auto" | "none";
-  /** A registry with plug-ins already loaded: single thread only (workers load `plugins`). */
-  readonly registry?: DecoderRegistry;
-  /**
-   * The file bytes `model` was loaded from, when it is a loaded model: worker threads are sent
-   * these (without them the model is serialized again for the workers).
-   */
-  readonly modelBytes?: Uint8Array;
   readonly signal?: AbortSignal;
   /** After each batch written. */
   readonly onProgress?: (progress: TagStreamProgress) => void;
@@ -121,8 +113,8 @@ interface Pending {
  * Tags a stream of CoNLL or NDJSON records into a sink, in input order, with at most `window`
  * sentences read and not yet written whatever the input's size: reading waits for writing, and
  * writing waits for the sink's drain. The calling thread only cuts the input into batches of
- * lines and writes the text that comes back: with `threads` > 1, worker threads (each with the
- * model, constraints and plug-ins loaded once) read, tag and write the batches, so that the
+ * lines and writes the text that comes back: with `threads` > 1, worker threads (each opening the
+ * tagger's spec once) read, tag and write the batches, so that the
  * reading thread does not become the bottleneck on all cores. A malformed record stops the stream with its
  * `file:line` after everything before it is written (onError `stop`), or is reported and skipped
  * (`skip`: see `skipped`, never a silently shorter output).
@@ -150,16 +142,18 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
   }
   const skipBad = options.onError === "skip";
   const { signal } = options;
-  const model = await modelOf(options.model);
+  const tagger = sentenceUnit(options.tagger, "tagged as a stream");
+  const { confidence } = options;
   const spec: LineBatchSpec = {
     format: options.inputFormat,
     file,
     outputFormat,
     explain,
     stopAtError: !skipBad,
+    ...(confidence?.marginals === true || confidence?.probability === true ? { confidence } : {}),
   };
-  const runner = await openRunner(options, model, threads, spec);
-  const constrained = runner.constrained;
+  const runner = await openRunner(tagger, threads, spec, signal);
+  const { constrained } = tagger;
   const write = writer(options.output);
   const tally = new DecodingTally();
   const skipped: SkippedRecord[] = [];
@@ -227,7 +221,7 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
     })) {
       signal?.throwIfAborted();
       if (stripGold === undefined) {
-        const decided = batchGoldView(batch, spec, model, options.gold ?? "auto");
+        const decided = batchGoldView(batch, spec, tagger, options.gold ?? "auto");
         stripGold = decided?.stripGold;
         labeled = decided?.labeled ?? false;
       }
@@ -289,82 +283,26 @@ const ONE_ZERO = new Int32Array([0]);
 const ONE_ONE = new Int32Array([1]);
 const NO_MULTIPLIERS = new Float64Array(0);
 
-interface OpenedRunner extends BatchRunner {
-  /** The decoder decodes under constraints (its tally is reported). */
-  readonly constrained: boolean;
-}
-
 async function openRunner(
-  options: TagStreamOptions,
-  model: Awaited<ReturnType<typeof modelOf>>,
+  tagger: SequenceTagger,
   threads: number,
   spec: LineBatchSpec,
-): Promise<OpenedRunner> {
-  const { explain } = spec;
-  const registry = await registryOf(options, options.registry);
-  const name = options.decoder ?? "viterbi";
-  const alone =
-    options.allowUnconstrained === true &&
-    options.constraints === undefined &&
-    (options.slaves ?? []).length === 0;
-  const constrained = registry.decoder(name).accepts.constraints && !alone;
-  const setup: TaggingSetup = {
-    model,
-    ...(options.decoder === undefined ? {} : { decoder: options.decoder }),
-    ...(options.constraints === undefined ? {} : { constraints: options.constraints }),
-    ...(options.constraintsText === undefined ? {} : { constraintsText: options.constraintsText }),
-    ...(options.slaves === undefined ? {} : { slaves: options.slaves }),
-    ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
-    ...(options.decodeOptions === undefined ? {} : { decodeOptions: options.decodeOptions }),
-    ...(options.allowUnconstrained === undefined
-      ? {}
-      : { allowUnconstrained: options.allowUnconstrained }),
-    ...(options.confidence === undefined ? {} : { confidence: options.confidence }),
-  };
-  // Built here even with workers: a setup the decoder refuses fails before any thread starts.
-  const tagger = new ThreadTagger(model, registry, setup, explain);
+  signal: AbortSignal | undefined,
+): Promise<BatchRunner> {
   if (threads === 1) {
-    const { signal } = options;
     return {
-      constrained,
-      run: async (batch, stripGold) => tagLineBatch(tagger, batch, stripGold, spec, signal),
+      run: (batch, stripGold) => tagLineBatch(tagger, batch, stripGold, spec, signal),
       close: async () => {},
     };
   }
-  if (options.registry !== undefined && (options.plugins ?? []).length === 0) {
-    // A registry object cannot cross threads; its plug-ins must come as module paths.
-    const known = registry.decoders().map((d) => d.name);
-    if (!known.includes(name) || (options.slaves ?? []).length > 0) {
-      throw new LagrangeError(
-        "usage",
-        "threads > 1: a registry object cannot be sent to worker threads; give the plug-ins as module paths (plugins)",
-      );
-    }
-  }
   const { openTagPool } = await import("../pool/tag-pool.js");
-  const bytes =
-    typeof options.model === "string" || options.model instanceof Uint8Array
-      ? options.model
-      : (options.modelBytes ?? modelToBytes(model));
-  if (setup.constraints !== undefined && setup.constraintsText === undefined) {
-    throw new LagrangeError(
-      "usage",
-      "threads > 1: give the constraints file's text too (constraintsText): templates cannot be sent to worker threads",
-    );
-  }
-  const { constraints: _templates, ...portable } = setup;
   const pool = await openTagPool({
-    setup: { ...portable, model: bytes },
+    tagger,
     threads,
-    explain,
-    spec,
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    lines: spec,
+    ...(signal === undefined ? {} : { signal }),
   });
-  return {
-    constrained,
-    run: (batch, stripGold) => pool.run(batch, stripGold),
-    close: () => pool.close(),
-  };
+  return { run: (batch, stripGold) => pool.run(batch, stripGold), close: () => pool.close() };
 }
 
 /** `write` with back-pressure: a Node writable's `drain`, or the writer's own promise. */

@@ -11,7 +11,9 @@
  * CRFsuite's tagger scores through the reference lists, so they (not the flat table) are what is
  * read here. CRFsuite has no first/last-label weights and no observation-conditioned bigrams.
  */
-import { formatByteSize, LabelSet, LagrangeError, MAX_WEIGHT_MAGNITUDE } from "@lagrange/core";
+import { LabelSet, LagrangeError } from "@lagrange/core";
+import { formatByteSize } from "@lagrange/core/bytes";
+import { MAX_WEIGHT_MAGNITUDE } from "@lagrange/core/chain";
 import { CrfModel, type JsonValue } from "../../crf-model.js";
 import type { FeatureLayout } from "../../model/layout.js";
 import { hasLagrangeMagic } from "../../model-file.js";

@@ -3,15 +3,14 @@ import { describe, expect, it } from "vitest";
 import { AbortError, lagrangeErrorCode, ProblemValidationError } from "../../errors.js";
 import { createRandom, type Random } from "../../random.js";
 import type { BinaryFactorBinding, BinaryProblem } from "./binary-factor.js";
+import { denseFactor, pairFactor } from "./dense-factors.js";
 import { solveBinaryProblem } from "./engine.js";
 import {
   andOutFactor,
   atMostOneFactor,
   budgetFactor,
-  denseFactor,
   orFactor,
   orOutFactor,
-  pairFactor,
   xorFactor,
 } from "./logic-factors.js";
 

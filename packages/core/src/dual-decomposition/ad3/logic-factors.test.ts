@@ -2,17 +2,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ProblemValidationError } from "../../errors.js";
 import type { BinaryFactor } from "./binary-factor.js";
+import { denseFactor, pairFactor } from "./dense-factors.js";
 import {
   andOutFactor,
   atMostOneFactor,
   budgetFactor,
-  denseFactor,
   implyFactor,
   knapsackFactor,
   linearConstraintFactor,
   orFactor,
   orOutFactor,
-  pairFactor,
   xorFactor,
 } from "./logic-factors.js";
 

@@ -1,0 +1,191 @@
+/** AD3's factors that are score tables rather than logic (Martins et al. 2015): PAIR and DENSE. */
+
+import { ProblemValidationError } from "../../errors.js";
+import type { BinaryFactor } from "./binary-factor.js";
+import { checkFinite, clip01 } from "./box-kernels.js";
+
+// ---------------------------------------------------------------------------------------------
+// PAIR
+
+/**
+ * AD3's PAIR: two variables, `score` added when both are 1. Its score over [0,1]² is the concave
+ * extension score·min(q1, q2) (score ≥ 0) or score·max(0, q1 + q2 − 1) (score < 0); the projection
+ * tries the two linear pieces in closed form and otherwise lies on the line between them.
+ */
+export function pairFactor(score: number): BinaryFactor {
+  checkFinite("pairFactor.score", score);
+  return {
+    name: "pair",
+    size: 2,
+    map(adjustment, out) {
+      const a = adjustment[0]!;
+      const b = adjustment[1]!;
+      const both = a + b + score;
+      let value = 0;
+      let z0 = 0;
+      let z1 = 0;
+      if (a > value) {
+        value = a;
+        z0 = 1;
+        z1 = 0;
+      }
+      if (b > value) {
+        value = b;
+        z0 = 0;
+        z1 = 1;
+      }
+      if (both > value) {
+        value = both;
+        z0 = 1;
+        z1 = 1;
+      }
+      out[0] = z0;
+      out[1] = z1;
+      return value;
+    },
+    project(v, scale, out) {
+      const v0 = v[0]!;
+      const v1 = v[1]!;
+      const w = scale * score;
+      // Each piece's objective bounds the true one from one side and equals it on the piece, so
+      // a piece's maximiser that lies in its own piece is optimal.
+      if (w >= 0) {
+        let q0 = clip01(v0 + w);
+        let q1 = clip01(v1);
+        if (q0 <= q1) {
+          out[0] = q0;
+          out[1] = q1;
+          return;
+        }
+        q0 = clip01(v0);
+        q1 = clip01(v1 + w);
+        if (q1 <= q0) {
+          out[0] = q0;
+          out[1] = q1;
+          return;
+        }
+        const t = clip01(0.5 * (v0 + v1 + w));
+        out[0] = t;
+        out[1] = t;
+        return;
+      }
+      let q0 = clip01(v0);
+      let q1 = clip01(v1);
+      if (q0 + q1 <= 1) {
+        out[0] = q0;
+        out[1] = q1;
+        return;
+      }
+      q0 = clip01(v0 + w);
+      q1 = clip01(v1 + w);
+      if (q0 + q1 >= 1) {
+        out[0] = q0;
+        out[1] = q1;
+        return;
+      }
+      const t = clip01(0.5 * (v0 - v1 + 1));
+      out[0] = t;
+      out[1] = 1 - t;
+    },
+    score(z) {
+      return (z[0] ?? 0) > 0.5 && (z[1] ?? 0) > 0.5 ? score : 0;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dense
+
+/**
+ * AD3's DENSE factor: several multi-valued variables, variable k with cardinalities[k] states, as
+ * the concatenation of their one-hot indicator blocks (size Σ cardinalities). `scores` has one
+ * entry per joint configuration (s_0, …, s_{K−1}), at index Σ_k s_k·Π_{j>k} cardinalities[j]: the
+ * LAST variable varies fastest (AD3's order). `map` enumerates the joint configurations; there is no
+ * `project` (the master's active-set method works through `map`). A 0/1 vector that is not one-hot
+ * per block scores −∞.
+ */
+export function denseFactor(cardinalities: Int32Array, scores: Float64Array): BinaryFactor {
+  const k = cardinalities.length;
+  if (k === 0)
+    throw new ProblemValidationError("denseFactor.cardinalities", "expected at least one variable");
+  const offsets = new Int32Array(k + 1);
+  const strides = new Int32Array(k);
+  let total = 1;
+  for (let j = 0; j < k; j++) {
+    const c = cardinalities[j]!;
+    if (!Number.isInteger(c) || c < 1) {
+      throw new ProblemValidationError(
+        `denseFactor.cardinalities[${j}]`,
+        `expected an integer ≥ 1, got ${c}`,
+      );
+    }
+    offsets[j + 1] = offsets[j]! + c;
+  }
+  for (let j = k - 1; j >= 0; j--) {
+    strides[j] = total;
+    total *= cardinalities[j]!;
+  }
+  if (scores.length !== total) {
+    throw new ProblemValidationError(
+      "denseFactor.scores",
+      `expected ${total} entries (the product of the cardinalities), got ${scores.length}`,
+    );
+  }
+  for (let i = 0; i < total; i++) {
+    const s = scores[i]!;
+    if (Number.isNaN(s) || s === Number.POSITIVE_INFINITY) {
+      throw new ProblemValidationError(
+        `denseFactor.scores[${i}]`,
+        `expected a number < ∞, got ${s}`,
+      );
+    }
+  }
+  const size = offsets[k]!;
+  const state = new Int32Array(k);
+  // partial[j] = Σ_{i<j} adjustment of variable i's current state.
+  const partial = new Float64Array(k + 1);
+  return {
+    name: "dense",
+    size,
+    map(adjustment, out) {
+      state.fill(0);
+      for (let j = 0; j < k; j++) partial[j + 1] = partial[j]! + adjustment[offsets[j]!]!;
+      let best = Number.NEGATIVE_INFINITY;
+      let bestIndex = 0;
+      for (let index = 0; ; ) {
+        const value = scores[index]! + partial[k]!;
+        if (value > best) {
+          best = value;
+          bestIndex = index;
+        }
+        if (++index === total) break;
+        let j = k - 1;
+        while (state[j]! + 1 === cardinalities[j]!) state[j--] = 0;
+        state[j] = state[j]! + 1;
+        for (let i = j; i < k; i++)
+          partial[i + 1] = partial[i]! + adjustment[offsets[i]! + state[i]!]!;
+      }
+      out.fill(0, 0, size);
+      for (let j = 0; j < k; j++) {
+        const s = Math.floor(bestIndex / strides[j]!) % cardinalities[j]!;
+        out[offsets[j]! + s] = 1;
+      }
+      return best;
+    },
+    score(z) {
+      let index = 0;
+      for (let j = 0; j < k; j++) {
+        let chosen = -1;
+        for (let s = 0; s < cardinalities[j]!; s++) {
+          if ((z[offsets[j]! + s] ?? 0) > 0.5) {
+            if (chosen >= 0) return Number.NEGATIVE_INFINITY;
+            chosen = s;
+          }
+        }
+        if (chosen < 0) return Number.NEGATIVE_INFINITY;
+        index += chosen * strides[j]!;
+      }
+      return scores[index]!;
+    },
+  };
+}

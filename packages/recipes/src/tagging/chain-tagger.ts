@@ -1,0 +1,447 @@
+/**
+ * A linear-chain CRF as a {@link SequenceTagger}: first order (every request), second order
+ * (labels only), a two-stage model (its first stage's votes counted over the whole batch), and a
+ * model imported from CRFsuite (attribute lists only). One {@link Tagger} is its engine and clock.
+ */
+import { type CrfModel, modelToBytes } from "@lagrange/chain-crf";
+import type { WeightedTemplate } from "@lagrange/constraint-templates";
+import {
+  checkpoints,
+  type DecodeOptions,
+  type Decoder,
+  type DecoderOptionValue,
+  type DecoderRegistry,
+  LagrangeError,
+} from "@lagrange/core";
+import type { Corpus, LabelScheme, Sentence } from "@lagrange/datasets";
+import { needsConstraints, standardDecoders } from "../decoders.js";
+import {
+  type ExplainSentenceOptions,
+  explainSentence,
+  type SentenceExplanation,
+} from "../explain.js";
+import { type GoldLabels, inputForModel, withFirstStageVotes } from "../model-input.js";
+import { modelScheme } from "../model-scheme.js";
+import { secondOrderOnly, type TaggedNBest, Tagger, type TaggingTime } from "../tagger.js";
+import { type ConfidenceRecord, confidenceRecord } from "./confidence.js";
+import { DEFAULT_DECODERS } from "./default-decoders.js";
+import type { NBestMethod } from "./nbest.js";
+import type {
+  AttributeItem,
+  DecodingStats,
+  SequenceTagger,
+  TaggedBatch,
+  TaggerCapabilities,
+  TaggerKind,
+  TaggingSpec,
+  TagItem,
+  TagRequest,
+} from "./sequence-tagger.js";
+import { isTagFailure } from "./sequence-tagger.js";
+import {
+  checkRequest,
+  decodingStats,
+  failureOf,
+  type Refusals,
+  sentenceFailure,
+} from "./tag-items.js";
+
+/** What `openTagger` (or {@link chainTagger}) decided for a chain CRF. */
+export interface ChainTaggerParts {
+  readonly model: CrfModel;
+  readonly modelName: string;
+  /** Undefined for a model built in memory: its bytes are made when first asked for. */
+  readonly spec: (TaggingSpec & { readonly model: Uint8Array }) | undefined;
+  readonly registry: DecoderRegistry;
+  /** A registered name, or a decoder built elsewhere (an experiment's renamed one). */
+  readonly decoder: string | Decoder;
+  readonly decodeOptions: Readonly<Record<string, DecoderOptionValue>>;
+  /** Per-call options beside the declared ones (an experiment's callbacks, warm starts). */
+  readonly callOptions?: DecodeOptions;
+  readonly constraints: readonly WeightedTemplate[] | undefined;
+  readonly slaves: readonly string[];
+  readonly constrained: boolean;
+}
+
+/** The chain tagger of the model's kind: two-stage, CRFsuite import, or a plain chain CRF. */
+export function chainTaggerOf(parts: ChainTaggerParts): ChainCrfTagger {
+  if (parts.model.preset === null) return new AttributeCrfTagger(parts);
+  if (parts.model.firstStage !== null) return new TwoStageTagger(parts);
+  return new ChainCrfTagger(parts);
+}
+
+/** What {@link chainTagger} decodes a model in memory with (`openTagger` reads these from a spec). */
+export interface ChainTaggerOptions {
+  /** Default {@link standardDecoders}. */
+  readonly registry?: DecoderRegistry;
+  /** A decoder name in `registry` (default `viterbi`), or a decoder built elsewhere. */
+  readonly decoder?: string | Decoder;
+  /** Learned constraints: weighted templates (a constraints file's entries are). */
+  readonly constraints?: readonly WeightedTemplate[];
+  /** Plug-in slaves (names in `registry`) added to every sentence's problem. */
+  readonly slaves?: readonly string[];
+  /** Per-call options of the decoder (iteration cap, tolerance, callbacks). */
+  readonly decodeOptions?: DecodeOptions;
+  /** The model's name in messages (default `the model`). */
+  readonly modelName?: string;
+}
+
+/**
+ * A chain CRF already in memory (an experiment's, a test's, a parser's POS tagger) as a
+ * {@link SequenceTagger}: the same checks and the same path as `openTagger`, without a file.
+ */
+export function chainTagger(model: CrfModel, options: ChainTaggerOptions = {}): SequenceTagger {
+  const registry = options.registry ?? standardDecoders();
+  const decoder = options.decoder ?? DEFAULT_DECODERS["chain-crf"];
+  const definition = typeof decoder === "string" ? registry.decoder(decoder) : undefined;
+  const slaves = options.slaves ?? [];
+  const given = options.constraints !== undefined || slaves.length > 0;
+  const decodeOptions: Record<string, DecoderOptionValue> = {};
+  for (const [name, value] of Object.entries(options.decodeOptions ?? {})) {
+    if (["number", "boolean", "string"].includes(typeof value)) decodeOptions[name] = value;
+  }
+  return chainTaggerOf({
+    model,
+    modelName: options.modelName ?? "the model",
+    spec: undefined,
+    registry,
+    decoder,
+    decodeOptions,
+    ...(options.decodeOptions === undefined ? {} : { callOptions: options.decodeOptions }),
+    constraints: options.constraints,
+    slaves,
+    constrained:
+      definition === undefined
+        ? given
+        : definition.accepts.constraints && (needsConstraints(definition) || given),
+  });
+}
+
+/** A linear-chain CRF that reads text columns through its preset (first or second order). */
+export class ChainCrfTagger implements SequenceTagger {
+  readonly kind: TaggerKind = "chain-crf";
+  readonly description: string = "a linear-chain CRF";
+  readonly title: string;
+  readonly modelName: string;
+  readonly labels: readonly string[];
+  readonly scheme: LabelScheme;
+  readonly unit: "sentence" | "corpus" = "sentence";
+  readonly can: TaggerCapabilities;
+  readonly decoder: string;
+  readonly decodeOptions: Readonly<Record<string, DecoderOptionValue>>;
+  readonly constrained: boolean;
+  readonly nbestMethod: NBestMethod | undefined;
+  readonly notes: readonly string[] = [];
+  protected readonly model: CrfModel;
+  readonly #parts: ChainTaggerParts;
+  readonly #engine: Tagger;
+  /** A second engine for an n-best list's confidence, so that the clock counts each sentence once. */
+  #side: Tagger | undefined;
+
+  constructor(parts: ChainTaggerParts) {
+    this.#parts = parts;
+    this.model = parts.model;
+    this.modelName = parts.modelName;
+    this.decoder = typeof parts.decoder === "string" ? parts.decoder : parts.decoder.name;
+    this.decodeOptions = parts.decodeOptions;
+    this.constrained = parts.constrained;
+    this.labels = parts.model.labels.names();
+    this.scheme = modelScheme(parts.model);
+    this.title = `the chain CRF, decoder ${this.decoder}`;
+    this.#engine = this.#newEngine();
+    this.can = this.capabilities(!this.#engine.labelsOnly);
+    this.nbestMethod = this.can.nbest ? this.#engine.nbestMethod : undefined;
+  }
+
+  #spec: (TaggingSpec & { readonly model: Uint8Array }) | undefined;
+  get spec(): TaggingSpec & { readonly model: Uint8Array } {
+    const parts = this.#parts;
+    if (
+      parts.spec === undefined &&
+      (parts.constraints !== undefined || typeof parts.decoder !== "string")
+    ) {
+      throw new LagrangeError(
+        "usage",
+        `${this.modelName} was built in memory with learned constraints or its own decoder: it has no plain-data spec; open it with openTagger`,
+      );
+    }
+    this.#spec ??= parts.spec ?? {
+      model: modelToBytes(this.model),
+      modelName: this.modelName,
+      ...(typeof this.#parts.decoder === "string" ? { decoder: this.#parts.decoder } : {}),
+      decoderOptions: this.decodeOptions,
+      ...(this.#parts.slaves.length === 0 ? {} : { slaves: this.#parts.slaves }),
+    };
+    return this.#spec;
+  }
+
+  /** A second-order model decodes with its own exact Viterbi: its labels only. */
+  protected capabilities(firstOrder: boolean): TaggerCapabilities {
+    return {
+      marginals: firstOrder,
+      nbest: firstOrder,
+      forced: firstOrder,
+      explain: true,
+      text: true,
+      attributes: true,
+    };
+  }
+
+  #newEngine(): Tagger {
+    const parts = this.#parts;
+    return new Tagger({
+      model: parts.model,
+      registry: parts.registry,
+      decoder: parts.decoder,
+      ...(parts.constraints === undefined ? {} : { constraints: parts.constraints }),
+      slaves: parts.slaves,
+      decodeOptions: { ...parts.decodeOptions, ...parts.callOptions },
+    });
+  }
+
+  get time(): TaggingTime {
+    return this.#engine.time;
+  }
+
+  summary(): string | undefined {
+    return undefined;
+  }
+
+  input(corpus: Corpus, gold: GoldLabels): Corpus {
+    return inputForModel(corpus, this.model, gold);
+  }
+
+  /** Why this model refuses what it cannot do, by the flags asked. */
+  protected refusals(flags: string): Partial<Refusals> {
+    return {
+      marginals: secondOrderOnly("--marginals and --probability").message,
+      nbest: secondOrderOnly(flags).message,
+    };
+  }
+
+  check(request: TagRequest): void {
+    checkRequest(this.can, request, (flags) => this.refusals(flags));
+  }
+
+  async tag(batch: readonly Sentence[], request: TagRequest = {}): Promise<TaggedBatch> {
+    this.check(request);
+    return this.#tagEach(
+      batch,
+      request,
+      (sentence) => ({ attributes: this.#engine.attributes(sentence), tokens: sentence.tokens }),
+      (error, sentence, note) => sentenceFailure(error, sentence, note),
+    );
+  }
+
+  async tagAttributes(
+    batch: readonly AttributeItem[],
+    request: TagRequest = {},
+  ): Promise<TaggedBatch> {
+    checkRequest(this.can, request, (flags) => this.refusals(flags));
+    return this.#tagEach(
+      batch,
+      request,
+      (item) => item,
+      (error, item, note) => failureOf(error, item.place ?? "sequence", undefined, note),
+    );
+  }
+
+  async explain(
+    batch: readonly Sentence[],
+    index: number,
+    options: ExplainSentenceOptions = {},
+  ): Promise<SentenceExplanation> {
+    const sentence = batch[index];
+    if (sentence === undefined) {
+      throw new LagrangeError("usage", `sentence ${index + 1}: the input has ${batch.length}`);
+    }
+    return explainSentence(this.#engine, sentence, options);
+  }
+
+  async #tagEach<T>(
+    batch: readonly T[],
+    request: TagRequest,
+    read: (item: T) => Pick<AttributeItem, "attributes" | "tokens">,
+    fail: (error: unknown, item: T, note: string) => TagItem,
+  ): Promise<TaggedBatch> {
+    const engine = this.#engine;
+    const { signal } = request;
+    const confidence =
+      request.confidence?.marginals === true || request.confidence?.probability === true
+        ? request.confidence
+        : undefined;
+    const explain = request.explain === true;
+    const before = engine.time;
+    const checkpoint = checkpoints(signal);
+    const items: TagItem[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      if (request.stopAtFailure === true && i > 0 && isTagFailure(items[i - 1]!)) break;
+      if (checkpoint.due()) await checkpoint.pause();
+      const item = batch[i]!;
+      const restriction = request.restrictions?.[i];
+      const options = restriction === undefined ? {} : { restriction };
+      try {
+        const { attributes, tokens } = read(item);
+        if (request.nbest === undefined) {
+          const tagged = engine.tagAttributes(attributes, tokens, signal, options);
+          items.push({
+            labels: tagged.labels,
+            stats: decodingStats(tagged.decoding, tagged.constraints, explain),
+            ...(confidence === undefined
+              ? {}
+              : {
+                  confidence: confidenceRecord(engine.confidence(tagged, confidence), this.labels),
+                }),
+          });
+          continue;
+        }
+        const found = engine.nbestAttributes(attributes, tokens, request.nbest.k, {
+          ...options,
+          ...(request.nbest.method === undefined ? {} : { method: request.nbest.method }),
+          ...(signal === undefined ? {} : { signal }),
+        });
+        const best = found.entries[0]!;
+        let record: ConfidenceRecord | undefined;
+        if (confidence !== undefined) {
+          // The figures are of the list's best labelling (a tie may make the decoder's own differ).
+          this.#side ??= this.#newEngine();
+          const tagged = this.#side.tagAttributes(attributes, tokens, signal, options);
+          const listed = { ...tagged, decoding: { ...tagged.decoding, labels: best.labels } };
+          record = confidenceRecord(this.#side.confidence(listed, confidence), this.labels);
+        }
+        items.push({
+          labels: best.names,
+          stats: nbestStats(found),
+          ...(record === undefined ? {} : { confidence: record }),
+          nbest: found,
+        });
+      } catch (error) {
+        items.push(
+          fail(error, item, restriction === undefined ? "" : " (with the --forced labels)"),
+        );
+      }
+    }
+    const after = engine.time;
+    return {
+      items,
+      time: {
+        featuresMs: after.featuresMs - before.featuresMs,
+        scoringMs: after.scoringMs - before.scoringMs,
+        decodingMs: after.decodingMs - before.decodingMs,
+      },
+    };
+  }
+}
+
+/** An n-best list's figures as one decoding's: its decodes, the best entry, all certified or not. */
+function nbestStats(found: TaggedNBest): DecodingStats {
+  const best = found.entries[0]!;
+  return {
+    iterations: found.decodes,
+    status: found.timedOut ? "time-limit" : "optimal",
+    certified: found.entries.every((e) => e.certified),
+    primal: best.score,
+    dual: undefined,
+    gap: 0,
+    firstViolated: 0,
+    violated: 0,
+    hardViolated: 0,
+    changed: false,
+  };
+}
+
+/**
+ * A two-stage model (lagrange train --two-stage): its first stage's votes are counted over the
+ * documents of the whole batch, so the input is read whole, never streamed.
+ */
+export class TwoStageTagger extends ChainCrfTagger {
+  override readonly kind: TaggerKind = "two-stage";
+  override readonly description = "a two-stage model (lagrange train --two-stage)";
+  override readonly unit = "corpus" as const;
+
+  protected override capabilities(firstOrder: boolean): TaggerCapabilities {
+    return { ...super.capabilities(firstOrder), nbest: false, forced: false };
+  }
+
+  protected override refusals(flags: string): Partial<Refusals> {
+    return {
+      ...super.refusals(flags),
+      nbest: `${flags}: ${this.modelName} is a two-stage model; tag it without ${flags}`,
+    };
+  }
+
+  override async tag(batch: readonly Sentence[], request: TagRequest = {}): Promise<TaggedBatch> {
+    this.check(request);
+    return super.tag(await this.#withVotes(batch, request), request);
+  }
+
+  override async explain(
+    batch: readonly Sentence[],
+    index: number,
+    options: ExplainSentenceOptions = {},
+  ): Promise<SentenceExplanation> {
+    const { signal } = options;
+    return super.explain(
+      await this.#withVotes(batch, signal === undefined ? {} : { signal }),
+      index,
+      options,
+    );
+  }
+
+  #withVotes(batch: readonly Sentence[], request: TagRequest): Promise<readonly Sentence[]> {
+    const { signal, onProgress } = request;
+    return withFirstStageVotes(this.model, batch, {
+      ...(signal === undefined ? {} : { signal }),
+      ...(onProgress === undefined
+        ? {}
+        : { onProgress: (done, total) => onProgress({ stage: "first stage", done, total }) }),
+    });
+  }
+}
+
+/**
+ * A chain CRF imported from CRFsuite: no feature preset, so it reads CRFsuite attribute lists
+ * ({@link SequenceTagger.tagAttributes}), not text columns.
+ */
+export class AttributeCrfTagger extends ChainCrfTagger {
+  override readonly kind: TaggerKind = "attribute-crf";
+  override readonly description = "a model without a feature preset (CRFsuite import)";
+
+  protected override capabilities(): TaggerCapabilities {
+    return {
+      marginals: false,
+      nbest: false,
+      forced: false,
+      explain: false,
+      text: false,
+      attributes: true,
+    };
+  }
+
+  protected override refusals(flags: string): Partial<Refusals> {
+    const refused = `${flags}: ${this.modelName} is ${this.description}; tag it without ${flags}`;
+    return { marginals: refused, nbest: refused, explain: refused };
+  }
+
+  #noText(what = "tag data in CRFsuite's format with --format crfsuite"): LagrangeError {
+    return new LagrangeError(
+      "usage",
+      `${this.modelName} has no feature preset (a model imported from CRFsuite): it reads CRFsuite attribute lists, not text columns; ${what}`,
+    );
+  }
+
+  override input(): Corpus {
+    throw this.#noText();
+  }
+
+  override async tag(): Promise<TaggedBatch> {
+    throw this.#noText();
+  }
+
+  override async explain(): Promise<SentenceExplanation> {
+    throw new LagrangeError(
+      "usage",
+      `${this.modelName} has no feature preset (a model imported from CRFsuite): explain reads text columns through a preset`,
+    );
+  }
+}

@@ -1,0 +1,205 @@
+import type { TrainingObjectiveName } from "@lagrange/bcrf";
+import {
+  type CrfModel,
+  iterationCap,
+  type TrainingAlgorithm,
+  type TrainingProgress,
+} from "@lagrange/chain-crf";
+import { type JsonValue, LagrangeError } from "@lagrange/core";
+import type { Corpus, LabelScheme } from "@lagrange/datasets";
+import { parseClassWeights } from "../class-weights.js";
+import {
+  type GeneralCrfTrainingOptions,
+  type TrainedGeneralCrf,
+  trainGeneralCrf,
+} from "../general-crf.js";
+import { getTaskPreset } from "../preset-names.js";
+import type { TaskPreset } from "../task-presets/task-presets.js";
+import type { TrainingFeatures } from "../task-presets/training-features.js";
+import { type TrainedOnCorpus, type TrainOnCorpusOptions, trainOnCorpus } from "../training.js";
+import {
+  type CrfsuiteCorpus,
+  type TrainedOnCrfsuite,
+  trainOnCrfsuite,
+} from "../training-crfsuite.js";
+import { objectiveTraining } from "../training-objective.js";
+import { type TrainedTwoStage, type TwoStageOptions, trainTwoStage } from "../two-stage/train.js";
+import { definedFields } from "./defined-fields.js";
+
+/**
+ * How a chain CRF is trained, as plain data: what `lagrange train`'s flags and the bench's rows
+ * set. Left out, a value comes from the task preset (its stopping rule, c2) or the trainer.
+ */
+export interface TrainingSpec {
+  readonly algorithm: TrainingAlgorithm;
+  readonly c1?: number;
+  readonly c2?: number;
+  readonly maxIterations?: number;
+  readonly threads?: number;
+  readonly minAttributeFrequency?: number;
+  /** Early stopping: held-out evaluations without improvement. */
+  readonly patience?: number;
+  readonly constrainedTraining?: boolean;
+  /** `2`: label-trigram weights too (`trigrams`: the observed ones, default, or all). */
+  readonly order?: 1 | 2;
+  readonly trigrams?: "observed" | "all";
+  /** `LABEL=w` or `balanced[:POWER]` specs (see `parseClassWeights`). */
+  readonly classWeights?: readonly string[];
+  readonly allowNoProgress?: boolean;
+  /** Default `crf` (the likelihood). */
+  readonly objective?: TrainingObjectiveName;
+  /** bcrf: IBP half-steps per loss evaluation; mean-field: unrolled updates. */
+  readonly objectiveIterations?: number;
+  /** The gold column holds partial annotations. */
+  readonly partialLabels?: boolean;
+  readonly scheme?: LabelScheme;
+  /**
+   * A task preset whose training defaults apply when the features name none (a bench row on a
+   * task's base preset); the features' own task preset comes first.
+   */
+  readonly taskPreset?: string;
+}
+
+/** What one run trains on, beside the spec: resolved features and data, hooks, a signal. */
+export interface TrainerInputs {
+  /** `trainingFeatures`' result, or a continued model's features (none: CRFsuite data's own). */
+  readonly features?: TrainingFeatures;
+  readonly dev?: Corpus;
+  /** Continued training: the initial model, and what the continued model records of it. */
+  readonly init?: {
+    readonly model: CrfModel;
+    readonly settings: { readonly [key: string]: JsonValue };
+  };
+  /** The memory estimate, once the layout is known (a bound may refuse it by throwing). */
+  readonly onPrepared?: TrainOnCorpusOptions["onPrepared"];
+  readonly signal?: AbortSignal;
+}
+
+type OnProgress = (progress: TrainingProgress) => void;
+
+/** A general CRF's options beside the chain CRF's, which the trainer supplies. */
+export interface GeneralTraining extends Omit<GeneralCrfTrainingOptions, "crf" | "trainModel"> {
+  /** A jackknife fold's features (default: the run's); mined lexicons must not see the fold. */
+  readonly featuresOf?: (corpus: Corpus, fold: number) => Promise<TrainingFeatures>;
+  /** Each chain CRF's iterations (fold 0: the CRF on all the data). */
+  readonly onChainProgress?: (progress: TrainingProgress, fold: number) => void;
+}
+
+export interface Trainer {
+  /** The task preset whose defaults were merged, if any. */
+  readonly task: TaskPreset | undefined;
+  /** One training's iterations: the spec's, else the task preset's for L-BFGS and OWL-QN. */
+  readonly maxIterations: number | undefined;
+  /** One training's iteration cap, the algorithm's default included (undefined: none). */
+  readonly limit: number | undefined;
+  /** `trainOnCorpus`'s options for the run's features, or for `features` (a fold's). */
+  options(onProgress?: OnProgress, features?: TrainingFeatures): TrainOnCorpusOptions;
+  train(corpus: Corpus, onProgress?: OnProgress): Promise<TrainedOnCorpus>;
+  /** Two stages (Krishnan & Manning 2006): jackknifed first stages' votes as features. */
+  trainTwoStage(
+    corpus: Corpus,
+    hooks: Pick<TwoStageOptions, "folds" | "onProgress" | "onStage">,
+  ): Promise<TrainedTwoStage>;
+  /** The chain CRF, its jackknifed folds, then consistency weights by perceptron (qian-liu2014). */
+  trainGeneral(corpus: Corpus, general: GeneralTraining): Promise<TrainedGeneralCrf>;
+  /** CRFsuite's data, its attributes as given (no features to resolve). */
+  trainCrfsuite(
+    corpus: CrfsuiteCorpus,
+    dev: CrfsuiteCorpus | undefined,
+    onProgress?: OnProgress,
+  ): Promise<TrainedOnCrfsuite>;
+}
+
+/**
+ * The one place a task preset's training defaults (stopping rule, c2, the decoder its models are
+ * meant for) meet the spec: `lagrange train` and the bench both train through it.
+ */
+export function openTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
+  const { features, init } = inputs;
+  const task =
+    features?.task ?? (spec.taskPreset === undefined ? undefined : getTaskPreset(spec.taskPreset));
+  const quasiNewton = spec.algorithm === "lbfgs" || spec.algorithm === "owlqn";
+  const maxIterations = spec.maxIterations ?? (quasiNewton ? task?.maxIterations : undefined);
+  const objective = objectiveTraining(
+    definedFields({
+      objective: spec.objective,
+      iterations: spec.objectiveIterations,
+      partialLabels: spec.partialLabels,
+    }),
+  );
+  // What the model file records: how it was trained, then the task preset and its decoder
+  // (lagrange tag's default), or the model it continues.
+  const settings = {
+    ...objective.settings,
+    ...(init !== undefined
+      ? init.settings
+      : features?.task !== undefined
+        ? { taskPreset: features.task.name, decoder: features.task.decoder }
+        : {}),
+  };
+  const fixed: Omit<TrainOnCorpusOptions, "preset"> = {
+    ...definedFields({
+      delta: quasiNewton ? task?.delta : undefined,
+      scheme: spec.scheme,
+      c1: spec.c1,
+      c2: spec.c2 ?? task?.c2,
+      maxIterations,
+      threads: spec.threads,
+      minAttributeFrequency: spec.minAttributeFrequency,
+      dev: inputs.dev,
+      patience: spec.patience,
+      classWeights: parseClassWeights(spec.classWeights ?? []),
+      onPrepared: inputs.onPrepared,
+      init: init?.model,
+      signal: inputs.signal,
+    }),
+    algorithm: spec.algorithm,
+    ...(spec.constrainedTraining === true ? { constrainedTraining: true } : {}),
+    ...(spec.order === 2 ? { order: 2, trigrams: spec.trigrams ?? "observed" } : {}),
+    ...(spec.allowNoProgress === true ? { allowNoProgress: true } : {}),
+    ...objective,
+    settings,
+  };
+  const options = (onProgress?: OnProgress, of = features): TrainOnCorpusOptions => {
+    if (of === undefined) throw new LagrangeError("usage", "a chain CRF needs its features");
+    return {
+      ...fixed,
+      preset: of.preset,
+      ...definedFields({ features: of.features, jackknife: of.jackknife, onProgress }),
+    };
+  };
+  return {
+    task,
+    maxIterations,
+    limit: iterationCap(spec.algorithm, maxIterations),
+    options,
+    train: (corpus, onProgress) => trainOnCorpus(corpus, options(onProgress)),
+    trainTwoStage: (corpus, { onProgress, ...hooks }) =>
+      trainTwoStage(corpus, { ...options(onProgress), ...hooks }),
+    trainGeneral: (corpus, general) => {
+      const { featuresOf, onChainProgress, ...rest } = general;
+      const progress = (fold: number) =>
+        onChainProgress === undefined
+          ? undefined
+          : (p: TrainingProgress) => onChainProgress(p, fold);
+      return trainGeneralCrf(corpus, {
+        ...definedFields({ signal: inputs.signal }),
+        ...rest,
+        crf: options(progress(0)),
+        trainModel: async (part, labels, fold) => {
+          const of = featuresOf === undefined ? features : await featuresOf(part, fold);
+          const chain = options(progress(fold), of);
+          return (await trainOnCorpus(part, labels.length === 0 ? chain : { ...chain, labels }))
+            .model;
+        },
+      });
+    },
+    trainCrfsuite: (corpus, dev, onProgress) => {
+      const { dev: _, partialLabels: __, init: initModel, ...shared } = fixed;
+      return trainOnCrfsuite(corpus, {
+        ...shared,
+        ...definedFields({ dev, onProgress, init: initModel }),
+      });
+    },
+  };
+}
