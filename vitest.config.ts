@@ -37,8 +37,10 @@ const INTEGRATION_TESTS = [
     "tag-entry",
     "tag-stream",
   ].map((name) => `apps/cli/src/${name}.test.ts`),
-  // The benchmark suites, each running its experiment end to end.
+  // The benchmark suites and anzaroot2014's citation experiment, each run end to end.
   "apps/bench/src/**/*.test.ts",
+  "packages/experiments/src/citations/benchmark.test.ts",
+  "packages/recipes/src/citations/citations.test.ts",
   // Every README code block, each in a fresh tsx process.
   "tools/readme-examples/**/*.test.ts",
   // Real corpora from the dataset mirror (skipped, saying so, without one).

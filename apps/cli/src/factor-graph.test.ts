@@ -5,7 +5,6 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cppDefaultFormat } from "./commands/factor-graph.js";
 import { expectCleanExit, sha256, startCli, strayTemporaryFiles } from "./probe/cli-process.js";
 import { run } from "./testing/run-cli.js";
 
@@ -289,26 +288,4 @@ describe("lagrange factor-graph and Ctrl-C", () => {
     expect(sha256(previous)).toBe(hash);
     expect(strayTemporaryFiles(dir)).toEqual([]);
   }, 60_000);
-});
-
-describe("ad3_multi's number format", () => {
-  it("writes doubles as C++'s default ostream does (%g, 6 significant digits)", () => {
-    const cases: [number, string][] = [
-      [0, "0"],
-      [-0, "-0"],
-      [1, "1"],
-      [0.5, "0.5"],
-      [1 / 3, "0.333333"],
-      [0.4999996, "0.5"],
-      [0.0001234, "0.0001234"],
-      [0.00001234, "1.234e-05"],
-      [1e-7, "1e-07"],
-      [100000, "100000"],
-      [999999.7, "1e+06"],
-      [123456789, "1.23457e+08"],
-      [-2.5, "-2.5"],
-      [Number.POSITIVE_INFINITY, "inf"],
-    ];
-    for (const [x, text] of cases) expect(cppDefaultFormat(x), String(x)).toBe(text);
-  });
 });

@@ -15,7 +15,7 @@ import {
   isRefusedDevice,
   parseInputCaps,
 } from "@lagrange/core/node";
-import type { CommandFiles, InputFileKind } from "./define/files.js";
+import type { CommandFiles, InputFileKind } from "./files-declared.js";
 
 /** Kinds a stream cannot be: a plug-in is imported (a thread would block on a FIFO), a password is a file. */
 const REGULAR_ONLY: ReadonlySet<InputFileKind> = new Set(["plugin", "password"]);

@@ -12,7 +12,7 @@ import {
 } from "@lagrange/core/node";
 import { type Corpus, checkLineEndings, DataFormatError } from "@lagrange/datasets";
 import { type OpenCorpusOptions, openCorpus } from "@lagrange/datasets/node";
-import { declaredInputKind, type InputFileKind } from "./define/files.js";
+import { declaredInputKind, type InputFileKind } from "./files-declared.js";
 
 /**
  * A file the command line names must exist, be a file and be readable: otherwise a usage error
@@ -46,7 +46,7 @@ export function namedInputError(option: string, error: unknown): unknown {
 
 /**
  * The kind whose cap a read applies: the one given, else the one the running command declares for
- * `option` (see define/files.ts), else a model's (the largest cap of a file read whole) for a
+ * `option` (see files-declared.ts), else a model's (the largest cap of a file read whole) for a
  * reader outside a declared command (a test calling a command directly).
  */
 function kindOf(option: string, kind: InputFileKind | undefined): InputSizeKind {

@@ -10,7 +10,6 @@ import { defineEval } from "./define/eval.js";
 import { defineExplain } from "./define/explain.js";
 import { defineExport } from "./define/export.js";
 import { defineFactorGraph } from "./define/factor-graph.js";
-import { commandFiles, recordCommandFiles } from "./define/files.js";
 import { defineImport } from "./define/import.js";
 import { defineInfo } from "./define/info.js";
 import { defineParse } from "./define/parse.js";
@@ -19,6 +18,7 @@ import { defineRules } from "./define/rules.js";
 import { defineTag } from "./define/tag.js";
 import { defineTrain } from "./define/train.js";
 import { ExitCode, exitCodeOf } from "./exit-codes.js";
+import { commandFiles, recordCommandFiles } from "./files-declared.js";
 import { exitCodesHelp, helpArguments, layOutHelp, wantsFullHelp } from "./help.js";
 import {
   announceFinalLine,
@@ -62,7 +62,7 @@ export function buildProgram(decoders: readonly DecoderDefinition[], fullHelp = 
   defineExport(program);
   defineDemo(program);
   defineQueue(program);
-  // Before any command, from its declared files (define/files.ts): an output is never one of its
+  // Before any command, from its declared files (files-declared.ts): an output is never one of its
   // inputs, and an input that is a device, a folder or over its kind's cap is refused at once.
   program.hook("preAction", async (_program, command) => {
     recordCommandFiles(command);

@@ -6,8 +6,8 @@ import {
   openAtomicFile,
   READ_ONLY_FILE,
 } from "@lagrange/core/node";
-import { commandFiles, FORCE_FLAG } from "./define/files.js";
 import { usageError } from "./exit-codes.js";
+import { commandFiles, FORCE_FLAG } from "./files-declared.js";
 import { trackTemporaryFile } from "./interruption.js";
 
 /** Where results go: standard output, or a file written atomically (nothing partial on failure). */
@@ -110,7 +110,7 @@ export async function writeOutput<T>(
 /**
  * The output rule's first half, run before every command (the program's `preAction` hook, after
  * {@link recordCommandFiles}): an output that is one of the command's inputs — every input its
- * definition declares (define/files.ts), compared by device and inode after symbolic links, so a
+ * definition declares (files-declared.ts), compared by device and inode after symbolic links, so a
  * hard link, a link or `./d/../x` for `x` all count — is refused as a usage error before any
  * work, since writing it would destroy the input.
  */

@@ -11,11 +11,11 @@ export {
 } from "./decoders/decoders.js";
 // Labellings from marginals
 export { mbrDecode, validDecode } from "./decoding/decode.js";
+export { BcrfWorkspace } from "./inference/bcrf-workspace.js";
 export { emptyChainInput, loadChainScores } from "./inference/chain-input.js";
 export {
   BCRF_DECODING_TEMPERATURE,
   BCRF_DEFAULT_ITERATIONS,
-  BcrfWorkspace,
   bcrfInference,
 } from "./inference/ibp.js";
 export { logDomainIbp } from "./inference/log-domain.js";

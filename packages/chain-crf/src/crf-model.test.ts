@@ -1,11 +1,12 @@
 import { chainDecoder, scoreLabelling, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { modelFromTraining } from "./crf-model.js";
 import { forwardBackward, kBest, viterbi } from "./inference/api.js";
 import { crfChainSlaves, crfSlave } from "./slave.js";
 import { enumerate } from "./testing/random-chain.js";
 import { randomCorpus } from "./testing/random-corpus.js";
+import { prepareTrainingData } from "./training-data.js";
 
 function trainedModel(seed: number, transitions: boolean) {
   const sequences = randomCorpus(seed, {

@@ -7,138 +7,32 @@ import {
   type TransitionMask,
 } from "@lagrange/core";
 import { ChainScorer } from "./chain-scorer.js";
-import { CrfEncoder } from "./crf-encoder.js";
+import {
+  type CrfDecodeOptions,
+  type CrfModelInit,
+  type KBestLabels,
+  type MarginalsResult,
+  type ModelFeature,
+  type ModelRecord,
+  type ModelSummary,
+  modelRecordOf,
+} from "./crf-model-types.js";
 import type { AttributeSequence } from "./features/types.js";
 import { InferenceContext } from "./inference/context.js";
 import { forwardBackwardKernel } from "./inference/forward-backward.js";
 import { kBestKernel } from "./inference/kbest.js";
-import {
-  SecondOrderContext,
-  secondOrderForwardBackwardKernel,
-  secondOrderViterbiKernel,
-} from "./inference/second-order.js";
+import { secondOrderViterbiKernel } from "./inference/second-order.js";
+import { SecondOrderContext } from "./inference/second-order-context.js";
+import { secondOrderForwardBackwardKernel } from "./inference/second-order-forward-backward.js";
 import type { ChainView } from "./inference/view.js";
 import { viterbiKernel } from "./inference/viterbi.js";
 import { type CompiledDataset, compileDataset, type LabelledSequence } from "./model/dataset.js";
-import {
-  AttributeFrequencyError,
-  buildAttributeDictionary,
-  countAttributes,
-  NoStateAttributesError,
-} from "./model/dictionary.js";
-import { buildFeatureLayout, type FeatureLayout, type LayoutOptions } from "./model/layout.js";
+import type { FeatureLayout } from "./model/layout.js";
 import { SequenceScorer } from "./model/sequence-scorer.js";
-import { type InitialModel, unionDictionary, warmStart } from "./model/warm-start.js";
+import type { TrainingData } from "./training-data.js";
 
 /** Core's JSON value type, re-exported where this package's API has always named it. */
 export type { JsonValue };
-
-/** Per call options of the model's own decoding (`tag`, `marginals`, `kbest`, `chainScores`). */
-export interface CrfDecodeOptions {
-  /** Per call; overrides the model's `constraints`. */
-  readonly constraints?: TransitionMask;
-  /** Labels to force: a label name (or id) per position, null / −1 for a free position. */
-  readonly fixed?: ReadonlyArray<string | number | null>;
-}
-
-export interface CrfModelInit {
-  readonly labels: LabelSet;
-  readonly attributes: LabelSet;
-  readonly transitionAttributes?: LabelSet;
-  readonly layout: FeatureLayout;
-  readonly weights: Float64Array;
-  /** Name of the feature preset the model was trained with (to extract the same attributes). */
-  readonly preset?: string | null;
-  /**
-   * Training settings, stored in model files. The {@link ModelRecord} keys among them (`scheme`,
-   * `taskPreset`, `decoder`, `generalCrf`) are read into the model's typed fields; the rest is
-   * provenance.
-   */
-  readonly settings?: { readonly [key: string]: JsonValue };
-  /** Default decoding constraints. */
-  readonly constraints?: TransitionMask;
-  /**
-   * A two-stage model's first stage, as the bytes of its own model file: tagging runs it over a
-   * document first and reads its votes (the second stage's `settings.features.votes`).
-   */
-  readonly firstStage?: Uint8Array | null;
-  /**
-   * A second-order model's label-trigram weights, (a, b, c) at a·L² + b·L + c (L³ of them),
-   * added to the first-order scores of `weights`; null or absent for a first-order model.
-   */
-  readonly trigrams?: Float64Array | null;
-}
-
-/**
- * What a model records for the code that tags with it, beyond its weights: typed fields of the
- * model (a model file's header keeps each as a field of its own), where the rest of `settings`
- * is provenance, for people and `lagrange info`.
- */
-export interface ModelRecord {
-  /** The label scheme the model was trained under (IOB2, BIOES, …); null when it records none. */
-  readonly scheme: string | null;
-  /** The task preset the model was trained with (it chose the features and the decoder). */
-  readonly taskPreset: string | null;
-  /** The decoder the model is meant for (its task preset's); null: its kind's default. */
-  readonly decoder: string | null;
-  /** A general CRF's consistency model (recipes validates it); null for a plain chain CRF. */
-  readonly generalCrf: JsonValue | null;
-}
-
-/** The settings keys that hold a {@link ModelRecord}'s fields. Internal to the package. */
-export const MODEL_RECORD_KEYS = ["scheme", "taskPreset", "decoder", "generalCrf"] as const;
-/** The record's fields that hold a name. */
-const NAME_FIELDS = ["scheme", "taskPreset", "decoder"] as const;
-
-/**
- * The record of `settings`, or the reason it is malformed (a name that is not text): a model file
- * is input, so its loader reports the reason, where a model built in memory throws it.
- */
-export function modelRecordOf(settings: {
-  readonly [key: string]: JsonValue;
-}): ModelRecord | string {
-  for (const key of NAME_FIELDS) {
-    const value = settings[key];
-    if (value !== undefined && typeof value !== "string") {
-      return `${key} is ${JSON.stringify(value)}; expected a name`;
-    }
-  }
-  const text = (key: (typeof NAME_FIELDS)[number]) => (settings[key] as string | undefined) ?? null;
-  return {
-    scheme: text("scheme"),
-    taskPreset: text("taskPreset"),
-    decoder: text("decoder"),
-    generalCrf: settings.generalCrf ?? null,
-  };
-}
-
-export interface ModelSummary {
-  readonly labels: string[];
-  readonly attributes: number;
-  readonly transitionAttributes: number;
-  readonly stateFeatures: number;
-  readonly transitionFeatures: number;
-  readonly weights: number;
-  readonly nonZeroWeights: number;
-  readonly startEnd: boolean;
-  readonly preset: string | null;
-  readonly settings: { readonly [key: string]: JsonValue };
-  /** Size in bytes of the embedded first-stage model (a two-stage model), else null. */
-  readonly firstStage: number | null;
-  /** Label trigram weights (L³) of a second-order model; absent for a first-order one. */
-  readonly trigrams?: number;
-}
-
-export interface MarginalsResult {
-  readonly logPartition: number;
-  /** p(y_i = t) at [i·L + t]. */
-  readonly marginals: Float64Array;
-}
-
-export interface KBestLabels {
-  readonly labels: string[][];
-  readonly scores: number[];
-}
 
 /**
  * A trained linear-chain CRF: label and attribute dictionaries, feature layout and weights, plus
@@ -229,6 +123,19 @@ export class CrfModel implements ModelRecord {
   /** 2 for a model with label-trigram weights, else 1. */
   get order(): 1 | 2 {
     return this.trigrams === null ? 1 : 2;
+  }
+
+  /**
+   * The parts beyond a plain first-order chain that this model uses (a format 4 header lists
+   * them): what a caller asks to know what the model can do, instead of probing its fields.
+   */
+  get features(): readonly ModelFeature[] {
+    const parts = [
+      ["first-stage", this.firstStage],
+      ["second-order", this.trigrams],
+      ["general-crf", this.generalCrf],
+    ] as const;
+    return parts.filter(([, part]) => part !== null).map(([feature]) => feature);
   }
 
   /**
@@ -412,7 +319,7 @@ export class CrfModel implements ModelRecord {
       startEnd: this.layout.startBase >= 0,
       preset: this.preset,
       settings: this.settings,
-      firstStage: this.firstStage === null ? null : this.firstStage.length,
+      firstStage: this.firstStage?.length ?? null,
       ...(this.trigrams === null ? {} : { trigrams: this.trigrams.length }),
     };
   }
@@ -616,127 +523,6 @@ function checkConstraints(c: TransitionMask, L: number): TransitionMask {
     }
   }
   return c;
-}
-
-export interface TrainingDataOptions {
-  /** Keep attributes seen at least this often (CRFsuite-style cut-off). Default 1. */
-  readonly minAttributeFrequency?: number;
-  /** Labels in a fixed order (e.g. a scheme's); labels seen in the data are added after them. */
-  readonly labels?: readonly string[];
-  /** Allocate the compiled data on SharedArrayBuffer (for worker threads). Default true. */
-  readonly shared?: boolean;
-  readonly source?: string;
-  /**
-   * Called once the feature layout is known and before the encoder and the trainer allocate
-   * their label-sized buffers: the place to estimate the memory training needs
-   * (`estimateTrainingMemory`) and refuse by throwing.
-   */
-  readonly beforeEncoder?: (prepared: PreparedLayout) => void;
-  /**
-   * Continued training: keep every label, attribute and feature of this model (its labels first,
-   * with their ids), add those the sequences show, and start from its weights
-   * ({@link TrainingData.initialWeights}; 0 for the added features). Start/end weights follow it.
-   */
-  readonly init?: InitialModel;
-}
-
-/** What {@link TrainingDataOptions.beforeEncoder} is shown. */
-export interface PreparedLayout {
-  readonly dataset: CompiledDataset;
-  readonly layout: FeatureLayout;
-  /** Distinct state attributes seen, before the frequency cut-off. */
-  readonly attributesSeen: number;
-  /** How often the most frequent state attribute occurs. */
-  readonly highestAttributeCount: number;
-}
-
-/** Everything a trainer needs, plus the dictionaries to build the model from its weights. */
-export interface TrainingData {
-  readonly labels: LabelSet;
-  readonly attributes: LabelSet;
-  readonly transitionAttributes: LabelSet;
-  readonly dataset: CompiledDataset;
-  readonly layout: FeatureLayout;
-  readonly encoder: CrfEncoder;
-  /** With {@link TrainingDataOptions.init}: its weights in this layout, the trainers' start. */
-  readonly initialWeights?: Float64Array;
-}
-
-/**
- * Dictionaries, compiled corpus, feature layout and encoder of a training corpus: the step between
- * extracted attributes and a trainer.
- */
-export function prepareTrainingData(
-  sequences: readonly LabelledSequence[],
-  options: TrainingDataOptions & LayoutOptions = {},
-): TrainingData {
-  if (sequences.length === 0) {
-    throw new ProblemValidationError(options.source ?? "sequences", "no training sequences");
-  }
-  const minFrequency = options.minAttributeFrequency ?? 1;
-  const counted = countAttributes(
-    sequences.map((s) => s.attributes),
-    minFrequency,
-  );
-  const init = options.init;
-  const attributes =
-    init === undefined ? counted.dictionary : unionDictionary(counted.dictionary, init.attributes);
-  if (attributes.size === 0 && counted.distinct > 0) {
-    throw new AttributeFrequencyError(minFrequency, counted.highestCount, counted.distinct);
-  }
-  if (attributes.size === 0) throw new NoStateAttributesError(options.source ?? "sequences");
-  const seenTransitionAttributes = buildAttributeDictionary(
-    sequences.map((s) => s.attributes.transition),
-    minFrequency,
-  );
-  const transitionAttributes =
-    init === undefined
-      ? seenTransitionAttributes
-      : unionDictionary(seenTransitionAttributes, init.transitionAttributes);
-  const labels = LabelSet.from([...(init?.labels.names() ?? []), ...(options.labels ?? [])]);
-  const dataset = compileDataset(sequences, {
-    attributes,
-    transitionAttributes,
-    labels,
-    internLabels: true,
-    shared: options.shared ?? true,
-    ...(options.source === undefined ? {} : { source: options.source }),
-  });
-  labels.freeze();
-  if (labels.size === 0) {
-    throw new ProblemValidationError(
-      options.source ?? "sequences",
-      "no labelled token: training needs at least one gold label",
-    );
-  }
-  const observed = buildFeatureLayout(
-    dataset,
-    attributes.size,
-    labels.size,
-    transitionAttributes.size,
-    init === undefined ? options : { ...options, startEnd: init.layout.startBase >= 0 },
-  );
-  const started =
-    init === undefined
-      ? undefined
-      : warmStart(init, observed, labels, attributes, transitionAttributes);
-  const layout = started?.layout ?? observed;
-  options.beforeEncoder?.({
-    dataset,
-    layout,
-    attributesSeen: counted.distinct,
-    highestAttributeCount: counted.highestCount,
-  });
-  const encoder = new CrfEncoder(dataset, layout);
-  return {
-    labels,
-    attributes,
-    transitionAttributes,
-    dataset,
-    layout,
-    encoder,
-    ...(started === undefined ? {} : { initialWeights: started.weights }),
-  };
 }
 
 /**

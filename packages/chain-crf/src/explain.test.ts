@@ -1,10 +1,11 @@
 import { scoreLabelling, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { modelFromTraining } from "./crf-model.js";
 import { explainLabelling, maxMarginalsOf, strongestWeights } from "./explain.js";
 import { enumerate } from "./testing/random-chain.js";
 import { randomCorpus } from "./testing/random-corpus.js";
+import { prepareTrainingData } from "./training-data.js";
 
 function randomModel(seed: number, transitions: boolean) {
   const sequences = randomCorpus(seed, {

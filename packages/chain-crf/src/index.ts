@@ -6,20 +6,15 @@ export { MAX_WEIGHT_MAGNITUDE } from "@lagrange/core/chain";
 export { ChainScorer } from "./chain-scorer.js";
 // Model: dictionaries, compiled data, feature layout, encoder, high-level model
 export { CrfEncoder, restoreEncoder } from "./crf-encoder.js";
-export {
-  type CrfDecodeOptions,
-  CrfModel,
-  type CrfModelInit,
-  type JsonValue,
-  type KBestLabels,
-  type MarginalsResult,
-  type ModelRecord,
-  type ModelSummary,
-  modelFromTraining,
-  prepareTrainingData,
-  type TrainingData,
-  type TrainingDataOptions,
-} from "./crf-model.js";
+export { CrfModel, type JsonValue, modelFromTraining } from "./crf-model.js";
+export type {
+  CrfDecodeOptions,
+  CrfModelInit,
+  KBestLabels,
+  MarginalsResult,
+  ModelRecord,
+  ModelSummary,
+} from "./crf-model-types.js";
 export {
   type ClassWeights,
   isClassWeight,
@@ -128,3 +123,8 @@ export {
   type TrainingPreparation,
   trainCrf,
 } from "./train-crf.js";
+export {
+  prepareTrainingData,
+  type TrainingData,
+  type TrainingDataOptions,
+} from "./training-data.js";

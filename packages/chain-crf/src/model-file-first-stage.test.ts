@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { seededRandom } from "@lagrange/core";
 import { crc32 } from "@lagrange/core/bytes";
 import { describe, expect, it } from "vitest";
-import { CrfModel, modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { CrfModel, modelFromTraining } from "./crf-model.js";
 import {
   firstStageModel,
   loadModelFromBytes,
@@ -12,6 +12,7 @@ import {
 } from "./model-file.js";
 import { headerOf } from "./testing/model-header.js";
 import { randomCorpus } from "./testing/random-corpus.js";
+import { prepareTrainingData } from "./training-data.js";
 
 function model(seed: number) {
   const sequences = randomCorpus(seed, { sequences: 6, maxLength: 5, transitions: true });

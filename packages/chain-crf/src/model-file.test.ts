@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { seededRandom } from "@lagrange/core";
 import { MAX_WEIGHT_MAGNITUDE } from "@lagrange/core/chain";
 import { describe, expect, it } from "vitest";
-import { CrfModel, modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { CrfModel, modelFromTraining } from "./crf-model.js";
 import { loadModelFromBytes, ModelFileError, modelToBytes } from "./model-file.js";
 import { loadModel, saveModel } from "./model-file-node.js";
 import { type Header, withHeader } from "./testing/model-header.js";
 import { randomCorpus } from "./testing/random-corpus.js";
+import { prepareTrainingData } from "./training-data.js";
 
 function model(seed = 1) {
   const sequences = randomCorpus(seed, {

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { seededRandom } from "@lagrange/core";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { modelFromTraining } from "./crf-model.js";
 import { chunkingPreset } from "./features/chunking.js";
 import { nerPreset } from "./features/ner.js";
 import type { Preset } from "./features/types.js";
@@ -11,6 +11,7 @@ import { InferenceContext } from "./inference/context.js";
 import { forwardBackwardKernel, forwardBackwardLogKernel } from "./inference/forward-backward.js";
 import { InstanceScorer } from "./model/scorer.js";
 import { loadModelFromBytes, modelToBytes } from "./model-file.js";
+import { prepareTrainingData } from "./training-data.js";
 
 /** The dataset mirror, found as the datasets registry does: LAGRANGE_DATA_DIR, else ../shared/datasets. */
 function mirrorFile(relative: string): string | undefined {

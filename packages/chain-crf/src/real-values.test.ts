@@ -1,11 +1,12 @@
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "./crf-model.js";
+import { modelFromTraining } from "./crf-model.js";
 import { fromAttributeLists } from "./features/builder.js";
 import type { Attribute } from "./features/types.js";
 import type { LabelledSequence } from "./model/dataset.js";
 import { TRAINING_ALGORITHMS, trainCrf } from "./train-crf.js";
+import { prepareTrainingData } from "./training-data.js";
 
 /** A model with random weights over labels A, B, C and attributes a, b, c, d. */
 function randomModel(seed: number) {

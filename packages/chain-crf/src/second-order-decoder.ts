@@ -1,6 +1,7 @@
 import { type Decoder, type Decoding, exactDecoding, LagrangeError } from "@lagrange/core";
 import type { CrfModel } from "./crf-model.js";
-import { SecondOrderContext, secondOrderViterbiKernel } from "./inference/second-order.js";
+import { secondOrderViterbiKernel } from "./inference/second-order.js";
+import { SecondOrderContext } from "./inference/second-order-context.js";
 import { emptyView, setViewFromScores } from "./inference/view.js";
 
 /**

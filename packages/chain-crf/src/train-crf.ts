@@ -1,12 +1,5 @@
 import { LagrangeError, type TransitionMask } from "@lagrange/core";
-import {
-  type CrfModel,
-  type JsonValue,
-  modelFromTraining,
-  type PreparedLayout,
-  prepareTrainingData,
-  type TrainingData,
-} from "./crf-model.js";
+import { type CrfModel, type JsonValue, modelFromTraining } from "./crf-model.js";
 import { type ClassWeights, isUniform, resolveClassWeights } from "./encoder/class-weights.js";
 import type { SequenceObjective } from "./encoder/objective.js";
 import { SecondOrderEncoder } from "./encoder/second-order.js";
@@ -22,6 +15,7 @@ import { PERCEPTRON_DEFAULT_EPOCHS, trainAveragedPerceptron } from "./train/perc
 import { SGD_DEFAULT_EPOCHS, trainSgd } from "./train/sgd.js";
 import { trainLbfgs } from "./train/train-lbfgs.js";
 import type { HeldOutOptions, HeldOutScore, StopReason } from "./train/types.js";
+import { type PreparedLayout, prepareTrainingData, type TrainingData } from "./training-data.js";
 
 export const TRAINING_ALGORITHMS = ["lbfgs", "owlqn", "ap", "sgd"] as const;
 export type TrainingAlgorithm = (typeof TRAINING_ALGORITHMS)[number];
@@ -237,6 +231,8 @@ export async function trainCrf(
   // All 1: nothing to weigh, and training stays the unweighted one bit for bit.
   const weighted = classWeights !== undefined && !isUniform(classWeights);
   if (weighted && algorithm !== "ap") data.encoder.setClassWeights(classWeights);
+  // Which trigram weights a second-order chain trains; null: a first-order one.
+  const trigrams = order === 2 ? (options.trigrams ?? "observed") : null;
   const settings: { [key: string]: JsonValue } = {
     algorithm,
     ...(options.c1 === undefined ? {} : { c1: options.c1 }),
@@ -248,7 +244,7 @@ export async function trainCrf(
     trainingSequences: sequences.length,
     ...(options.objective === undefined ? {} : { objective: options.objective.name }),
     ...(options.constrainedTraining === true ? { constrainedTraining: true } : {}),
-    ...(order === 2 ? { order, trigrams: options.trigrams ?? "observed" } : {}),
+    ...(trigrams === null ? {} : { order, trigrams }),
     ...(classWeights === undefined
       ? {}
       : { classWeights: classWeightRecord(classWeights, data.labels.names(), options) }),
@@ -283,9 +279,10 @@ export async function trainCrf(
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(data.initialWeights === undefined ? {} : { initialWeights: data.initialWeights }),
   };
-  const trigrams = options.trigrams ?? "observed";
   const encoder =
-    order === 2 ? new SecondOrderEncoder(data.dataset, data.layout, { trigrams }) : data.encoder;
+    trigrams === null
+      ? data.encoder
+      : new SecondOrderEncoder(data.dataset, data.layout, { trigrams });
   const result =
     algorithm === "ap"
       ? await trainAveragedPerceptron(data.encoder, {

@@ -2,6 +2,7 @@ export {
   type Calibration,
   calibration,
   calibrationOfColumns,
+  endsInConfidences,
   formatCalibrationReport,
   readConfidenceColumns,
   reliabilityDiagramSvg,
@@ -18,6 +19,7 @@ export {
 } from "./eval/conlleval.js";
 export type { DependencyEvaluation } from "./eval/dependencies.js";
 export { evaluateDependencies } from "./eval/dependencies.js";
+export { checkDependencyHeads } from "./eval/dependency-heads.js";
 export type { LabellingScore, PosField } from "./eval/labelling.js";
 export {
   LabellingScorer,
@@ -39,6 +41,7 @@ export {
   wilcoxonSignedRank,
 } from "./eval/significance.js";
 export { confusionMatrix, evaluateTokens, renderConfusionMatrix } from "./eval/tokens.js";
+export { WrittenTaggingScorer } from "./eval/written-tagging.js";
 export {
   formatConll,
   parseConll,

@@ -31,11 +31,8 @@ export {
   twoPhaseBenchmark,
 } from "./two-phase/benchmark.js";
 export { TWO_PHASE_DATASETS, type TwoPhaseDatasetName, twoPhaseData } from "./two-phase/data.js";
-export {
-  type SystemResult,
-  type TwoPhaseDatasetResult,
-  twoPhaseExperiment,
-} from "./two-phase/experiment.js";
+export { twoPhaseExperiment } from "./two-phase/experiment.js";
+export type { SystemResult, TwoPhaseDatasetResult } from "./two-phase/experiment-results.js";
 export type { Prf, Significance, TimeDistribution } from "./two-phase/metrics.js";
 export {
   type CurvePoint,

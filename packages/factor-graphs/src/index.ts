@@ -12,4 +12,11 @@ export {
   type FileMultiVariable,
 } from "./factor-graph-file.js";
 export { parseAd3FactorGraph } from "./fg.js";
+export {
+  cppDefaultFormat,
+  type FileAssignment,
+  fileAssignment,
+  parseFactorGraph,
+  posteriorsFile,
+} from "./solution.js";
 export { parseUaiFactorGraph, UAI_LOG_ZERO } from "./uai.js";

@@ -1,7 +1,6 @@
 import { readInput } from "@lagrange/core/node";
 import type { FactorGraphFile } from "./factor-graph-file.js";
-import { parseAd3FactorGraph } from "./fg.js";
-import { parseUaiFactorGraph } from "./uai.js";
+import { parseFactorGraph } from "./solution.js";
 
 /**
  * Reads a factor graph in one of AD3's formats: UAI when `format` says so or the name ends in
@@ -18,7 +17,5 @@ export async function readFactorGraphFile(
     kind: "graph",
     ...(signal === undefined ? {} : { signal }),
   });
-  const text = new TextDecoder().decode(bytes);
-  const uai = format === undefined ? path.toLowerCase().endsWith(".uai") : format === "uai";
-  return uai ? parseUaiFactorGraph(text, path) : parseAd3FactorGraph(text, path);
+  return parseFactorGraph(new TextDecoder().decode(bytes), path, format);
 }

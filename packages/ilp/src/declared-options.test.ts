@@ -1,15 +1,14 @@
 import { DecoderRegistry, resolveDecoderOptions } from "@lagrange/core";
 import { randomChainScores, randomConstraints } from "@lagrange/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
+import { exactDefinition, twoPhaseDefinition } from "./decoders.js";
+import { prepareIlp } from "./highs-runtime.js";
 import {
   DEFAULT_TAU,
   DEFAULT_TIME_LIMIT_SECONDS,
-  exactDefinition,
   ILP_OPTION_RANGES,
   MAX_TIME_LIMIT_SECONDS,
-  twoPhaseDefinition,
-} from "./decoders.js";
-import { prepareIlp } from "./highs-runtime.js";
+} from "./ilp-decoding.js";
 
 beforeAll(prepareIlp);
 

@@ -16,8 +16,9 @@ import { softDD } from "@lagrange/soft-dd";
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ChainIlp, softPenalty } from "./chain-ilp.js";
-import { exactIlpDecoder, ILP_OPTION_RANGES, twoPhaseIlpDecoder } from "./decoders.js";
+import { exactIlpDecoder, twoPhaseIlpDecoder } from "./decoders.js";
 import { prepareIlp } from "./highs-runtime.js";
+import { ILP_OPTION_RANGES } from "./ilp-decoding.js";
 import { MipSolver } from "./mip-builder.js";
 
 beforeAll(prepareIlp);
@@ -75,7 +76,7 @@ describe("the chain ILP is the shortest-path ILP: it equals Viterbi", () => {
           expect(close(scoreLabelling(scores, result.labels!), viterbi.score)).toBe(true);
         }
       }),
-      { numRuns: 150, seed: 20261124 },
+      { numRuns: 60, seed: 20261124 },
     );
   });
 });
@@ -130,7 +131,7 @@ describe("exact: the optimum of score − soft penalties under hard constraints"
         }
         void L;
       }),
-      { numRuns: 300, seed: 7 },
+      { numRuns: 150, seed: 7 },
     );
     expect(found).toBeGreaterThan(5);
   });
@@ -228,7 +229,7 @@ describe("exact: the optimum of score − soft penalties under hard constraints"
         expect(close(pruned.objective, full.objective)).toBe(true);
         expect(pruned.columns).toBeLessThanOrEqual(full.columns);
       }),
-      { numRuns: 100, seed: 5 },
+      { numRuns: 50, seed: 5 },
     );
   });
 });

@@ -41,7 +41,7 @@ describe("factor-graph ILP (unary, pairwise and pattern factors)", () => {
           expect(close(scoreAssignment(graph, result.assignment!), truth.score)).toBe(true);
         },
       ),
-      { numRuns: 300, seed: 20261124 },
+      { numRuns: 100, seed: 20261124 },
     );
   });
 

@@ -1,29 +1,28 @@
 export { softPenalty } from "./chain-ilp.js";
 export {
-  DEFAULT_TAU,
-  DEFAULT_TIME_LIMIT_SECONDS,
   exactDefinition,
   exactIlpDecoder,
+  twoPhaseDefinition,
+  twoPhaseIlpDecoder,
+} from "./decoders.js";
+export { FactorGraphIlp } from "./factor-graph-ilp.js";
+export {
+  DEFAULT_TAU,
+  DEFAULT_TIME_LIMIT_SECONDS,
   ILP_OPTION_RANGES,
   type IlpDecodeOptions,
   type IlpDecoding,
   isIlpDecoding,
   MAX_TIME_LIMIT_SECONDS,
   MIN_TIME_LIMIT_SECONDS,
-  twoPhaseDefinition,
-  twoPhaseIlpDecoder,
-} from "./decoders.js";
-export { FactorGraphIlp } from "./factor-graph-ilp.js";
+} from "./ilp-decoding.js";
 export { prepareIlp } from "./prepare.js";
+export { minedRuleStats, minedRulesFile } from "./rules/mined-rules-file.js";
+export { mineRules, RULE_COST_POLICIES, type RuleCostPolicy } from "./rules/mining.js";
 export {
   type MineRulesOptions,
-  minedRuleStats,
-  minedRulesFile,
-  mineRules,
-  RULE_COST_POLICIES,
   RULE_MINING_DEFAULTS,
-  type RuleCostPolicy,
   type RuleFamily,
   type RuleMining,
   type RuleSentence,
-} from "./rules/mining.js";
+} from "./rules/mining-options.js";

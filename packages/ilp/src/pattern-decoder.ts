@@ -7,8 +7,8 @@ import {
 import { deadlineOf } from "@lagrange/core/dual-decomposition";
 import { chainToFactorGraph, type Factor, factorScore } from "@lagrange/core/factor-graph";
 import { maxMarginals } from "./chain-tables.js";
-import { decoding, type IlpDecodeOptions, type IlpDecoding } from "./decoders.js";
 import type { FactorGraphIlp } from "./factor-graph-ilp.js";
+import { decoding, type IlpDecodeOptions, type IlpDecoding } from "./ilp-decoding.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 

@@ -30,12 +30,7 @@ export function continuedTraining(
   corpus: Corpus,
   given: { readonly preset?: string; readonly scheme?: LabelScheme } = {},
 ): ContinuedTraining {
-  if (init.firstStage !== null) {
-    throw new LagrangeError(
-      "usage",
-      `${source} is a two-stage model: continued training does not re-jackknife its first stage; train a two-stage model from scratch`,
-    );
-  }
+  refuseTwoStage(init, source, "; train a two-stage model from scratch");
   const spec = modelFeatureSpec(init);
   const { taskPreset } = init;
   const settings: { [key: string]: JsonValue } = {};
@@ -87,16 +82,21 @@ export function continuedTraining(
  * would otherwise never fire again) and no first stage to rebuild.
  */
 export function requireContinuable(init: CrfModel, preset: string): void {
-  if (init.firstStage !== null) {
-    throw new LagrangeError(
-      "usage",
-      "the initial model is a two-stage model: continued training does not re-jackknife its first stage",
-    );
-  }
+  refuseTwoStage(init, "the initial model");
   if (init.preset !== null && init.preset !== preset) {
     throw new LagrangeError(
       "usage",
       `the initial model was trained with the ${init.preset} features, not ${preset}: continued training keeps the model's features`,
+    );
+  }
+}
+
+/** A two-stage model's first stage would have to be jackknifed again on the new data. */
+function refuseTwoStage(init: CrfModel, source: string, advice = ""): void {
+  if (init.features.includes("first-stage")) {
+    throw new LagrangeError(
+      "usage",
+      `${source} is a two-stage model: continued training does not re-jackknife its first stage${advice}`,
     );
   }
 }

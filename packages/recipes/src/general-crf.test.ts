@@ -19,7 +19,8 @@ import {
 } from "@lagrange/mincut";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { generalCrfOf, learnConsistency, type PreparedGeneralCrf } from "./general-crf.js";
+import { learnConsistency, type PreparedGeneralCrf } from "./general-crf.js";
+import { generalCrfOf } from "./general-crf-settings.js";
 
 /** A three-label chain model (O, B-X, I-X). */
 function chainModel(): CrfModel {

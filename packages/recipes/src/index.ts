@@ -13,7 +13,6 @@ export {
   prepareCitationExperiment,
   seededHalves,
 } from "./citations/experiment.js";
-export { parseClassWeights } from "./class-weights.js";
 export {
   type LearnedConstraints,
   learnConstraints,
@@ -27,30 +26,25 @@ export type {
   SentenceExplanation,
   TokenExplanation,
 } from "./explain.js";
+export { learnConsistency, prepareGeneralCrf, type TrainedGeneralCrf } from "./general-crf.js";
 export {
   GENERAL_CRF_DEFAULTS,
   type GeneralCrf,
-  type GeneralTagging,
   GROUPING_KINDS,
   type GroupingKind,
   generalCrfOf,
-  learnConsistency,
-  prepareGeneralCrf,
-  type TrainedGeneralCrf,
-  tagGeneral,
   withGeneralCrf,
-} from "./general-crf.js";
+} from "./general-crf-settings.js";
+export { type GeneralTagging, tagGeneral } from "./general-crf-tagging.js";
 export { dependencyScores, heldOutTrees, scoreL2sParser, scoreL2sTagger } from "./l2s/held-out.js";
 export {
   conlluSentences,
-  L2S_PARSER_DEFAULT_LEARNER,
   L2S_PARSER_TASK,
   l2sParserOf,
   parseWithL2s,
   trainL2sParser,
 } from "./l2s/parser.js";
 export {
-  L2S_TAGGER_DEFAULT_LEARNER,
   L2S_TAGGER_TASK,
   type L2sTagger,
   l2sTaggerOf,
@@ -136,14 +130,21 @@ export {
   trainingFeatures,
 } from "./task-presets/training-features.js";
 export { type DecoderTiming, median, type TimingOptions, timeTaggers } from "./timing.js";
+export { checkTrainingSpec } from "./training/check-spec.js";
 export { type DefinedFields, definedFields } from "./training/defined-fields.js";
+export type { L2sTrainer } from "./training/l2s-trainer.js";
 export {
   type GeneralTraining,
   openTrainer,
   type Trainer,
   type TrainerInputs,
-  type TrainingSpec,
 } from "./training/open-trainer.js";
+export {
+  L2S_TASKS,
+  type L2sTask,
+  type L2sTrainingSpec,
+  type TrainingSpec,
+} from "./training/spec.js";
 export {
   type TrainedOnCorpus,
   TrainingFailedError,
@@ -153,7 +154,10 @@ export {
 export { type BaseModel, type CachedTrainingOptions, trainOrLoadModel } from "./training-cache.js";
 export type { CrfsuiteCorpus } from "./training-crfsuite.js";
 export {
-  l2sActionSpaces,
+  checkExtractionMemory,
+  checkFeatureMemory,
+  type ExtractionEstimate,
+  estimateExtraction,
   type TrainingMemoryBoundOptions,
   trainingMemoryBound,
 } from "./training-memory.js";

@@ -42,18 +42,17 @@ export function modelPreset(model: CrfModel): Preset {
   const cached = extractors.get(model);
   if (cached !== undefined) return cached;
   const spec = modelFeatureSpec(model);
-  if (spec !== null) {
-    const extractor = featureExtractor(spec);
-    extractors.set(model, extractor);
-    return extractor;
-  }
-  if (model.preset === null) {
+  let extractor: Preset;
+  if (spec !== null) extractor = featureExtractor(spec);
+  else if (model.preset !== null) extractor = getPreset(model.preset);
+  else {
     throw new LagrangeError(
       "bad-input",
       "the model records no feature preset, so its attributes cannot be rebuilt from text columns (a model imported from CRFsuite reads CRFsuite attribute lists)",
     );
   }
-  return getPreset(model.preset);
+  extractors.set(model, extractor);
+  return extractor;
 }
 
 /**

@@ -2,7 +2,6 @@ import {
   type AttributeSequence,
   type ChainScorer,
   type CrfModel,
-  type Preset,
   secondOrderDecoder,
 } from "@lagrange/chain-crf";
 import { constraintInstantiator, type WeightedTemplate } from "@lagrange/constraint-templates";
@@ -186,7 +185,6 @@ export class Tagger {
   readonly decoder: Decoder;
   readonly scheme: LabelScheme;
   /** Null for a model that reads attribute lists only (imported from CRFsuite): see {@link tagAttributes}. */
-  readonly #preset: Preset | null;
   readonly #scorer: ChainScorer;
   readonly #constraintsFor:
     | ((instance: { n: number; L: number; tokens: readonly string[] }) => LinearConstraint[])
@@ -206,9 +204,8 @@ export class Tagger {
     const registry = options.registry ?? standardDecoders();
     this.model = model;
     this.scheme = modelScheme(model);
-    this.#preset = model.preset === null ? null : modelPreset(model);
     const decoder = options.decoder ?? DEFAULT_DECODERS["chain-crf"];
-    this.labelsOnly = model.order === 2;
+    this.labelsOnly = model.features.includes("second-order");
     if (this.labelsOnly) checkSecondOrderUse(options, registry);
     const slaves =
       typeof decoder === "string"
@@ -252,7 +249,7 @@ export class Tagger {
   /** The preset's attributes of a sentence (its feature columns). */
   attributes(sentence: Sentence): AttributeSequence {
     const started = performance.now();
-    const attributes = sentenceAttributes(this.#preset ?? modelPreset(this.model), sentence);
+    const attributes = sentenceAttributes(modelPreset(this.model), sentence);
     this.#time.featuresMs += performance.now() - started;
     return attributes;
   }

@@ -1,6 +1,6 @@
 import { TrainingMemoryError, type TrainingPreparation } from "@lagrange/chain-crf";
 import { describe, expect, it } from "vitest";
-import { l2sActionSpaces, trainingMemoryBound } from "./training-memory.js";
+import { checkL2sTrainingMemory, l2sActionSpaces, trainingMemoryBound } from "./training-memory.js";
 
 const preparation = (tokens: number, labels: number, totalBytes: number): TrainingPreparation => ({
   memory: {
@@ -45,6 +45,17 @@ describe("trainingMemoryBound", () => {
     expect((refusal as TrainingMemoryError).extra?.bytes).toBe(2000);
     bound(undefined, true).onPrepared(preparation(10, 5, 1e15));
     expect(heard).toEqual([3000, 1000 + 1e15 + 2000]);
+  });
+
+  it("bounds L2S training by its hashed tables before they exist", () => {
+    expect(() => checkL2sTrainingMemory({ kind: "csoaa", bits: 30 }, 1, 8e9)).toThrow(
+      /--bits 30: the csoaa learner's hashed weight table of 2\^30 entries would need about 25\.8 GB/,
+    );
+    expect(() => checkL2sTrainingMemory({ kind: "perceptron", bits: 28 }, 2, 8e9)).toThrow(
+      /tables \(2 action spaces\) of 2\^28 entries/,
+    );
+    expect(() => checkL2sTrainingMemory({ kind: "csoaa", bits: 20 }, 1, 8e9)).not.toThrow();
+    expect(() => checkL2sTrainingMemory({ kind: "csoaa", bits: 30 }, 1, undefined)).not.toThrow();
   });
 
   it("counts an L2S model's hashed tables: a labelled parser has two", () => {

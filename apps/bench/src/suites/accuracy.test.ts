@@ -7,16 +7,10 @@ import { openCorpus } from "@lagrange/datasets/node";
 import { getTaskPreset } from "@lagrange/recipes";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type AccuracyDataset,
-  accuracyFromCounts,
-  accuracyMarkdown,
-  accuracySuite,
-  bootstrapInterval,
-  HELD_OUT_FOLD,
-  heldOutCut,
-  sentenceStats,
-} from "./accuracy.js";
+import { accuracySuite } from "./accuracy.js";
+import { type AccuracyDataset, HELD_OUT_FOLD, heldOutCut } from "./accuracy-datasets.js";
+import { accuracyMarkdown } from "./accuracy-report.js";
+import { accuracyFromCounts, bootstrapInterval, sentenceStats } from "./accuracy-statistics.js";
 
 // ---------------------------------------------------------------------------------------------
 // A tiny generated NER corpus (word pos chunk ner, IOB2, documents) and its resources.

@@ -8,11 +8,9 @@
  * tag` (`openTagger` on the model's bytes), with percentile-bootstrap intervals over sentences.
  */
 import { type CrfModel, modelToBytes, type TrainingProgress } from "@lagrange/chain-crf";
-import { LagrangeError, seededRandom, throwIfAborted } from "@lagrange/core";
+import { LagrangeError, throwIfAborted } from "@lagrange/core";
 import {
   type Corpus,
-  f1FromCounts,
-  LabellingScorer,
   type LabelScheme,
   type PairedBootstrapResult,
   pairedBootstrap,
@@ -20,14 +18,12 @@ import {
 } from "@lagrange/datasets";
 import { openCorpus } from "@lagrange/datasets/node";
 import {
-  type ClusterLanguage,
   definedFields,
   type FeatureRequest,
   type GroupingKind,
   getTaskPreset,
   isTagFailure,
   isTaskPreset,
-  jackknifeFolds,
   languageClusters,
   openTagger,
   openTrainer,
@@ -37,292 +33,26 @@ import {
   type TrainingFeatures,
   trainingFeatures,
 } from "@lagrange/recipes";
-import { markdownTable } from "../report.js";
-
-/**
- * The rows, in order: each chain row adds to the one before; the two non-local rows each build on
- * the last chain row that ran (lexicons, where the task has them).
- */
-export const ACCURACY_ROWS = ["baseline", "clusters", "lexicons", "two-stage", "general"] as const;
-export type AccuracyRowName = (typeof ACCURACY_ROWS)[number];
-
-/** What each row adds, for the report. */
-const ROW_TITLES: Readonly<Record<AccuracyRowName, string>> = {
-  baseline: "baseline (base feature preset)",
-  clusters: "+ Brown clusters",
-  lexicons: "+ lexicons (gazetteers, mined)",
-  "two-stage": "+ two-stage votes",
-  general: "+ general CRF (DD)",
-};
-
-/** A dataset of the bench: where its splits are and which task it is. */
-export interface AccuracyDataset {
-  readonly name: string;
-  /** `openCorpus` specs: a registry `name:split` or a file. */
-  readonly train: string;
-  /** Null where the dataset has no dev split (CoNLL-2000); never a test split. */
-  readonly dev: string | null;
-  /** A task preset (`ner-en`, …) or a feature preset (`chunking`). */
-  readonly task: string;
-  /** With a feature preset: the language whose Brown clusters the clusters row adds. */
-  readonly clusters?: ClusterLanguage;
-  /** How the general CRF groups sentences; null: no general-CRF row (not a span task). */
-  readonly groups: GroupingKind | null;
-}
-
-export const ACCURACY_DATASETS: readonly AccuracyDataset[] = [
-  {
-    name: "conll2003",
-    train: "conll2003:train",
-    dev: "conll2003:dev",
-    task: "ner-en",
-    groups: "documents",
-  },
-  {
-    name: "conll2002-es",
-    train: "conll2002-es:train",
-    dev: "conll2002-es:dev",
-    task: "ner-es",
-    groups: "documents",
-  },
-  {
-    name: "conll2002-nl",
-    train: "conll2002-nl:train",
-    dev: "conll2002-nl:dev",
-    task: "ner-nl",
-    groups: "documents",
-  },
-  {
-    name: "wnut16",
-    train: "wnut16:train",
-    dev: "wnut16:dev",
-    task: "ner-tweets",
-    groups: "tweets",
-  },
-  {
-    name: "wnut17",
-    train: "wnut17:train",
-    dev: "wnut17:dev",
-    task: "ner-tweets",
-    groups: "tweets",
-  },
-  {
-    name: "ud-en-ewt",
-    train: "ud-en-ewt:train",
-    dev: "ud-en-ewt:dev",
-    task: "pos-en",
-    groups: null,
-  },
-  {
-    name: "conll2000",
-    train: "conll2000:train",
-    dev: null,
-    task: "chunking",
-    clusters: "en",
-    groups: null,
-  },
-];
-
-/** The held-out cut: fold {@link HELD_OUT_FOLD} of {@link HELD_OUT_FOLDS} (recipes' jackknifeFolds). */
-export const HELD_OUT_FOLDS = 10;
-export const HELD_OUT_FOLD = 9;
-
-/** `--quick`: training sentences and L-BFGS iterations. */
-export const QUICK = { trainSentences: 2000, maxIterations: 30 } as const;
-
-export interface AccuracyOptions {
-  /** Names of {@link ACCURACY_DATASETS}, or datasets given in full (files: the tests). */
-  readonly datasets?: readonly (string | AccuracyDataset)[];
-  readonly rows?: readonly AccuracyRowName[];
-  /** Default: the task preset's (CoNLL-2000: 200); quick 30. */
-  readonly maxIterations?: number;
-  /** Training threads (default 2). */
-  readonly threads?: number;
-  readonly quick?: boolean;
-  /** Keep the first n training sentences (quick: 2,000), before the held-out cut. */
-  readonly maxTrainSentences?: number;
-  /** A folder with `clusters-<language>.paths` and `<lexicon>.txt` files (trainingFeatures'). */
-  readonly resourcesDir?: string;
-  /** Bootstrap resamples (default 1,000) and seed (default 1). */
-  readonly bootstrapSamples?: number;
-  readonly seed?: number;
-  readonly signal?: AbortSignal;
-  readonly onStatus?: (message: string) => void;
-}
-
-/** A score with its percentile-bootstrap interval, in percent. */
-export interface ScoredSplit {
-  readonly split: string;
-  readonly sentences: number;
-  /** Chunk F1 (conlleval under the scheme) or token accuracy, %. */
-  readonly score: number;
-  readonly interval: readonly [number, number];
-  /** Score minus that of the row this one builds on (`builtOn`), in points; null for the first. */
-  readonly delta: number | null;
-}
-
-export interface AccuracyRow {
-  readonly row: AccuracyRowName;
-  /** The row whose model this one adds to (deltas are against it); null for the first row. */
-  readonly builtOn: AccuracyRowName | null;
-  /** What the features were (the request given to trainingFeatures), for the report. */
-  readonly features: string;
-  readonly heldOut: ScoredSplit;
-  readonly dev: ScoredSplit | null;
-  /** Feature resolution (clusters, lexicon mining) + training, seconds. */
-  readonly trainSeconds: number;
-  readonly iterations: number;
-  readonly stopReason: string;
-  readonly numFeatures: number;
-  /** The general CRF: perceptron epochs' mistakes, certified share, its held-out choice. */
-  readonly general?: {
-    readonly groups: GroupingKind;
-    readonly mistakes: readonly number[];
-    readonly certified: number;
-    readonly linkedGroups: number;
-    /** What training chose on its own held-out cut (recipes' ConsistencySelection), if it did. */
-    readonly selection?: {
-      readonly epochs: number;
-      readonly scale: number;
-      readonly chainScore: number;
-      readonly generalScore: number;
-    };
-  };
-  /** Two-stage: first-stage folds and the training tokens with a vote of each kind. */
-  readonly twoStage?: {
-    readonly folds: number;
-    readonly firstStageSeconds: number;
-    readonly voted: { readonly dtok: number; readonly dent: number; readonly ctok: number };
-  };
-}
-
-export interface PairedComparison {
-  readonly from: AccuracyRowName;
-  readonly to: AccuracyRowName;
-  readonly split: string;
-  readonly delta: number;
-  /** 95 % interval of the resampled deltas, points. */
-  readonly interval: readonly [number, number];
-  readonly pValue: number;
-  readonly samples: number;
-}
-
-export interface AccuracyDatasetResult {
-  readonly dataset: string;
-  readonly task: string;
-  readonly metric: "chunk-f1" | "accuracy";
-  readonly scheme: LabelScheme;
-  readonly trainSentences: number;
-  readonly heldOutSentences: number;
-  readonly devSentences: number | null;
-  readonly maxIterations: number;
-  readonly rows: readonly AccuracyRow[];
-  /** Rows asked for but not run, and why. */
-  readonly skipped: readonly { readonly row: string; readonly why: string }[];
-  /** baseline → lexicons and each non-local row against its base: paired bootstrap over sentences. */
-  readonly comparisons: readonly PairedComparison[];
-  readonly notes: readonly string[];
-}
-
-export interface AccuracyResult {
-  readonly suite: "accuracy";
-  readonly node: string;
-  readonly settings: {
-    readonly quick: boolean;
-    readonly threads: number;
-    readonly maxIterations: number | null;
-    readonly maxTrainSentences: number | null;
-    readonly bootstrapSamples: number;
-    readonly seed: number;
-    readonly heldOut: string;
-  };
-  readonly datasets: readonly AccuracyDatasetResult[];
-  readonly unavailable: readonly { readonly dataset: string; readonly reason: string }[];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scores per sentence, bootstrap
-
-/** Per-sentence sufficient statistics of a labelling's score, row-major sentences × width. */
-export interface SentenceStats {
-  readonly units: number;
-  readonly width: number;
-  readonly stats: Float64Array;
-  /** The corpus score (a fraction) from column sums. */
-  readonly metric: (sums: Float64Array) => number;
-}
-
-/** Token accuracy from summed (correct, tokens). */
-export function accuracyFromCounts(sums: Float64Array): number {
-  const tokens = sums[1]!;
-  return tokens > 0 ? sums[0]! / tokens : 0;
-}
-
-/**
- * Per-sentence statistics through datasets' one scorer (a scorer per sentence): chunk counts
- * (correct, predicted, gold) under the scheme, or (correct, tokens) for plain tags. Their sums give
- * the corpus score, since the scorer's chunk state ends at every sentence.
- */
-export function sentenceStats(
-  gold: readonly (readonly string[])[],
-  predicted: readonly (readonly string[])[],
-  scheme: LabelScheme,
-): SentenceStats {
-  const accuracy = scheme === "none";
-  const width = accuracy ? 2 : 3;
-  const stats = new Float64Array(gold.length * width);
-  for (let s = 0; s < gold.length; s++) {
-    const scorer = new LabellingScorer(scheme);
-    scorer.add(gold[s]!, predicted[s]!);
-    const score = scorer.score();
-    if (score.kind === "accuracy") {
-      stats[s * 2] = score.correct;
-      stats[s * 2 + 1] = score.tokens;
-    } else {
-      const e = score.evaluation;
-      stats[s * 3] = e.correctChunks;
-      stats[s * 3 + 1] = e.predictedChunks;
-      stats[s * 3 + 2] = e.goldChunks;
-    }
-  }
-  return { units: gold.length, width, stats, metric: accuracy ? accuracyFromCounts : f1FromCounts };
-}
-
-/**
- * The percentile bootstrap over units: `samples` resamples of the units with replacement (seeded),
- * the metric of each, and the 2.5 % and 97.5 % quantiles (drawn and read off as datasets'
- * pairedBootstrap does, so that the two agree).
- */
-export function bootstrapInterval(
-  input: SentenceStats,
-  options: {
-    readonly samples?: number;
-    readonly seed?: number;
-    readonly signal?: AbortSignal;
-  } = {},
-): [number, number] {
-  const { units, width, stats, metric } = input;
-  if (units < 1) throw new RangeError("bootstrapInterval: need at least one unit");
-  const samples = options.samples ?? 1000;
-  const random = seededRandom(options.seed ?? 1);
-  const sums = new Float64Array(width);
-  const values = new Float64Array(samples);
-  for (let s = 0; s < samples; s++) {
-    if ((s & 63) === 0) throwIfAborted(options.signal);
-    sums.fill(0);
-    for (let draw = 0; draw < units; draw++) {
-      const u = Math.floor(random() * units);
-      for (let k = 0; k < width; k++) sums[k]! += stats[u * width + k]!;
-    }
-    values[s] = metric(sums);
-  }
-  values.sort();
-  const quantile = (q: number) => values[Math.min(samples - 1, Math.floor(q * samples))]!;
-  return [quantile(0.025), quantile(0.975)];
-}
-
-// ---------------------------------------------------------------------------------------------
-// The suite
+import type {
+  AccuracyDataset,
+  AccuracyDatasetResult,
+  AccuracyOptions,
+  AccuracyResult,
+  AccuracyRow,
+  AccuracyRowName,
+  PairedComparison,
+  ScoredSplit,
+} from "./accuracy-datasets.js";
+import {
+  ACCURACY_DATASETS,
+  ACCURACY_ROWS,
+  HELD_OUT_FOLD,
+  HELD_OUT_FOLDS,
+  heldOutCut,
+  QUICK,
+} from "./accuracy-datasets.js";
+import type { SentenceStats } from "./accuracy-statistics.js";
+import { bootstrapInterval, sentenceStats } from "./accuracy-statistics.js";
 
 const pct = (x: number) => 100 * x;
 
@@ -686,26 +416,6 @@ function paired(
   };
 }
 
-/** The train cut and held-out fold of a training corpus. */
-export function heldOutCut(train: Corpus): { cut: Corpus; heldOut: Corpus } {
-  const fold = jackknifeFolds(train.sentences, HELD_OUT_FOLDS);
-  const held = fold.filter((f) => f === HELD_OUT_FOLD).length;
-  if (held === 0 || held === train.sentences.length) {
-    throw new LagrangeError(
-      "usage",
-      `${train.label}: the held-out fold (${HELD_OUT_FOLD + 1} of ${HELD_OUT_FOLDS}, whole documents or blocks of 20 sentences) is ${held === 0 ? "empty" : "everything"} in ${train.sentences.length} sentences; train on more sentences (--max-train)`,
-    );
-  }
-  return {
-    cut: { ...train, sentences: train.sentences.filter((_, i) => fold[i] !== HELD_OUT_FOLD) },
-    heldOut: {
-      ...train,
-      label: `${train.label} (held-out fold)`,
-      sentences: train.sentences.filter((_, i) => fold[i] === HELD_OUT_FOLD),
-    },
-  };
-}
-
 async function runDataset(
   d: AccuracyDataset,
   train: Corpus,
@@ -880,123 +590,4 @@ export async function accuracySuite(options: AccuracyOptions = {}): Promise<Accu
     datasets,
     unavailable,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Markdown
-
-const f2 = (x: number) => x.toFixed(2);
-const signed = (x: number | null) => (x === null ? "" : `${x >= 0 ? "+" : ""}${f2(x)}`);
-const scoreCell = (s: ScoredSplit | null) =>
-  s === null ? "—" : `${f2(s.score)} [${f2(s.interval[0])}, ${f2(s.interval[1])}]`;
-
-function datasetTable(r: AccuracyDatasetResult): string {
-  const metric = r.metric === "accuracy" ? "token accuracy %" : `chunk F1 (${r.scheme})`;
-  return markdownTable(
-    [
-      "row",
-      `held-out ${metric} [95 % CI]`,
-      "Δ",
-      `dev ${metric} [95 % CI]`,
-      "Δ",
-      "train s",
-      "iterations (stop)",
-      "features",
-    ],
-    r.rows.map((row) => [
-      ROW_TITLES[row.row],
-      scoreCell(row.heldOut),
-      signed(row.heldOut.delta),
-      scoreCell(row.dev),
-      signed(row.dev?.delta ?? null),
-      row.trainSeconds.toFixed(1),
-      `${row.iterations} (${row.stopReason})`,
-      row.numFeatures,
-    ]),
-  );
-}
-
-function datasetMarkdown(r: AccuracyDatasetResult): string {
-  const lines = [
-    `#### ${r.dataset} (${r.task}; ${r.trainSentences} training, ${r.heldOutSentences} held-out${r.devSentences === null ? "" : `, ${r.devSentences} dev`} sentences${r.devSentences === null ? ", no dev split" : ""}; L-BFGS ≤ ${r.maxIterations} iterations)`,
-    "",
-    datasetTable(r),
-  ];
-  for (const row of r.rows) {
-    lines.push(`- ${ROW_TITLES[row.row]}: ${row.features}`);
-    if (row.general !== undefined) {
-      const g = row.general;
-      const chosen =
-        g.selection === undefined
-          ? ""
-          : `; chosen on its own held-out cut: ${g.selection.scale === 0 ? "the chain alone" : `${g.selection.epochs} epoch${g.selection.epochs === 1 ? "" : "s"} × scale ${g.selection.scale}`} (chain ${f2(g.selection.chainScore)}, general ${f2(g.selection.generalScore)})`;
-      lines.push(
-        `  perceptron mistakes per epoch ${g.mistakes.join(", ") || "none"}; ${(100 * g.certified).toFixed(1)} % of training decodings certified; ${g.linkedGroups} training groups with consistency factors${chosen}`,
-      );
-    }
-    if (row.twoStage !== undefined) {
-      const t = row.twoStage;
-      lines.push(
-        `  ${t.folds} first-stage folds + the full first stage (${t.firstStageSeconds.toFixed(1)} s); training tokens with a vote: ${t.voted.dtok} same word in the document, ${t.voted.dent} same entity string, ${t.voted.ctok} same word in the corpus`,
-      );
-    }
-  }
-  for (const s of r.skipped) lines.push(`- ${s.row}: not run (${s.why})`);
-  for (const p of r.comparisons) {
-    lines.push(
-      `- ${p.from} → ${p.to} on ${p.split}: ${signed(p.delta)} points [${signed(p.interval[0])}, ${signed(p.interval[1])}], paired bootstrap p = ${p.pValue.toFixed(3)} (${p.samples} resamples, two-sided)`,
-    );
-  }
-  for (const n of r.notes) lines.push(`- ${n}`);
-  lines.push("");
-  return lines.join("\n");
-}
-
-/** One line per dataset and split: each row's score, for the README. */
-export function accuracySummaryTable(result: AccuracyResult): string {
-  const rows = ACCURACY_ROWS.filter((row) =>
-    result.datasets.some((d) => d.rows.some((r) => r.row === row)),
-  );
-  const body: string[][] = [];
-  for (const d of result.datasets) {
-    for (const split of ["held-out", "dev"] as const) {
-      if (split === "dev" && d.devSentences === null) continue;
-      body.push([
-        d.dataset,
-        d.metric === "accuracy" ? "UPOS acc." : "F1",
-        split,
-        ...rows.map((row) => {
-          const found = d.rows.find((r) => r.row === row);
-          const s = found === undefined ? null : split === "dev" ? found.dev : found.heldOut;
-          return s === null ? "—" : f2(s.score);
-        }),
-      ]);
-    }
-  }
-  return markdownTable(["dataset", "metric", "split", ...rows.map((r) => ROW_TITLES[r])], body);
-}
-
-export function accuracyMarkdown(result: AccuracyResult): string {
-  const s = result.settings;
-  const lines = [
-    "### accuracy (issue 27: baseline → + clusters → + lexicons → + two-stage / + general CRF)",
-    "",
-    `${s.quick ? "**Quick smoke run** (small training sets, few iterations: not the bench's figures). " : ""}Held-out: ${s.heldOut}, cut from ${s.maxTrainSentences === null ? "the training split" : `the first ${s.maxTrainSentences} training sentences`}; dev: the registry's dev split (never a test split). L-BFGS with each task preset's stopping rule${s.maxIterations === null ? "" : `, at most ${s.maxIterations} iterations`}, ${s.threads} thread${s.threads === 1 ? "" : "s"}. Scores: conlleval chunk F1 under the corpus's scheme, token accuracy for UPOS; intervals: percentile bootstrap over sentences, ${s.bootstrapSamples} resamples, seed ${s.seed}. Tagging: the model's bytes through openTagger (as \`lagrange tag\`), Viterbi under the scheme's mask; the general CRF by its recorded decoder. Node ${result.node}.`,
-    "",
-  ];
-  if (result.unavailable.length > 0) {
-    lines.push(
-      `Not reachable, skipped: ${result.unavailable.map((u) => `${u.dataset} (${u.reason})`).join("; ")}.`,
-      "",
-    );
-  }
-  if (result.datasets.length > 0) {
-    lines.push(
-      "Δ: against the row each builds on — each chain row the one before it; two-stage and the general CRF both the last chain row (lexicons where the task has them), so each non-local step is measured alone.",
-      "",
-      accuracySummaryTable(result),
-    );
-  }
-  for (const d of result.datasets) lines.push(datasetMarkdown(d));
-  return lines.join("\n");
 }

@@ -5,20 +5,17 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DecodeOptions, DecodeProblem, Decoder, Decoding } from "@lagrange/core";
 import { afterAll, describe, expect, it } from "vitest";
+import { ad3TaskOptionsFromFlags, type DecodeTrace } from "./ad3-task-options.js";
+import { ad3TaskMarkdown, writeAd3TaskFigures } from "./ad3-task-report.js";
 import {
-  ad3TaskMarkdown,
-  ad3TaskOptionsFromFlags,
-  ad3TaskSection,
-  ad3TaskTargets,
   certifiedWithin,
   curveCaps,
-  type DecodeTrace,
   pointAt,
   secondsToRate,
   stepRun,
   tracingDecoder,
-  writeAd3TaskFigures,
-} from "./ad3-tasks.js";
+} from "./ad3-task-trace.js";
+import { ad3TaskSection, ad3TaskTargets } from "./ad3-tasks.js";
 
 /** A trace whose iteration k (1-based) ends at k ms, the whole call one ms later. */
 function trace(

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lineChartSvg } from "../svg.js";
-import { ad3Bench, ad3CurveChart, ad3Markdown } from "./ad3.js";
+import { ad3Bench } from "./ad3.js";
+import { ad3CurveChart, ad3Markdown } from "./ad3-report.js";
 
 // Two small graphs of our own, one per format: logic factors over binary variables, and a
 // frustrated cycle of three pairwise tables (its LP relaxation is not tight).

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, join } from "node:path";
 import { type Ad3Options, solveBinaryProblem } from "@lagrange/core/dual-decomposition";
 import {
   type FactorGraphFile,
@@ -9,8 +9,6 @@ import {
   parseUaiFactorGraph,
 } from "@lagrange/factor-graphs";
 import { median } from "@lagrange/recipes";
-import { markdownTable, targetsTable, writeReport } from "../report.js";
-import { type LineChart, lineChartSvg, type Series } from "../svg.js";
 import {
   AD3_MULTI_DEFAULTS,
   type Ad3MultiGraphOutput,
@@ -19,19 +17,26 @@ import {
   runAd3Multi,
 } from "../systems/ad3-multi.js";
 import { ANCHORS_DIR } from "../systems/anchor-peer.js";
+import { cppSolvedLp } from "./ad3-report.js";
 import {
-  type Ad3TaskOptions,
-  type Ad3TaskResult,
-  ad3TaskMarkdown,
-  ad3TaskSection,
-  writeAd3TaskFigures,
-} from "./ad3-tasks.js";
+  AD3_SECTIONS,
+  type Ad3BenchOptions,
+  type Ad3BenchResult,
+  type Ad3GraphsSection,
+  type Ad3TasksSection,
+  type GraphRow,
+  type LagrangeRun,
+  message,
+  type Outcome,
+  ok,
+  type PeerState,
+  type SystemRun,
+  type TracePoint,
+} from "./ad3-results.js";
+import { ad3TaskSection } from "./ad3-tasks.js";
 
 /** AD3's 27 benchmark factor graphs (`.fg` and UAI), beside the repository. */
 export const AD3_DATA_DIR = join(ANCHORS_DIR, "ad3", "data");
-
-export const AD3_SECTIONS = ["graphs", "tasks"] as const;
-export type Ad3Section = (typeof AD3_SECTIONS)[number];
 
 /** Each timing repeats solves until their sum reaches this, at most {@link MAX_SAMPLES} of them. */
 const DEFAULT_MIN_SAMPLE_MS = 200;
@@ -40,133 +45,6 @@ const MAX_SAMPLES = 100;
 const FALLBACK_PROCESSES = 20;
 /** Trace points kept per system and graph in the JSON (and the curves): evenly thinned. */
 const MAX_TRACE_POINTS = 200;
-
-export interface Ad3BenchOptions {
-  /** Sections to run (default both). */
-  readonly sections?: readonly Ad3Section[];
-  /** Folder of the graphs (default {@link AD3_DATA_DIR}). */
-  readonly dataDir?: string;
-  /** Only these files of the folder (names as listed, e.g. `grid3x3.uai`). */
-  readonly graphs?: readonly string[];
-  /** Iteration cap of every system (default ad3_multi's, 1000). */
-  readonly maxIterations?: number;
-  /** η for both AD3s and PSDD (default: each its own; ad3_multi 0.1, Lagrange its default). */
-  readonly eta?: number;
-  /** Residual threshold of both AD3s (default 1e-6, ad3_multi's). */
-  readonly residualThreshold?: number;
-  /** Exact MAP (branch and bound) in both AD3s; PSDD is then not run (it has no exact mode). */
-  readonly exact?: boolean;
-  /** Build and run the C++ peer when g++ is there (default true). */
-  readonly peer?: boolean;
-  /** Timing: solves repeated until their sum reaches this (default 200 ms); the median is kept. */
-  readonly minSampleMs?: number;
-  /** The tasks section's own options (ad3-tasks.ts: tasks, sample sizes, caps). */
-  readonly tasks?: Ad3TaskOptions;
-  readonly onStatus?: (message: string) => void;
-}
-
-/** A value over time, for the curves: dual, and primal where the system has one. */
-export interface TracePoint {
-  /** Iteration k of n at k/n of the median solve CPU time (see the Markdown). */
-  readonly seconds: number;
-  /** 1-based. */
-  readonly iteration: number;
-  /** The dual at this iteration (not the best so far). */
-  readonly dual: number;
-  /** Lagrange: the best 0/1 primal so far; ad3_multi: the relaxed primal at this iterate. */
-  readonly primal: number | null;
-}
-
-/** One system's run on one graph. */
-export interface SystemRun {
-  /** Median solve time, wall (reading the file excluded, as ad3_multi's clock excludes it). */
-  readonly seconds: number;
-  /** Median CPU time of the same solves (NaN where not measured). */
-  readonly cpuSeconds: number;
-  readonly samples: number;
-  readonly iterations: number | null;
-  /** Best (lowest) dual: the upper bound; its limit is the LP-MAP value. */
-  readonly dual: number | null;
-  /** Objective of the relaxed solution (the posteriors): ad3_multi's "Solution value". */
-  readonly primal: number | null;
-  /** dual − primal. */
-  readonly gap: number | null;
-  /** How the run ended, in the system's words. */
-  readonly status: string | null;
-  readonly trace: readonly TracePoint[];
-}
-
-export interface LagrangeRun extends SystemRun {
-  /** The best 0/1 assignment's objective (ad3_multi has none outside exact mode). */
-  readonly integerPrimal: number;
-  readonly certified: boolean;
-}
-
-export type Outcome<T> = T | { readonly failed: string };
-
-export interface GraphRow {
-  readonly graph: string;
-  readonly format: "ad3" | "uai";
-  readonly variables: number | null;
-  readonly factors: number | null;
-  readonly lagrange: Outcome<LagrangeRun>;
-  /** Null: the peer was not run (the reason in the section's `peer`). */
-  readonly ad3: Outcome<SystemRun> | null;
-  readonly psdd: Outcome<SystemRun> | null;
-  /** Lagrange ÷ C++ (> 1: Lagrange slower), CPU times where both have them. */
-  readonly timeRatioAd3: number | null;
-  readonly timeRatioPsdd: number | null;
-  /** |dual_Lagrange − dual_C++AD3| ÷ max(1, |dual_C++AD3|): the certificate's own scale. */
-  readonly lpRelativeDifference: number | null;
-}
-
-export type PeerState =
-  | {
-      readonly kind: "built";
-      readonly compiler: string;
-      readonly buildSeconds: number;
-      readonly cached: boolean;
-    }
-  | { readonly kind: "skipped"; readonly reason: string };
-
-export interface Ad3GraphsSection {
-  /** Why the section did not run (no graphs), or null. */
-  readonly skipped: string | null;
-  readonly dataDir: string;
-  readonly settings: {
-    readonly maxIterations: number;
-    readonly residualThreshold: number;
-    readonly etaLagrange: number | "default";
-    readonly etaCpp: number;
-    readonly exact: boolean;
-    readonly minSampleMs: number;
-  };
-  readonly peer: PeerState;
-  readonly rows: readonly GraphRow[];
-  readonly targets: readonly {
-    readonly name: string;
-    readonly value: string;
-    readonly met: boolean | null;
-  }[];
-}
-
-/** The project's tasks with the AD3 step against the subgradient one (ad3-tasks.ts). */
-export type Ad3TasksSection = Ad3TaskResult;
-
-export interface Ad3BenchResult {
-  readonly suite: "ad3";
-  readonly node: string;
-  readonly cpu: string;
-  /** The machine's 1-minute load average at the start and the end (it inflates wall times). */
-  readonly loadAverage: readonly [number, number];
-  readonly graphs: Ad3GraphsSection | null;
-  readonly tasks: Ad3TasksSection | null;
-}
-
-const isFailure = <T extends object>(x: Outcome<T> | null): x is { readonly failed: string } =>
-  x !== null && "failed" in x;
-const ok = <T extends object>(x: Outcome<T> | null): T | null =>
-  x === null || isFailure(x) ? null : x;
 
 const formatOf = (file: string): "ad3" | "uai" => (file.endsWith(".uai") ? "uai" : "ad3");
 
@@ -178,8 +56,6 @@ function thin<T>(points: readonly T[]): T[] {
   kept.push(points.at(-1)!);
   return kept;
 }
-
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function parseGraph(text: string, file: string): FactorGraphFile {
   return formatOf(file) === "uai"
@@ -479,12 +355,6 @@ function timeRatio(L: SystemRun | null, peer: SystemRun | null): number | null {
   return peer.seconds > 0 ? L.seconds / peer.seconds : null;
 }
 
-/** C++ AD3 reached its residual threshold: its dual is the LP-MAP value to that accuracy. */
-const cppSolvedLp = (r: GraphRow) => {
-  const status = ok(r.ad3)?.status;
-  return status === "integer" || status === "fractional";
-};
-
 function graphTargets(rows: readonly GraphRow[]): Ad3GraphsSection["targets"] {
   const compared = rows.filter((r) => r.lpRelativeDifference !== null && cppSolvedLp(r));
   const same = compared.filter((r) => r.lpRelativeDifference! <= 1e-6);
@@ -538,190 +408,4 @@ export async function ad3Bench(options: Ad3BenchOptions = {}): Promise<Ad3BenchR
     graphs,
     tasks,
   };
-}
-
-const msOf = (seconds: number) => {
-  const x = 1000 * seconds;
-  return !Number.isFinite(x) ? "—" : x >= 100 ? x.toFixed(0) : x.toPrecision(3);
-};
-/** Wall / CPU milliseconds. */
-const ms = (run: SystemRun | null) =>
-  run === null ? "—" : `${msOf(run.seconds)} / ${msOf(run.cpuSeconds)}`;
-const value = (x: number | null | undefined) =>
-  x === null || x === undefined || !Number.isFinite(x) ? "—" : x.toPrecision(10);
-const small = (x: number | null | undefined) =>
-  x === null || x === undefined || !Number.isFinite(x) ? "—" : x.toExponential(1);
-const ratio = (x: number | null) => (x === null ? "—" : `${x.toFixed(2)}×`);
-const its = (run: SystemRun | null) =>
-  run === null || run.iterations === null ? "—" : String(run.iterations);
-const state = (run: SystemRun | null, cell: Outcome<SystemRun> | null) =>
-  isFailure(cell) ? "failed" : run === null ? "—" : (run.status ?? "—");
-
-export function ad3GraphsMarkdown(s: Ad3GraphsSection): string {
-  const head = "## AD3's graphs: Lagrange's AD3 vs the C++ AD3 and its PSDD";
-  if (s.skipped !== null) return `${head}\n\nSkipped: ${s.skipped}.\n`;
-  const peer =
-    s.peer.kind === "built"
-      ? `C++: ad3_multi of AD3 (andre-martins/AD3 at 22131c7) built with its Makefile's -O3 by ${s.peer.compiler}${s.peer.cached ? " (from the bench cache; built" : " (built in this run"} in ${s.peer.buildSeconds.toFixed(1)} s). Its time is its own clock (after reading the graph, through the solve), read to the microsecond; its dual is the best dual on its last trace line (it computes the dual every ${AD3_MULTI_DEFAULTS.dualEvery}th iteration and once the primal residual is small), its primal the value of its posteriors.`
-      : `**C++ columns not run**: ${s.peer.reason}.`;
-  const set = s.settings;
-  const failures = s.rows.flatMap((r) =>
-    (
-      [
-        ["Lagrange", r.lagrange],
-        ["C++ AD3", r.ad3],
-        ["C++ PSDD", r.psdd],
-      ] as const
-    )
-      .filter(([, cell]) => isFailure(cell))
-      .map(
-        ([who, cell]) =>
-          `${r.graph}, ${who}: ${(cell as { failed: string }).failed.replace(/\.$/, "")}`,
-      ),
-  );
-  return [
-    head,
-    "",
-    `${s.rows.length} graphs of ${s.dataDir}. Every system: at most ${set.maxIterations} iterations${set.exact ? ", exact MAP (branch and bound)" : ""}; AD3s stop when both residuals are below ${set.residualThreshold.toExponential()}; η ${set.etaLagrange === "default" ? `Lagrange's default, ad3_multi's ${set.etaCpp} (AD3's initial η, adapted; PSDD's step η/√t)` : `${set.etaLagrange} for all`}. Times: median of solves repeated until they add up to ${set.minSampleMs} ms (reading excluded; ad3_multi's clock is gettimeofday, so its times under ~10 µs are at the clock's resolution, and a 0 leaves the ratio out). ${peer}`,
-    "",
-    "### Time and iterations",
-    "",
-    markdownTable(
-      [
-        "graph",
-        "vars",
-        "factors",
-        "Lagrange ms wall / CPU",
-        "it",
-        "status",
-        "AD3 C++ ms wall / CPU",
-        "it",
-        "status",
-        "÷ AD3",
-        "PSDD ms wall / CPU",
-        "it",
-        "÷ PSDD",
-      ],
-      s.rows.map((r) => {
-        const L = ok(r.lagrange);
-        const A = ok(r.ad3);
-        const P = ok(r.psdd);
-        return [
-          r.graph,
-          r.variables ?? "—",
-          r.factors ?? "—",
-          ms(L),
-          its(L),
-          L === null ? "failed" : `${L.status}${L.certified ? " ✓" : ""}`,
-          ms(A),
-          its(A),
-          state(A, r.ad3),
-          ratio(r.timeRatioAd3),
-          ms(P),
-          its(P),
-          ratio(r.timeRatioPsdd),
-        ];
-      }),
-    ),
-    "✓: certified (integral primal within the gap tolerance of the dual). ÷: Lagrange's CPU time over C++'s (> 1: Lagrange slower); both run one thread, and CPU time is what a busy machine inflates least.",
-    "",
-    "### Values",
-    "",
-    markdownTable(
-      [
-        "graph",
-        "Lagrange dual",
-        "relaxed primal",
-        "gap",
-        "integral primal",
-        "AD3 C++ dual",
-        "primal",
-        "gap",
-        "LP rel. diff",
-        "PSDD dual",
-        "primal",
-        "gap",
-      ],
-      s.rows.map((r) => {
-        const L = ok(r.lagrange);
-        const A = ok(r.ad3);
-        const P = ok(r.psdd);
-        return [
-          r.graph,
-          value(L?.dual),
-          value(L?.primal),
-          small(L?.gap),
-          value(L?.integerPrimal),
-          value(A?.dual),
-          value(A?.primal),
-          small(A?.gap),
-          r.lpRelativeDifference === null
-            ? "—"
-            : `${small(r.lpRelativeDifference)}${cppSolvedLp(r) ? "" : " *"}`,
-          value(P?.dual),
-          value(P?.primal),
-          small(P?.gap),
-        ];
-      }),
-    ),
-    "dual: the best (lowest) dual, an upper bound; primal: the objective of the relaxed solution (the posteriors), which need not lie below the dual before convergence; gap = dual − primal. LP rel. diff: |dual − dual of C++ AD3| ÷ max(1, |dual of C++ AD3|); *: C++ AD3 stopped at the iteration cap, so its dual is not yet the LP-MAP value. Curves (ad3-<graph>.svg beside the JSON): each system's dual at each iteration it computes one (Lagrange every iteration, ad3_multi every 50th and near the end), Lagrange's best 0/1 primal, ad3_multi's relaxed primal where it computes one; iteration k of n is drawn at k/n of the system's median CPU time.",
-    "",
-    ...(failures.length === 0 ? [] : [`Failed: ${failures.join("; ")}.`, ""]),
-    targetsTable(s.targets),
-  ].join("\n");
-}
-
-export function ad3TasksMarkdown(s: Ad3TasksSection): string {
-  return ad3TaskMarkdown(s);
-}
-
-export function ad3Markdown(r: Ad3BenchResult): string {
-  return [
-    "# ad3: AD3 in the dual-decomposition master",
-    "",
-    `Node ${r.node}, ${r.cpu}; load average ${r.loadAverage[0].toFixed(1)} at the start, ${r.loadAverage[1].toFixed(1)} at the end (a load above the core count inflates wall times).`,
-    "",
-    ...(r.graphs === null ? [] : [ad3GraphsMarkdown(r.graphs)]),
-    ...(r.tasks === null ? [] : [ad3TasksMarkdown(r.tasks)]),
-  ].join("\n");
-}
-
-/** Dual and primal against time on one graph, Lagrange's AD3 and the C++ one; null when no trace. */
-export function ad3CurveChart(row: GraphRow): LineChart | null {
-  const series: Series[] = [];
-  const add = (name: string, run: SystemRun | null, pick: (p: TracePoint) => number | null) => {
-    if (run === null) return;
-    const points = run.trace.flatMap((p) => {
-      const y = pick(p);
-      return y === null || !Number.isFinite(y) ? [] : [[1000 * p.seconds, y] as const];
-    });
-    if (points.length > 0) series.push({ name, points });
-  };
-  const L = ok(row.lagrange);
-  const A = ok(row.ad3);
-  add("Lagrange dual", L, (p) => p.dual);
-  add("Lagrange 0/1 primal", L, (p) => p.primal);
-  add("C++ AD3 dual", A, (p) => p.dual);
-  add("C++ relaxed primal", A, (p) => p.primal);
-  if (series.length === 0) return null;
-  return {
-    title: `${row.graph}: dual and primal against time`,
-    xLabel: "CPU time (ms)",
-    yLabel: "objective",
-    series,
-  };
-}
-
-/** The curves as SVG files beside the JSON report (`ad3-<graph>.svg`); the paths written. */
-export async function writeAd3Figures(r: Ad3BenchResult, out: string): Promise<string[]> {
-  const written: string[] = [];
-  for (const row of r.graphs?.rows ?? []) {
-    const chart = ad3CurveChart(row);
-    if (chart === null) continue;
-    const path = join(dirname(out), `ad3-${row.graph.replace(/[^\w.-]/g, "_")}.svg`);
-    await writeReport(path, lineChartSvg(chart));
-    written.push(path);
-  }
-  if (r.tasks !== null) written.push(...(await writeAd3TaskFigures(r.tasks, dirname(out))));
-  return written;
 }

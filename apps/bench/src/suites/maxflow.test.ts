@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { maxflowBench, maxflowMarkdown, QUICK_INSTANCES, time } from "./maxflow.js";
+import { maxflowBench } from "./maxflow.js";
+import { maxflowMarkdown, time } from "./maxflow-report.js";
+import { QUICK_INSTANCES } from "./maxflow-results.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const fixtureDir = join(repoRoot, "..", "shared", "fixtures", "maxflow");

@@ -5,8 +5,7 @@ import {
   reliabilityDiagramSvg,
 } from "@lagrange/datasets";
 import { writeOutput } from "../output.js";
-import type { EvalOptions } from "./eval.js";
-import { conllReport, percent } from "./eval-conll.js";
+import { conllReport, type EvalOptions, percent } from "./eval-conll.js";
 
 /**
  * `lagrange eval --confidence`: `lagrange tag --marginals` output (gold, prediction, the

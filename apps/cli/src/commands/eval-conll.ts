@@ -1,12 +1,33 @@
 import {
   type ChunkEvaluation,
   formatConllevalReport,
+  type PosField,
   type SegmentEvaluation,
   scoreLabelColumns,
 } from "@lagrange/datasets";
 import { badInputError } from "../exit-codes.js";
 import { warn } from "../progress.js";
-import type { EvalOptions } from "./eval.js";
+
+/** The options of `lagrange eval` that its reports read (the flags, once parsed). */
+export interface EvalOptions {
+  readonly json?: boolean;
+  readonly raw?: boolean;
+  readonly delimiter?: string;
+  readonly outside?: string;
+  readonly latex?: boolean;
+  readonly hierarchical?: boolean;
+  /**
+   * `lagrange tag`'s output of CoNLL-U (the ten fields, then the prediction): the POS field the
+   * prediction is scored against; default the one whose tags the predictions are.
+   */
+  readonly column?: PosField;
+  /** The last column is the prediction's probability (`lagrange tag --marginals`): calibration too. */
+  readonly confidence?: boolean;
+  /** With `confidence`: the reliability diagram's SVG file. */
+  readonly reliability?: string;
+  /** `lagrange tag --nbest k`'s output (gold, then k labellings): oracle F1 at 1, 5, 10, k. */
+  readonly nbest?: number;
+}
 
 export const percent = (x: number) => Math.round(x * 10000) / 100;
 

@@ -5,8 +5,7 @@ import {
   type TaggedConllu,
 } from "@lagrange/datasets";
 import { usageError } from "../exit-codes.js";
-import type { EvalOptions } from "./eval.js";
-import { evaluationJson, percent } from "./eval-conll.js";
+import { type EvalOptions, evaluationJson, percent } from "./eval-conll.js";
 
 /** conlleval's options have no meaning for POS tags scored against a CoNLL-U field. */
 const CONLLEVAL_ONLY: readonly [keyof EvalOptions, string][] = [

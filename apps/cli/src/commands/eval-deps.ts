@@ -1,20 +1,20 @@
 import {
-  CONLLU_FIELDS,
   type ConlluSentence,
-  DataFormatError,
+  checkDependencyHeads,
   type DependencyEvaluation,
   evaluateDependencies,
 } from "@lagrange/datasets";
 import { conlluSentences } from "@lagrange/recipes";
-import type { DepsPunctuation } from "../define/values.js";
 import { openData } from "../inputs.js";
+import { percent } from "./eval-conll.js";
+
+/** Punctuation words scored, left out, or both rows side by side. */
+export type DepsPunctuation = "include" | "exclude" | "both";
 
 export interface DepsOptions {
   readonly punctuation: DepsPunctuation;
   readonly json?: boolean;
 }
-
-const HEAD = CONLLU_FIELDS.indexOf("HEAD");
 
 /**
  * `lagrange eval --deps gold predicted`: attachment scores of the predicted trees, one row per
@@ -52,7 +52,6 @@ export async function depsCommand(
 }
 
 const pct = (x: number) => (100 * x).toFixed(2);
-const percent = (x: number) => Math.round(x * 10000) / 100;
 
 function scoresJson(e: DependencyEvaluation): Record<string, number> {
   return {
@@ -72,26 +71,6 @@ function scoresJson(e: DependencyEvaluation): Record<string, number> {
 async function readTrees(side: "gold" | "predicted", spec: string): Promise<ConlluSentence[]> {
   const corpus = await openData(side, spec, { format: "conllu", defaultSplit: "dev" });
   const sentences = conlluSentences(corpus, `scoring dependencies (the ${side} file)`);
-  for (const sentence of sentences) checkHeads(sentence, side);
+  for (const sentence of sentences) checkDependencyHeads(sentence, side);
   return sentences;
-}
-
-/** Every HEAD an integer 0…n, reported at the word's own line (not the sentence's). */
-function checkHeads(sentence: ConlluSentence, side: string): void {
-  const heads = sentence.columns[HEAD]!;
-  const n = heads.length;
-  for (let w = 1; w <= n; w++) {
-    const text = heads[w - 1]!;
-    if (/^(0|[1-9][0-9]*)$/.test(text) && Number(text) <= n) continue;
-    const detail =
-      text === "_"
-        ? `${side} HEAD _: this word has no head to score; expected an integer 0…${n}`
-        : `${side} HEAD ${JSON.stringify(text)}: expected an integer 0…${n} (a word of this sentence, or 0 for the root)`;
-    const source = sentence.source;
-    if (source === undefined) throw new DataFormatError(side, w, detail, HEAD + 1);
-    let extra = 0;
-    for (const e of sentence.extraLines) if (e.before <= w - 1) extra++;
-    const line = source.line + sentence.comments.length + extra + (w - 1);
-    throw new DataFormatError(source.file, line, detail, HEAD + 1);
-  }
 }

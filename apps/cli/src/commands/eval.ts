@@ -1,32 +1,11 @@
 import { LagrangeError } from "@lagrange/core";
-import { type PosField, readTaggedConllu } from "@lagrange/datasets";
-import type { DepsPunctuation } from "../define/values.js";
+import { endsInConfidences, readTaggedConllu } from "@lagrange/datasets";
 import { badInputError, usageError } from "../exit-codes.js";
 import { readNamedText, requireFile } from "../inputs.js";
 import { warn } from "../progress.js";
-import { conllReport } from "./eval-conll.js";
+import { conllReport, type EvalOptions } from "./eval-conll.js";
 import { conlluReport } from "./eval-conllu.js";
-import { depsCommand } from "./eval-deps.js";
-
-export interface EvalOptions {
-  readonly json?: boolean;
-  readonly raw?: boolean;
-  readonly delimiter?: string;
-  readonly outside?: string;
-  readonly latex?: boolean;
-  readonly hierarchical?: boolean;
-  /**
-   * `lagrange tag`'s output of CoNLL-U (the ten fields, then the prediction): the POS field the
-   * prediction is scored against; default the one whose tags the predictions are.
-   */
-  readonly column?: PosField;
-  /** The last column is the prediction's probability (`lagrange tag --marginals`): calibration too. */
-  readonly confidence?: boolean;
-  /** With `confidence`: the reliability diagram's SVG file. */
-  readonly reliability?: string;
-  /** `lagrange tag --nbest k`'s output (gold, then k labellings): oracle F1 at 1, 5, 10, k. */
-  readonly nbest?: number;
-}
+import { type DepsPunctuation, depsCommand } from "./eval-deps.js";
 
 async function readInput(path: string): Promise<string> {
   if (path !== "-") {
@@ -54,19 +33,6 @@ const NBEST_UNREAD: readonly [keyof EvalOptions, string][] = [
   ["column", "--column"],
 ];
 
-/** The first token lines all end in a probability, some with a decimal point (0.93, 1e-05). */
-function looksLikeConfidences(text: string): boolean {
-  let decimals = 0;
-  for (const line of text.split("\n", 200)) {
-    const fields = line.trim().split(/\s+/);
-    if (fields.length < 3 || fields[0] === "-DOCSTART-") continue;
-    const last = fields[fields.length - 1]!;
-    if (!(Number(last) >= 0 && Number(last) <= 1) || !/^[\d.e+-]+$/.test(last)) return false;
-    if (/[.e]/.test(last)) decimals++;
-  }
-  return decimals > 0;
-}
-
 /**
  * `lagrange eval pred`: `lagrange tag`'s output of CoNLL-U by token accuracy against a POS field,
  * any other file as CoNLL columns (conlleval's report).
@@ -91,7 +57,7 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<s
     const { confidenceReport } = await import("./eval-confidence.js");
     return confidenceReport(text, name, { ...options, input: file });
   }
-  if (looksLikeConfidences(text)) {
+  if (endsInConfidences(text)) {
     warn(
       `${name}: the last column holds probabilities (lagrange tag --marginals); scored as the prediction unless you add --confidence`,
     );

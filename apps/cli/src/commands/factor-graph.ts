@@ -1,9 +1,5 @@
 import { type BinarySolution, solveBinaryProblem } from "@lagrange/core/dual-decomposition";
-import {
-  type FactorGraphFile,
-  parseAd3FactorGraph,
-  parseUaiFactorGraph,
-} from "@lagrange/factor-graphs";
+import { fileAssignment, parseFactorGraph, posteriorsFile } from "@lagrange/factor-graphs";
 import { readNamedText, requireFile } from "../inputs.js";
 import { interruptible } from "../interruption.js";
 import { type Output, writeOutput } from "../output.js";
@@ -26,47 +22,31 @@ export interface FactorGraphOptions {
   readonly json?: boolean;
 }
 
-/** The MAP assignment in the file's terms. */
-interface FileAssignment {
-  /**
-   * `.fg`: 0/1 per file variable (variable k at index k − 1). UAI: the chosen state of each
-   * variable, 0-based (−1 where the assignment picks none, which only an infeasible one does).
-   */
-  readonly assignment: number[];
-  /** `.fg` with DENSE factors: the chosen state of each multi-variable, in declaration order. */
-  readonly states?: number[];
-}
-
 /** `lagrange factor-graph`: solves the graph; returns the summary (text or one JSON object). */
 export async function factorGraphCommand(
   options: FactorGraphOptions,
   signal: AbortSignal,
 ): Promise<string> {
   requireFile("--graph", options.graph);
-  const format = options.format ?? formatOfName(options.graph);
   const { posteriors } = options;
-  if (posteriors === undefined) return solveGraph(options, format, undefined, signal);
+  if (posteriors === undefined) return solveGraph(options, undefined, signal);
   return writeOutput(posteriors, { option: "--posteriors", signal }, (out) =>
-    solveGraph(options, format, out, signal),
+    solveGraph(options, out, signal),
   );
 }
 
-function formatOfName(path: string): GraphFormat {
-  return path.toLowerCase().endsWith(".uai") ? "uai" : "fg";
-}
+/** The flag's names of the formats → the package's. */
+const FILE_FORMAT = { fg: "ad3", uai: "uai" } as const;
 
 async function solveGraph(
   options: FactorGraphOptions,
-  format: GraphFormat,
   output: Output | undefined,
   signal: AbortSignal,
 ): Promise<string> {
   const readStart = performance.now();
   const text = await readNamedText("--graph", options.graph, signal);
-  const file =
-    format === "uai"
-      ? parseUaiFactorGraph(text, options.graph)
-      : parseAd3FactorGraph(text, options.graph);
+  const file = parseFactorGraph(text, options.graph, options.format && FILE_FORMAT[options.format]);
+  const format: GraphFormat = file.format === "uai" ? "uai" : "fg";
   const readSeconds = (performance.now() - readStart) / 1000;
   note(
     `solving ${options.graph} with AD3${options.exact === true ? " and branch and bound" : ""}: ${file.problem.variables} binary variables, ${file.problem.factors.length} factors`,
@@ -154,64 +134,6 @@ async function solveGraph(
 /** Twelve significant digits: enough to compare bounds, short enough to read. */
 function short(x: number): string {
   return Number.isFinite(x) ? String(Number(x.toPrecision(12))) : String(x);
-}
-
-/**
- * ad3_multi's posteriors file for one graph: the variables' posteriors one a line, a blank line,
- * the factors' additional posteriors (not kept by the engine, so none), a blank line. Exact MAP
- * writes the integral solution there, as ad3_multi does.
- */
-export function posteriorsFile(solution: BinarySolution, exact: boolean): string {
-  const values = exact ? solution.assignment : solution.posteriors;
-  const lines: string[] = [];
-  for (const value of values) lines.push(cppDefaultFormat(value));
-  return `${lines.join("\n")}${lines.length > 0 ? "\n" : ""}\n\n`;
-}
-
-/**
- * A double as C++'s `ostream << double` writes it by default (`%g`, 6 significant digits):
- * fixed notation for exponents −4…5 without trailing zeros, else `1.5e-07`.
- */
-export function cppDefaultFormat(x: number): string {
-  if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0" : "0";
-  const scientific = x.toExponential(5);
-  const e = scientific.indexOf("e");
-  const exponent = Number(scientific.slice(e + 1));
-  if (exponent < -4 || exponent >= 6) {
-    const mantissa = stripZeros(scientific.slice(0, e));
-    const sign = exponent < 0 ? "-" : "+";
-    return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, "0")}`;
-  }
-  return stripZeros(x.toFixed(5 - exponent));
-}
-
-function stripZeros(fixed: string): string {
-  return fixed.includes(".") ? fixed.replace(/0+$/, "").replace(/\.$/, "") : fixed;
-}
-
-/** The chosen state of a group of indicators: the first set one, −1 when none is. */
-function chosenState(states: Int32Array, assignment: Uint8Array): number {
-  for (let k = 0; k < states.length; k++) if (assignment[states[k]!] === 1) return k;
-  return -1;
-}
-
-function fileAssignment(file: FactorGraphFile, assignment: Uint8Array): FileAssignment {
-  if (file.format === "uai") {
-    const chosen = new Array<number>(file.multiVariables.length).fill(-1);
-    for (const v of file.multiVariables) chosen[v.fileVariable] = chosenState(v.states, assignment);
-    return { assignment: chosen };
-  }
-  const values = new Array<number>(file.counts.variables).fill(0);
-  file.binaryVariables.forEach((v, i) => {
-    values[v.fileVariable - 1] = assignment[i] ?? 0;
-  });
-  if (file.multiVariables.length === 0) return { assignment: values };
-  return {
-    assignment: values,
-    states: file.multiVariables.map((v) => chosenState(v.states, assignment)),
-  };
 }
 
 /** What `lagrange factor-graph` does (its options are declared in ../define/factor-graph.ts). */

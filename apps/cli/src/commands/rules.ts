@@ -2,7 +2,6 @@ import { RULE_FAMILIES, serializeConstraintsFile } from "@lagrange/constraint-te
 import { corpusLocator, parseLabelScheme } from "@lagrange/datasets";
 import type { RuleCostPolicy, RuleFamily, RuleMining } from "@lagrange/ilp";
 import { type MinedOnCorpus, mineRulesOnCorpus } from "@lagrange/recipes";
-import { parseDelimiters } from "../define/values.js";
 import { usageError } from "../exit-codes.js";
 import { openData, readModel } from "../inputs.js";
 import { interruptible } from "../interruption.js";
@@ -29,7 +28,7 @@ export interface RulesMineOptions {
   readonly minLift: number;
   readonly cost: RuleCostPolicy;
   readonly smoothing: number;
-  /** `--delimiters`, parsed by {@link parseDelimiters}. */
+  /** `--delimiters` once parsed: the delimiters given, or `auto`. */
   readonly delimiters?: readonly string[] | "auto";
   /** `--no-outside` sets this false: rules never name O. */
   readonly outside: boolean;

@@ -1,9 +1,6 @@
-import { TRAINING_OBJECTIVES } from "@lagrange/bcrf";
 import { parseLabelScheme } from "@lagrange/datasets";
-import { checkPresetName, GROUPING_KINDS, isTaskPreset } from "@lagrange/recipes";
-import { splitLexiconArgument } from "../define/files.js";
+import { checkPresetName, checkTrainingSpec, isTaskPreset, L2S_TASKS } from "@lagrange/recipes";
 import {
-  L2S_TASKS,
   type Learner,
   learnerOnlyFlags,
   TRAIN_FLAG_SCOPES,
@@ -12,7 +9,9 @@ import {
   type TrainPath,
 } from "../define/train-values.js";
 import { usageError } from "../exit-codes.js";
+import { splitLexiconArgument } from "../files-declared.js";
 import { warn } from "../progress.js";
+import { trainingSpec } from "./train-common.js";
 
 /** The path a run takes, as {@link TRAIN_FLAG_SCOPES} tells flags apart. */
 export function trainPath(options: TrainOptions, given: ReadonlySet<string>): TrainPath {
@@ -119,8 +118,8 @@ function describePath(where: readonly TrainCondition[], path: TrainPath): string
 }
 
 /**
- * Impossible combinations stop the run; flags the chosen path does not read are
- * {@link checkFlagScopes}'s.
+ * What the features need (a preset or template, known names), then recipes' checks of the spec;
+ * flags the chosen path does not read are {@link checkFlagScopes}'s.
  */
 export function checkTrainOptions(options: TrainOptions): void {
   if (
@@ -139,108 +138,7 @@ export function checkTrainOptions(options: TrainOptions): void {
   if (options.preset !== undefined) checkPresetName(options.preset);
   for (const entry of options.lexicon ?? []) lexiconArgument(entry);
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
-  checkObjectiveOptions(options);
-  if (options.algorithm === "sgd" && options.c2 === 0) {
-    throw usageError(
-      "--c2 0 with --algorithm sgd: its step size 1/(λ(t0+t)), λ = 2·c2/N, needs c2 > 0",
-    );
-  }
-  checkGeneralOptions(options);
-  checkOrderOptions(options);
-}
-
-/** `--order 2`: what second-order training runs with (one thread, the likelihood, a chain). */
-function checkOrderOptions(options: TrainOptions): void {
-  if (options.order !== "2") return;
-  const refused = [
-    options.algorithm !== "lbfgs" && options.algorithm !== "owlqn"
-      ? `--algorithm ${options.algorithm}`
-      : "",
-    (options.objective ?? "crf") !== "crf" ? `--objective ${options.objective}` : "",
-    options.model === "general" ? "--model general" : "",
-    options.twoStage === true ? "--two-stage" : "",
-    options.partial === true ? "--partial" : "",
-    options.constrainedTraining === true ? "--constrained-training" : "",
-  ].filter((flag) => flag !== "");
-  if (refused.length > 0) {
-    throw usageError(
-      `--order 2 with ${refused.join(", ")}: second-order training is the likelihood of a chain CRF on fully labelled data, trained by lbfgs or owlqn`,
-    );
-  }
-}
-
-/**
- * `--objective`, `--partial`, `--bcrf-iterations`: the perceptron minimises no loss, mean field
- * and the general CRF's perceptron need every label, and only bcrf and mean-field iterate.
- */
-function checkObjectiveOptions(options: TrainOptions): void {
-  const objective = options.objective ?? "crf";
-  if (!(TRAINING_OBJECTIVES as readonly string[]).includes(objective)) {
-    throw usageError(
-      `--objective ${objective}: unknown training objective; expected one of ${TRAINING_OBJECTIVES.join(", ")}`,
-    );
-  }
-  if (objective !== "crf" && options.algorithm === "ap") {
-    throw usageError(
-      `--objective ${objective} is a loss to minimise; the averaged perceptron (--algorithm ap) minimises none: use lbfgs, owlqn or sgd`,
-    );
-  }
-  if (objective === "mean-field" && options.constrainedTraining === true) {
-    throw usageError(
-      "--constrained-training with --objective mean-field: mean field cannot represent the forbidden (−∞) transitions the mask puts in training; use --objective crf or bcrf, or drop --constrained-training",
-    );
-  }
-  if (options.partial === true) {
-    if (objective === "mean-field") {
-      throw usageError(
-        "--partial with --objective mean-field: mean field's unrolled cross-entropy needs every gold label, so it cannot train on partial labels; use --objective crf or bcrf",
-      );
-    }
-    if (options.algorithm === "ap") {
-      throw usageError(
-        "--partial with --algorithm ap: the averaged perceptron updates towards one full labelling, so it cannot train on partial labels; use lbfgs, owlqn or sgd",
-      );
-    }
-    if (options.model === "general") {
-      throw usageError(
-        "--partial with --model general: the consistency perceptron needs every gold label; partial labels train chain models only",
-      );
-    }
-  }
-}
-
-/** `--model general` needs `--groups`; its options mean nothing to a chain CRF. */
-function checkGeneralOptions(options: TrainOptions): void {
-  if (options.twoStage === true) {
-    if (options.model === "general") {
-      throw usageError(
-        "--two-stage trains a chain CRF on its first stage's votes; --model general is the other non-local model (consistency factors decoded by dual decomposition): choose one",
-      );
-    }
-    if (options.partial === true) {
-      throw usageError(
-        "--two-stage with --partial: the first stage's votes need its full labellings of unseen folds; train two-stage models on fully labelled data",
-      );
-    }
-    if (options.folds !== undefined && options.folds < 2) {
-      throw usageError(
-        `--folds ${options.folds}: --two-stage jackknifes its first stage over at least 2 folds`,
-      );
-    }
-  }
-  if (options.model !== "general") {
-    if (options.groups !== undefined) {
-      throw usageError(
-        `--groups ${options.groups} groups sentences for a general CRF: add --model general (a chain CRF has no groups)`,
-      );
-    }
-    return;
-  }
-  if (options.groups === undefined) {
-    throw usageError(
-      `--model general needs --groups ${GROUPING_KINDS.join(" or ")}: the sentences the consistency factors link (tweet clusters, or the data's documents)`,
-    );
-  }
+  checkTrainingSpec(trainingSpec(options, undefined));
 }
 
 /** `--lexicon NAME=FILE` split into its name and file. */

@@ -159,6 +159,10 @@ export function trainingSpec(
       objectiveIterations: options.bcrfIterations,
       partialLabels: options.partial,
       scheme,
+      model: options.model,
+      groups: options.groups,
+      twoStage: options.twoStage,
+      folds: options.folds,
     }),
     ...(options.order === "2"
       ? { order: 2, trigrams: options.trigrams === "all" ? "all" : "observed" }

@@ -10,6 +10,7 @@ import {
 } from "@lagrange/datasets";
 import {
   type CrfsuiteCorpus,
+  checkFeatureMemory,
   continuedTraining,
   definedFields,
   objectiveIterations,
@@ -25,7 +26,7 @@ import {
 import type { TrainOptions } from "../define/train-values.js";
 import { readNamedText, requireFile } from "../inputs.js";
 import { note, progressBar } from "../progress.js";
-import { checkFeatureMemory, memoryOptions } from "../training-memory.js";
+import { memoryOptions, trainingMemoryLimit } from "../training-memory.js";
 import { lexiconArgument } from "./train-check.js";
 import {
   continuedText,
@@ -71,7 +72,12 @@ export async function trainCrfModel(
       : { preset: continued.preset, ...definedFields({ features: continued.features }), notes: [] };
   // Before a single attribute of the corpus exists: a template's expansion, lexicon and cluster
   // features can pass the bound long before the layout's estimate can be made.
-  checkFeatureMemory(train, features, featureSource(options, features.preset), options.maxMemory);
+  checkFeatureMemory(
+    train,
+    features,
+    featureSource(options, features.preset),
+    trainingMemoryLimit(options.maxMemory),
+  );
   const objectiveName = (options.objective ?? "crf") as TrainingObjectiveName;
   note(
     `training ${options.algorithm} on ${train.sentences.length} sequences (${train.label}), ${init !== undefined ? `continuing ${init.file} (preset ${features.preset})` : options.template === undefined ? `preset ${options.preset}` : `template ${options.template}`}, ${objectiveText(objectiveName, options.bcrfIterations)}, scheme ${scheme}${options.scheme === undefined && continued?.scheme === undefined ? " (from the data)" : ""}`,

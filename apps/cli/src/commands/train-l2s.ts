@@ -7,37 +7,32 @@ import {
   type LabelScheme,
   parseLabelScheme,
 } from "@lagrange/datasets";
-import {
-  BASE_LEARNERS,
-  type BaseLearnerOptions,
-  type L2sModel,
-  type RollIn,
-  type RollOut,
-  type SearchProgress,
-  type SearchTrainingResult,
+import type {
+  L2sModel,
+  RollIn,
+  RollOut,
+  SearchProgress,
+  SearchTrainingResult,
 } from "@lagrange/l2s";
 import {
   checkPresetName,
   conlluSentences,
   definedFields,
   heldOutTrees,
-  L2S_PARSER_DEFAULT_LEARNER,
-  L2S_TAGGER_DEFAULT_LEARNER,
-  l2sActionSpaces,
+  type L2sTask,
+  type L2sTrainer,
   l2sParserOf,
   l2sTaggerOf,
-  parseClassWeights,
+  openTrainer,
   scoreL2sParser,
   scoreL2sTagger,
-  trainL2sParser,
-  trainL2sTagger,
 } from "@lagrange/recipes";
-import { L2S_TASKS, type L2sTask, type L2sTrainOptions } from "../define/train-values.js";
-import { badInputError, usageError } from "../exit-codes.js";
+import type { L2sTrainOptions } from "../define/train-values.js";
+import { badInputError } from "../exit-codes.js";
 import { openData } from "../inputs.js";
 import { writeOutput } from "../output.js";
 import { note, type Progress, progressBar, warn } from "../progress.js";
-import { checkL2sTrainingMemory } from "../training-memory.js";
+import { trainingMemoryLimit } from "../training-memory.js";
 import {
   noteInvalidGold,
   openHeldOut,
@@ -56,36 +51,32 @@ export async function trainL2sCommand(
   signal?: AbortSignal,
 ): Promise<string> {
   const task = options.task as L2sTask;
-  if (!(L2S_TASKS as readonly string[]).includes(task)) {
-    throw usageError(`--task ${options.task}: expected one of ${L2S_TASKS.join(", ")}`);
-  }
-  const base = (options.baseLearner ?? defaultBaseLearner(task)) as BaseLearner;
-  if (!(BASE_LEARNERS as readonly string[]).includes(base)) {
-    throw usageError(`--base-learner ${base}: expected one of ${BASE_LEARNERS.join(", ")}`);
-  }
-  if (base === "perceptron" && options.learningRate !== undefined) {
-    throw usageError(
-      `--learning-rate with the perceptron base learner${options.baseLearner === undefined ? ` (--task ${task}'s default)` : ""}: the perceptron has no learning rate; it is csoaa's (--base-learner csoaa)`,
-    );
-  }
-  checkL2sTrainingMemory(
-    searchSettings(options, task).learner,
-    l2sActionSpaces(task === "parser" ? "parser" : "tagger", options.unlabelled !== true),
-    options.maxMemory,
+  const trainer = openTrainer(
+    {
+      learner: "l2s",
+      task,
+      ...definedFields({
+        baseLearner: options.baseLearner,
+        bits: options.bits,
+        learningRate: options.learningRate,
+        passes: options.passes,
+        rollIn: options.rollIn as RollIn | undefined,
+        rollOut: options.rollOut as RollOut | undefined,
+        seed: options.seed,
+        classWeights: options.classWeight,
+        labelled: options.unlabelled === true ? false : undefined,
+      }),
+    },
+    definedFields({ limitBytes: trainingMemoryLimit(options.maxMemory) }),
   );
-  if (task === "parser" && (options.classWeight ?? []).length > 0) {
-    throw usageError(
-      "--class-weight with --task parser: its transitions are no gold labels to weigh; use it with --task pos or ner, or the CRF",
-    );
-  }
   // Names before anything is read: an unknown preset or scheme is a usage error now.
   if (options.preset !== undefined) checkPresetName(options.preset, false);
   if (options.scheme !== undefined) parseLabelScheme(options.scheme, "--scheme");
   return writeOutput(options.out, { option: "--out", signal }, async (output) => {
     const trained =
       task === "parser"
-        ? await trainParser(options, signal)
-        : await trainTagger(options, task, signal);
+        ? await trainParser(options, trainer, signal)
+        : await trainTagger(options, task, trainer, signal);
     const subset = subsetSettings(options);
     const model =
       subset === undefined
@@ -100,6 +91,7 @@ export async function trainL2sCommand(
 async function trainTagger(
   options: L2sTrainOptions,
   task: "pos" | "ner",
+  trainer: L2sTrainer,
   signal: AbortSignal | undefined,
 ): Promise<{ model: L2sModel; summary: string }> {
   const read = trainingRead(options, signal);
@@ -118,18 +110,15 @@ async function trainTagger(
     requireSameColumns(train, dev);
   }
   note(
-    `training an L2S tagger (--task ${task}) on ${train.sentences.length} sequences (${train.label}), preset ${preset}, scheme ${scheme}${task === "ner" && options.scheme === undefined ? " (from the data)" : ""}${task === "ner" ? `, constraint bridge ${bridge ? (scheme === "none" ? "on (nothing to keep under scheme none)" : "on") : "off"}` : ""}; ${searchText(options, task, "learned", "none")}`,
+    `training an L2S tagger (--task ${task}) on ${train.sentences.length} sequences (${train.label}), preset ${preset}, scheme ${scheme}${task === "ner" && options.scheme === undefined ? " (from the data)" : ""}${task === "ner" ? `, constraint bridge ${bridge ? (scheme === "none" ? "on (nothing to keep under scheme none)" : "on") : "off"}` : ""}; ${searchText(options, trainer, "learned", "none")}`,
   );
   const progress = searchBar("l2s");
-  let trained: Awaited<ReturnType<typeof trainL2sTagger>>;
+  let trained: Awaited<ReturnType<L2sTrainer["trainTagger"]>>;
   try {
-    const classWeights = parseClassWeights(options.classWeight ?? []);
-    trained = await trainL2sTagger(train, {
+    trained = await trainer.trainTagger(train, {
       preset,
       scheme,
       bridge,
-      ...definedFields({ classWeights }),
-      ...searchSettings(options, task),
       onProgress: progress.onProgress,
       ...definedFields({ signal }),
     });
@@ -190,6 +179,7 @@ function requireSameColumns(train: Corpus, dev: Corpus): void {
 /** `--task parser`: chang2016's arc-hybrid parser on CoNLL-U. */
 async function trainParser(
   options: L2sTrainOptions,
+  trainer: L2sTrainer,
   signal: AbortSignal | undefined,
 ): Promise<{ model: L2sModel; summary: string }> {
   const oracle = (options.oracle ?? "dynamic") as "dynamic" | "static";
@@ -208,16 +198,14 @@ async function trainParser(
   const devTrees = dev === undefined ? undefined : goldTrees(dev, tagField);
   const rollIn: RollIn = oracle === "static" ? "reference" : "learned";
   note(
-    `training an L2S arc-hybrid parser on ${trainSentences.length} sentences (${train.label}), ${oracle} oracle, ${labelled ? "labelled (heads and relations)" : "unlabelled (heads only)"}, tags from ${tagField}; ${searchText(options, "parser", rollIn, "none")}`,
+    `training an L2S arc-hybrid parser on ${trainSentences.length} sentences (${train.label}), ${oracle} oracle, ${labelled ? "labelled (heads and relations)" : "unlabelled (heads only)"}, tags from ${tagField}; ${searchText(options, trainer, rollIn, "none")}`,
   );
   const progress = searchBar("l2s");
-  let trained: Awaited<ReturnType<typeof trainL2sParser>>;
+  let trained: Awaited<ReturnType<L2sTrainer["trainParser"]>>;
   try {
-    trained = await trainL2sParser(train, {
+    trained = await trainer.trainParser(train, {
       oracle,
-      labelled,
       tagField,
-      ...searchSettings(options, "parser"),
       onProgress: progress.onProgress,
       ...definedFields({ signal }),
     });
@@ -253,37 +241,6 @@ function goldTrees(dev: Corpus, tagField: "UPOS" | "XPOS"): ConlluSentence[] {
   return trees;
 }
 
-type BaseLearner = (typeof BASE_LEARNERS)[number];
-
-/** The base learner of each task when `--base-learner` is not given (the recipes' defaults). */
-function defaultBaseLearner(task: string | undefined): BaseLearner {
-  return task === "parser" ? L2S_PARSER_DEFAULT_LEARNER : L2S_TAGGER_DEFAULT_LEARNER;
-}
-
-/**
- * The search and learner settings common to every task. The base learner is always named: a
- * recipe's default learner is chosen only when no learner options are given at all, so `--bits`
- * alone must not change it.
- */
-function searchSettings(options: L2sTrainOptions, task: L2sTask) {
-  const learner: BaseLearnerOptions =
-    (options.baseLearner ?? defaultBaseLearner(task)) === "perceptron"
-      ? { kind: "perceptron", ...definedFields({ bits: options.bits }) }
-      : {
-          kind: "csoaa",
-          ...definedFields({ bits: options.bits, learningRate: options.learningRate }),
-        };
-  return {
-    ...definedFields({
-      passes: options.passes,
-      rollIn: options.rollIn as RollIn | undefined,
-      rollOut: options.rollOut as RollOut | undefined,
-      seed: options.seed,
-    }),
-    learner,
-  };
-}
-
 /** A progress bar over passes × examples, started at the first report (which gives the sizes). */
 function searchBar(label: string): {
   onProgress: (p: SearchProgress) => void;
@@ -310,10 +267,10 @@ function trainingText(training: SearchTrainingResult): string {
 /** The base learner, roll-in, roll-out and passes of a run, defaults filled in. */
 function searchText(
   options: L2sTrainOptions,
-  task: L2sTask,
+  trainer: L2sTrainer,
   rollIn: RollIn,
   rollOut: RollOut,
 ): string {
   const passes = options.passes ?? 1;
-  return `base learner ${options.baseLearner ?? defaultBaseLearner(task)}, roll-in ${options.rollIn ?? rollIn}, roll-out ${options.rollOut ?? rollOut}, ${passes < 1 ? `1 pass learning from ${passes} of the decisions` : `${passes} pass${passes === 1 ? "" : "es"}`}`;
+  return `base learner ${trainer.learner.kind}, roll-in ${options.rollIn ?? rollIn}, roll-out ${options.rollOut ?? rollOut}, ${passes < 1 ? `1 pass learning from ${passes} of the decisions` : `${passes} pass${passes === 1 ? "" : "es"}`}`;
 }

@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
+import { declareFiles } from "../files-declared.js";
 import { malformedOption, parseInteger, parseNumber, parsePositive } from "../options.js";
-import { declareFiles } from "./files.js";
 import { lazy } from "./lazy.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
 

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { addDecoderFlags } from "../decoder-flags.js";
+import { declareFiles } from "../files-declared.js";
 import { collect, malformedOption, parseInteger } from "../options.js";
-import { declareFiles } from "./files.js";
 import { lazy } from "./lazy.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
 

@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { declareFiles } from "./files.js";
+import { declareFiles } from "../files-declared.js";
 import { lazy } from "./lazy.js";
 
 export function defineImport(program: Command): void {

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import { declareFiles } from "../files-declared.js";
 import { collect, parseInteger } from "../options.js";
-import { declareFiles } from "./files.js";
 import { lazy } from "./lazy.js";
 
 export function defineInfo(program: Command): void {

@@ -2,8 +2,8 @@ import type { DecoderDefinition } from "@lagrange/core";
 import type { Command } from "commander";
 import { Option } from "commander";
 import { addDecoderFlags } from "../decoder-flags.js";
+import { declareFiles } from "../files-declared.js";
 import { collect, malformedOption, parseInteger } from "../options.js";
-import { declareFiles } from "./files.js";
 import { lazy } from "./lazy.js";
 import { L2S_DEFAULT_DECODER, MAX_NBEST, parseNbest } from "./values.js";
 

@@ -11,9 +11,8 @@ import { PACKAGE_DEFAULTS } from "./values.js";
 export const LEARNERS = ["crf", "l2s"] as const;
 export type Learner = (typeof LEARNERS)[number];
 
-/** `--task` of `--learner l2s`. */
+/** `--task` of `--learner l2s`: recipes' `L2S_TASKS`, which checks the spec. */
 export const L2S_TASKS = ["pos", "ner", "parser"] as const;
-export type L2sTask = (typeof L2S_TASKS)[number];
 
 /** `--passes`: an integer ≥ 1, or a rate in (0, 1) (one pass that learns from that share of decisions). */
 export function parsePasses(value: string): number {

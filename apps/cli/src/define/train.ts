@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander";
+import { declareFiles } from "../files-declared.js";
 import { collect, malformedOption, parseInteger, parseNonNegative } from "../options.js";
 import { parseDenseColumns } from "./dense-columns.js";
-import { declareFiles } from "./files.js";
 import { lazy } from "./lazy.js";
 import { addL2sTrainOptions } from "./train-l2s.js";
 import { GENERAL_DEFAULTS, LEARNERS, MODEL_KINDS, parseByteSize } from "./train-values.js";

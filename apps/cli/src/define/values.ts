@@ -71,7 +71,6 @@ export const PACKAGE_DEFAULTS = {
 
 /** `--punctuation`: score punctuation words, leave them out, or print both rows. */
 export const DEPS_PUNCTUATION = ["include", "exclude", "both"] as const;
-export type DepsPunctuation = (typeof DEPS_PUNCTUATION)[number];
 
 /** The decoder an L2S tagger is tagged with when `--decoder` is not given: its own policy's. */
 export const L2S_DEFAULT_DECODER = "greedy";

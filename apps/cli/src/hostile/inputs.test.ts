@@ -1,7 +1,7 @@
 /**
  * Hostile inputs by class (issue 42, class 1): every file a command reads is a regular file or a
  * declared stream, under its kind's size cap. The cases are not written by hand: every input flag
- * and argument that a command of the CLI declares (define/files.ts) is fed an endless device
+ * and argument that a command of the CLI declares (files-declared.ts) is fed an endless device
  * (/dev/zero), a FIFO with no writer, a folder and a file over its cap (the cap lowered to 1 MiB
  * through LAGRANGE_MAX_INPUT, the file 2 MiB), each run of the real binary under a memory cap. A
  * table supplies only the other arguments of each command; a newly declared flag gets its cases
@@ -19,7 +19,7 @@ import { INPUT_SIZE_CAPS } from "@lagrange/core/node";
 import { STANDARD_DECODERS } from "@lagrange/recipes";
 import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { filesOf, INPUT_FILE_KINDS, type InputFileKind } from "../define/files.js";
+import { filesOf, INPUT_FILE_KINDS, type InputFileKind } from "../files-declared.js";
 import { buildProgram, main } from "../main.js";
 import { chunkingText, processTree, trainModel } from "../probe/cli-process.js";
 import { type BoundedRun, expectBounded, runBounded, startBounded } from "./harness.js";

@@ -3,7 +3,7 @@
  * - every declared output of every command, set to every declared input of that command — the
  *   same path, a symbolic link to it, a hard link, `folder/../name` — is refused (exit 2, naming
  *   both flags) before any work, and the input is left as it was. The pairs come from the
- *   command definitions (define/files.ts): a new file flag is covered without a new case;
+ *   command definitions (files-declared.ts): a new file flag is covered without a new case;
  * - replacing an output keeps its mode and owner, refuses a read-only file unless `--force`, and a
  *   255-byte output name works (temporary names are short);
  * - every signal that ends the process (STOP_SIGNALS, the supervisor's list too), sent to the
@@ -34,7 +34,7 @@ import { join } from "node:path";
 import { STANDARD_DECODERS } from "@lagrange/recipes";
 import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { filesOf } from "../define/files.js";
+import { filesOf } from "../files-declared.js";
 import { STOP_SIGNALS, signalExitCode } from "../interruption.js";
 import { buildProgram, main } from "../main.js";
 import {

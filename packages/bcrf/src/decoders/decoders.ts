@@ -15,11 +15,11 @@ import {
 } from "@lagrange/core";
 import { MAX_ITERATIONS } from "@lagrange/core/dual-decomposition";
 import { mbrDecode, ValidDecodeWorkspace, validDecode } from "../decoding/decode.js";
+import { BcrfWorkspace } from "../inference/bcrf-workspace.js";
 import { emptyChainInput, labellingScore, loadChainScores } from "../inference/chain-input.js";
 import {
   BCRF_DECODING_TEMPERATURE,
   BCRF_DEFAULT_ITERATIONS,
-  BcrfWorkspace,
   bcrfInference,
   type IbpStatus,
 } from "../inference/ibp.js";

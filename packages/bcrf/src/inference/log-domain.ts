@@ -5,8 +5,10 @@
  * the factorised kernel hands a sequence over to it when a whole cluster's mass underflows, and
  * the tests use it as an independent reference.
  */
+
+import type { BcrfWorkspace } from "./bcrf-workspace.js";
 import type { ChainInput } from "./chain-input.js";
-import type { BcrfWorkspace, IbpOptions, IbpResult, IbpStatus } from "./ibp.js";
+import type { IbpOptions, IbpResult, IbpStatus } from "./ibp.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

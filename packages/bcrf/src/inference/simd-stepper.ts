@@ -3,7 +3,7 @@
  * copied into its memory once per sequence (O(n·L), against O(k·n·L²) of projections) and back
  * after the last half-step.
  */
-import type { BcrfWorkspace, HalfStepper } from "./ibp.js";
+import type { BcrfWorkspace, HalfStepper } from "./bcrf-workspace.js";
 import { type IbpSimdKernel, instantiateIbpSimd } from "./simd.js";
 
 const PAGE = 65536;

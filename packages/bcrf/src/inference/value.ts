@@ -3,8 +3,9 @@
  * iterate q, and its gradient ∂B/∂w = q pulled back to the model's local and transition scores
  * (corro §3.1: the Fenchel–Young gradient is the IBP output minus the gold statistics).
  */
+
+import { type BcrfWorkspace, materializeBlock } from "./bcrf-workspace.js";
 import type { ChainGradient, ChainInput } from "./chain-input.js";
-import { type BcrfWorkspace, materializeBlock } from "./ibp.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

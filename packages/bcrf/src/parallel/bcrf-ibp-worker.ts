@@ -3,7 +3,7 @@
  * clusters on the shared factors, publishes the generation it finished.
  */
 import { workerData } from "node:worker_threads";
-import { BcrfWorkspace, clusterCount, projectClusterRange } from "../inference/ibp.js";
+import { BcrfWorkspace, clusterCount, projectClusterRange } from "../inference/bcrf-workspace.js";
 import { COMMAND, CONTROL, type ParallelSetup, shareStart, WORKER_FAILED } from "./protocol.js";
 
 const setup = workerData as ParallelSetup;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BcrfWorkspace, bcrfInference } from "../inference/ibp.js";
+import { BcrfWorkspace } from "../inference/bcrf-workspace.js";
+import { bcrfInference } from "../inference/ibp.js";
 import { randomInput } from "../testing/random-input.js";
 import { ParallelBcrf } from "./parallel-ibp.js";
 

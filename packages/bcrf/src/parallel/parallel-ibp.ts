@@ -10,15 +10,9 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { BcrfWorkspace, clusterCount, projectClusterRange } from "../inference/bcrf-workspace.js";
 import type { ChainInput } from "../inference/chain-input.js";
-import {
-  BcrfWorkspace,
-  bcrfInference,
-  clusterCount,
-  type IbpOptions,
-  type IbpResult,
-  projectClusterRange,
-} from "../inference/ibp.js";
+import { bcrfInference, type IbpOptions, type IbpResult } from "../inference/ibp.js";
 import { COMMAND, CONTROL, type ParallelSetup, shareStart, WORKER_FAILED } from "./protocol.js";
 
 export interface ParallelBcrfOptions {

@@ -12,8 +12,9 @@ import {
   type ObjectiveSource,
   type SequenceObjective,
 } from "@lagrange/chain-crf";
+import { BcrfWorkspace } from "../inference/bcrf-workspace.js";
 import { labellingScore } from "../inference/chain-input.js";
-import { BCRF_DEFAULT_ITERATIONS, BcrfWorkspace, bcrfInference } from "../inference/ibp.js";
+import { BCRF_DEFAULT_ITERATIONS, bcrfInference } from "../inference/ibp.js";
 import { bcrfValue } from "../inference/value.js";
 import {
   MEAN_FIELD_DEFAULTS,

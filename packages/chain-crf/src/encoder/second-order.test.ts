@@ -6,12 +6,13 @@ import { fileURLToPath } from "node:url";
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CrfModel, prepareTrainingData } from "../crf-model.js";
+import { CrfModel } from "../crf-model.js";
 import { chunkingPreset } from "../features/chunking.js";
 import { loadModelFromBytes, modelToBytes } from "../model-file.js";
 import { headerOf } from "../testing/model-header.js";
 import { randomCorpus } from "../testing/random-corpus.js";
 import { trainCrf } from "../train-crf.js";
+import { prepareTrainingData } from "../training-data.js";
 import { SecondOrderEncoder } from "./second-order.js";
 
 const configs = fc.record({

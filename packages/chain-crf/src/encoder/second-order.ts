@@ -1,13 +1,12 @@
 import type { Encoder } from "../encoder.js";
 import { scoreView } from "../inference/score.js";
+import { secondOrderScore, secondOrderViterbiKernel } from "../inference/second-order.js";
 import {
   SecondOrderContext,
-  secondOrderForwardBackwardKernel,
-  secondOrderScore,
-  secondOrderViterbiKernel,
   type TrigramPattern,
   trigramPattern,
-} from "../inference/second-order.js";
+} from "../inference/second-order-context.js";
+import { secondOrderForwardBackwardKernel } from "../inference/second-order-forward-backward.js";
 import type { CompiledDataset } from "../model/dataset.js";
 import type { FeatureLayout } from "../model/layout.js";
 import { InstanceScorer } from "../model/scorer.js";

@@ -5,12 +5,9 @@ import { randomChainScores } from "@lagrange/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { forwardBackward, viterbi } from "./api.js";
-import {
-  SecondOrderContext,
-  secondOrderForwardBackwardKernel,
-  secondOrderViterbiKernel,
-  trigramPattern,
-} from "./second-order.js";
+import { secondOrderViterbiKernel } from "./second-order.js";
+import { SecondOrderContext, trigramPattern } from "./second-order-context.js";
+import { secondOrderForwardBackwardKernel } from "./second-order-forward-backward.js";
 import { emptyView, setViewFromScores } from "./view.js";
 
 const NEG = Number.NEGATIVE_INFINITY;

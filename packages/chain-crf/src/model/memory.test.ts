@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { prepareTrainingData } from "../crf-model.js";
 import type { AttributeSequence } from "../features/types.js";
 import { randomCorpus } from "../testing/random-corpus.js";
 import { trainCrf } from "../train-crf.js";
+import { prepareTrainingData } from "../training-data.js";
 import type { LabelledSequence } from "./dataset.js";
 import { AttributeFrequencyError } from "./dictionary.js";
 import { observedStateFeatures } from "./layout.js";

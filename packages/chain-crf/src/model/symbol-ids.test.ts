@@ -1,13 +1,14 @@
 import { LabelSet, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { modelFromTraining, prepareTrainingData } from "../crf-model.js";
+import { modelFromTraining } from "../crf-model.js";
 import { AttributeSequenceBuilder } from "../features/builder.js";
 import { CHUNKING_TEMPLATES } from "../features/chunking.js";
 import { FieldTemplateSet } from "../features/field-templates.js";
 import { symbolsOf } from "../features/symbols.js";
 import { parseTemplate } from "../features/template.js";
 import type { AttributeList, AttributeSequence, Rows } from "../features/types.js";
+import { prepareTrainingData } from "../training-data.js";
 import { numberedNames } from "./symbol-ids.js";
 
 /** The same attributes without the extractor's numbers (a spread drops them): the reference path. */

@@ -1,10 +1,11 @@
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CrfModel, modelFromTraining, prepareTrainingData } from "../crf-model.js";
+import { type CrfModel, modelFromTraining } from "../crf-model.js";
 import { crfsuiteModelFromBytes, crfsuiteModelToBytes } from "../interop/crfsuite/index.js";
 import { randomCorpus } from "../testing/random-corpus.js";
 import { TRAINING_ALGORITHMS, trainCrf } from "../train-crf.js";
+import { prepareTrainingData } from "../training-data.js";
 import type { LabelledSequence } from "./dataset.js";
 
 const seeds = fc.integer({ min: 0, max: 2 ** 31 - 1 });

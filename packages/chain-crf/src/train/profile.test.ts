@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { prepareTrainingData } from "../crf-model.js";
 import { randomCorpus } from "../testing/random-corpus.js";
+import { prepareTrainingData } from "../training-data.js";
 import { profileCrfPass } from "./profile.js";
 
 describe("profileCrfPass", () => {

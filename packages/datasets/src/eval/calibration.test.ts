@@ -5,6 +5,7 @@ import {
   CALIBRATION_BINS,
   calibration,
   calibrationOfColumns,
+  endsInConfidences,
   formatCalibrationReport,
   readConfidenceColumns,
   reliabilityDiagramSvg,
@@ -157,6 +158,16 @@ describe("readConfidenceColumns", () => {
       /^p\.conll:2: expected gold/,
     );
     expect(() => readConfidenceColumns("x B B 1.2\n", "p.conll")).toThrow(/got "1\.2"/);
+  });
+});
+
+describe("endsInConfidences", () => {
+  it("tells --marginals output from labels alone, 0/1 labels and -DOCSTART- lines included", () => {
+    expect(endsInConfidences("-DOCSTART- O O\n\nJohn B-PER B-PER 0.93\nlives O O 1\n")).toBe(true);
+    expect(endsInConfidences("John B-PER B-PER 1e-05\n")).toBe(true);
+    expect(endsInConfidences("John B-PER B-PER\nlives O O\n")).toBe(false);
+    expect(endsInConfidences("a x 0 1\nb y 1 0\n")).toBe(false);
+    expect(endsInConfidences("a x B 0.5\nb y O 1.5\n")).toBe(false);
   });
 });
 

@@ -119,6 +119,23 @@ export interface ConfidenceColumns {
 }
 
 /**
+ * Whether a prediction file looks like `lagrange tag --marginals` output: its first token lines
+ * all end in a probability, some with a decimal point (0.93, 1e-05), so that a file of 0/1 labels
+ * is not taken for one.
+ */
+export function endsInConfidences(text: string): boolean {
+  let decimals = 0;
+  for (const line of text.split("\n", 200)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 3 || fields[0] === "-DOCSTART-") continue;
+    const last = fields[fields.length - 1]!;
+    if (!(Number(last) >= 0 && Number(last) <= 1) || !/^[\d.e+-]+$/.test(last)) return false;
+    if (/[.e]/.test(last)) decimals++;
+  }
+  return decimals > 0;
+}
+
+/**
  * Reads `lagrange tag --marginals` output: each token line ends with gold, prediction and the
  * prediction's probability; blank lines and `-DOCSTART-` lines pass through. A line with fewer
  * than three columns or a last column that is not a probability is a DataFormatError at its line.

@@ -6,13 +6,13 @@ import {
   type TwoPhaseSplitId,
   twoPhaseData,
 } from "./data.js";
+import { twoPhaseExperiment } from "./experiment.js";
 import {
   type SystemResult,
   TWO_PHASE_DEFAULTS,
   type TwoPhaseDatasetResult,
   type TwoPhaseExperimentOptions,
-  twoPhaseExperiment,
-} from "./experiment.js";
+} from "./experiment-results.js";
 
 /**
  * Every result number fersini2014 states in its text (Tables 5–8 are missing from the source;

@@ -5,7 +5,7 @@ import { evaluateSegments, generateCitationSentences } from "@lagrange/datasets"
 import { trainOrLoadModel } from "@lagrange/recipes";
 import { afterAll, describe, expect, it } from "vitest";
 import { twoPhaseData } from "./data.js";
-import { twoPhaseSystems } from "./experiment.js";
+import { twoPhaseSystems } from "./decode-split.js";
 import {
   labelType,
   quantile,

@@ -10,19 +10,20 @@ import {
 import { AbortError, constraintViolation, seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { minedRuleStats, minedRulesFile } from "./mined-rules-file.js";
 import {
-  DEFAULT_RULE_DELIMITERS,
-  type MinedRule,
-  minedRuleStats,
-  minedRulesFile,
   mineRules,
   PAPER_COST_FLOOR,
   RULE_COST_POLICIES,
-  type RuleFamily,
-  type RuleSentence,
   ruleCost,
   smoothedConfidence,
 } from "./mining.js";
+import {
+  DEFAULT_RULE_DELIMITERS,
+  type MinedRule,
+  type RuleFamily,
+  type RuleSentence,
+} from "./mining-options.js";
 
 const NER = ["O", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-PER", "I-PER"];
 const nerIndex = new SegmentIndex(NER);

@@ -9,7 +9,8 @@ import {
   type TokenFeatures,
 } from "../tasks/sequence-labelling.js";
 import { type DetectionItem, sequentialDetection } from "../tasks/sequential-detection.js";
-import { SearchPredictor, SearchTaskError, trainSearch } from "./engine.js";
+import { SearchPredictor, trainSearch } from "./engine.js";
+import { SearchTaskError } from "./search-runner.js";
 import type { SearchTask } from "./types.js";
 
 /** Tokens with one word feature each. */

@@ -151,7 +151,7 @@ describe("minCutSlave", () => {
           }
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 150 },
     );
   });
 
@@ -244,7 +244,7 @@ describe.each([
         checkDecoding(x, d);
         if (d.certified) certified++;
       }),
-      { numRuns: 1500 },
+      { numRuns: 500 },
     );
     expect(certified).toBeGreaterThan(0);
   });
@@ -295,7 +295,7 @@ describe("exact decoder with patterns (the referee, @lagrange/ilp)", () => {
         const d = twoSlave.decode(problem);
         if (d.certified) expect(d.primal).toBeCloseTo(r.primal, 6);
       }),
-      { numRuns: 200 },
+      { numRuns: 60 },
     );
     exact.dispose();
   });

@@ -89,17 +89,31 @@ export class RecordingGraph implements CutGraphBuilder {
   /** The minimum over all 2^numNodes cuts, and one cut reaching it. */
   bruteForceMinCut(): { value: number; sink: Uint8Array } {
     if (this.numNodes > 24) throw new Error(`refusing to enumerate 2^${this.numNodes} cuts`);
+    // cutCapacity's sum, over flat arrays: 2^21 cuts through the tuples take seconds.
+    const from = Int32Array.from(this.edges, (e) => e[0]);
+    const to = Int32Array.from(this.edges, (e) => e[1]);
+    const capacity = Float64Array.from(this.edges, (e) => e[2]);
+    const reverse = Float64Array.from(this.edges, (e) => e[3]);
+    const node = Int32Array.from(this.terminals, (t) => t[0]);
+    const source = Float64Array.from(this.terminals, (t) => t[1]);
+    const sinkSide = Float64Array.from(this.terminals, (t) => t[2]);
     let value = Number.POSITIVE_INFINITY;
-    let best = new Uint8Array(this.numNodes);
-    const sink = new Uint8Array(this.numNodes);
+    let bestMask = 0;
     for (let mask = 0; mask < 2 ** this.numNodes; mask++) {
-      for (let i = 0; i < this.numNodes; i++) sink[i] = (mask >> i) & 1;
-      const c = this.cutCapacity(sink);
+      let c = 0;
+      for (let e = 0; e < from.length; e++) {
+        const u = (mask >> from[e]!) & 1;
+        const v = (mask >> to[e]!) & 1;
+        if (u === 0 && v === 1) c += capacity[e]!;
+        if (v === 0 && u === 1) c += reverse[e]!;
+      }
+      for (let t = 0; t < node.length; t++) c += (mask >> node[t]!) & 1 ? source[t]! : sinkSide[t]!;
       if (c < value) {
         value = c;
-        best = sink.slice();
+        bestMask = mask;
       }
     }
+    const best = Uint8Array.from({ length: this.numNodes }, (_, i) => (bestMask >> i) & 1);
     return { value, sink: best };
   }
 

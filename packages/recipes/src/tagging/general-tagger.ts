@@ -3,48 +3,36 @@
  * clusters or documents), each group decoded with its consistency factors — or, with a decoder of
  * the chain alone, without them.
  */
-import { type Decoder, type DecoderOptionValue, LagrangeError } from "@lagrange/core";
+import type { Decoder, DecoderOptionValue } from "@lagrange/core";
 import { type Corpus, type LabelScheme, type Sentence, tokenPlace } from "@lagrange/datasets";
-import type { SentenceExplanation } from "../explain.js";
-import { type DecodedGroup, type GeneralCrf, tagGeneral } from "../general-crf.js";
+import type { GeneralCrf } from "../general-crf-settings.js";
+import { type DecodedGroup, tagGeneral } from "../general-crf-tagging.js";
 import { type GoldLabels, inputForModel } from "../model-input.js";
 import { modelScheme } from "../model-scheme.js";
-import type { TaggingTime } from "../tagger.js";
 import type {
   SequenceTagger,
   TaggedBatch,
-  TaggerCapabilities,
   TaggerKind,
   TaggingSpec,
   TagItem,
   TagRequest,
 } from "./sequence-tagger.js";
-import { checkRequest, decodingStats } from "./tag-items.js";
+import { decodingStats } from "./tag-items.js";
+import { TextOnlyTagger } from "./text-only-tagger.js";
 
-export class GeneralCrfTagger implements SequenceTagger {
+export class GeneralCrfTagger extends TextOnlyTagger implements SequenceTagger {
   readonly kind: TaggerKind = "general-crf";
   readonly description = "a general CRF";
   readonly title: string;
   readonly labels: readonly string[];
   readonly scheme: LabelScheme;
   readonly unit = "corpus" as const;
-  readonly can: TaggerCapabilities = {
-    marginals: false,
-    nbest: false,
-    forced: false,
-    explain: false,
-    text: true,
-    attributes: false,
-  };
-  readonly constrained = false;
-  readonly nbestMethod = undefined;
   readonly notes: readonly string[];
   readonly #crf: GeneralCrf;
   readonly #engine: Decoder;
   /** The decoder decodes the chain alone: the consistency factors are ignored. */
   readonly #chainOnly: boolean;
   readonly #groups: DecodedGroup[] = [];
-  #time = { sentences: 0, tokens: 0, featuresMs: 0, scoringMs: 0, decodingMs: 0 };
 
   constructor(
     crf: GeneralCrf,
@@ -55,6 +43,7 @@ export class GeneralCrfTagger implements SequenceTagger {
     readonly modelName: string,
     readonly spec: TaggingSpec & { readonly model: Uint8Array },
   ) {
+    super("its consistency factors have no exact marginals", "its groups need the whole input");
     this.#crf = crf;
     this.#engine = engine;
     this.#chainOnly = chainOnly;
@@ -70,20 +59,8 @@ export class GeneralCrfTagger implements SequenceTagger {
         : [];
   }
 
-  get time(): TaggingTime {
-    return { ...this.#time };
-  }
-
   input(corpus: Corpus, gold: GoldLabels): Corpus {
     return inputForModel(corpus, this.#crf.model, gold);
-  }
-
-  check(request: TagRequest): void {
-    checkRequest(this.can, request, (flags) => ({
-      marginals: `${flags}: the marginals and probabilities of a linear-chain CRF; ${this.modelName} is a general CRF (its consistency factors have no exact marginals)`,
-      nbest: `${flags}: for a linear-chain CRF; ${this.modelName} is a general CRF`,
-      explain: `--explain: the constraints that fired under a linear-chain CRF's decoder; ${this.modelName} is a general CRF (its groups need the whole input)`,
-    }));
   }
 
   /** The whole input: a group's labels depend on every sentence in it. */
@@ -104,9 +81,9 @@ export class GeneralCrfTagger implements SequenceTagger {
       const stats = decodingStats(group.decoding, [], false);
       for (const k of group.members) items[k] = { labels: tagging.labels[k]!, stats };
     }
-    this.#time.sentences += batch.length;
-    for (const sentence of batch) this.#time.tokens += sentence.tokens.length;
-    this.#time.decodingMs += tagging.decodingMs;
+    this.clock.sentences += batch.length;
+    for (const sentence of batch) this.clock.tokens += sentence.tokens.length;
+    this.clock.decodingMs += tagging.decodingMs;
     const timedOut = tagging.groups
       .filter((g) => g.decoding.status === "time-limit")
       .map((g) => tokenPlace(batch[g.members[0]!]!, 0));
@@ -133,20 +110,6 @@ export class GeneralCrfTagger implements SequenceTagger {
       linked.length === 0
         ? "none to certify"
         : `${((100 * certified) / linked.length).toFixed(1)}% of those certified, ${(iterations / linked.length).toFixed(2)} mean iterations`;
-    return `${this.#groups.length} groups, ${linked.length} with consistency factors (${share}); decoding ${(this.#time.decodingMs / 1000).toFixed(2)} s`;
-  }
-
-  async tagAttributes(): Promise<TaggedBatch> {
-    throw new LagrangeError(
-      "usage",
-      `${this.modelName} is a general CRF: it reads text columns through its preset, not CRFsuite attribute lists`,
-    );
-  }
-
-  async explain(): Promise<SentenceExplanation> {
-    throw new LagrangeError(
-      "usage",
-      `lagrange explain reads a linear-chain CRF; ${this.modelName} is not one`,
-    );
+    return `${this.#groups.length} groups, ${linked.length} with consistency factors (${share}); decoding ${(this.clock.decodingMs / 1000).toFixed(2)} s`;
   }
 }

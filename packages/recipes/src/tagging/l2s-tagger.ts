@@ -4,29 +4,21 @@
  * needs nothing more (greedy, the default, is the policy's own left-to-right prediction).
  */
 import { getPreset } from "@lagrange/chain-crf";
-import {
-  checkpoints,
-  type Decoder,
-  type DecoderOptionValue,
-  LagrangeError,
-  throwIfAborted,
-} from "@lagrange/core";
+import { checkpoints, type Decoder, type DecoderOptionValue, throwIfAborted } from "@lagrange/core";
 import { type Corpus, type LabelScheme, type Sentence, tokenPlace } from "@lagrange/datasets";
-import type { SentenceExplanation } from "../explain.js";
 import { type L2sTagger, l2sChainScores } from "../l2s/tagger.js";
 import { type GoldLabels, inputForPreset } from "../model-input.js";
-import type { TaggingTime } from "../tagger.js";
 import {
   isTagFailure,
   type SequenceTagger,
   type TaggedBatch,
-  type TaggerCapabilities,
   type TaggerKind,
   type TaggingSpec,
   type TagItem,
   type TagRequest,
 } from "./sequence-tagger.js";
-import { checkRequest, decodingStats, sentenceFailure } from "./tag-items.js";
+import { decodingStats, sentenceFailure } from "./tag-items.js";
+import { TextOnlyTagger } from "./text-only-tagger.js";
 
 /** An L2S tagger's input, with its gold labels or without: recipes' rule for preset models. */
 export function l2sTaggerInput(corpus: Corpus, tagger: L2sTagger, gold: GoldLabels): Corpus {
@@ -38,27 +30,16 @@ export function describeL2sTagger(tagger: L2sTagger): string {
   return `${tagger.labels.length} labels, preset ${tagger.preset}, scheme ${tagger.scheme}${tagger.scheme === "none" ? "" : `, bridge ${tagger.mask === null ? "off" : "on"}`}`;
 }
 
-export class L2sSequenceTagger implements SequenceTagger {
+export class L2sSequenceTagger extends TextOnlyTagger implements SequenceTagger {
   readonly kind: TaggerKind = "l2s";
   readonly description = "an L2S tagger";
   readonly title: string;
   readonly labels: readonly string[];
   readonly scheme: LabelScheme;
   readonly unit = "sentence" as const;
-  readonly can: TaggerCapabilities = {
-    marginals: false,
-    nbest: false,
-    forced: false,
-    explain: false,
-    text: true,
-    attributes: false,
-  };
-  readonly constrained = false;
-  readonly nbestMethod = undefined;
   readonly notes: readonly string[] = [];
   readonly #tagger: L2sTagger;
   readonly #engine: Decoder;
-  #time = { sentences: 0, tokens: 0, featuresMs: 0, scoringMs: 0, decodingMs: 0 };
 
   constructor(
     tagger: L2sTagger,
@@ -68,15 +49,12 @@ export class L2sSequenceTagger implements SequenceTagger {
     readonly modelName: string,
     readonly spec: TaggingSpec & { readonly model: Uint8Array },
   ) {
+    super("no distribution over labellings");
     this.#tagger = tagger;
     this.#engine = engine;
     this.labels = tagger.labels;
     this.scheme = tagger.scheme;
     this.title = `the L2S tagger (${describeL2sTagger(tagger)}), decoder ${decoder}`;
-  }
-
-  get time(): TaggingTime {
-    return { ...this.#time };
   }
 
   summary(): string | undefined {
@@ -85,14 +63,6 @@ export class L2sSequenceTagger implements SequenceTagger {
 
   input(corpus: Corpus, gold: GoldLabels): Corpus {
     return l2sTaggerInput(corpus, this.#tagger, gold);
-  }
-
-  check(request: TagRequest): void {
-    checkRequest(this.can, request, (flags) => ({
-      marginals: `${flags}: the marginals and probabilities of a linear-chain CRF; ${this.modelName} is an L2S tagger (no distribution over labellings)`,
-      nbest: `${flags}: for a linear-chain CRF; ${this.modelName} is an L2S tagger`,
-      explain: `--explain: the constraints that fired under a linear-chain CRF's decoder; ${this.modelName} is an L2S tagger`,
-    }));
   }
 
   async tag(batch: readonly Sentence[], request: TagRequest = {}): Promise<TaggedBatch> {
@@ -123,8 +93,8 @@ export class L2sSequenceTagger implements SequenceTagger {
           });
           continue;
         }
-        this.#time.sentences++;
-        this.#time.tokens += sentence.tokens.length;
+        this.clock.sentences++;
+        this.clock.tokens += sentence.tokens.length;
         items.push({
           labels: Array.from(decoding.labels, (y) => this.labels[y]!),
           stats: decodingStats(decoding, [], false),
@@ -133,22 +103,8 @@ export class L2sSequenceTagger implements SequenceTagger {
         items.push(sentenceFailure(error, sentence));
       }
     }
-    this.#time.scoringMs += scoringMs;
-    this.#time.decodingMs += decodingMs;
+    this.clock.scoringMs += scoringMs;
+    this.clock.decodingMs += decodingMs;
     return { items, time: { featuresMs: 0, scoringMs, decodingMs } };
-  }
-
-  async tagAttributes(): Promise<TaggedBatch> {
-    throw new LagrangeError(
-      "usage",
-      `${this.modelName} is an L2S tagger: it reads text columns through its preset, not CRFsuite attribute lists`,
-    );
-  }
-
-  async explain(): Promise<SentenceExplanation> {
-    throw new LagrangeError(
-      "usage",
-      `lagrange explain reads a linear-chain CRF; ${this.modelName} is not one`,
-    );
   }
 }

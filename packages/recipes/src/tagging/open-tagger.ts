@@ -24,7 +24,7 @@ import {
   needsConstraints,
   standardDecoders,
 } from "../decoders.js";
-import { generalCrfOf } from "../general-crf.js";
+import { generalCrfOf } from "../general-crf-settings.js";
 import { L2S_PARSER_TASK } from "../l2s/parser.js";
 import { L2S_TAGGER_TASK, type L2sTagger, l2sTaggerOf } from "../l2s/tagger.js";
 import { checkDecoderUse } from "../tagger.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getTaskPreset } from "../preset-names.js";
+import { checkTrainingSpec } from "./check-spec.js";
 import { definedFields } from "./defined-fields.js";
 import { openTrainer } from "./open-trainer.js";
 
@@ -62,5 +63,47 @@ describe("definedFields", () => {
       ["c", 0],
       ["d", null],
     ]);
+  });
+
+  it("opens the L2S learner from its spec: the task's base learner named, the spec checked first", () => {
+    expect(openTrainer({ learner: "l2s", task: "parser" }).learner).toEqual({ kind: "perceptron" });
+    expect(openTrainer({ learner: "l2s", task: "ner", bits: 12 }).learner).toEqual({
+      kind: "csoaa",
+      bits: 12,
+    });
+    expect(() =>
+      openTrainer({ learner: "l2s", task: "pos", baseLearner: "perceptron", learningRate: 0.1 }),
+    ).toThrow(
+      /--learning-rate with the perceptron base learner: the perceptron has no learning rate/,
+    );
+    expect(() => openTrainer({ learner: "l2s", task: "parser", classWeights: ["O=0.5"] })).toThrow(
+      /--class-weight with --task parser/,
+    );
+    expect(() =>
+      openTrainer({ learner: "l2s", task: "ner", bits: 30 }, { limitBytes: 1e6 }),
+    ).toThrow(/--bits 30: the csoaa learner's hashed weight table/);
+  });
+});
+
+describe("checkTrainingSpec", () => {
+  it("refuses the combinations no trainer runs, in lagrange train's words", () => {
+    expect(() => checkTrainingSpec({ algorithm: "sgd", c2: 0 })).toThrow(
+      /--c2 0 with --algorithm sgd/,
+    );
+    expect(() => checkTrainingSpec({ algorithm: "ap", order: 2, partialLabels: true })).toThrow(
+      /--partial with --algorithm ap/,
+    );
+    expect(() => checkTrainingSpec({ algorithm: "ap", order: 2 })).toThrow(
+      /^--order 2 with --algorithm ap: second-order training/,
+    );
+    expect(() => checkTrainingSpec({ algorithm: "lbfgs", model: "general" })).toThrow(
+      /--model general needs --groups tweets or documents/,
+    );
+    expect(() => checkTrainingSpec({ algorithm: "lbfgs", twoStage: true, folds: 1 })).toThrow(
+      /--folds 1: --two-stage jackknifes/,
+    );
+    expect(() =>
+      checkTrainingSpec({ algorithm: "lbfgs", model: "general", groups: "tweets" }),
+    ).not.toThrow();
   });
 });

@@ -1,12 +1,6 @@
-import type { TrainingObjectiveName } from "@lagrange/bcrf";
-import {
-  type CrfModel,
-  iterationCap,
-  type TrainingAlgorithm,
-  type TrainingProgress,
-} from "@lagrange/chain-crf";
+import { type CrfModel, iterationCap, type TrainingProgress } from "@lagrange/chain-crf";
 import { type JsonValue, LagrangeError } from "@lagrange/core";
-import type { Corpus, LabelScheme } from "@lagrange/datasets";
+import type { Corpus } from "@lagrange/datasets";
 import { parseClassWeights } from "../class-weights.js";
 import {
   type GeneralCrfTrainingOptions,
@@ -25,40 +19,8 @@ import {
 import { objectiveTraining } from "../training-objective.js";
 import { type TrainedTwoStage, type TwoStageOptions, trainTwoStage } from "../two-stage/train.js";
 import { definedFields } from "./defined-fields.js";
-
-/**
- * How a chain CRF is trained, as plain data: what `lagrange train`'s flags and the bench's rows
- * set. Left out, a value comes from the task preset (its stopping rule, c2) or the trainer.
- */
-export interface TrainingSpec {
-  readonly algorithm: TrainingAlgorithm;
-  readonly c1?: number;
-  readonly c2?: number;
-  readonly maxIterations?: number;
-  readonly threads?: number;
-  readonly minAttributeFrequency?: number;
-  /** Early stopping: held-out evaluations without improvement. */
-  readonly patience?: number;
-  readonly constrainedTraining?: boolean;
-  /** `2`: label-trigram weights too (`trigrams`: the observed ones, default, or all). */
-  readonly order?: 1 | 2;
-  readonly trigrams?: "observed" | "all";
-  /** `LABEL=w` or `balanced[:POWER]` specs (see `parseClassWeights`). */
-  readonly classWeights?: readonly string[];
-  readonly allowNoProgress?: boolean;
-  /** Default `crf` (the likelihood). */
-  readonly objective?: TrainingObjectiveName;
-  /** bcrf: IBP half-steps per loss evaluation; mean-field: unrolled updates. */
-  readonly objectiveIterations?: number;
-  /** The gold column holds partial annotations. */
-  readonly partialLabels?: boolean;
-  readonly scheme?: LabelScheme;
-  /**
-   * A task preset whose training defaults apply when the features name none (a bench row on a
-   * task's base preset); the features' own task preset comes first.
-   */
-  readonly taskPreset?: string;
-}
+import { type L2sTrainer, openL2sTrainer } from "./l2s-trainer.js";
+import type { L2sTrainingSpec, TrainingSpec } from "./spec.js";
 
 /** What one run trains on, beside the spec: resolved features and data, hooks, a signal. */
 export interface TrainerInputs {
@@ -112,9 +74,21 @@ export interface Trainer {
 
 /**
  * The one place a task preset's training defaults (stopping rule, c2, the decoder its models are
- * meant for) meet the spec: `lagrange train` and the bench both train through it.
+ * meant for) meet the spec: `lagrange train` and the bench both train through it. An L2S spec
+ * opens the learning-to-search trainer (checked by {@link checkTrainingSpec} first).
  */
-export function openTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
+export function openTrainer(spec: L2sTrainingSpec, inputs?: { limitBytes?: number }): L2sTrainer;
+export function openTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer;
+export function openTrainer(
+  spec: TrainingSpec | L2sTrainingSpec,
+  inputs: TrainerInputs & { limitBytes?: number } = {},
+): Trainer | L2sTrainer {
+  return "learner" in spec
+    ? openL2sTrainer(spec, inputs.limitBytes)
+    : openChainTrainer(spec, inputs);
+}
+
+function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
   const { features, init } = inputs;
   const task =
     features?.task ?? (spec.taskPreset === undefined ? undefined : getTaskPreset(spec.taskPreset));
@@ -152,10 +126,11 @@ export function openTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer 
       onPrepared: inputs.onPrepared,
       init: init?.model,
       signal: inputs.signal,
+      order: spec.order,
+      trigrams: spec.trigrams,
     }),
     algorithm: spec.algorithm,
     ...(spec.constrainedTraining === true ? { constrainedTraining: true } : {}),
-    ...(spec.order === 2 ? { order: 2, trigrams: spec.trigrams ?? "observed" } : {}),
     ...(spec.allowNoProgress === true ? { allowNoProgress: true } : {}),
     ...objective,
     settings,

@@ -1,11 +1,12 @@
 import { seededRandom } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CrfModel, modelFromTraining, prepareTrainingData } from "../../crf-model.js";
+import { CrfModel, modelFromTraining } from "../../crf-model.js";
 import { fromAttributeLists } from "../../features/builder.js";
 import type { AttributeSequence } from "../../features/types.js";
 import { ModelFileError } from "../../model-file.js";
 import { randomCorpus } from "../../testing/random-corpus.js";
+import { prepareTrainingData } from "../../training-data.js";
 import { ByteReader } from "./bytes.js";
 import { readCqdb, writeCqdb } from "./cqdb.js";
 import { hashlittle } from "./lookup3.js";

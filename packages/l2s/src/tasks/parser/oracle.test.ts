@@ -170,7 +170,7 @@ describe("dynamic oracle exactness (brute force over action sequences)", () => {
           expect(oracle.minLoss(state, gold)).toBe(bruteMinLoss(state, gold));
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 150 },
     );
   });
 
@@ -187,7 +187,7 @@ describe("dynamic oracle exactness (brute force over action sequences)", () => {
           }
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 60 },
     );
   });
 

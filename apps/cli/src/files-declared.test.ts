@@ -1,8 +1,8 @@
 import { STANDARD_DECODERS } from "@lagrange/recipes";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { buildProgram } from "../main.js";
-import { FORCE_FLAG, filesOf, INPUT_FILE_KINDS } from "./files.js";
+import { FORCE_FLAG, filesOf, INPUT_FILE_KINDS } from "./files-declared.js";
+import { buildProgram } from "./main.js";
 
 /** Every command of the program, subcommands included, with its path (`queue submit`). */
 function commandsOf(command: Command, prefix = ""): { path: string; command: Command }[] {
