@@ -1,9 +1,22 @@
-import { type ChainScores, type TransitionMask, validateChainScores } from "@lagrange/core";
-import type { CrfModel } from "./crf-model.js";
+import {
+  type ChainScores,
+  type LabelSet,
+  type TransitionMask,
+  validateChainScores,
+} from "@lagrange/core";
 import type { AttributeSequence } from "./features/types.js";
+import type { FeatureLayout } from "./model/layout.js";
 import { SequenceScorer } from "./model/sequence-scorer.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
+
+/** What a scorer reads of a model (a `CrfModel` is one): its feature tables and weights. */
+export interface ScoredModel {
+  readonly attributes: LabelSet;
+  readonly transitionAttributes: LabelSet;
+  readonly layout: FeatureLayout;
+  readonly weights: Float64Array;
+}
 
 /**
  * Transition blocks a scorer has validated: a decoder's chain slave skips their value scan, which
@@ -20,13 +33,13 @@ export const validatedTransitions: WeakSet<Float64Array> = new WeakSet<Float64Ar
  * start and end scores are copied then): make a new one after changing them.
  */
 export class ChainScorer {
-  readonly #model: CrfModel;
+  readonly #model: ScoredModel;
   readonly #scorer: SequenceScorer;
   readonly #sharedTransition: Float64Array;
   /** Start and end scores (−∞ where the masks forbid) and the transition mask, when there are any. */
   readonly #boundaries: Pick<ChainScores, "start" | "end" | "allowed">;
 
-  constructor(model: CrfModel, constraints: TransitionMask) {
+  constructor(model: ScoredModel, constraints: TransitionMask) {
     this.#model = model;
     const { layout, weights } = model;
     const L = layout.numLabels;

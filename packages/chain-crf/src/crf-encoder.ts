@@ -8,6 +8,7 @@ import type { SequenceObjective } from "./encoder/objective.js";
 import {
   type CrfEncoderDescriptor,
   encoderDescriptor,
+  type InstanceRange,
   restoredRange,
   type SharedCorpus,
   shareCorpus,
@@ -18,12 +19,6 @@ import type { CompiledDataset } from "./model/dataset.js";
 import type { FeatureLayout } from "./model/layout.js";
 
 export type { CrfEncoderDescriptor } from "./encoder/transfer.js";
-
-/** A sub-range of an encoder's instances, relative to it. */
-export interface InstanceRange {
-  readonly begin: number;
-  readonly end: number;
-}
 
 /**
  * The linear-chain CRF behind the trainers' {@link Encoder} view: negative log-likelihood and its

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  type DecoderDefinition,
   DecoderRegistry,
   dualDecompositionDecoder,
   RegistryError,
@@ -19,6 +18,7 @@ import {
   TIME_LIMIT_OPTION,
   TOLERANCE_OPTION,
 } from "./decoder-options.js";
+import type { DecoderDefinition } from "./decoder-types.js";
 import { exactDecoding } from "./decoding.js";
 import { LagrangeError, lagrangeErrorCode } from "./errors.js";
 import { installPlugin } from "./plugin.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type Decoder, DecoderRegistry, viterbiDefinition } from "./decoder.js";
+import { DecoderRegistry, viterbiDefinition } from "./decoder.js";
+import type { Decoder } from "./decoder-types.js";
 import { exactDecoding } from "./decoding.js";
 import { AbortError, LagrangeError } from "./errors.js";
 import { installPlugin, type LagrangePlugin } from "./plugin.js";

@@ -5,31 +5,30 @@
  * the host (nor a wrong answer written out). The registry wraps every definition added while a
  * plug-in installs ({@link installingPlugin}); the app's own definitions are not wrapped.
  */
+
+import { checkDecoderOptionSpecs } from "./decoder-options.js";
 import type {
   DecodeOptions,
   DecodeProblem,
   Decoder,
   DecoderContext,
   DecoderDefinition,
-  DecoderRegistry,
   SentenceInstance,
   SlaveDefinition,
-} from "./decoder.js";
-import { checkDecoderOptionSpecs } from "./decoder-options.js";
+} from "./decoder-types.js";
 import type { ConstraintStats, Decoding } from "./decoding.js";
 import type { SlaveBinding } from "./dual-decomposition/bindings.js";
 import { isAbortError, LagrangeError } from "./errors.js";
 import type { Slave, SlaveResult, SolutionStatus } from "./solver.js";
 
-/** The plug-in each registry is installing now (`plug-in ./x.js`), if any. */
-const installing = new WeakMap<DecoderRegistry, string>();
+/**
+ * The plug-in each registry is installing now (`plug-in ./x.js`), if any. Keyed by any object so
+ * that this module needs nothing of the registry's (which calls into it).
+ */
+const installing = new WeakMap<object, string>();
 
 /** Runs `install` with every definition it adds to `registry` marked as `origin`'s. */
-export function installingPlugin<T>(
-  registry: DecoderRegistry,
-  origin: string,
-  install: () => T,
-): T {
+export function installingPlugin<T>(registry: object, origin: string, install: () => T): T {
   const outer = installing.get(registry);
   installing.set(registry, origin);
   try {
@@ -41,7 +40,7 @@ export function installingPlugin<T>(
 }
 
 /** The plug-in whose definitions `registry` is being handed now, if any. */
-export function installingOrigin(registry: DecoderRegistry): string | undefined {
+export function installingOrigin(registry: object): string | undefined {
   return installing.get(registry);
 }
 

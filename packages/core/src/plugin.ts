@@ -1,6 +1,5 @@
+import * as contract from "./contract.js";
 import type { DecoderRegistry } from "./decoder.js";
-import type * as CoreModule from "./index.js";
-import * as core from "./index.js";
 import {
   installingPlugin,
   isPluginErrorOf,
@@ -16,8 +15,17 @@ import {
  */
 export interface PluginHost {
   readonly registry: DecoderRegistry;
-  readonly core: typeof CoreModule;
+  readonly core: CoreModule;
 }
+
+/** The values of `@lagrange/core`'s main entry: the contract plus the plug-in functions. */
+type CoreModule = typeof contract & {
+  readonly definePlugin: typeof definePlugin;
+  readonly installPlugin: typeof installPlugin;
+};
+
+/** The copy of core plug-ins are handed (frozen, as a module namespace is). */
+const core: CoreModule = Object.freeze({ ...contract, definePlugin, installPlugin });
 
 /**
  * A plug-in: a module whose default export (or `register` export) is this function. It adds

@@ -1,5 +1,5 @@
 import type { ChainScores } from "./chain.js";
-import type { DecodeProblem } from "./decoder.js";
+import type { DecodeProblem } from "./decoder-types.js";
 import { ProblemValidationError } from "./errors.js";
 
 /** A position left free in a list of fixed labels. */

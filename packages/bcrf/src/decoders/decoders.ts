@@ -21,8 +21,8 @@ import {
   BCRF_DECODING_TEMPERATURE,
   BCRF_DEFAULT_ITERATIONS,
   bcrfInference,
-  type IbpStatus,
 } from "../inference/ibp.js";
+import type { IbpStatus } from "../inference/ibp-types.js";
 import {
   MEAN_FIELD_DEFAULTS,
   MeanFieldWorkspace,

@@ -1,3 +1,4 @@
+import type { HalfStepper } from "./half-stepper.js";
 import { SimdStepper } from "./simd-stepper.js";
 
 /**
@@ -53,7 +54,7 @@ export class BcrfWorkspace {
   #capacityL = 0;
   #kernelCapacity = 0;
   readonly #simd: boolean;
-  #stepper: HalfStepper | undefined;
+  #stepper: HalfStepper<BcrfWorkspace> | undefined;
 
   /** `simd: false` keeps the half-steps in JavaScript (default: WebAssembly SIMD when present). */
   constructor(options: { readonly simd?: boolean } = {}) {
@@ -61,7 +62,7 @@ export class BcrfWorkspace {
   }
 
   /** The half-step kernel of this workspace: WebAssembly SIMD when present, else JavaScript. */
-  stepper(): HalfStepper {
+  stepper(): HalfStepper<BcrfWorkspace> {
     this.#stepper ??= (this.#simd ? SimdStepper.create() : null) ?? JS_STEPPER;
     return this.#stepper;
   }
@@ -108,23 +109,8 @@ export class BcrfWorkspace {
   }
 }
 
-/**
- * One half-step: projects every cluster of the parity whose first (0-based) position is `first`
- * (1 or 2) on a chain of n positions. Returns the largest violation measured before the
- * projections, −1 when some cluster's blocks had never been projected, NaN when a cluster
- * underflowed. The clusters of one half-step touch disjoint blocks, so they may run in any order
- * or on several threads (see the parallel kernel).
- */
-export interface HalfStepper {
-  /** Before the first half-step of a sequence (after the factors are initialised). */
-  begin?(ws: BcrfWorkspace, n: number): void;
-  step(ws: BcrfWorkspace, first: number, n: number): number;
-  /** After the last half-step: the factors must be back in `ws`. */
-  end?(ws: BcrfWorkspace, n: number): void;
-}
-
 /** The JavaScript kernel, cluster by cluster on the calling thread. */
-export const JS_STEPPER: HalfStepper = {
+export const JS_STEPPER: HalfStepper<BcrfWorkspace> = {
   step: (ws, first, n) => projectClusterRange(ws, first, 0, clusterCount(first, n)),
 };
 

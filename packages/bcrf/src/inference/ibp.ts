@@ -26,38 +26,13 @@
  * (positions 3, 5, … in the paper's 1-based numbering), iteration 2 the even ones (2, 4, …).
  */
 
-import { type BcrfWorkspace, type HalfStepper, normaliseBlock } from "./bcrf-workspace.js";
+import { type BcrfWorkspace, normaliseBlock } from "./bcrf-workspace.js";
 import type { ChainInput } from "./chain-input.js";
+import type { HalfStepper } from "./half-stepper.js";
+import type { IbpOptions, IbpResult, IbpStatus } from "./ibp-types.js";
 import { allProjected, logDomainIbp, reportHalfStep } from "./log-domain.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
-
-export interface IbpOptions {
-  /** Half-steps (Algorithm 1's iterations k); the cap when a tolerance is given. Default 10. */
-  readonly iterations?: number;
-  /**
-   * Stop early once the iterate entering a half-step violates none of the marginal constraints
-   * (Σ_in = 1 at a cluster, in = out at a node) by more than this. Default 0: run all iterations.
-   */
-  readonly tolerance?: number;
-  /** τ: the projection of exp(w/τ); 1 for training, 0.1 (τ⁻¹ = 10, the paper's) for decoding. */
-  readonly temperature?: number;
-  /**
-   * Called after every half-step with its number and the largest constraint violation of the
-   * iterate it started from (+∞ until both sides of every cluster were projected once).
-   */
-  readonly onIteration?: (iteration: number, violation: number) => void;
-}
-
-export type IbpStatus = "converged" | "iteration-limit" | "infeasible";
-
-export interface IbpResult {
-  readonly status: IbpStatus;
-  /** Half-steps run. */
-  readonly iterations: number;
-  /** Largest constraint violation last measured (+∞ when never measured, 0 for n ≤ 2). */
-  readonly violation: number;
-}
 
 export const BCRF_DEFAULT_ITERATIONS = 10;
 /** The paper's decoding temperature (τ⁻¹ = 10, all experiments). */
@@ -72,7 +47,7 @@ export function bcrfInference(
   input: ChainInput,
   options: IbpOptions,
   ws: BcrfWorkspace,
-  stepper: HalfStepper = ws.stepper(),
+  stepper: HalfStepper<BcrfWorkspace> = ws.stepper(),
 ): IbpResult {
   const { n, L } = input;
   const tau = options.temperature ?? 1;

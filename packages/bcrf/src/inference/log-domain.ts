@@ -8,7 +8,7 @@
 
 import type { BcrfWorkspace } from "./bcrf-workspace.js";
 import type { ChainInput } from "./chain-input.js";
-import type { IbpOptions, IbpResult, IbpStatus } from "./ibp.js";
+import type { IbpOptions, IbpResult, IbpStatus } from "./ibp-types.js";
 
 const NEG = Number.NEGATIVE_INFINITY;
 

@@ -3,7 +3,7 @@
  * copied into its memory once per sequence (O(n·L), against O(k·n·L²) of projections) and back
  * after the last half-step.
  */
-import type { BcrfWorkspace, HalfStepper } from "./bcrf-workspace.js";
+import type { HalfStepper, StepperWorkspace } from "./half-stepper.js";
 import { type IbpSimdKernel, instantiateIbpSimd } from "./simd.js";
 
 const PAGE = 65536;
@@ -30,7 +30,7 @@ export class SimdStepper implements HalfStepper {
     return kernel === null ? null : new SimdStepper(kernel);
   }
 
-  begin(ws: BcrfWorkspace, n: number): void {
+  begin(ws: StepperWorkspace, n: number): void {
     const L = ws.L;
     const LL = L * L;
     const kernelLength = ws.sharedKernel ? LL : (n - 1) * LL;
@@ -64,7 +64,7 @@ export class SimdStepper implements HalfStepper {
     this.#kStride = ws.sharedKernel ? 0 : 8 * LL;
   }
 
-  step(ws: BcrfWorkspace, first: number, n: number): number {
+  step(ws: StepperWorkspace, first: number, n: number): number {
     const count = n - 2 >= first ? ((n - 2 - first) >> 1) + 1 : 0;
     let complete = true;
     for (let c = 0; c < count; c++) {
@@ -90,7 +90,7 @@ export class SimdStepper implements HalfStepper {
     return complete ? v : -1;
   }
 
-  end(ws: BcrfWorkspace, n: number): void {
+  end(ws: StepperWorkspace, n: number): void {
     const nodes = (n - 1) * ws.L;
     const f = this.#f64;
     ws.rowScale.set(f.subarray(this.#xPtr / 8, this.#xPtr / 8 + nodes));

@@ -12,7 +12,8 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { BcrfWorkspace, clusterCount, projectClusterRange } from "../inference/bcrf-workspace.js";
 import type { ChainInput } from "../inference/chain-input.js";
-import { bcrfInference, type IbpOptions, type IbpResult } from "../inference/ibp.js";
+import { bcrfInference } from "../inference/ibp.js";
+import type { IbpOptions, IbpResult } from "../inference/ibp-types.js";
 import { COMMAND, CONTROL, type ParallelSetup, shareStart, WORKER_FAILED } from "./protocol.js";
 
 export interface ParallelBcrfOptions {

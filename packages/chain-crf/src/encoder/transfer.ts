@@ -3,12 +3,17 @@ import type { TransitionMask } from "@lagrange/core";
  * Moving an encoder to worker threads: the descriptor a worker rebuilds it from, with the corpus
  * and layout on SharedArrayBuffers so that posting it copies nothing.
  */
-import type { InstanceRange } from "../crf-encoder.js";
 import { toSharedFloat64, toSharedInt32 } from "../model/buffers.js";
 import type { CompiledAttributes, CompiledDataset } from "../model/dataset.js";
 import type { FeatureLayout } from "../model/layout.js";
 import { type ConstraintMasks, isConstrained, toTrainingConstraints } from "./constraints.js";
 import type { ObjectiveSource } from "./objective.js";
+
+/** A sub-range of an encoder's instances, relative to it. */
+export interface InstanceRange {
+  readonly begin: number;
+  readonly end: number;
+}
 
 /**
  * Plain, structured-clonable data from which {@link restoreEncoder} rebuilds an encoder in a

@@ -12,7 +12,8 @@ import {
   viterbi,
 } from "./api.js";
 import { InferenceContext } from "./context.js";
-import { forwardBackwardKernel, forwardBackwardLogKernel } from "./forward-backward.js";
+import { forwardBackwardKernel } from "./forward-backward.js";
+import { forwardBackwardLogKernel } from "./forward-backward-shared.js";
 import { instantiateSimd } from "./simd.js";
 import { emptyView, setViewFromScores } from "./view.js";
 import { viterbiKernel as viterbiKernelFor } from "./viterbi.js";

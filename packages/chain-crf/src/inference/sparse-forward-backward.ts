@@ -5,7 +5,7 @@ import {
   infeasible,
   scaledMarginals,
   scaleForwardRow,
-} from "./forward-backward.js";
+} from "./forward-backward-shared.js";
 import { MaskCopy, valuesUnchanged } from "./mask-copy.js";
 import type { ChainView } from "./view.js";
 

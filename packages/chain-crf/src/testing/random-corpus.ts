@@ -61,5 +61,14 @@ export function randomCorpus(seed: number, options: RandomCorpusOptions = {}): L
     }
     out.push({ attributes, labels });
   }
+  // A corpus whose every token drew no state attribute cannot train (NoStateAttributesError): its
+  // first token gets one, so that every seed gives a usable corpus (others are unchanged).
+  const first = out[0]!;
+  if (out.every((s) => s.attributes.names.length === 0)) {
+    const offsets = new Int32Array(first.attributes.length + 1).fill(1);
+    offsets[0] = 0;
+    const values = options.values === true ? Float64Array.of(1) : null;
+    out[0] = { ...first, attributes: { ...first.attributes, offsets, names: ["w=0"], values } };
+  }
   return out;
 }

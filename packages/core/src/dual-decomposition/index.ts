@@ -7,17 +7,14 @@
  */
 
 export { constraintActivity, isHard } from "../constraints.js";
-export type {
-  ChainSlaveFactory,
-  DualDecompositionDecodeOptions,
-  DualDecompositionDecoder,
-} from "../decoder.js";
+export type { DualDecompositionDecodeOptions, DualDecompositionDecoder } from "../decoder.js";
 export {
   DUAL_DECOMPOSITION_OPTIONS,
   DUAL_DECOMPOSITION_STEPS,
   type DualDecompositionStep,
   TIME_LIMIT_OPTION,
 } from "../decoder-options.js";
+export type { ChainSlaveFactory } from "../decoder-types.js";
 export {
   type ConstraintEffect,
   type ConstraintStats,
