@@ -313,7 +313,7 @@ export function accuracyCommand(bench: Command): void {
   bench
     .command("accuracy")
     .description(
-      "issue 27's accuracy table: per dataset (CoNLL-2003, CoNLL-2002 es/nl, WNUT-16/17, EWT UPOS, CoNLL-2000) the rows baseline → + clusters → + lexicons → + two-stage / + general CRF, trained as `lagrange train` does on train less a held-out fold; held-out and dev scores with 95 % bootstrap intervals, deltas, paired bootstrap baseline → lexicons, training time, iterations, features; JSON + Markdown",
+      "issue 27's accuracy table: per dataset (CoNLL-2003, CoNLL-2002 es/nl, WNUT-16/17, EWT UPOS, CoNLL-2000) the rows baseline → + clusters → + lexicons → + two-stage / + general CRF / + document constraints, trained as `lagrange train` does on train less a held-out fold; held-out and dev scores with 95 % bootstrap intervals, deltas, paired bootstrap baseline → lexicons, training time, iterations, features; JSON + Markdown",
     )
     .option("--out <dir>", "write accuracy.json and accuracy.md into this folder")
     .option(

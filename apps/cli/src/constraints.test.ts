@@ -36,6 +36,10 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
       formatConll(generateCitationSentences(120, { seed: 7 })),
     );
     await writeFile(dev, formatConll(generateCitationSentences(50, { seed: 8 })));
+    // Held-out data to learn from: enough citations that a family's gain on the check cut
+    // clears its bootstrap interval (on 50, none does and the file would hold nothing).
+    const heldOut = join(dir, "held-out.conll");
+    await writeFile(heldOut, formatConll(generateCitationSentences(150, { seed: 8 })));
     const trained = await run([
       "train",
       "--data",
@@ -56,7 +60,7 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
       "--model",
       model,
       "--data",
-      dev,
+      heldOut,
       "--templates",
       "singleton,pairwise,hierarchical,bio",
       "--epochs",
@@ -66,6 +70,7 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
     ]);
     expect(learned.code, learned.stderr).toBe(0);
     expect(learned.stdout).toMatch(/candidate constraints; \d+ kept by importance/);
+    expect(learned.stdout).toMatch(/on the check cut \(\d+ sentences\)/);
     expect(learned.stdout).toContain("learned a penalty of 0");
     expect(learned.stdout).toContain(`wrote ${constraints}`);
   }, 60_000);
@@ -205,6 +210,37 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--constraints .*absent\.json: no such file/);
   });
+
+  it("where no constraint can raise check F1 (Viterbi is already right) it writes an empty set and says so", async () => {
+    const easy = join(dir, "easy.conll");
+    const lines: string[] = [];
+    for (let s = 0; s < 60; s++) lines.push("Ann B-PER", "saw O", "Bob B-PER", ". O", "");
+    await writeFile(easy, lines.join("\n"));
+    const easyModel = join(dir, "easy.model");
+    const trained = await run(
+      ["train", "--data", easy, "--preset", "ner-words", "--max-iterations", "20"].concat([
+        "--out",
+        easyModel,
+      ]),
+    );
+    expect(trained.code, trained.stderr).toBe(0);
+    const out = join(dir, "easy.json");
+    const learned = await run(
+      ["constraints", "learn", "--model", easyModel, "--data", easy].concat([
+        "--threshold",
+        "0",
+        "--out",
+        out,
+      ]),
+    );
+    expect(learned.code, learned.stderr).toBe(0);
+    expect(learned.stdout).toMatch(
+      /No constraint raised chunk F1 on the check cut .*: the file holds an empty set/,
+    );
+    const file = parseConstraintsFile(await readFile(out, "utf8"), { source: out });
+    expect(file.entries).toEqual([]);
+    expect(file.metadata?.checkF1After).toBe(file.metadata?.checkF1Before);
+  }, 60_000);
 
   it("refuses usage errors with exit code 2", async () => {
     const noConstraints = await run([
@@ -382,7 +418,7 @@ describe("lagrange constraints learn + tag --decoder soft-dd (generated citation
       ],
       [
         ["--decoder", "soft-dd", "--step", "newton"],
-        /decoder "soft-dd" option "step": expected one of subgradient, ad3, got "newton"/,
+        /decoder "soft-dd" option "step": expected one of subgradient, ad3, auto, got "newton"/,
       ],
       [
         ["--decoder", "soft-dd", "--step", "ad3", "--eta", "0"],

@@ -229,13 +229,24 @@ describe("lagrange rules mine failures (the binary)", () => {
     expect(strayTemporaryFiles(dir)).toEqual([]);
   });
 
-  it("labels the templates cannot read (BIOES) are a usage error at their file:line", async () => {
+  it("reads BIOES segments; plain tags (no segments) are a usage error naming the scheme", async () => {
     const bioes = join(dir, "bioes.conll");
     await writeFile(bioes, "New NNP B-LOC\nYork NNP E-LOC\nis VBZ O\n\nParis NNP S-LOC\n\n");
-    const r = await runCli(["rules", "mine", "--data", bioes, "--out", "r.json"], { cwd: dir });
-    expectCleanExit(r, 2);
-    expect(r.stderr).toContain(`${bioes}:2: label "E-LOC"`);
-    expect(r.stderr).toContain("the rule templates read IOB1, IOB2 and hierarchical-BIO labels");
+    const args = ["--min-support", "1", "--allow-empty"];
+    const r = await runCli(["rules", "mine", "--data", bioes, ...args, "--out", "r.json"], {
+      cwd: dir,
+    });
+    expectCleanExit(r, 0);
+    const file = parseConstraintsFile(await readFile(join(dir, "r.json"), "utf8"));
+    expect(file.index.lattice.scheme).toBe("BIOES");
+    const tags = join(dir, "tags.conll");
+    await writeFile(tags, "New NNP\nYork NNP\nis VBZ\n\n");
+    const plain = await runCli(
+      ["rules", "mine", "--data", tags, "--scheme", "none", "--out", "p.json"],
+      { cwd: dir },
+    );
+    expectCleanExit(plain, 2);
+    expect(plain.stderr).toContain('the label scheme is "none"');
   });
 
   it("no rule above the thresholds exits 1 with what was dropped; --allow-empty writes the file", async () => {

@@ -146,18 +146,18 @@ describe("CitationInspector (a small citation CRF on generated citations)", () =
     }
   }, 60_000);
 
-  it("offers the master's step (subgradient, AD3) to the dual-decomposition decoders only", async () => {
+  it("offers the master's step (subgradient, AD3, auto) to the dual-decomposition decoders only", async () => {
     const choices = await decoderChoices(registry, { constraints: true });
     const steps = new Map(choices.map((c) => [c.name, c.steps]));
     for (const dd of ["soft-dd", "hard-dd", "two-slave", "naive-dd"]) {
-      expect(steps.get(dd)).toEqual(["subgradient", "ad3"]);
+      expect(steps.get(dd)).toEqual(["subgradient", "ad3", "auto"]);
     }
     for (const other of ["viterbi", "exact", "two-phase", "bcrf", "mean-field", "greedy"]) {
       expect(steps.get(other)).toEqual([]);
     }
     const model = experiment.base.model;
     expect(new CitationInspector({ model, registry, decoder: "soft-dd", constraints }).step).toBe(
-      "subgradient",
+      "auto",
     );
     expect(new CitationInspector({ model, registry, decoder: "viterbi" }).step).toBeNull();
     // As in `lagrange tag`: a decoder without the option refuses it, naming itself.

@@ -1,6 +1,7 @@
 import { type CrfModel, type Preset, tokenMarginals } from "@lagrange/chain-crf";
 import {
   constraintInstantiator,
+  constraintLattice,
   decodedTemplates,
   type WeightedTemplate,
 } from "@lagrange/constraint-templates";
@@ -67,7 +68,7 @@ export interface CitationInspection {
   /** The decoder that produced `constrained`. */
   readonly decoder: string;
   /**
-   * The master's step it ran with (`subgradient`, `ad3`) when it is a dual-decomposition decoder
+   * The master's step it ran with (`subgradient`, `ad3`, `auto`) when it is a dual-decomposition decoder
    * (one that declares the `step` option); null for the others.
    */
   readonly step: string | null;
@@ -116,7 +117,7 @@ export interface DecoderChoice {
   /** It decodes the chain alone: the loaded constraints are not given to it. */
   readonly ignoresConstraints: boolean;
   /**
-   * The master's steps it can run (`subgradient`, `ad3`): the choices of the `step` option a
+   * The master's steps it can run (`subgradient`, `ad3`, `auto`): the choices of the `step` option a
    * dual-decomposition decoder declares; empty for a decoder without one.
    */
   readonly steps: readonly string[];
@@ -272,6 +273,13 @@ export class CitationInspector {
     const record = (stats: IterationStats) => {
       this.#objective.push({ iteration: stats.iteration, dual: stats.dual, primal: stats.primal });
     };
+    if (options.constraints !== undefined && constraintLattice(options.constraints)?.expanded) {
+      // The page shows label marginals and spans of the model's labels, not of split states.
+      throw new LagrangeError(
+        "usage",
+        "constraints on IOB1/IOE1 labels decode over split states the playground does not show; use `lagrange tag`, or data converted to IOB2",
+      );
+    }
     this.#rules =
       takesConstraints && options.constraints !== undefined
         ? constraintRules(options.constraints).decoded

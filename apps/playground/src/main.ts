@@ -1,6 +1,6 @@
 import { type CrfModel, loadModelFromBytes } from "@lagrange/chain-crf";
 import { type ConstraintsFileEntry, parseConstraintsFile } from "@lagrange/constraint-templates";
-import { standardDecoders } from "@lagrange/recipes/browser";
+import { modelScheme, standardDecoders } from "@lagrange/recipes/browser";
 import { EXAMPLES } from "./examples.js";
 import {
   type CitationInspection,
@@ -88,7 +88,11 @@ function setConstraints(text: string | undefined, source: string): void {
   const entries =
     text === undefined || state.model === undefined
       ? undefined
-      : parseConstraintsFile(text, { source, expectedLabels: state.model.labels.names() }).entries;
+      : parseConstraintsFile(text, {
+          source,
+          expectedLabels: state.model.labels.names(),
+          scheme: modelScheme(state.model),
+        }).entries;
   state.inspectors.clear();
   state.constraints = entries;
   state.constraintsSource = entries === undefined ? "none" : source;

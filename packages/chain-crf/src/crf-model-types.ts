@@ -19,7 +19,7 @@ export interface CrfModelInit {
   readonly preset?: string | null;
   /**
    * Training settings, stored in model files. The {@link ModelRecord} keys among them (`scheme`,
-   * `taskPreset`, `decoder`, `generalCrf`) are read into the model's typed fields; the rest is
+   * `taskPreset`, `decoder`, `generalCrf`, `learnedConstraints`) are read into the model's typed fields; the rest is
    * provenance.
    */
   readonly settings?: { readonly [key: string]: JsonValue };
@@ -51,13 +51,24 @@ export interface ModelRecord {
   readonly decoder: string | null;
   /** A general CRF's consistency model (recipes validates it); null for a plain chain CRF. */
   readonly generalCrf: JsonValue | null;
+  /**
+   * Constraints learned for the model (a constraints file's JSON; recipes parses it), decoded by
+   * `decoder` whenever the user names no constraints; null when none were learned or kept.
+   */
+  readonly learnedConstraints: JsonValue | null;
 }
 
 /** The parts beyond a plain first-order chain that a model may use (a format 4 header names them). */
-export type ModelFeature = "first-stage" | "second-order" | "general-crf";
+export type ModelFeature = "first-stage" | "second-order" | "general-crf" | "constraints";
 
 /** The settings keys that hold a {@link ModelRecord}'s fields. Internal to the package. */
-export const MODEL_RECORD_KEYS = ["scheme", "taskPreset", "decoder", "generalCrf"] as const;
+export const MODEL_RECORD_KEYS = [
+  "scheme",
+  "taskPreset",
+  "decoder",
+  "generalCrf",
+  "learnedConstraints",
+] as const;
 /** The record's fields that hold a name. */
 const NAME_FIELDS = ["scheme", "taskPreset", "decoder"] as const;
 
@@ -80,6 +91,7 @@ export function modelRecordOf(settings: {
     taskPreset: text("taskPreset"),
     decoder: text("decoder"),
     generalCrf: settings.generalCrf ?? null,
+    learnedConstraints: settings.learnedConstraints ?? null,
   };
 }
 

@@ -52,6 +52,7 @@ export class CrfModel implements ModelRecord {
   readonly taskPreset: string | null;
   readonly decoder: string | null;
   readonly generalCrf: JsonValue | null;
+  readonly learnedConstraints: JsonValue | null;
   /** A two-stage model's first stage (the bytes of its model file), else null. */
   readonly firstStage: Uint8Array | null;
   /** A second-order model's label-trigram weights (L³), else null. */
@@ -102,6 +103,7 @@ export class CrfModel implements ModelRecord {
     this.taskPreset = record.taskPreset;
     this.decoder = record.decoder;
     this.generalCrf = record.generalCrf;
+    this.learnedConstraints = record.learnedConstraints;
     this.firstStage = init.firstStage ?? null;
     const trigrams = init.trigrams ?? null;
     const LLL = layout.numLabels ** 3;
@@ -134,6 +136,7 @@ export class CrfModel implements ModelRecord {
       ["first-stage", this.firstStage],
       ["second-order", this.trigrams],
       ["general-crf", this.generalCrf],
+      ["constraints", this.learnedConstraints],
     ] as const;
     return parts.filter(([, part]) => part !== null).map(([feature]) => feature);
   }

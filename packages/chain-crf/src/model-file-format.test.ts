@@ -105,7 +105,7 @@ describe("model file formats", () => {
       h.features.push("fourth-order");
     });
     expect(loadError(future).message).toBe(
-      'm.model: the model uses feature "fourth-order", which this build of @lagrange/chain-crf does not know (it reads first-stage, second-order, general-crf): a newer release may read it',
+      'm.model: the model uses feature "fourth-order", which this build of @lagrange/chain-crf does not know (it reads first-stage, second-order, general-crf, constraints): a newer release may read it',
     );
     const kind = withHeader(bytes, (h) => {
       h.kind = "semi-crf";
@@ -117,6 +117,21 @@ describe("model file formats", () => {
       h.features = "general-crf";
     });
     expect(loadError(notList).message).toMatch(/features is "general-crf"; expected a list/);
+  });
+
+  it("keeps learned constraints as a header field under feature constraints", () => {
+    const old = loadModelFromBytes(fixture("v1-plain"));
+    expect(old.learnedConstraints).toBeNull();
+    const recorded = { format: "lagrange-constraints", constraints: [{ id: "same-string:PER" }] };
+    const bytes = modelToBytes(old.withSettings({ learnedConstraints: recorded }));
+    const header = headerOf(bytes);
+    expect(header.features).toEqual(["general-crf", "constraints"]);
+    expect(header.learnedConstraints).toEqual(recorded);
+    expect(header.settings.learnedConstraints).toBeUndefined();
+    const back = loadModelFromBytes(bytes);
+    expect(back.learnedConstraints).toEqual(recorded);
+    expect(back.features).toContain("constraints");
+    expect(tagsOf(back)).toEqual(tagsOf(old));
   });
 
   it("refuses features that disagree with the file's sections and fields", () => {
@@ -147,6 +162,18 @@ describe("model file formats", () => {
           h.generalCrf = undefined;
         }),
         /no generalCrf field, but the header's features list general-crf/,
+      ],
+      [
+        withHeader(plain, (h) => {
+          h.features.push("constraints");
+        }),
+        /no learnedConstraints field, but the header's features list constraints/,
+      ],
+      [
+        withHeader(plain, (h) => {
+          h.learnedConstraints = { constraints: [] };
+        }),
+        /a learnedConstraints field, but the header's features do not list constraints/,
       ],
       [
         withHeader(plain, (h) => {

@@ -29,7 +29,8 @@ import {
  * hold the layout arrays (int32) and the weights (float32 or float64). Feature `first-stage` adds
  * a `firstStage` section (uint8: the first stage's own model file), `second-order` a `trigrams`
  * section (L³ label-trigram weights, the weights' precision), `general-crf` the header's
- * `generalCrf`.
+ * `generalCrf`, `constraints` the header's `learnedConstraints` (a constraints file's JSON, which
+ * `lagrange tag` decodes with under the header's `decoder` when the user names no constraints).
  *
  * Versions 1 to 3 said the same with a version per feature, a header without kind, features or
  * record fields (the record inside `settings`): 1 plain, 2 with a first stage, 3 second order
@@ -41,13 +42,14 @@ const SECOND_ORDER_FORMAT_VERSION = 3;
 const OLDEST_FORMAT_VERSION = 1;
 const MODEL_KIND = "chain-crf";
 /** The features this build reads, each what a reader without it would tag wrongly. */
-const MODEL_FEATURES = ["first-stage", "second-order", "general-crf"] as const;
+const MODEL_FEATURES = ["first-stage", "second-order", "general-crf", "constraints"] as const;
 type ModelFeature = CrfModel["features"][number];
 /** Where a file holds each feature's part of the model. */
 const FEATURE_PARTS: Record<ModelFeature, string> = {
   "first-stage": "firstStage section",
   "second-order": "trigrams section",
   "general-crf": "generalCrf field",
+  constraints: "learnedConstraints field",
 };
 const MAGIC = [0x4c, 0x47, 0x52, 0x43, 0x52, 0x46, 0x0d, 0x0a]; // "LGRCRF\r\n"
 const PREAMBLE = 16;
@@ -106,6 +108,7 @@ interface Header {
   readonly taskPreset?: string;
   readonly decoder?: string;
   readonly generalCrf?: JsonValue;
+  readonly learnedConstraints?: JsonValue;
   /** Provenance: how the model was trained (in versions 1 to 3, with the record's fields). */
   readonly settings: Settings;
   readonly layout: {
@@ -312,7 +315,10 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   };
   requireAgreement("first-stage", hasFirstStage);
   requireAgreement("second-order", hasTrigrams);
-  if (!legacy) requireAgreement("general-crf", header.generalCrf !== undefined);
+  if (!legacy) {
+    requireAgreement("general-crf", header.generalCrf !== undefined);
+    requireAgreement("constraints", header.learnedConstraints !== undefined);
+  }
   // Every declared length and offset is checked against the bytes present before anything is
   // allocated: a crafted header (valid checksum, a length of 2^32 or −1) is a malformed file,
   // never a 12 GB allocation or "Invalid typed array length".

@@ -1,4 +1,6 @@
-import type { LinearConstraint } from "@lagrange/core";
+import { LagrangeError, type LinearConstraint } from "@lagrange/core";
+import type { SegmentLattice } from "@lagrange/datasets";
+import { DOCUMENT_KINDS } from "./document-templates.js";
 import { OUTSIDE, type SegmentIndex } from "./segments.js";
 import type { ConstraintFamily, ConstraintTemplate, TemplateInstance } from "./template.js";
 import { templateFromSpec } from "./templates.js";
@@ -114,6 +116,12 @@ export function candidateTemplates(
       }
     }
   }
+  if (families.has("document")) {
+    // One template per kind and type: one penalty per type is learned (anzaroot2014).
+    for (const type of segments) {
+      for (const kind of DOCUMENT_KINDS) out.push(templateFromSpec({ kind, type }, index));
+    }
+  }
   return out;
 }
 
@@ -157,6 +165,37 @@ export function instantiateAll(
     for (const c of template.instantiate(instance)) out.push(withPenalty(c, penalty, name));
   }
   return out;
+}
+
+/**
+ * The lattice a weighted template set's constraints are over: a decoder lifts the model's chain
+ * scores with its `liftScores` and lowers the state sequence it finds with `lower`. Undefined when
+ * no template has one (an empty set). Templates built on different label sets or schemes cannot
+ * decode together: a usage error.
+ */
+export function constraintLattice(
+  templates: readonly WeightedTemplate[],
+): SegmentLattice | undefined {
+  let found: SegmentLattice | undefined;
+  for (const { template } of templates) {
+    const lattice = template.lattice;
+    if (lattice === undefined || lattice === found) continue;
+    if (found === undefined) {
+      found = lattice;
+      continue;
+    }
+    const same =
+      lattice.scheme === found.scheme &&
+      lattice.labels.length === found.labels.length &&
+      lattice.labels.every((label, i) => found!.labels[i] === label);
+    if (!same) {
+      throw new LagrangeError(
+        "usage",
+        `constraint ${template.id} was built on other labels or another scheme (${lattice.scheme}, ${lattice.labels.length} labels) than the others (${found.scheme}, ${found.labels.length} labels): a constraint set decodes over one model's labels`,
+      );
+    }
+  }
+  return found;
 }
 
 /**

@@ -8,7 +8,7 @@ import { SegmentIndex } from "./segments.js";
 import { templateFromSpec } from "./templates.js";
 
 const LABELS = ["O", "B-authors/B-person", "I-authors/I-person", "B-title", "I-title"];
-const index = new SegmentIndex(LABELS);
+const index = new SegmentIndex(LABELS, "hierarchical-BIO");
 const entries = [
   {
     template: templateFromSpec({ kind: "singleton", segment: "authors" }, index),
@@ -85,7 +85,7 @@ describe("constraints file", () => {
       /constraints\[0\]\.spec\.kind: expected one of singleton/,
     );
     expect(parseError(text.replace('"segment":"authors"', '"segment":"editors"')).message).toMatch(
-      /constraints\[0\]\.spec: unknown segment "editors"/,
+      /constraints\[0\]\.spec: the model has no segment type or label "editors" \(its types: authors, authors\/person, title\)/,
     );
     expect(
       parseError(text.replace('"id":"singleton:authors"', '"id":"singleton:title"')).message,
@@ -94,6 +94,43 @@ describe("constraints file", () => {
       /labels: the file has 5 labels, the model 2/,
     );
     expect(parseError("[]").message).toMatch(/expected a JSON object/);
+  });
+
+  it("records the scheme; reads files without one under the model's, refuses another scheme", () => {
+    expect(text).toContain('"scheme": "hierarchical-BIO"');
+    const iob1 = ["O", "I-PER", "I-LOC", "B-LOC"];
+    const written = serializeConstraintsFile({
+      index: new SegmentIndex(iob1, "IOB1"),
+      entries: [],
+    });
+    expect(parseConstraintsFile(written).index.lattice.scheme).toBe("IOB1");
+    expect(parseError(written, { scheme: "IOB2" }).message).toMatch(
+      /scheme: the file's constraints were written for IOB1 labels, the model's scheme is IOB2/,
+    );
+    // A version-1 file from before schemes were recorded, or one written by hand.
+    const unrecorded = written.replace('  "scheme": "IOB1",\n', "");
+    expect(unrecorded).not.toContain('"scheme"');
+    const legacy = parseConstraintsFile(unrecorded, { scheme: "IOB1" });
+    expect(legacy.index.lattice.scheme).toBe("IOB1");
+    expect(legacy.index.L).toBe(6); // O, I-PER, I-LOC, B-LOC and the two starting I- states
+    expect(parseConstraintsFile(unrecorded).index.lattice.scheme).toBe("IOB2");
+    expect(parseError(written.replace('"IOB1"', '"IOB9"')).message).toMatch(
+      /scheme: expected one of IOB1, .*got "IOB9"/,
+    );
+  });
+
+  it("records the document grouping; files without one read unchanged, a bad one is refused", () => {
+    expect(text).not.toContain('"groups"');
+    expect(parseConstraintsFile(text).groups).toBeUndefined();
+    const tweets = serializeConstraintsFile({ index, entries, groups: "tweets" });
+    expect(tweets).toContain('"groups": "tweets"');
+    const parsed = parseConstraintsFile(tweets);
+    expect(parsed.groups).toBe("tweets");
+    expect(serializeConstraintsFile(parsed)).toBe(tweets);
+    const bad = parseError(tweets.replace('"groups": "tweets"', '"groups": "paragraphs"'));
+    expect(bad.message).toMatch(
+      /C\.json:\d+: groups: expected "documents" or "tweets", got "paragraphs"/,
+    );
   });
 
   it("rejects duplicate constraints", () => {

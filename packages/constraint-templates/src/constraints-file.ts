@@ -1,4 +1,5 @@
 import { type JsonValue, LagrangeError } from "@lagrange/core";
+import { LABEL_SCHEMES, type LabelScheme } from "@lagrange/datasets";
 import type { WeightedTemplate } from "./candidates.js";
 import { SegmentIndex, type SegmentKeying } from "./segments.js";
 import type { TemplateSpec } from "./template.js";
@@ -17,10 +18,25 @@ export interface ConstraintsFileEntry extends WeightedTemplate {
   readonly predictedViolations?: number;
 }
 
-/** A learned constraint set: the label set it refers to, each template and its penalty. */
+/**
+ * How document-scoped constraints group sentences: by their documents (CoNLL `-DOCSTART-`, a
+ * `.docs` file), or, for data that marks none, into the general CRF's size-bounded tweet groups.
+ */
+export type DocumentGrouping = "documents" | "tweets";
+export const DOCUMENT_GROUPINGS: readonly DocumentGrouping[] = ["documents", "tweets"];
+
+/**
+ * A learned constraint set: the label set and scheme it refers to (`index.labels`,
+ * `index.lattice.scheme`), each template and its penalty.
+ */
 export interface ConstraintsFile {
   readonly index: SegmentIndex;
   readonly entries: readonly ConstraintsFileEntry[];
+  /**
+   * The grouping the document constraints were learned with, which tagging must use too;
+   * undefined (files that record none): `documents`.
+   */
+  readonly groups?: DocumentGrouping;
   /** Free-form provenance (learning algorithm, epochs, data files, …). */
   readonly metadata?: { readonly [key: string]: JsonValue };
 }
@@ -51,7 +67,9 @@ export function serializeConstraintsFile(file: ConstraintsFile): string {
     format: CONSTRAINTS_FORMAT,
     version: CONSTRAINTS_VERSION,
     segmentKeying: file.index.keying,
+    scheme: file.index.lattice.scheme,
     labels: file.index.labels.names(),
+    ...(file.groups === undefined ? {} : { groups: file.groups }),
     ...(file.metadata === undefined ? {} : { metadata: file.metadata }),
   };
   const lines = file.entries.map((e) => {
@@ -78,6 +96,17 @@ export interface ParseConstraintsOptions {
   readonly source?: string;
   /** The model's labels: parsing fails when the file was learned for other labels. */
   readonly expectedLabels?: readonly string[];
+  /**
+   * The model's label scheme: the file's segments are read under it when the file records none
+   * (files written before schemes were recorded, hand-written files); a file that records
+   * another scheme is refused.
+   */
+  readonly scheme?: LabelScheme;
+}
+
+/** How a file that records no scheme was read before schemes were recorded: B-/I- labels. */
+function legacyScheme(labels: readonly string[]): LabelScheme {
+  return labels.some((label) => label.includes("/")) ? "hierarchical-BIO" : "IOB2";
 }
 
 /** Reads and validates a constraints file, rebuilding each template against its label set. */
@@ -153,11 +182,39 @@ export function parseConstraintsFile(
       );
     }
   }
+  const recorded = root.scheme;
+  if (
+    recorded !== undefined &&
+    (typeof recorded !== "string" || !(LABEL_SCHEMES as readonly string[]).includes(recorded))
+  ) {
+    fail(
+      "scheme",
+      `expected one of ${LABEL_SCHEMES.join(", ")}, got ${JSON.stringify(recorded)}`,
+      '"scheme"',
+    );
+  }
+  if (recorded !== undefined && options.scheme !== undefined && recorded !== options.scheme) {
+    fail(
+      "scheme",
+      `the file's constraints were written for ${recorded} labels, the model's scheme is ${options.scheme}: learn or write them for this model's scheme`,
+      '"scheme"',
+    );
+  }
+  const scheme =
+    (recorded as LabelScheme | undefined) ?? options.scheme ?? legacyScheme(labels as string[]);
   let index: SegmentIndex;
   try {
-    index = new SegmentIndex(labels as string[], keying as SegmentKeying);
+    index = new SegmentIndex(labels as string[], scheme, keying as SegmentKeying);
   } catch (error) {
     return fail("labels", error instanceof Error ? error.message : String(error), '"labels"');
+  }
+  const groups = root.groups;
+  if (groups !== undefined && !(DOCUMENT_GROUPINGS as readonly unknown[]).includes(groups)) {
+    fail(
+      "groups",
+      `expected ${DOCUMENT_GROUPINGS.map((g) => `"${g}"`).join(" or ")}, got ${JSON.stringify(groups)}`,
+      '"groups"',
+    );
   }
   const constraints = root.constraints;
   if (!Array.isArray(constraints)) return fail("constraints", "expected an array", '"constraints"');
@@ -228,9 +285,12 @@ export function parseConstraintsFile(
   const metadata = root.metadata;
   if (metadata !== undefined && !isObject(metadata))
     fail("metadata", "expected an object", '"metadata"');
-  return metadata === undefined
-    ? { index, entries }
-    : { index, entries, metadata: metadata as { [key: string]: JsonValue } };
+  return {
+    index,
+    entries,
+    ...(groups === undefined ? {} : { groups: groups as DocumentGrouping }),
+    ...(metadata === undefined ? {} : { metadata: metadata as { [key: string]: JsonValue } }),
+  };
 }
 
 function parseSpec(raw: unknown, bad: (field: string, message: string) => never): TemplateSpec {
@@ -265,10 +325,19 @@ function parseSpec(raw: unknown, bad: (field: string, message: string) => never)
         first: str("first"),
         second: str("second"),
       };
+    case "same-string":
+    case "acronym": {
+      const most = raw.maxOccurrences;
+      if (most === undefined) return { kind: raw.kind, type: str("type") };
+      if (typeof most !== "number" || !Number.isInteger(most) || most < 2) {
+        return bad(".maxOccurrences", `expected an integer ≥ 2, got ${JSON.stringify(most)}`);
+      }
+      return { kind: raw.kind, type: str("type"), maxOccurrences: most };
+    }
     default:
       return bad(
         ".kind",
-        `expected one of singleton, pairwise-sum, pairwise-difference, hierarchical, adjacency, precedence, state-change, begin-end, presence-precedence; got ${JSON.stringify(raw.kind)}`,
+        `expected one of singleton, pairwise-sum, pairwise-difference, hierarchical, adjacency, precedence, state-change, begin-end, presence-precedence, same-string, acronym; got ${JSON.stringify(raw.kind)}`,
       );
   }
 }

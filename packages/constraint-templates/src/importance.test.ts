@@ -4,7 +4,7 @@ import { SegmentIndex } from "./segments.js";
 import { templateFromSpec } from "./templates.js";
 
 const LABELS = ["O", "B-author", "I-author", "B-title"];
-const index = new SegmentIndex(LABELS);
+const index = new SegmentIndex(LABELS, "IOB2");
 const enc = (s: string) => Int32Array.from(s.split(" "), (n) => LABELS.indexOf(n));
 const example = (gold: string, predicted: string): ScoredExample => {
   const g = enc(gold);

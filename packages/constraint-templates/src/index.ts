@@ -2,6 +2,7 @@ export {
   COUNT_FAMILIES,
   candidateTemplates,
   constraintInstantiator,
+  constraintLattice,
   decodedTemplates,
   instantiateAll,
   RULE_FAMILIES,
@@ -11,11 +12,20 @@ export {
   type ConstraintsFile,
   type ConstraintsFileEntry,
   ConstraintsFileError,
+  DOCUMENT_GROUPINGS,
+  type DocumentGrouping,
   type JsonValue,
   parseConstraintsFile,
   serializeConstraintsFile,
 } from "./constraints-file.js";
+export { DEFAULT_MAX_OCCURRENCES, DOCUMENT_KINDS } from "./document-templates.js";
+export { documentInstantiator, hasDocumentScope } from "./document-templates-instances.js";
 export { type ImportanceScore, importanceScores, pruneByImportance } from "./importance.js";
-export { OUTSIDE, parseBioLabel, SegmentIndex, type SegmentKeying } from "./segments.js";
+export {
+  type BrokenConstraint,
+  brokenHardConstraints,
+  type IndependentCheckOptions,
+} from "./independent-check.js";
+export { OUTSIDE, SegmentIndex, type SegmentKey, type SegmentKeying } from "./segments.js";
 export type * from "./template.js";
 export { templateFromSpec } from "./templates.js";

@@ -16,7 +16,7 @@ describe("UMass citations (dev.docs)", () => {
       const { sentences } = await readUmassCitationsFile(dev!, { malformed: "skip" });
       expect(sentences.length).toBeGreaterThan(600);
       const names = [...new Set(sentences.flatMap((s) => s.labels!))].sort();
-      const index = new SegmentIndex(names);
+      const index = new SegmentIndex(names, "hierarchical-BIO");
       const L = names.length;
       const { allowed: mask, allowedStart: start } = decodingMask(names, "hierarchical-BIO")!;
       const id = new Map(names.map((name, i) => [name, i]));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseBioLabel, SegmentIndex } from "./segments.js";
+import { SegmentIndex } from "./segments.js";
 
 const FLAT = ["O", "B-author", "I-author", "B-title", "I-title", "B-year"];
 const HIER = [
@@ -15,21 +15,9 @@ const HIER = [
   "I-venue/I-editor/I-person/B-person-last",
 ];
 
-describe("parseBioLabel", () => {
-  it("parses flat and hierarchical labels and rejects others with the label named", () => {
-    expect(parseBioLabel("O")).toEqual([]);
-    expect(parseBioLabel("I-authors/B-person")).toEqual([
-      { prefix: "I", type: "authors" },
-      { prefix: "B", type: "person" },
-    ]);
-    expect(() => parseBioLabel("U-x")).toThrow(/label "U-x".*level "U-x"/);
-    expect(() => parseBioLabel("B-a//I-b")).toThrow(/B-a\/\/I-b/);
-  });
-});
-
 describe("SegmentIndex", () => {
   it("counts segment beginnings per path key", () => {
-    const index = new SegmentIndex(HIER);
+    const index = new SegmentIndex(HIER, "hierarchical-BIO");
     expect(index.countableKeys().map((k) => k.key)).toEqual([
       "authors",
       "authors/person",
@@ -62,7 +50,7 @@ describe("SegmentIndex", () => {
   });
 
   it("keys by element name merge the same element at different places", () => {
-    const index = new SegmentIndex(HIER, "name");
+    const index = new SegmentIndex(HIER, "hierarchical-BIO", "name");
     const labels = Int32Array.from([1, 3, 8, 9]);
     const counts = index.counts(labels);
     expect(counts[index.indexOf("person")]).toBe(2); // one author, one editor person
@@ -70,6 +58,8 @@ describe("SegmentIndex", () => {
   });
 
   it("names the known keys when a key is unknown", () => {
-    expect(() => new SegmentIndex(FLAT).get("editor")).toThrow(/unknown segment "editor".*author/);
+    expect(() => new SegmentIndex(FLAT, "IOB2").get("editor")).toThrow(
+      /no segment type or label "editor" \(its types: author, title, year\)/,
+    );
   });
 });

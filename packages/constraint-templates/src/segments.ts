@@ -1,29 +1,5 @@
-import { LabelSet } from "@lagrange/core";
-
-/** One level of a (hierarchical) BIO label: `B-person` → { prefix: "B", type: "person" }. */
-export interface LabelLevel {
-  readonly prefix: "B" | "I";
-  readonly type: string;
-}
-
-/**
- * Parses `O`, `B-x`, `I-x` and hierarchical labels whose levels are joined by `/`
- * (`I-authors/B-person/B-person-first`, UMass citations). `O` has no levels.
- */
-export function parseBioLabel(name: string): LabelLevel[] {
-  if (name === "O") return [];
-  const levels: LabelLevel[] = [];
-  for (const part of name.split("/")) {
-    const match = /^([BI])-(.+)$/.exec(part);
-    if (match === null) {
-      throw new Error(
-        `label "${name}": expected "O" or levels "B-type"/"I-type" joined by "/", got level "${part}"`,
-      );
-    }
-    levels.push({ prefix: match[1] as "B" | "I", type: match[2]! });
-  }
-  return levels;
-}
+import { LabelSet, LagrangeError } from "@lagrange/core";
+import { type LabelScheme, type SegmentLattice, segmentLattice } from "@lagrange/datasets";
 
 /**
  * How segments are identified in a hierarchical label set.
@@ -35,20 +11,21 @@ export function parseBioLabel(name: string): LabelLevel[] {
 export type SegmentKeying = "path" | "name";
 
 /**
- * A countable unit, with the label ids that begin one and the label ids inside one.
+ * A countable unit, with the lattice states that mark one and the states inside one (state ids
+ * of the index's {@link SegmentLattice}: the label ids, then the split states of IOB1/IOE1).
  * - `segment`: a segment kind (element path or name); counts segments.
- * - `label`: one full CRF label that has a `B-` at some level (anzaroot2014 §6: constraints are
- *   instantiated "over all possible labels that contain a B prefix at any level in the
- *   hierarchy"); counts the tokens carrying exactly that label. Its key is the label's name.
+ * - `label`: one full CRF label that marks a segment at some level (anzaroot2014 §6: constraints
+ *   are instantiated "over all possible labels that contain a B prefix at any level in the
+ *   hierarchy"); counts the tokens carrying that label where it marks. Its key is the label's name.
  */
 export interface SegmentKey {
   readonly key: string;
   readonly unit: "segment" | "label";
   /** Depth of the level that names it (0 = outermost); −1 for name keys found at several depths. */
   readonly depth: number;
-  /** Labels whose token begins a segment of this kind (a `B-` at the matching level). */
-  readonly begin: Int32Array;
-  /** Labels whose token lies inside a segment of this kind (`B-` or `I-`). */
+  /** States whose token carries the one marker of a segment of this kind (its `B-` under IOB2). */
+  readonly marks: Int32Array;
+  /** States whose token lies inside a segment of this kind. */
   readonly inside: Int32Array;
   /** Keys of the direct children in the hierarchy (one level deeper). */
   readonly children: readonly string[];
@@ -58,28 +35,39 @@ export interface SegmentKey {
 export const OUTSIDE = "O";
 
 /**
- * The segment structure of a BIO label set: the counts s(i) of anzaroot2014 §5 are counts of the
- * `begin` labels of a key. Counting a labelling is cached per label array, so many count templates
- * can evaluate the same labelling cheaply.
+ * The segment structure of a label set under its scheme: the counts s(i) of anzaroot2014 §5 are
+ * counts of the `marks` states of a key. Constraints are compiled over the states of
+ * {@link lattice} (`L` of them), in which every segment has exactly one marker whatever the scheme;
+ * labellings given to {@link counts} and to the templates are state sequences (`lattice.lift`).
+ * Counting a labelling is cached per array, so many count templates can evaluate it cheaply.
  */
 export class SegmentIndex {
+  /** The model's labels. */
   readonly labels: LabelSet;
+  readonly lattice: SegmentLattice;
   readonly keying: SegmentKeying;
+  /** Number of lattice states: the L of the constraints a template instantiates. */
   readonly L: number;
   /** Every label has at most one level (plain BIO): label keys then equal segment keys. */
   readonly flat: boolean;
   readonly #keys: SegmentKey[];
   readonly #byKey = new Map<string, number>();
-  /** For each label id, the key indices it begins (usually 0–3 of them). */
-  readonly #beginsOf: Int32Array[];
+  /** For each state, the key indices it marks (usually 0–3 of them). */
+  readonly #marksOf: Int32Array[];
   readonly #counts = new WeakMap<ArrayLike<number>, { labels: Int32Array; counts: Float64Array }>();
 
-  constructor(labels: LabelSet | readonly string[], keying: SegmentKeying = "path") {
+  constructor(
+    labels: LabelSet | readonly string[],
+    scheme: LabelScheme,
+    keying: SegmentKeying = "path",
+  ) {
     this.labels = labels instanceof LabelSet ? labels : LabelSet.from(labels);
     this.keying = keying;
     const names = this.labels.names();
-    this.L = names.length;
-    const begin = new Map<string, Set<number>>();
+    this.lattice = segmentLattice(names, scheme);
+    const lattice = this.lattice;
+    this.L = lattice.states.length;
+    const marks = new Map<string, Set<number>>();
     const inside = new Map<string, Set<number>>();
     const depth = new Map<string, number>();
     const children = new Map<string, Set<string>>();
@@ -88,12 +76,16 @@ export class SegmentIndex {
       if (s === undefined) m.set(key, new Set([id]));
       else s.add(id);
     };
-    names.forEach((name, id) => {
-      const levels = parseBioLabel(name);
+    let flat = true;
+    /** Label id → the states of that label that mark a segment at some level. */
+    const labelMarks = new Map<number, number[]>();
+    for (let state = 0; state < this.L; state++) {
+      const levels = lattice.levels(state);
+      if (levels.length > 1) flat = false;
       if (levels.length === 0) {
-        add(inside, OUTSIDE, id);
+        add(inside, OUTSIDE, state);
         depth.set(OUTSIDE, 0);
-        return;
+        continue;
       }
       let parentKey: string | undefined;
       for (let d = 0; d < levels.length; d++) {
@@ -107,37 +99,43 @@ export class SegmentIndex {
             : level.type;
         const known = depth.get(key);
         depth.set(key, known === undefined || known === d ? d : -1);
-        add(inside, key, id);
-        if (level.prefix === "B") add(begin, key, id);
+        add(inside, key, state);
+        if (level.marks) add(marks, key, state);
         if (!children.has(key)) children.set(key, new Set());
         if (parentKey !== undefined && parentKey !== key) children.get(parentKey)!.add(key);
         parentKey = key;
       }
-    });
+      if (levels.some((l) => l.marks)) {
+        const label = lattice.origin[state]!;
+        labelMarks.set(label, [...(labelMarks.get(label) ?? []), state]);
+      }
+    }
     const sorted = [...inside.keys()].sort();
     this.#keys = sorted.map((key) => ({
       key,
       unit: "segment" as const,
       depth: depth.get(key) ?? 0,
-      begin: Int32Array.from([...(begin.get(key) ?? [])].sort((a, b) => a - b)),
+      marks: Int32Array.from([...(marks.get(key) ?? [])].sort((a, b) => a - b)),
       inside: Int32Array.from([...inside.get(key)!].sort((a, b) => a - b)),
       children: [...(children.get(key) ?? [])].sort(),
     }));
-    let flat = true;
     names.forEach((name, id) => {
-      const levels = parseBioLabel(name);
-      if (levels.length > 1) flat = false;
-      if (!levels.some((l) => l.prefix === "B")) return;
+      const marking = labelMarks.get(id);
+      if (marking === undefined) return;
       if (inside.has(name)) {
-        throw new Error(`label "${name}" has the same name as a segment kind: cannot key both`);
+        throw new LagrangeError(
+          "usage",
+          `label "${name}" has the same name as a segment kind: cannot key both`,
+        );
       }
-      const only = Int32Array.of(id);
       this.#keys.push({
         key: name,
         unit: "label",
         depth: -1,
-        begin: only,
-        inside: only,
+        marks: Int32Array.from(marking),
+        inside: Int32Array.from(
+          Array.from(lattice.origin).flatMap((label, state) => (label === id ? [state] : [])),
+        ),
         children: [],
       });
     });
@@ -145,11 +143,11 @@ export class SegmentIndex {
     this.#keys.forEach((k, i) => {
       this.#byKey.set(k.key, i);
     });
-    const beginsOf: number[][] = Array.from({ length: this.L }, () => []);
+    const marksOf: number[][] = Array.from({ length: this.L }, () => []);
     this.#keys.forEach((k, i) => {
-      for (const id of k.begin) beginsOf[id]!.push(i);
+      for (const state of k.marks) marksOf[state]!.push(i);
     });
-    this.#beginsOf = beginsOf.map((a) => Int32Array.from(a));
+    this.#marksOf = marksOf.map((a) => Int32Array.from(a));
   }
 
   /** All keys: segment kinds sorted by key (`O` included, inside only), then label keys. */
@@ -162,9 +160,9 @@ export class SegmentIndex {
     return this.#keys.filter((k) => k.unit === "segment");
   }
 
-  /** Keys of one unit that can be counted (those with at least one `B-` label). */
+  /** Keys of one unit that can be counted (those with at least one marker state). */
   countableKeys(unit: "segment" | "label" = "segment"): readonly SegmentKey[] {
-    return this.#keys.filter((k) => k.unit === unit && k.begin.length > 0);
+    return this.#keys.filter((k) => k.unit === unit && k.marks.length > 0);
   }
 
   /** "authors segment" or "I-authors/B-person label": how descriptions name a key. */
@@ -177,19 +175,24 @@ export class SegmentIndex {
     return this.#byKey.get(key) ?? -1;
   }
 
-  /** The key named `key`; throws an error listing the known keys when it does not exist. */
+  /** The key named `key`; a usage error naming it and listing the model's types when it does not exist. */
   get(key: string): SegmentKey {
     const i = this.#byKey.get(key);
     if (i === undefined) {
-      const known = this.#keys.map((k) => k.key);
-      const shown = known.slice(0, 20).join(", ") + (known.length > 20 ? ", …" : "");
-      throw new Error(`unknown segment "${key}" (known: ${shown})`);
+      const types = this.segmentKeys()
+        .map((k) => k.key)
+        .filter((k) => k !== OUTSIDE);
+      const shown = types.slice(0, 20).join(", ") + (types.length > 20 ? ", …" : "");
+      throw new LagrangeError(
+        "usage",
+        `the model has no segment type or label "${key}" (its types: ${shown === "" ? "none" : shown})`,
+      );
     }
     return this.#keys[i]!;
   }
 
   /**
-   * Segment counts of a labelling: counts[k] = number of tokens whose label begins key k.
+   * Segment counts of a state sequence: counts[k] = number of tokens whose state marks key k.
    * Cached per label array, with a snapshot of its contents: a reused buffer (a slave's labels)
    * is recounted when its contents changed, never answered from a stale entry.
    */
@@ -199,11 +202,11 @@ export class SegmentIndex {
     const counts = new Float64Array(this.#keys.length);
     for (let p = 0; p < labels.length; p++) {
       const y = labels[p]!;
-      const begins = this.#beginsOf[y];
-      if (begins === undefined) {
-        throw new RangeError(`labels[${p}] = ${y} is outside the label set 0..${this.L - 1}`);
+      const marked = this.#marksOf[y];
+      if (marked === undefined) {
+        throw new RangeError(`labels[${p}] = ${y} is outside the states 0..${this.L - 1}`);
       }
-      for (let j = 0; j < begins.length; j++) counts[begins[j]!]! += 1;
+      for (let j = 0; j < marked.length; j++) counts[marked[j]!]! += 1;
     }
     this.#counts.set(labels, { labels: Int32Array.from(labels), counts });
     return counts;

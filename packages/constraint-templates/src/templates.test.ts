@@ -12,7 +12,7 @@ import type { ConstraintTemplate, TemplateInstance, TemplateSpec } from "./templ
 import { templateFromSpec } from "./templates.js";
 
 const LABELS = ["O", "B-author", "I-author", "B-title", "I-title", "B-editor", "I-editor"];
-const index = new SegmentIndex(LABELS);
+const index = new SegmentIndex(LABELS, "IOB2");
 const L = LABELS.length;
 const enc = (s: string) =>
   Int32Array.from(s.split(" "), (name) => {
@@ -85,13 +85,16 @@ describe("count templates (anzaroot2014 §5.2–5.4)", () => {
   });
 
   it("hierarchical equality halves count hierarchy components", () => {
-    const hier = new SegmentIndex([
-      "O",
-      "B-authors/B-person/B-person-first",
-      "I-authors/B-person/B-person-last",
-      "I-authors/I-person/B-person-last",
-      "I-authors/B-person/B-person-first",
-    ]);
+    const hier = new SegmentIndex(
+      [
+        "O",
+        "B-authors/B-person/B-person-first",
+        "I-authors/B-person/B-person-last",
+        "I-authors/I-person/B-person-last",
+        "I-authors/B-person/B-person-first",
+      ],
+      "hierarchical-BIO",
+    );
     const labels = Int32Array.from([1, 3, 2, 4]); // person(first,last), person(last), person(first)
     const inst = { n: 4, L: 5 };
     const personVsFirst = templateFromSpec(
@@ -196,14 +199,10 @@ describe("rule templates (fersini2014 (17)–(21), node form)", () => {
 
 describe("candidateTemplates", () => {
   it("counts full labels (the paper's unit) or segments on hierarchical label sets", () => {
-    const hier = new SegmentIndex([
-      "O",
-      "B-authors/B-person",
-      "I-authors/I-person",
-      "I-authors/B-person",
-      "B-title",
-      "I-title",
-    ]);
+    const hier = new SegmentIndex(
+      ["O", "B-authors/B-person", "I-authors/I-person", "I-authors/B-person", "B-title", "I-title"],
+      "hierarchical-BIO",
+    );
     const byLabel = candidateTemplates(hier, { families: ["singleton"] });
     expect(byLabel.map((t) => t.describe())).toEqual([
       "at most one B-authors/B-person label",
@@ -263,7 +262,7 @@ describe("candidateTemplates", () => {
     expect(cs[0]!.penalty).toBe(2);
     expect(cs[0]!.name).toBe("at most one author segment");
     expect(cs[1]!.penalty).toBeUndefined();
-    expect(() => singleton.instantiate({ n: 3, L: L + 1 })).toThrow(/built for 7 labels/);
+    expect(() => singleton.instantiate({ n: 3, L: L + 1 })).toThrow(/built for 7 lattice states/);
   });
 
   it("constraintInstantiator reuses per-length constraints and re-reads tokens", () => {

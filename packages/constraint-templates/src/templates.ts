@@ -1,5 +1,15 @@
-import { type LinearConstraint, linearConstraint, ProblemValidationError } from "@lagrange/core";
-import type { SegmentIndex } from "./segments.js";
+import {
+  LagrangeError,
+  type LinearConstraint,
+  linearConstraint,
+  ProblemValidationError,
+} from "@lagrange/core";
+import {
+  describeDocumentSpec,
+  documentTemplate,
+  documentTemplateId,
+} from "./document-templates.js";
+import { OUTSIDE, type SegmentIndex } from "./segments.js";
 import type {
   ConstraintFamily,
   ConstraintTemplate,
@@ -12,7 +22,7 @@ function checkInstance(id: string, L: number, instance: TemplateInstance): void 
   if (instance.L !== L) {
     throw new ProblemValidationError(
       `template ${id}`,
-      `built for ${L} labels, instantiated for L = ${instance.L}`,
+      `built for ${L} lattice states, instantiated for L = ${instance.L}`,
     );
   }
   if (!Number.isInteger(instance.n) || instance.n < 1) {
@@ -30,6 +40,8 @@ const FAMILY: Record<TemplateKind, ConstraintFamily> = {
   "state-change": "state-change",
   "begin-end": "begin-end",
   "presence-precedence": "presence-precedence",
+  "same-string": "document",
+  acronym: "document",
 };
 
 /** A stable id from the spec: kind plus its parameters. */
@@ -42,6 +54,9 @@ export function templateId(spec: TemplateSpec): string {
       return `${spec.kind}:${spec.first}|${spec.second}|${spec.bound}`;
     case "state-change":
       return `state-change:${spec.first}|${spec.delimiter}|${spec.second}`;
+    case "same-string":
+    case "acronym":
+      return documentTemplateId(spec);
     default:
       return `${spec.kind}:${spec.first}|${spec.second}`;
   }
@@ -76,6 +91,9 @@ function describeSpec(spec: TemplateSpec, index: SegmentIndex): string {
       return `a sentence that starts with ${spec.first} ends with ${spec.second}`;
     case "presence-precedence":
       return `no ${spec.second} token before ${article(spec.first)} ${spec.first} token`;
+    case "same-string":
+    case "acronym":
+      return describeDocumentSpec(spec);
   }
 }
 
@@ -84,15 +102,25 @@ function article(key: string): string {
   return /^[aeiou]/i.test(key) ? "an" : "a";
 }
 
-/** Builds the template a spec describes; throws on unknown segments or bad parameters. */
+/**
+ * Builds the template a spec describes, over the states of `index.lattice`; a usage error for a
+ * segment type or label the model lacks and for bad parameters.
+ */
 export function templateFromSpec(spec: TemplateSpec, index: SegmentIndex): ConstraintTemplate {
+  return { ...templateOf(spec, index), lattice: index.lattice };
+}
+
+function templateOf(spec: TemplateSpec, index: SegmentIndex): ConstraintTemplate {
   switch (spec.kind) {
     case "singleton":
       return countTemplate(spec, index, [[spec.segment, 1]], 1);
     case "pairwise-sum":
     case "pairwise-difference": {
       if (!Number.isInteger(spec.bound) || spec.bound < 0) {
-        throw new Error(`${templateId(spec)}: expected an integer bound ≥ 0, got ${spec.bound}`);
+        throw new LagrangeError(
+          "usage",
+          `${templateId(spec)}: expected an integer bound ≥ 0, got ${spec.bound}`,
+        );
       }
       const sign = spec.kind === "pairwise-sum" ? 1 : -1;
       return countTemplate(
@@ -115,12 +143,15 @@ export function templateFromSpec(spec: TemplateSpec, index: SegmentIndex): Const
         ],
         0,
       );
+    case "same-string":
+    case "acronym":
+      return documentTemplate(spec, index);
     default:
       return ruleTemplate(spec, index);
   }
 }
 
-/** Σ_k coef_k · count(segment_k) ≤ rhs, counts being numbers of segment beginnings. */
+/** Σ_k coef_k · count(segment_k) ≤ rhs, counts being numbers of segment markers (one per segment). */
 function countTemplate(
   spec: TemplateSpec,
   index: SegmentIndex,
@@ -131,8 +162,15 @@ function countTemplate(
   const words = describeSpec(spec, index);
   const keys = terms.map(([key, coef]) => {
     const k = index.get(key);
-    if (k.begin.length === 0) throw new Error(`${id}: segment "${key}" has no B- label to count`);
-    return { position: index.indexOf(key), begin: k.begin, coef };
+    if (k.marks.length === 0) {
+      throw new LagrangeError(
+        "usage",
+        key === OUTSIDE
+          ? `${id}: "${OUTSIDE}" is outside every segment, not a segment type to count`
+          : `${id}: no state of the model marks a "${key}" segment`,
+      );
+    }
+    return { position: index.indexOf(key), marks: k.marks, coef };
   });
   const L = index.L;
   return {
@@ -140,13 +178,14 @@ function countTemplate(
     family: FAMILY[spec.kind],
     spec,
     usesTokens: false,
+    scope: "sentence",
     describe: () => words,
     instantiate(instance): LinearConstraint[] {
       checkInstance(id, L, instance);
-      // The same label row at every position: merge the keys' coefficients over the L labels
+      // The same state row at every position: merge the keys' coefficients over the L states
       // once, then lay the row out n times (sorted indices, no per-term map).
       const row = new Float64Array(L);
-      for (const { begin, coef } of keys) for (const t of begin) row[t]! += coef;
+      for (const { marks, coef } of keys) for (const t of marks) row[t]! += coef;
       const labels: number[] = [];
       for (let t = 0; t < L; t++) if (row[t] !== 0) labels.push(t);
       const k = labels.length;
@@ -171,12 +210,20 @@ function countTemplate(
 
 type RuleSpec = Exclude<
   TemplateSpec,
-  { kind: "singleton" | "pairwise-sum" | "pairwise-difference" | "hierarchical" }
+  {
+    kind:
+      | "singleton"
+      | "pairwise-sum"
+      | "pairwise-difference"
+      | "hierarchical"
+      | "same-string"
+      | "acronym";
+  }
 >;
 
 /**
  * The rule templates of fersini2014 (17)–(21), over node indicators z[p, G] = Σ_{t∈G} y[p·L + t]
- * where G is the set of labels inside a segment kind. See the README for how each differs from
+ * where G is the set of lattice states inside a segment kind. See the README for how each differs from
  * the paper's edge-indexed printing.
  */
 function ruleTemplate(spec: RuleSpec, index: SegmentIndex): ConstraintTemplate {
@@ -191,7 +238,7 @@ function ruleTemplate(spec: RuleSpec, index: SegmentIndex): ConstraintTemplate {
   for (const t of b) inB[t] = 1;
   const delimiter = spec.kind === "state-change" ? spec.delimiter : "";
   if (spec.kind === "state-change" && delimiter.length === 0) {
-    throw new Error(`${id}: expected a non-empty delimiter token`);
+    throw new LagrangeError("usage", `${id}: expected a non-empty delimiter token`);
   }
   const tokensOf = (instance: TemplateInstance): readonly string[] => {
     const { tokens } = instance;
@@ -313,6 +360,7 @@ function ruleTemplate(spec: RuleSpec, index: SegmentIndex): ConstraintTemplate {
     family: FAMILY[spec.kind],
     spec,
     usesTokens: spec.kind === "state-change",
+    scope: "sentence",
     describe: () => words,
     instantiate,
     violation,

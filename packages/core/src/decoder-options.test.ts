@@ -200,7 +200,7 @@ describe("the dual-decomposition master's options (step, eta, exact, time limit)
     expect(resolveDecoderOptions(dd, {})).toEqual({
       maxIterations: 200,
       tolerance: 1e-6,
-      step: "subgradient",
+      step: "auto",
       eta: 1,
       exact: false,
       timeLimitMs: 10_000,
@@ -220,8 +220,13 @@ describe("the dual-decomposition master's options (step, eta, exact, time limit)
   });
 
   it("refuse η and exact mode without the AD3 step, naming both options (they would do nothing)", () => {
-    for (const given of [{ exact: "true" }, { exact: "false" }, { eta: "2" }]) {
-      for (const step of [{}, { step: "subgradient" }]) {
+    const cases = [
+      [{ exact: "true" }, {}, "ad3", "auto"],
+      [{ exact: "false" }, { step: "subgradient" }, "ad3", "subgradient"],
+      [{ eta: "2" }, { step: "subgradient" }, "ad3 or auto", "subgradient"],
+    ] as const;
+    for (const [given, step, needed, actual] of cases) {
+      {
         const name = Object.keys(given)[0]!;
         const caught = (() => {
           try {
@@ -234,7 +239,7 @@ describe("the dual-decomposition master's options (step, eta, exact, time limit)
         expect(caught).toBeInstanceOf(LagrangeError);
         expect(lagrangeErrorCode(caught)).toBe("usage");
         expect((caught as Error).message).toBe(
-          `decoder "soft-dd": --${name} has no effect unless --step is ad3 (it is "subgradient"); add --step ad3 or drop --${name}`,
+          `decoder "soft-dd": --${name} has no effect unless --step is ${needed} (it is "${actual}"); add --step ad3 or drop --${name}`,
         );
       }
     }
@@ -261,7 +266,7 @@ describe("the dual-decomposition master's options (step, eta, exact, time limit)
 
   it("refuse an unknown step, an η ≤ 0 and a non-boolean exact, naming the decoder", () => {
     expect(() => resolveDecoderOptions(dd, { step: "newton" })).toThrow(
-      'decoder "soft-dd" option "step": expected one of subgradient, ad3, got "newton"',
+      'decoder "soft-dd" option "step": expected one of subgradient, ad3, auto, got "newton"',
     );
     for (const eta of ["0", "-1", "1e-320", "1e308", "Infinity", "x"]) {
       expect(() => resolveDecoderOptions(dd, { eta })).toThrow(
@@ -281,8 +286,8 @@ describe("the dual-decomposition master's options (step, eta, exact, time limit)
 
   it("have one help line each", () => {
     expect(describeDecoderOptions(dd).slice(2)).toEqual([
-      "--step: the master's step: subgradient (projected subgradient) or ad3 (augmented Lagrangian, Martins et al. 2015) (one of subgradient, ad3; default subgradient)",
-      "--eta: with --step ad3: AD3's initial quadratic penalty (adapted) (a number in [0.000001, 1000000]; default 1)",
+      "--step: the master's step: subgradient (projected subgradient), ad3 (augmented Lagrangian, Martins et al. 2015), or auto (subgradient, then ad3 where it stalls uncertified) (one of subgradient, ad3, auto; default auto)",
+      "--eta: with --step ad3 or auto: AD3's initial quadratic penalty (adapted) (a number in [0.000001, 1000000]; default 1)",
       "--exact: with --step ad3: branch and bound until the gap closes (exact MAP) (true or false; default false)",
       "--time-limit: per-sentence time limit for all of a sentence's solves (n-best's included); a sentence that hits it keeps the best labelling found (a number in [0.001, 2147483] seconds; default 10 seconds)",
     ]);

@@ -128,6 +128,7 @@ export {
   type SchemeCheck,
   SchemeMismatchError,
   type SequenceLocator,
+  schemeSpans,
   schemeViolations,
   tolerableInvalid,
 } from "./schemes/label-scheme.js";
@@ -139,6 +140,11 @@ export {
   type PartialLabel,
   parsePartialLabel,
 } from "./schemes/partial-labels.js";
+export {
+  type SegmentLattice,
+  type SegmentLevel,
+  segmentLattice,
+} from "./schemes/segment-lattice.js";
 export type { Span } from "./schemes/spans.js";
 export {
   convertScheme,

@@ -9,7 +9,7 @@ import {
   SegmentIndex,
 } from "@lagrange/constraint-templates";
 import { type ChainScores, chainDecoder, checkpoints } from "@lagrange/core";
-import type { Sentence } from "@lagrange/datasets";
+import { type Sentence, segmentLattice } from "@lagrange/datasets";
 import {
   type EpochStats,
   type LearnPenaltiesOptions,
@@ -17,20 +17,29 @@ import {
   type PenaltyReport,
   penaltyReport,
 } from "@lagrange/soft-dd";
-import { modelDecodingConstraints } from "./model-scheme.js";
+import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
+import { ownScores } from "./owned-scores.js";
 
-/** A sentence as constrained decoding sees it: the model's chain scores and the gold ids. */
+/**
+ * A sentence as constrained decoding sees it: the model's chain scores and the gold ids, over the
+ * states of the model's segment lattice (datasets' `segmentLattice`: the labels themselves but
+ * under IOB1 and IOE1, whose `I-` labels split in two so that constraints can count segments).
+ */
 export interface ScoredSentence {
   readonly n: number;
+  /** Number of lattice states. */
   readonly L: number;
   readonly tokens: readonly string[];
   /** Under the model's scheme mask; the transition block is shared between sentences. */
   readonly scores: ChainScores;
-  /** Gold label ids; undefined without labels or with a label the model does not know. */
+  /** Gold state ids; undefined without labels or with a label the model does not know. */
   readonly gold: Int32Array | undefined;
 }
 
-/** Chain scores of every sentence, kept (unary copied per sentence, transitions shared). */
+/**
+ * Chain scores of every sentence, kept (unary copied per sentence, transitions shared), lifted to
+ * the model's segment lattice when it has split states.
+ */
 export function scoreSentences(
   model: CrfModel,
   sentences: readonly Sentence[],
@@ -38,19 +47,18 @@ export function scoreSentences(
 ): ScoredSentence[] {
   const scorer = model.scorer(modelDecodingConstraints(model));
   const L = model.numLabels;
+  const scheme = modelScheme(model);
+  const lattice = scheme === "none" ? undefined : segmentLattice(model.labels.names(), scheme);
+  const lifted = lattice?.expanded === true ? lattice : undefined;
   return sentences.map((s, i) => {
     const scores = scorer.score(attributes[i]!);
-    const positionSpecific = scores.transition.length !== L * L;
+    const gold = s.labels === undefined ? undefined : model.labels.tryEncode(s.labels);
     return {
       n: s.tokens.length,
-      L,
+      L: lifted?.states.length ?? L,
       tokens: s.tokens,
-      scores: {
-        ...scores,
-        unary: scores.unary.slice(),
-        transition: positionSpecific ? scores.transition.slice() : scores.transition,
-      },
-      gold: s.labels === undefined ? undefined : model.labels.tryEncode(s.labels),
+      scores: lifted !== undefined ? lifted.liftScores(scores) : ownScores(scores),
+      gold: gold === undefined || lifted === undefined ? gold : lifted.lift(gold),
     };
   });
 }
@@ -85,7 +93,7 @@ export async function selectCandidates(
   options: CandidateSelectionOptions,
 ): Promise<CandidateSelection> {
   const usable = withGold(sentences);
-  const index = new SegmentIndex(model.labels.names());
+  const index = new SegmentIndex(model.labels.names(), modelScheme(model));
   const candidates = candidateTemplates(index, {
     families: options.families,
     countUnit: options.countUnit ?? "segment",

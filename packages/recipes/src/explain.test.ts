@@ -51,6 +51,7 @@ function countTemplate(label: number, limit: number): ConstraintTemplate {
     family: COUNT_FAMILIES[0]!,
     spec: { kind: "singleton", label: String(label) } as never,
     usesTokens: false,
+    scope: "sentence",
     describe: () => `at most ${limit} tokens of label ${label}`,
     instantiate: constraintsOf,
     violation: () => 0,

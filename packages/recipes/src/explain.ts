@@ -112,11 +112,15 @@ export function explainAttributes(
   tokens: readonly string[],
   options: ExplainSentenceOptions = {},
 ): SentenceExplanation {
-  const { model } = tagger;
-  const L = model.numLabels;
+  const { model, lattice } = tagger;
   const tagged = tagger.tagAttributes(attributes, tokens, options.signal);
   const { decoding, constraints } = tagged;
   const labels = decoding.labels;
+  // Constraints are over the lattice's states where the scheme has one (IOB1, IOE1): a token's
+  // state depends on its neighbours' labels, so labellings are lifted whole.
+  const L = lattice?.states.length ?? model.numLabels;
+  const lift = (y: Int32Array): Int32Array => lattice?.lift(y) ?? y;
+  const states = lift(labels);
   const chain = explainLabelling(model, attributes, labels, {
     ...(options.top === undefined ? {} : { top: options.top }),
     ...(options.compare === undefined ? {} : { compare: options.compare }),
@@ -124,6 +128,7 @@ export function explainAttributes(
   });
   const multipliers = decoding.constraintStats?.multipliers ?? new Float64Array(0);
   const first = firstLabelsOf(decoding);
+  const firstStates = lift(first);
   // Every term −λ·a, by (token·L + label): the labelling's, the unconstrained and compared labels'.
   const terms = new Map<number, ConstraintTerm[]>();
   const outcomes: ConstraintOutcome[] = [];
@@ -138,7 +143,7 @@ export function explainAttributes(
     for (let k = 0; k < indices.length; k++) {
       const index = indices[k]!;
       const i = Math.floor(index / L);
-      if (labels[i] === index - i * L) activity += coefficients[k]!;
+      if (states[i] === index - i * L) activity += coefficients[k]!;
       if (lambda === 0) continue;
       let list = terms.get(index);
       if (list === undefined) {
@@ -154,8 +159,8 @@ export function explainAttributes(
       });
     }
     constant += lambda * constraint.rhs;
-    const violation = constraintViolation(constraint, labels, L);
-    const violationBefore = constraintViolation(constraint, first, L);
+    const violation = constraintViolation(constraint, states, L);
+    const violationBefore = constraintViolation(constraint, firstStates, L);
     const paid = penalty === null ? 0 : penalty * violation;
     penaltyPaid += paid;
     if (lambda !== 0 || violation > 0 || violationBefore > 0) {
@@ -175,11 +180,15 @@ export function explainAttributes(
     const sorted = [...list].sort((a, b) => Math.abs(b.term) - Math.abs(a.term));
     return options.top === undefined ? sorted : sorted.slice(0, options.top);
   };
-  const termsAt = (i: number, label: string) =>
-    strongest(terms.get(i * L + model.labels.lookup(label)) ?? []);
+  // The state a token takes with this label and the rest of the labelling unchanged.
+  const termsAt = (i: number, label: string) => {
+    const changed = labels.slice();
+    changed[i] = model.labels.lookup(label);
+    return strongest(terms.get(i * L + lift(changed)[i]!) ?? []);
+  };
   let value = chain.score + constant;
   const perToken = chain.tokens.map((token, i): TokenExplanation => {
-    const own = terms.get(i * L + labels[i]!) ?? [];
+    const own = terms.get(i * L + states[i]!) ?? [];
     let sum = 0;
     for (const t of own) sum += t.term;
     value += sum;

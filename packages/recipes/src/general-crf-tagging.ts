@@ -22,6 +22,7 @@ import {
 import type { GeneralCrf, GroupingKind } from "./general-crf-settings.js";
 import { modelPreset, sentenceAttributes } from "./model-input.js";
 import { modelDecodingConstraints } from "./model-scheme.js";
+import { ownScores } from "./owned-scores.js";
 
 /** The groups of a corpus: size-bounded single-linkage tweet clusters, or its documents. */
 export function corpusGroups(
@@ -47,15 +48,7 @@ export class ChainScoring {
     this.#scorer = model.scorer(modelDecodingConstraints(model));
   }
   score(sentence: Sentence): ChainScores {
-    const scores = this.#scorer.score(sentenceAttributes(this.#preset, sentence));
-    return {
-      ...scores,
-      unary: scores.unary.slice(),
-      transition:
-        scores.transition.length === scores.L * scores.L
-          ? scores.transition
-          : scores.transition.slice(),
-    };
+    return ownScores(this.#scorer.score(sentenceAttributes(this.#preset, sentence)));
   }
 }
 

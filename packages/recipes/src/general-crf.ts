@@ -160,27 +160,16 @@ export async function prepareGeneralCrf(
   const groups = corpusGroups(sentences, settings.groups, settings.grouping);
 
   // Jackknife: group g's sentences are scored by the CRF that did not see fold g mod folds.
-  const foldOf = new Int32Array(sentences.length);
-  groups.forEach((members, g) => {
-    for (const k of members) foldOf[k] = g % folds;
-  });
+  const foldOf = groupFolds(sentences.length, groups, folds);
   const scores: ChainScores[] = new Array(sentences.length);
-  for (let f = 0; f < folds; f++) {
-    throwIfAborted(signal);
-    const model =
-      folds === 1
-        ? base
-        : await trainModel(
-            { ...train, sentences: sentences.filter((_, k) => foldOf[k] !== f) },
-            labels,
-            f + 1,
-          );
-    if (folds > 1) options.onProgress?.({ stage: "crf", fold: f + 1, folds });
-    const scoring = new ChainScoring(model);
-    sentences.forEach((s, k) => {
-      if (foldOf[k] === f) scores[k] = scoring.score(s);
-    });
-  }
+  await forEachJackknifeFold(train, base, foldOf, folds, trainModel, {
+    score: (model, members) => {
+      const scoring = new ChainScoring(model);
+      for (const k of members) scores[k] = scoring.score(sentences[k]!);
+    },
+    onFold: (f) => options.onProgress?.({ stage: "crf", fold: f, folds }),
+    ...(signal === undefined ? {} : { signal }),
+  });
   const factorOptions = settings.factors ?? {};
   const instances = groupInstances(
     sentences,
@@ -208,6 +197,64 @@ export async function prepareGeneralCrf(
       withFactors: instances.filter((x) => x.factors.length > 0).length,
     },
   };
+}
+
+/** Each sentence's fold when whole groups are dealt round-robin: group g goes to fold g mod `folds`. */
+export function groupFolds(
+  sentences: number,
+  groups: readonly Int32Array[],
+  folds: number,
+): Int32Array {
+  const foldOf = new Int32Array(sentences);
+  groups.forEach((members, g) => {
+    for (const k of members) foldOf[k] = g % folds;
+  });
+  return foldOf;
+}
+
+/** Trains a chain CRF on part of a corpus with the given label order; `fold` counts from 1. */
+export type FoldTrainer = (
+  corpus: Corpus,
+  labels: readonly string[],
+  fold: number,
+) => Promise<CrfModel>;
+
+/**
+ * The jackknife over a corpus: for each fold f, the chain CRF trained on the other folds'
+ * sentences (`trainModel(part, base's labels, f + 1)`) is handed the indices of fold f's
+ * sentences to score, so each sentence is scored by a CRF that never saw it. One fold: `base`
+ * scores them all. The general CRF's perceptron and the document constraints learn so.
+ */
+export async function forEachJackknifeFold(
+  train: Corpus,
+  base: CrfModel,
+  foldOf: Int32Array,
+  folds: number,
+  trainModel: FoldTrainer,
+  hooks: {
+    readonly score: (model: CrfModel, members: readonly number[]) => void | Promise<void>;
+    /** After fold f (from 1) is scored, when folds > 1. */
+    readonly onFold?: (fold: number) => void;
+    readonly signal?: AbortSignal;
+  },
+): Promise<void> {
+  const { sentences } = train;
+  const labels = base.labels.names();
+  for (let f = 0; f < folds; f++) {
+    throwIfAborted(hooks.signal);
+    const model =
+      folds === 1
+        ? base
+        : await trainModel(
+            { ...train, sentences: sentences.filter((_, k) => foldOf[k] !== f) },
+            labels,
+            f + 1,
+          );
+    const members: number[] = [];
+    for (let k = 0; k < sentences.length; k++) if (foldOf[k] === f) members.push(k);
+    await hooks.score(model, members);
+    if (folds > 1) hooks.onFold?.(f + 1);
+  }
 }
 
 /** Candidate scales of the consistency weights tried on the held-out cut (0, the chain, always). */

@@ -20,7 +20,26 @@ export {
   scoreSentences,
   selectCandidates,
 } from "./constraint-learning.js";
+export {
+  type CheckGain,
+  checkCut,
+  type FamilyOutcome,
+  learnAndSelectConstraints,
+  type SelectedConstraints,
+} from "./constraint-selection.js";
 export { continuedTraining } from "./continued-training.js";
+export {
+  DOCUMENT_JACKKNIFE_FOLDS,
+  type DocumentConstraintsOptions,
+  type DocumentConstraintsProgress,
+  documentConstraintsFile,
+  documentConstraintsLine,
+  documentGroupsOf,
+  learnDocumentConstraints,
+  type SelectedDocumentConstraints,
+  withDocumentConstraints,
+} from "./document-constraints.js";
+export { type RecordedTraining, recordedTraining } from "./document-constraints-retraining.js";
 export type {
   ConstraintTerm,
   SentenceExplanation,

@@ -1,4 +1,4 @@
-import { type ConstraintsFile, parseBioLabel, SegmentIndex } from "@lagrange/constraint-templates";
+import { type ConstraintsFile, SegmentIndex } from "@lagrange/constraint-templates";
 import { LagrangeError } from "@lagrange/core";
 import {
   type Corpus,
@@ -45,8 +45,8 @@ export interface MinedOnCorpus {
  * (`@lagrange/ilp`'s {@link mineRules}) and written as a constraints file. The path behind
  * `lagrange rules mine`.
  *
- * Rule templates read labels as `O`, `B-type` and `I-type` (IOB1, IOB2, hierarchical BIO): other
- * label sets (BIOES, plain tags) are a usage error naming the first label that cannot be read.
+ * Rule templates read labels through the scheme's segment lattice (every chunk scheme and
+ * hierarchical BIO); plain tags (`none`) have no segments: a usage error.
  */
 export async function mineRulesOnCorpus(
   corpus: Corpus,
@@ -65,7 +65,7 @@ export async function mineRulesOnCorpus(
   const scheme = given ?? corpus.scheme;
   const schemeCheck = requireScheme(gold, scheme, corpus.label, corpusLocator(corpus));
   const names = givenLabels ?? labelsInOrder(gold);
-  const index = segmentIndex(corpus, gold, names, scheme, labelsFrom);
+  const index = segmentIndex(corpus, names, scheme, labelsFrom);
   const ids = new Map(names.map((name, i) => [name, i]));
   const sentences: RuleSentence[] = corpus.sentences.map((s, i) => {
     const labels = gold[i]!;
@@ -80,7 +80,7 @@ export async function mineRulesOnCorpus(
       }
       encoded[p] = id;
     }
-    return { tokens: s.tokens, labels: encoded };
+    return { tokens: s.tokens, labels: index.lattice.lift(encoded) };
   });
   const mined = await mineRules(sentences, index, mining);
   const file = minedRulesFile(mined, {
@@ -101,10 +101,9 @@ function labelsInOrder(gold: readonly (readonly string[])[]): string[] {
   return [...seen];
 }
 
-/** The label set as segment kinds, or a usage error at the first label that is not BIO. */
+/** The label set as segment kinds under `scheme`, or a usage error naming what cannot be read. */
 function segmentIndex(
   corpus: Corpus,
-  gold: readonly (readonly string[])[],
   names: readonly string[],
   scheme: LabelScheme,
   labelsFrom: string | undefined,
@@ -112,36 +111,17 @@ function segmentIndex(
   if (names.length === 0) {
     throw new LagrangeError("bad-input", `${corpus.label}: no labelled token to mine rules from`);
   }
-  for (const name of names) {
-    try {
-      parseBioLabel(name);
-    } catch (error) {
-      const where = labelsFrom === undefined ? placeOf(corpus, gold, name) : labelsFrom;
-      throw new LagrangeError(
-        "usage",
-        `${where}: label ${JSON.stringify(name)}: ${(error as Error).message.replace(/^label "[^"]*": /, "")}; the rule templates read IOB1, IOB2 and hierarchical-BIO labels (this data is ${scheme}): convert it to IOB2 first`,
-        { cause: error },
-      );
-    }
-  }
   try {
-    return new SegmentIndex(names);
+    return new SegmentIndex(names, scheme);
   } catch (error) {
+    if (!(error instanceof LagrangeError)) throw error;
+    // The gold labels already passed `requireScheme`: what cannot be read is the scheme or the given labels.
     throw new LagrangeError(
       "usage",
-      `${labelsFrom ?? corpus.label}: ${(error as Error).message}; the rule templates cannot key this label set`,
+      `${labelsFrom ?? corpus.label}: ${error.message}; the rule templates cannot key this label set`,
       { cause: error },
     );
   }
-}
-
-/** `file:line` of the first token carrying `label`. */
-function placeOf(corpus: Corpus, gold: readonly (readonly string[])[], label: string): string {
-  for (let i = 0; i < gold.length; i++) {
-    const p = gold[i]!.indexOf(label);
-    if (p >= 0) return corpusLocator(corpus)(i, p);
-  }
-  return corpus.label;
 }
 
 function shown(names: readonly string[]): string {

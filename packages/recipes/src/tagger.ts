@@ -4,7 +4,13 @@ import {
   type CrfModel,
   secondOrderDecoder,
 } from "@lagrange/chain-crf";
-import { constraintInstantiator, type WeightedTemplate } from "@lagrange/constraint-templates";
+import {
+  constraintInstantiator,
+  constraintLattice,
+  documentInstantiator,
+  type TemplateInstance,
+  type WeightedTemplate,
+} from "@lagrange/constraint-templates";
 import {
   type ChainScores,
   type DecodeOptions,
@@ -15,20 +21,22 @@ import {
   type LabelRestriction,
   LagrangeError,
   type LinearConstraint,
-  restrictProblem,
   type SlaveDefinition,
   throwIfAborted,
 } from "@lagrange/core";
-import type { LabelScheme, Sentence } from "@lagrange/datasets";
+import { restrictScores } from "@lagrange/core/chain";
+import type { LabelScheme, SegmentLattice, Sentence } from "@lagrange/datasets";
 import { decoderCapabilities, needsConstraints, standardDecoders } from "./decoders.js";
 import { modelPreset, sentenceAttributes } from "./model-features.js";
 import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
+import { ownScores } from "./owned-scores.js";
 import {
   type ConfidenceRequest,
   type LabellingConfidence,
   labellingConfidence,
 } from "./tagging/confidence.js";
 import { DEFAULT_DECODERS } from "./tagging/default-decoders.js";
+import { decodeDocument } from "./tagging/document-tagger-decoding.js";
 import { type NBestEntry, type NBestMethod, nbestMethodFor, nbestOf } from "./tagging/nbest.js";
 
 export interface TaggerOptions {
@@ -134,6 +142,16 @@ export interface Tagged {
   readonly scores: ChainScores;
 }
 
+/** One document tagged as a whole ({@link Tagger.tagGroup}). */
+export interface TaggedGroup {
+  /** Each sentence's labels, in order. */
+  readonly labels: string[][];
+  /** The decoding of the whole document (its labels the sentences' end to end). */
+  readonly decoding: Decoding;
+  /** The constraints the document was decoded under, over its positions end to end. */
+  readonly constraints: readonly LinearConstraint[];
+}
+
 /**
  * Checks that a registered decoder can use what it is given, before any file is read: constraints
  * or slaves it does not take are a usage error, and so is a constrained decoder given neither
@@ -189,7 +207,15 @@ export class Tagger {
   readonly #constraintsFor:
     | ((instance: { n: number; L: number; tokens: readonly string[] }) => LinearConstraint[])
     | undefined;
+  /** A document's constraints: sentence templates in each sentence, document templates over all. */
+  readonly #documentConstraintsFor: (instance: TemplateInstance) => LinearConstraint[];
   readonly #slaves: readonly SlaveDefinition[];
+  /**
+   * The states the constraints are compiled over when the scheme gives a segment no one label
+   * that marks it (IOB1, IOE1): sentences decode in it and their labels are lowered back.
+   */
+  readonly lattice: SegmentLattice | undefined;
+  /** The names the decoder's labels have: the lattice's states, else the model's labels. */
   readonly #labels: readonly string[];
   readonly #options: DecodeOptions;
   /** A second-order model: exact second-order Viterbi gives its labels only. */
@@ -225,19 +251,24 @@ export class Tagger {
     });
     this.#constraintsFor =
       options.constraints === undefined ? undefined : constraintInstantiator(options.constraints);
+    this.#documentConstraintsFor =
+      options.constraints === undefined ? () => [] : documentInstantiator(options.constraints);
     this.#slaves = slaves.map((name) => registry.slave(name));
-    this.#labels = model.labels.names();
+    const lattice =
+      options.constraints === undefined ? undefined : constraintLattice(options.constraints);
+    this.lattice = lattice?.expanded === true ? lattice : undefined;
+    this.#labels = this.lattice?.states ?? model.labels.names();
     this.#options = options.decodeOptions ?? {};
     this.#capabilities = decoderCapabilities(registry, this.decoder.name);
     this.nbestMethod = nbestMethodFor(this.#capabilities);
   }
 
-  /** One sentence of n tokens, scored from t0 to t1 and decoded from t1 to t2. */
-  #count(n: number, t0: number, t1: number, t2: number): void {
+  /** One sentence (or `sentences` of them) of n tokens, scored from t0 to t1 and decoded from t1 to t2. */
+  #count(n: number, t0: number, t1: number, t2: number, sentences = 1): void {
     const time = this.#time;
     time.scoringMs += t1 - t0;
     time.decodingMs += t2 - t1;
-    time.sentences++;
+    time.sentences += sentences;
     time.tokens += n;
   }
 
@@ -263,41 +294,110 @@ export class Tagger {
   ): Tagged {
     throwIfAborted(signal);
     const t0 = performance.now();
-    const { problem, constraints } = this.#problem(attributes, tokens);
+    const { problem, constraints, scores } = this.#problem(attributes, tokens, options.restriction);
     const t1 = performance.now();
-    const decoded =
-      options.restriction === undefined ? problem : restrictProblem(problem, options.restriction);
-    const decoding = this.decoder.decode(
-      decoded,
-      signal === undefined ? this.#options : { ...this.#options, signal },
+    const decoding = this.#lowered(
+      this.decoder.decode(
+        problem,
+        signal === undefined ? this.#options : { ...this.#options, signal },
+      ),
     );
     const t2 = performance.now();
     if (decoding.status === "infeasible") throw new InfeasibleSentenceError(decoding);
-    this.#count(problem.scores.n, t0, t1, t2);
+    this.#count(scores.n, t0, t1, t2);
     return {
       labels: this.model.labels.decode(decoding.labels),
       decoding,
       constraints,
-      scores: decoded.scores,
+      scores,
     };
   }
 
-  /** A sentence's chain scores with its constraints and slaves: the problem its decoder solves. */
+  /**
+   * Decodes a document at a time, its sentences' attributes and tokens in order: their chains end
+   * to end under the constraints' sentence templates in each sentence and document templates over
+   * the whole (see `decodeDocument`). A decoder without constraints gives each sentence its own
+   * best labelling.
+   */
+  tagGroup(
+    attributes: readonly AttributeSequence[],
+    tokens: readonly (readonly string[])[],
+    signal?: AbortSignal,
+  ): TaggedGroup {
+    throwIfAborted(signal);
+    const t0 = performance.now();
+    // Copied: the scorer reuses its buffers from one sentence to the next.
+    const scores = attributes.map((a) => ownScores(this.#scorer.score(a)));
+    const t1 = performance.now();
+    const lattice = this.lattice;
+    const found = decodeDocument(
+      this.decoder,
+      scores,
+      tokens,
+      {
+        constraintsFor: this.#documentConstraintsFor,
+        slavesFor: (instance) =>
+          this.#slaves.flatMap((definition) =>
+            [
+              definition.create({
+                n: instance.n,
+                L: instance.L,
+                labels: this.#labels,
+                tokens: instance.tokens ?? [],
+              }),
+            ].flat(),
+          ),
+        ...(lattice === undefined ? {} : { lift: (s: ChainScores) => lattice.liftScores(s) }),
+        lower: (decoding) => this.#lowered(decoding),
+      },
+      signal === undefined ? this.#options : { ...this.#options, signal },
+    );
+    const t2 = performance.now();
+    if (found.decoding.status === "infeasible") throw new InfeasibleSentenceError(found.decoding);
+    this.#count(found.decoding.labels.length, t0, t1, t2, scores.length);
+    return {
+      labels: found.labels.map((labels) => this.model.labels.decode(labels)),
+      decoding: found.decoding,
+      constraints: found.constraints,
+    };
+  }
+
+  /** A decoding over the lattice's states with its labellings as the model's labels. */
+  #lowered(decoding: Decoding): Decoding {
+    const lattice = this.lattice;
+    if (lattice === undefined) return decoding;
+    const cs = decoding.constraintStats;
+    return {
+      ...decoding,
+      labels: lattice.lower(decoding.labels),
+      ...(cs === undefined
+        ? {}
+        : { constraintStats: { ...cs, firstLabels: lattice.lower(cs.firstLabels) } }),
+    };
+  }
+
+  /**
+   * A sentence's problem for its decoder (chain scores, constraints, slaves; lifted to the
+   * lattice's states when there is one) and the model's own chain scores, a restriction included.
+   */
   #problem(
     attributes: AttributeSequence,
     tokens: readonly string[],
-  ): { problem: DecodeProblem; constraints: LinearConstraint[] } {
-    const scores = this.#scorer.score(attributes);
-    const { n, L } = scores;
+    restriction?: LabelRestriction,
+  ): { problem: DecodeProblem; constraints: LinearConstraint[]; scores: ChainScores } {
+    const scored = this.#scorer.score(attributes);
+    const scores = restriction === undefined ? scored : restrictScores(scored, restriction);
+    const decoded = this.lattice?.liftScores(scores) ?? scores;
+    const { n, L } = decoded;
     const constraints = this.#constraintsFor?.({ n, L, tokens }) ?? [];
     const instance = { n, L, labels: this.#labels, tokens };
     const slaves = this.#slaves.flatMap((definition) => [definition.create(instance)].flat());
     const problem: DecodeProblem = {
-      scores,
+      scores: decoded,
       ...(constraints.length === 0 ? {} : { constraints }),
       ...(slaves.length === 0 ? {} : { slaves }),
     };
-    return { problem, constraints };
+    return { problem, constraints, scores };
   }
 
   /**
@@ -335,10 +435,12 @@ export class Tagger {
     const { problem } = this.#problem(attributes, tokens);
     const t1 = performance.now();
     const n = problem.scores.n;
+    const restriction =
+      options.restriction === undefined ? undefined : this.#liftRestriction(options.restriction, n);
     const found = nbestOf(this.decoder, problem, k, {
       ...(options.method === undefined ? {} : { method: options.method }),
       capabilities: this.#capabilities,
-      ...(options.restriction === undefined ? {} : { restriction: options.restriction }),
+      ...(restriction === undefined ? {} : { restriction }),
       decodeOptions:
         options.signal === undefined ? this.#options : { ...this.#options, signal: options.signal },
     });
@@ -363,8 +465,25 @@ export class Tagger {
       method: found.method,
       decodes: found.decodes,
       timedOut: found.timedOut,
-      entries: found.entries.map((e) => ({ ...e, names: this.model.labels.decode(e.labels) })),
+      entries: found.entries.map((e) => {
+        const labels = this.lattice?.lower(e.labels) ?? e.labels;
+        return { ...e, labels, names: this.model.labels.decode(labels) };
+      }),
     };
+  }
+
+  /** A restriction over the model's labels as one over the lattice's states. */
+  #liftRestriction(restriction: LabelRestriction, n: number): LabelRestriction {
+    const lattice = this.lattice;
+    if (lattice === undefined) return restriction;
+    const { origin } = lattice;
+    const L = this.model.numLabels;
+    const S = origin.length;
+    const lifted = new Uint8Array(n * S);
+    for (let i = 0; i < n; i++) {
+      for (let s = 0; s < S; s++) lifted[i * S + s] = restriction[i * L + origin[s]!]!;
+    }
+    return lifted;
   }
 }
 

@@ -33,7 +33,7 @@ describe("soft-dd and hard-dd declare the options they read, at their defaults",
       expect(resolveDecoderOptions(definition, {})).toEqual({
         maxIterations: policy.maxIterations,
         tolerance: 1e-6,
-        step: "subgradient",
+        step: "auto",
         eta: 1,
         exact: false,
         // One deadline per sentence across every solve (core's TIME_LIMIT_OPTION).

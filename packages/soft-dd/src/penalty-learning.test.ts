@@ -117,6 +117,56 @@ describe("learnPenalties", () => {
     expect(heldOutMistakes(learned.penalties)).toBe(0);
   });
 
+  it("a document example: its sentence starts reach the templates, one penalty per document rule", async () => {
+    // Two one-token "sentences" end to end; the rule ties them: both A or neither (|z0 − z1|).
+    const seen: (Int32Array | undefined)[] = [];
+    const sameType: PenaltyTemplate = {
+      id: "same:A",
+      describe: () => "the two sentences' tokens are both A or neither",
+      instantiate(instance: PenaltyInstance): LinearConstraint[] {
+        seen.push(instance.sentenceStarts);
+        return [
+          linearConstraint({
+            terms: [
+              [0 * L + 1, 1],
+              [1 * L + 1, -1],
+            ],
+            rhs: 0,
+          }),
+          linearConstraint({
+            terms: [
+              [1 * L + 1, 1],
+              [0 * L + 1, -1],
+            ],
+            rhs: 0,
+          }),
+        ];
+      },
+    };
+    // Gold: A A. The chain prefers O in the second sentence, by less than the first's A margin.
+    const unary = Float64Array.of(0, 2, 0, 0.3, 0, 0);
+    const example: PenaltyExample = {
+      scores: { n: 2, L, unary, transition: new Float64Array(L * L) },
+      gold: Int32Array.of(1, 1),
+      sentenceStarts: Int32Array.of(0, 1),
+    };
+    const learned = await learnPenalties([example], [sameType], {
+      algorithm: "perceptron",
+      epochs: 6,
+      learningRate: 0.2,
+    });
+    expect(seen.length).toBeGreaterThan(0);
+    for (const starts of seen) expect(Array.from(starts!)).toEqual([0, 1]);
+    expect(learned.penalties[0]).toBeGreaterThan(0.3); // outweighs the O preference
+    const fixed = softDD().decode({
+      scores: example.scores,
+      constraints: sameType
+        .instantiate({ n: 2, L })
+        .map((c) => ({ ...c, penalty: learned.penalties[0]! })),
+    });
+    expect(Array.from(fixed.labels)).toEqual([1, 1]);
+  });
+
   it("from zero, raises only penalties the predictions violate more than the truth", async () => {
     const examples = syntheticTask(3, 30);
     const learned = await learnPenalties(examples, [useful, useless], {

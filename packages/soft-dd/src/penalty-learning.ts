@@ -11,11 +11,13 @@ import {
 import type { ChainSlaveFactory } from "@lagrange/core/dual-decomposition";
 import { type SoftDDOptions, softDDMaster } from "./soft-dd.js";
 
-/** The sentence a template is instantiated for. */
+/** The sentence, or the document (its sentences end to end), a template is instantiated for. */
 export interface PenaltyInstance {
   readonly n: number;
   readonly L: number;
   readonly tokens?: readonly string[];
+  /** A document's sentence starts, ascending from 0; absent for a sentence. */
+  readonly sentenceStarts?: Int32Array;
 }
 
 /**
@@ -31,11 +33,15 @@ export interface PenaltyTemplate {
   violation?(labels: ArrayLike<number>, instance: PenaltyInstance): number;
 }
 
-/** A held-out sentence: the base model's chain scores and the gold labels. */
+/**
+ * A held-out sentence, or a document (its sentences' chains end to end, `sentenceStarts` marking
+ * each): the base model's chain scores and the gold labels.
+ */
 export interface PenaltyExample {
   readonly scores: ChainScores;
   readonly gold: Int32Array;
   readonly tokens?: readonly string[];
+  readonly sentenceStarts?: Int32Array;
 }
 
 export const PENALTY_ALGORITHMS = ["averaged-perceptron", "perceptron", "ssvm"] as const;
@@ -162,7 +168,7 @@ export async function learnPenalties(
           `expected ${n} labels (the slave's n), got ${example.gold.length}`,
         );
       }
-      const inst = instanceOf(n, L, example.tokens);
+      const inst = instanceOf(n, L, example.tokens, example.sentenceStarts);
       let goldSparse = goldViolations[d];
       if (goldSparse === undefined) {
         const ids: number[] = [];
@@ -260,8 +266,18 @@ function averaged(sum: Float64Array, steps: number): Float64Array {
   return out;
 }
 
-function instanceOf(n: number, L: number, tokens: readonly string[] | undefined): PenaltyInstance {
-  return tokens === undefined ? { n, L } : { n, L, tokens };
+function instanceOf(
+  n: number,
+  L: number,
+  tokens: readonly string[] | undefined,
+  sentenceStarts: Int32Array | undefined,
+): PenaltyInstance {
+  return {
+    n,
+    L,
+    ...(tokens === undefined ? {} : { tokens }),
+    ...(sentenceStarts === undefined ? {} : { sentenceStarts }),
+  };
 }
 
 function withPenalty(c: LinearConstraint, penalty: number): LinearConstraint {

@@ -12,6 +12,7 @@ import {
   DualDecomposition,
   type DualDecompositionDecoder,
   type DualDecompositionOptions,
+  type DualDecompositionStep,
   type StepRule,
 } from "@lagrange/core/dual-decomposition";
 
@@ -28,7 +29,8 @@ export interface SoftDDOptions {
   /** Default 200. */
   readonly maxIterations?: number;
   /**
-   * The master's step: `subgradient` (default; Rush & Collins' schedule of `stepRule`) or `ad3`
+   * The master's step: `auto` (default, as core declares it: `subgradient`, Rush & Collins'
+   * schedule of `stepRule`, then `ad3` where that stalls uncertified), `subgradient` or `ad3`
    * (augmented Lagrangian; `stepRule` is then unused). A decode call's own `step` overrides it.
    */
   readonly step?: DualDecompositionOptions["step"];
@@ -52,6 +54,9 @@ export interface SoftDDOptions {
   readonly chainSlave?: ChainSlaveFactory;
 }
 
+const STEP_OPTION_DEFAULT = DUAL_DECOMPOSITION_OPTIONS.find((o) => o.key === "step")!
+  .default as DualDecompositionStep;
+
 export const SOFT_DD_STEP_RULE: StepRule = { kind: "shrink-on-dual-increase", initial: 1 };
 
 /** Algorithm 2 (Soft-DD): a constraint with a penalty c is soft (λ ∈ [0, c]), one without is hard. */
@@ -62,7 +67,7 @@ export function softDDPolicy(options: SoftDDOptions = {}): DualDecompositionOpti
     stallIterations: options.stallIterations ?? 10,
     constraintMode: "as-given",
     ...(options.tolerance === undefined ? {} : { tolerance: options.tolerance }),
-    ...(options.step === undefined ? {} : { step: options.step }),
+    step: options.step ?? STEP_OPTION_DEFAULT,
     ...(options.eta === undefined ? {} : { eta: options.eta }),
     ...(options.exact === undefined ? {} : { exact: options.exact }),
     ...(options.feasibilityTolerance === undefined
@@ -97,7 +102,12 @@ export function hardDD(options: SoftDDOptions = {}): DualDecompositionDecoder {
 
 /** The master under Soft-DD's policy, for callers that bring their own slave (penalty learning). */
 export function softDDMaster(options: SoftDDOptions = {}): DualDecomposition {
-  return new DualDecomposition(softDDPolicy(options), "soft-dd");
+  // Learning reads each run's labelling, not its certificate: AD3 after a stall costs time and
+  // moves the learned penalties (measured on UMass with it on), for no certificate it uses.
+  return new DualDecomposition(
+    softDDPolicy({ ...options, step: options.step ?? "subgradient" }),
+    "soft-dd",
+  );
 }
 
 /** A registry entry for a decoder built from Soft-DD options and a chain oracle. */
@@ -112,7 +122,7 @@ function definition(
     accepts: { constraints: true, slaves: true },
     capabilities: { certificate: "dual-bound" },
     // The master reads them from the decode options (over the policy's 200, core's 1e-6, the
-    // subgradient step, η = 1 and no branch and bound).
+    // auto step, η = 1 and no branch and bound).
     options: DUAL_DECOMPOSITION_OPTIONS,
     create: (context) => make({ chainSlave: context.chainSlaves() }),
   };

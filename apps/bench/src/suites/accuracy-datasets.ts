@@ -3,10 +3,17 @@ import type { Corpus, LabelScheme } from "@lagrange/datasets";
 import { type ClusterLanguage, type GroupingKind, jackknifeFolds } from "@lagrange/recipes";
 
 /**
- * The rows, in order: each chain row adds to the one before; the two non-local rows each build on
- * the last chain row that ran (lexicons, where the task has them).
+ * The rows, in order: each chain row adds to the one before; the three non-local rows each build
+ * on the last chain row that ran (lexicons, where the task has them).
  */
-export const ACCURACY_ROWS = ["baseline", "clusters", "lexicons", "two-stage", "general"] as const;
+export const ACCURACY_ROWS = [
+  "baseline",
+  "clusters",
+  "lexicons",
+  "two-stage",
+  "general",
+  "document",
+] as const;
 export type AccuracyRowName = (typeof ACCURACY_ROWS)[number];
 
 /** A dataset of the bench: where its splits are and which task it is. */
@@ -141,6 +148,36 @@ export interface AccuracyRow {
       readonly chainScore: number;
       readonly generalScore: number;
     };
+  };
+  /**
+   * Document constraints over the last chain row (recipes' learnDocumentConstraints, as the NER
+   * task presets learn them): what was kept, its gain on the recipe's own check fold of the cut,
+   * and on dev the documents certified and the tagging time against the chain's Viterbi.
+   */
+  readonly document?: {
+    /** What a "document" was: the data's documents, or tweet groups where it marks none. */
+    readonly groups: GroupingKind;
+    /** Entity types whose templates were kept (none: the model is the chain). */
+    readonly kept: readonly string[];
+    readonly constraints: number;
+    /** On the recipe's check fold (one of its jackknife folds of the cut), points. */
+    readonly checkGain: {
+      readonly gain: number;
+      readonly interval: readonly [number, number];
+    } | null;
+    readonly checkDocuments: number;
+    readonly reason?: string;
+    /** Each dropped type and why (its check gain and interval, or a penalty of 0). */
+    readonly dropped: readonly string[];
+    /**
+     * Dev (the held-out fold without dev): decodings, a document each where constraints were
+     * kept (else a sentence each: the chain), and the share certified.
+     */
+    readonly documents: number;
+    readonly certified: number;
+    /** Tagging seconds of the split with the constraints, and with the chain alone (Viterbi). */
+    readonly tagSeconds: number;
+    readonly viterbiSeconds: number;
   };
   /** Two-stage: first-stage folds and the training tokens with a vote of each kind. */
   readonly twoStage?: {

@@ -130,11 +130,13 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "lexicons",
       "two-stage",
       "general",
+      "document",
     ]);
     expect(ner!.rows.map((r) => r.builtOn)).toEqual([
       null,
       "baseline",
       "clusters",
+      "lexicons",
       "lexicons",
       "lexicons",
     ]);
@@ -160,7 +162,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       expect(row.iterations).toBeGreaterThan(0);
       expect(row.trainSeconds).toBeGreaterThan(0);
     }
-    const [baseline, clusters, lexicons, twoStage, general] = ner!.rows;
+    const [baseline, clusters, lexicons, twoStage, general, document] = ner!.rows;
     // Clusters and lexicons add attributes, hence features.
     expect(clusters!.numFeatures).toBeGreaterThan(baseline!.numFeatures);
     expect(lexicons!.numFeatures).toBeGreaterThan(clusters!.numFeatures);
@@ -170,6 +172,24 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(twoStage!.numFeatures).toBeGreaterThan(lexicons!.numFeatures);
     expect(general!.general!.groups).toBe("documents");
     expect(general!.general!.mistakes.length).toBeGreaterThan(0);
+    // Document constraints: 18 training documents, 4 jackknife folds, the first one the check.
+    const doc = document!.document!;
+    expect(doc.checkDocuments).toBe(5);
+    // Dev's 5 documents, each decoded whole, where constraints were kept; else its 40 sentences.
+    expect(doc.documents).toBe(doc.checkGain === null ? 40 : 5);
+    expect(doc.certified).toBeGreaterThanOrEqual(0);
+    expect(doc.certified).toBeLessThanOrEqual(1);
+    expect(doc.tagSeconds).toBeGreaterThan(0);
+    expect(doc.viterbiSeconds).toBeGreaterThan(0);
+    if (doc.checkGain === null) {
+      // Nothing kept: the model is the chain, tagged as it was.
+      expect(doc.reason).toBeDefined();
+      expect(document!.heldOut.delta).toBe(0);
+      expect(document!.dev!.delta).toBe(0);
+    } else {
+      expect(doc.checkGain.interval[0]).toBeGreaterThan(0);
+      expect(doc.kept.length).toBeGreaterThan(0);
+    }
     expect(ner!.comparisons.map((p) => `${p.from}→${p.to} ${p.split}`)).toEqual([
       "baseline→lexicons held-out",
       "baseline→lexicons dev",
@@ -177,6 +197,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "lexicons→two-stage dev",
       "lexicons→general held-out",
       "lexicons→general dev",
+      "lexicons→document held-out",
+      "lexicons→document dev",
     ]);
     for (const p of ner!.comparisons) {
       expect(p.pValue).toBeGreaterThan(0);
@@ -192,13 +214,15 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(chunk!.rows[2]!.twoStage!.folds).toBe(4);
     expect(chunk!.rows[1]!.features).toContain("clusters-en");
     expect(chunk!.rows[0]!.dev).toBeNull();
-    expect(chunk!.skipped.map((s) => s.row)).toEqual(["lexicons", "general"]);
+    expect(chunk!.skipped.map((s) => s.row)).toEqual(["lexicons", "general", "document"]);
     const md = accuracyMarkdown(result);
     expect(md).toContain("#### tiny (ner-en;");
     expect(md).toContain("| + lexicons (gazetteers, mined) |");
     expect(md).toContain("| + two-stage votes |");
     expect(md).toContain("baseline → lexicons on held-out");
     expect(md).toContain("lexicons → general on dev");
+    expect(md).toContain("| + document constraints |");
+    expect(md).toMatch(/% of (5 documents|40 sentences) certified, tagging/);
     expect(md).toContain("no dev split");
     expect(statuses.some((m) => m.startsWith("tiny lexicons: mined lexicons"))).toBe(true);
   });

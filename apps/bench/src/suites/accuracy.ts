@@ -1,36 +1,24 @@
 /**
  * `pnpm bench accuracy` (issue 27, deliverable 6): per dataset, the task's models row by row —
  * the base feature preset, + Brown clusters, + lexicons (gazetteers and jackknifed mined ones),
- * then the two non-local steps over the last of those: two-stage votes (Krishnan & Manning 2006)
- * and the general CRF over documents or tweet groups — each trained through the library's one
+ * then the three non-local steps over the last of those (./accuracy-nonlocal.ts): two-stage
+ * votes (Krishnan & Manning 2006), the general CRF over documents or tweet groups, and document
+ * constraints (Soft-DD) — each trained through the library's one
  * training path (`trainingFeatures` then `trainOnCorpus`, as `lagrange train` does) on train less
  * a held-out fold, and scored on that fold and on the dev split through the path of `lagrange
  * tag` (`openTagger` on the model's bytes), with percentile-bootstrap intervals over sentences.
  */
-import { type CrfModel, modelToBytes, type TrainingProgress } from "@lagrange/chain-crf";
+import { modelToBytes } from "@lagrange/chain-crf";
 import { LagrangeError, throwIfAborted } from "@lagrange/core";
-import {
-  type Corpus,
-  type LabelScheme,
-  type PairedBootstrapResult,
-  pairedBootstrap,
-  scoreLabelling,
-} from "@lagrange/datasets";
+import { type Corpus, type PairedBootstrapResult, pairedBootstrap } from "@lagrange/datasets";
 import { openCorpus } from "@lagrange/datasets/node";
 import {
-  definedFields,
   type FeatureRequest,
-  type GroupingKind,
   getTaskPreset,
-  isTagFailure,
   isTaskPreset,
   languageClusters,
-  openTagger,
-  openTrainer,
   type ResourceOptions,
   type TaskPreset,
-  type Trainer,
-  type TrainingFeatures,
   trainingFeatures,
 } from "@lagrange/recipes";
 import type {
@@ -41,7 +29,6 @@ import type {
   AccuracyRow,
   AccuracyRowName,
   PairedComparison,
-  ScoredSplit,
 } from "./accuracy-datasets.js";
 import {
   ACCURACY_DATASETS,
@@ -51,10 +38,15 @@ import {
   heldOutCut,
   QUICK,
 } from "./accuracy-datasets.js";
-import type { SentenceStats } from "./accuracy-statistics.js";
-import { bootstrapInterval, sentenceStats } from "./accuracy-statistics.js";
-
-const pct = (x: number) => 100 * x;
+import { documentRow, generalRow, twoStageRow } from "./accuracy-nonlocal.js";
+import {
+  type DatasetContext,
+  iterationStatus,
+  pct,
+  type RowRun,
+  scoreRow,
+  trainerOf,
+} from "./accuracy-rows.js";
 
 type ChainRowName = "baseline" | "clusters" | "lexicons";
 
@@ -91,137 +83,6 @@ async function rowRequest(
   return { request: { preset: task.name }, text: `${task.name} (all of it)` };
 }
 
-interface RowRun {
-  readonly row: AccuracyRow;
-  /** What trainingFeatures found or built (cluster files, gazetteers, mined lexicons). */
-  readonly notes?: readonly string[];
-  readonly heldOutStats: SentenceStats;
-  readonly devStats: SentenceStats | null;
-  /** The chain model and its features (the general CRF builds on the last one). */
-  readonly chain?: {
-    readonly model: CrfModel;
-    readonly request: FeatureRequest;
-    readonly features: TrainingFeatures;
-    readonly text: string;
-    /** Feature resolution, and that plus training. */
-    readonly featureSeconds: number;
-    readonly seconds: number;
-  };
-}
-
-interface DatasetContext {
-  readonly d: AccuracyDataset;
-  readonly task: TaskPreset | undefined;
-  readonly cut: Corpus;
-  readonly heldOut: Corpus;
-  readonly dev: Corpus | null;
-  readonly scheme: LabelScheme;
-  readonly maxIterations: number;
-  readonly threads: number;
-  readonly resources: ResourceOptions;
-  readonly options: AccuracyOptions;
-  readonly status: (message: string) => void;
-}
-
-/** The trainer of some features, as `lagrange train` opens it (the task preset's defaults). */
-function trainerOf(c: DatasetContext, features: TrainingFeatures): Trainer {
-  return openTrainer(
-    {
-      algorithm: "lbfgs",
-      maxIterations: c.maxIterations,
-      threads: c.threads,
-      scheme: c.scheme,
-      ...definedFields({ taskPreset: c.task?.name }),
-    },
-    { features, ...definedFields({ signal: c.options.signal }) },
-  );
-}
-
-/** Every tenth iteration of a CRF's training, as a status line. */
-function iterationStatus(c: DatasetContext, label: string) {
-  return (p: TrainingProgress) => {
-    if (p.iteration % 10 === 0) {
-      c.status(`${label}: iteration ${p.iteration}, loss ${p.loss.toFixed(1)}`);
-    }
-  };
-}
-
-/** Tags a corpus with a model's bytes through `lagrange tag`'s path (openTagger), whatever its kind. */
-async function tagWith(
-  bytes: Uint8Array,
-  name: string,
-  corpus: Corpus,
-  signal: AbortSignal | undefined,
-): Promise<string[][]> {
-  const tagger = await openTagger(
-    { model: bytes, modelName: name },
-    signal === undefined ? {} : { signal },
-  );
-  const data = tagger.input(corpus, "required");
-  const tagged = await tagger.tag(data.sentences, {
-    stopAtFailure: true,
-    ...(signal === undefined ? {} : { signal }),
-  });
-  return tagged.items.map((item) => {
-    if (isTagFailure(item)) throw new LagrangeError("bad-input", `${item.place}: ${item.reason}`);
-    return [...item.labels];
-  });
-}
-
-function goldOf(corpus: Corpus): string[][] {
-  return corpus.sentences.map((s) => s.labels ?? []);
-}
-
-/** Scores a model's tagging of a split: the score, per-sentence statistics, the interval. */
-async function scoreSplit(
-  c: DatasetContext,
-  bytes: Uint8Array,
-  name: string,
-  corpus: Corpus,
-  split: string,
-): Promise<{ scored: Omit<ScoredSplit, "delta">; stats: SentenceStats }> {
-  const predicted = await tagWith(bytes, name, corpus, c.options.signal);
-  const gold = goldOf(corpus);
-  const whole = scoreLabelling(gold, predicted, c.scheme);
-  const score = whole.kind === "accuracy" ? whole.accuracy : whole.evaluation.f1;
-  const stats = sentenceStats(gold, predicted, c.scheme);
-  const [lo, hi] = bootstrapInterval(stats, {
-    samples: c.options.bootstrapSamples ?? 1000,
-    seed: c.options.seed ?? 1,
-    ...(c.options.signal === undefined ? {} : { signal: c.options.signal }),
-  });
-  return {
-    scored: {
-      split,
-      sentences: corpus.sentences.length,
-      score: pct(score),
-      interval: [pct(lo), pct(hi)],
-    },
-    stats,
-  };
-}
-
-async function scoreRow(
-  c: DatasetContext,
-  bytes: Uint8Array,
-  label: string,
-): Promise<{
-  heldOut: Omit<ScoredSplit, "delta">;
-  dev: Omit<ScoredSplit, "delta"> | null;
-  heldOutStats: SentenceStats;
-  devStats: SentenceStats | null;
-}> {
-  c.status(`${label}: tagging the held-out fold and dev`);
-  const h = await scoreSplit(c, bytes, label, c.heldOut, "held-out");
-  const v = c.dev === null ? null : await scoreSplit(c, bytes, label, c.dev, "dev");
-  return {
-    heldOut: h.scored,
-    dev: v?.scored ?? null,
-    heldOutStats: h.stats,
-    devStats: v?.stats ?? null,
-  };
-}
-
 async function chainRow(
   c: DatasetContext,
   row: ChainRowName,
@@ -255,113 +116,6 @@ async function chainRow(
     devStats: scores.devStats,
     notes: features.notes,
     chain: { model: trained.model, request, features, text, featureSeconds, seconds },
-  };
-}
-
-/** Two-stage votes over the last chain row's features (the recipe's own folds and first stages). */
-async function twoStageRow(
-  c: DatasetContext,
-  lastRow: AccuracyRowName,
-  last: NonNullable<RowRun["chain"]>,
-): Promise<RowRun> {
-  const label = `${c.d.name} two-stage`;
-  const started = performance.now();
-  c.status(`${label}: first stages jackknifed over ${last.text}, then the second stage`);
-  const trained = await trainerOf(c, last.features).trainTwoStage(c.cut, {
-    onProgress: iterationStatus(c, label),
-    onStage: (s) =>
-      c.status(
-        `${label}: ${s.stage === "first" ? `first stage, fold ${s.fold + 1}/${s.folds}` : s.stage === "first-full" ? "first stage on all the cut" : "second stage"}`,
-      ),
-  });
-  const seconds = last.featureSeconds + (performance.now() - started) / 1000;
-  const scores = await scoreRow(c, modelToBytes(trained.model), label);
-  return {
-    row: {
-      row: "two-stage",
-      builtOn: lastRow,
-      features: `${last.text} + first-stage votes (document and corpus majorities)`,
-      heldOut: { ...scores.heldOut, delta: null },
-      dev: scores.dev === null ? null : { ...scores.dev, delta: null },
-      trainSeconds: seconds,
-      iterations: trained.iterations,
-      stopReason: String(trained.stopReason),
-      numFeatures: trained.numFeatures,
-      twoStage: {
-        folds: trained.folds,
-        firstStageSeconds: trained.firstStageSeconds,
-        voted: trained.voted,
-      },
-    },
-    heldOutStats: scores.heldOutStats,
-    devStats: scores.devStats,
-  };
-}
-
-/** The general CRF over the last chain row's features (its model reused as the base chain). */
-async function generalRow(
-  c: DatasetContext,
-  groups: GroupingKind,
-  lastRow: AccuracyRowName,
-  last: NonNullable<RowRun["chain"]>,
-): Promise<RowRun> {
-  const label = `${c.d.name} general`;
-  const started = performance.now();
-  c.status(
-    `${label}: ${groups} groups over ${last.text}; jackknifed chain CRFs, then the perceptron`,
-  );
-  const trained = await trainerOf(c, last.features).trainGeneral(c.cut, {
-    settings: { groups },
-    baseModel: last.model,
-    // Each jackknife fold's chain CRF gets its own features (lexicons mined from its own
-    // sentences): the base's jackknife indexes the whole cut, not a fold's subset.
-    featuresOf: (corpus) => trainingFeatures(last.request, corpus, c.scheme, c.resources),
-    onChainProgress: (p, fold) => iterationStatus(c, `${label} fold ${fold}`)(p),
-    onProgress: (p) => {
-      if (p.stage === "crf") c.status(`${label}: chain CRF fold ${p.fold}/${p.folds} done`);
-      else if (p.stage === "perceptron") {
-        if (p.done === p.groups) {
-          c.status(`${label}: epoch ${p.epoch}/${p.epochs}, ${p.mistakes} mistaken positions`);
-        }
-      } else {
-        c.status(`${label}: held-out cut after epoch ${p.epoch}: ${pct(p.score).toFixed(2)}`);
-      }
-    },
-  });
-  const seconds = last.seconds + (performance.now() - started) / 1000;
-  const scores = await scoreRow(c, modelToBytes(trained.model), label);
-  const t = trained.training;
-  const chosen = trained.selection;
-  return {
-    row: {
-      row: "general",
-      builtOn: lastRow,
-      features: `${last.text}; ${groups} groups, ${trained.consistency.weights.length} consistency weights`,
-      heldOut: { ...scores.heldOut, delta: null },
-      dev: scores.dev === null ? null : { ...scores.dev, delta: null },
-      trainSeconds: seconds,
-      iterations: t.mistakes.length,
-      stopReason: `perceptron epochs, ${t.certified}/${t.decodings} decodings certified`,
-      numFeatures: trained.model.summary().weights + trained.consistency.weights.length,
-      general: {
-        groups,
-        mistakes: t.mistakes,
-        certified: t.decodings === 0 ? 1 : t.certified / t.decodings,
-        linkedGroups: trained.groupStats.withFactors,
-        ...(chosen === undefined
-          ? {}
-          : {
-              selection: {
-                epochs: chosen.epochs,
-                scale: chosen.scale,
-                chainScore: pct(chosen.chainScore),
-                generalScore: pct(chosen.generalScore),
-              },
-            }),
-      },
-    },
-    heldOutStats: scores.heldOutStats,
-    devStats: scores.devStats,
   };
 }
 
@@ -450,6 +204,7 @@ async function runDataset(
     resources,
     options,
     status,
+    foldModels: new Map(),
   };
   const wanted = options.rows ?? ACCURACY_ROWS;
   const runs: RowRun[] = [];
@@ -459,7 +214,7 @@ async function runDataset(
   for (const row of ACCURACY_ROWS) {
     if (!wanted.includes(row)) continue;
     throwIfAborted(options.signal);
-    if (row === "two-stage" || row === "general") {
+    if (row === "two-stage" || row === "general" || row === "document") {
       const lastRun = [...runs].reverse().find((r) => r.chain !== undefined);
       const last = lastRun?.chain;
       if (lastRun === undefined || last === undefined) {
@@ -467,7 +222,13 @@ async function runDataset(
       } else if (row === "two-stage") {
         runs.push(await twoStageRow(c, lastRun.row.row, last));
       } else if (d.groups === null) {
-        skipped.push({ row, why: `${d.task} is not an entity task: no general CRF` });
+        skipped.push({
+          row,
+          why: `${d.task} is not an entity task: no ${row === "general" ? "general CRF" : "document constraints"}`,
+        });
+      } else if (row === "document") {
+        // Without document marks the recipe groups tweets as the general CRF does.
+        runs.push(await documentRow(c, lastRun.row.row, last));
       } else if (d.groups === "documents" && !cut.sentences.some((s) => s.document !== undefined)) {
         skipped.push({ row, why: `${train.label} has no document marks to group by` });
       } else {

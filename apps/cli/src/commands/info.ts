@@ -1,4 +1,4 @@
-import { describeSpec } from "@lagrange/chain-crf";
+import { describeSpec, type JsonValue } from "@lagrange/chain-crf";
 import { modelFeatureSpec } from "@lagrange/recipes";
 import { usageError } from "../exit-codes.js";
 import { readModel, requireFile } from "../inputs.js";
@@ -12,7 +12,9 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
   const s = model.summary();
   const spec = modelFeatureSpec(model);
   // The embedded resources (cluster paths, lexicon entries) are data, not settings to read.
-  const { features: _embedded, ...settings } = s.settings;
+  // Recorded constraints are a constraints file of their own: summarised on a line.
+  const { features: _embedded, learnedConstraints: _recorded, ...settings } = s.settings;
+  const recorded = recordedConstraintIds(model.learnedConstraints);
   const summary = {
     file: path,
     preset: s.preset,
@@ -24,6 +26,7 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
     nonZeroWeights: s.nonZeroWeights,
     ...(s.firstStage === null ? {} : { firstStage: { bytes: s.firstStage } }),
     ...(s.trigrams === undefined ? {} : { order: 2, trigrams: s.trigrams }),
+    ...(recorded === null ? {} : { constraints: { ids: recorded, decoder: model.decoder } }),
     settings,
   };
   if (json) return `${JSON.stringify(summary, null, 2)}\n`;
@@ -40,9 +43,28 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
     ...(s.firstStage === null
       ? []
       : [`first stage ${s.firstStage} bytes embedded (a two-stage model: its votes are features)`]),
+    ...(recorded === null
+      ? []
+      : [
+          `constraints ${recorded.length} recorded (${recorded.join(", ")}), decoded by ${model.decoder ?? "soft-dd"} unless --constraints or --decoder viterbi`,
+        ]),
     `settings    ${JSON.stringify(summary.settings)}`,
     "",
   ].join("\n");
+}
+
+/** The ids of the constraints a model records (a constraints file's JSON), or null for none. */
+function recordedConstraintIds(recorded: JsonValue | null): string[] | null {
+  if (recorded === null || typeof recorded !== "object" || Array.isArray(recorded)) return null;
+  const list = (recorded as { readonly [key: string]: JsonValue }).constraints;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((c: JsonValue) => {
+    const id =
+      c !== null && typeof c === "object" && !Array.isArray(c)
+        ? (c as { readonly [key: string]: JsonValue }).id
+        : undefined;
+    return typeof id === "string" ? [id] : [];
+  });
 }
 
 /** A learning-to-search model: its task, settings and learners. */

@@ -163,6 +163,7 @@ export function trainingSpec(
       groups: options.groups,
       twoStage: options.twoStage,
       folds: options.folds,
+      documentConstraints: options.documentConstraints,
     }),
     ...(options.order === "2"
       ? { order: 2, trigrams: options.trigrams === "all" ? "all" : "observed" }

@@ -12,9 +12,13 @@ import {
   type CrfsuiteCorpus,
   checkFeatureMemory,
   continuedTraining,
+  DOCUMENT_JACKKNIFE_FOLDS,
   definedFields,
+  documentConstraintsLine,
+  documentGroupsOf,
   objectiveIterations,
   openTrainer,
+  type SelectedDocumentConstraints,
   standardDecoders,
   type TrainedOnCorpus,
   type TrainedTwoStage,
@@ -22,6 +26,7 @@ import {
   type TrainingFeatures,
   TWO_STAGE_FOLDS,
   trainingFeatures,
+  withDocumentConstraints,
 } from "@lagrange/recipes";
 import type { TrainOptions } from "../define/train-values.js";
 import { readNamedText, requireFile } from "../inputs.js";
@@ -94,13 +99,13 @@ export async function trainCrfModel(
     }),
     ...memoryOptions(options.maxMemory, options.model === "general"),
   });
+  // A jackknife fold's chain CRF trains on a subset: its features (lexicons mined from its own
+  // sentences) are resolved again, never the whole corpus's, whose mined entries would leak.
+  const featuresOf = (corpus: Corpus) =>
+    corpus === train || features.jackknife === undefined
+      ? Promise.resolve(features)
+      : resolveFeatures(options, corpus, scheme, signal, true);
   if (options.model === "general") {
-    // A jackknife fold's chain CRF trains on a subset: its features (lexicons mined from its own
-    // sentences) are resolved again, never the whole corpus's, whose mined entries would leak.
-    const featuresOf = (corpus: Corpus) =>
-      corpus === train || features.jackknife === undefined
-        ? Promise.resolve(features)
-        : resolveFeatures(options, corpus, scheme, signal, true);
     return trainGeneral(
       options,
       train,
@@ -135,6 +140,10 @@ export async function trainCrfModel(
       `${dev.label}: ${result.heldOutExcluded} of ${dev.sentences.length} sequences partially annotated, left out of the dev evaluation${result.heldOutExcluded === dev.sentences.length ? " (none is left: no dev scores)" : ""}`,
     );
   }
+  const documents =
+    trainer.documentConstraints && options.twoStage !== true && init === undefined
+      ? await learnDocumentConstraintsOf(train, result.model, trainer, featuresOf)
+      : undefined;
   const best = result.bestHeldOut;
   const excluded =
     result.heldOutExcluded > 0 ? `, ${result.heldOutExcluded} partially annotated left out` : "";
@@ -143,8 +152,55 @@ export async function trainCrfModel(
       ? ""
       : `; best dev: ${scoresText(best)} at iteration ${best.iteration}${excluded}`;
   return {
-    model: result.model,
-    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${STOP_REASON_TEXT[result.stopReason]}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${init === undefined ? "" : continuedText(init, result.model)}${bestText}; wrote ${options.out}\n`,
+    model: documents?.model ?? result.model,
+    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${STOP_REASON_TEXT[result.stopReason]}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${init === undefined ? "" : continuedText(init, result.model)}${bestText}${documents === undefined ? "" : `; ${documents.line}`}; wrote ${options.out}\n`,
+  };
+}
+
+/**
+ * A NER task preset's document constraints: jackknifed folds of train trained as the model was,
+ * penalties learned on all but one, kept when that held-out fold gains; recorded in the model
+ * (with decoder soft-dd) only then. A corpus without enough documents keeps the chain alone.
+ */
+async function learnDocumentConstraintsOf(
+  train: Corpus,
+  model: CrfModel,
+  trainer: Trainer,
+  featuresOf: (corpus: Corpus) => Promise<TrainingFeatures>,
+): Promise<{ model: CrfModel; line: string }> {
+  const folds = DOCUMENT_JACKKNIFE_FOLDS;
+  // Without document marks the learner groups tweets as the general CRF does.
+  const { grouping, groups } = documentGroupsOf(train.sentences);
+  if (groups.length < 2 * folds) {
+    return {
+      model,
+      line: `document constraints: none learned (${train.label} has ${groups.length} ${grouping === "documents" ? "document(s)" : "tweet group(s)"}; the jackknife needs ${2 * folds} or more)`,
+    };
+  }
+  note(
+    `document constraints: training ${folds} jackknife folds of ${train.label} as the model was, then learning penalties on ${folds - 1} of them and checking on the last`,
+  );
+  const bar = progressBar("folds", folds);
+  let selected: SelectedDocumentConstraints;
+  try {
+    selected = await trainer.learnDocumentConstraints(train, model, {
+      folds,
+      featuresOf,
+      onProgress: (p) => {
+        if (p.stage === "crf") bar.update(p.fold, "chain CRFs");
+        else if (p.stage === "penalties") {
+          note(
+            `  epoch ${p.epoch.epoch}: ${p.epoch.mistakes} documents wrong, ${p.epoch.nonZero} penalties > 0, ${(100 * p.epoch.certifiedRate).toFixed(1)}% certified`,
+          );
+        }
+      },
+    });
+  } finally {
+    bar.stop();
+  }
+  return {
+    model: withDocumentConstraints(model, selected, { data: train.label }),
+    line: documentConstraintsLine(selected),
   };
 }
 

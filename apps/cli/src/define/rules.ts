@@ -25,7 +25,7 @@ export function defineRules(program: Command): void {
     )
     .option(
       "--scheme <name>",
-      "label scheme the gold labels are checked against: IOB1, IOB2, hierarchical-BIO (rule templates read B-/I-/O labels only; default: the data's)",
+      "label scheme the gold labels are checked against and segments are read under: IOB1, IOB2, IOE1, IOE2, BIOES, BILOU, hierarchical-BIO (default: the data's)",
     )
     .option(
       "--model <file>",
@@ -85,7 +85,7 @@ export function defineRules(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nWhen no candidate rule passes the thresholds nothing is written and the command exits 1 (unless --allow-empty).\nData whose labels are not O/B-/I- (BIOES, plain tags) is a usage error (exit 2); malformed data exits 3 at its file:line.",
+      "\nWhen no candidate rule passes the thresholds nothing is written and the command exits 1 (unless --allow-empty).\nPlain tags (scheme none) have no segments: a usage error (exit 2); malformed data exits 3 at its file:line.",
     )
     .action(lazy(() => import("../commands/rules.js"), "rulesAction"));
   declareFiles(mine, { inputs: { "--data": "data", "--model": "model" }, outputs: ["--out"] });

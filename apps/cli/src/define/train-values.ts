@@ -182,6 +182,7 @@ export const TRAIN_FLAG_SCOPES: Readonly<Record<string, TrainFlagScope>> = {
   "--model": CRF,
   "--groups": { where: [{ learner: ["crf"], model: ["general"] }] },
   "--two-stage": CRF,
+  "--document-constraints": CRF,
   "--folds": {
     where: [
       { learner: ["crf"], model: ["general"] },
@@ -319,6 +320,8 @@ export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   readonly folds?: number;
   /** A two-stage chain CRF (Krishnan & Manning 2006): a jackknifed first stage's votes as features. */
   readonly twoStage?: boolean;
+  /** `auto` (default: a NER task preset learns them) or `off`. */
+  readonly documentConstraints?: "auto" | "off";
   /** General CRF: perceptron epochs (default 10). */
   readonly epochs?: number;
   /** General CRF: the decoder the perceptron decodes with (default two-slave). */

@@ -185,6 +185,12 @@ export function defineTrain(program: Command): void {
       `--groups tweets: word types two tweets share to be linked (default ${GENERAL_DEFAULTS.minOverlap})`,
       parseInteger,
     )
+    .addOption(
+      new Option(
+        "--document-constraints <mode>",
+        "auto (default): with a NER task preset (ner-en, ner-es, ner-nl, ner-tweets), learn document constraints after the chain (the same name gets the same type across a document) on jackknifed folds of --data, and record them with decoder soft-dd only when a held-out fold gains with 95 % confidence (a chain CRF: not with --two-stage, --model general or --init); off: the chain alone",
+      ).choices(["auto", "off"]),
+    )
     .option("--init <model>", "continue training from this model (Lagrange or CRFsuite)")
     .option(
       "--allow-no-progress",

@@ -212,6 +212,9 @@ describe("class 7: a decoder option that has no effect on the chosen path is ref
               "long.docs",
               "--decoder",
               decoder,
+              // The step named: its default (auto) is one that eta applies with.
+              "--step",
+              "subgradient",
               `--${option}`,
               ...value,
             ]),

@@ -89,6 +89,9 @@ export class TaggingLog {
   #uncertified = 0;
   #time: TaggingTime = { sentences: 0, tokens: 0, featuresMs: 0, scoringMs: 0, decodingMs: 0 };
   #summary: DecodingSummary | undefined;
+  /** Sentences the independent check read against hard constraints, and those breaking one. */
+  #checked = 0;
+  #broken = 0;
 
   constructor(tagger: SequenceTagger, request: TagRequest) {
     this.#tagger = tagger;
@@ -115,14 +118,25 @@ export class TaggingLog {
     };
     if (item.stats.status === "time-limit") this.#timedOut.push(place);
     if (item.nbest !== undefined && !item.stats.certified) this.#uncertified++;
+    if (item.stats.brokenHard !== undefined) {
+      this.#checked++;
+      if (item.stats.brokenHard > 0) this.#broken++;
+    }
     if (this.#request.nbest === undefined && this.#tagger.constrained) {
       this.#tally.add(decodingOfStats(item.stats));
     }
   }
 
   /** A stream's figures, summed over its threads. */
-  streamed(time: TaggingTime, summary: DecodingSummary | undefined, timedOut: readonly string[]) {
+  streamed(
+    time: TaggingTime,
+    summary: DecodingSummary | undefined,
+    timedOut: readonly string[],
+    check: { readonly checked: number; readonly broken: number } | undefined,
+  ) {
     this.#time = time;
+    this.#checked = check?.checked ?? 0;
+    this.#broken = check?.broken ?? 0;
     this.#summary = summary;
     this.#timedOut.push(...timedOut);
   }
@@ -155,7 +169,11 @@ export class TaggingLog {
         : undefined;
     const own = this.#tagger.summary();
     const method = k === undefined || k === 1 ? "" : `; ${k}-best by ${this.#tagger.nbestMethod}`;
-    return `${taggingReport(this.#tagger.title, this.#time, parts.seconds, summary)}${own === undefined ? "" : `; ${own}`}${method}${parts.threads > 1 ? ` on ${parts.threads} threads` : ""}${parts.score}${parts.unlabeled ? " (unlabeled input: no gold column)" : ""}${parts.out === undefined ? "" : `; wrote ${parts.out}`}`;
+    const check =
+      this.#checked === 0
+        ? ""
+        : `; independent check: ${this.#broken} of ${this.#checked} outputs break a hard constraint`;
+    return `${taggingReport(this.#tagger.title, this.#time, parts.seconds, summary)}${check}${own === undefined ? "" : `; ${own}`}${method}${parts.threads > 1 ? ` on ${parts.threads} threads` : ""}${parts.score}${parts.unlabeled ? " (unlabeled input: no gold column)" : ""}${parts.out === undefined ? "" : `; wrote ${parts.out}`}`;
   }
 }
 

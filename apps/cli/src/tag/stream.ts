@@ -59,7 +59,7 @@ export async function tagStreamed(
       });
       skipped = result.skippedCount;
       const log = new TaggingLog(tagger, plan.request);
-      log.streamed(result.time, result.decoding, result.timedOut);
+      log.streamed(result.time, result.decoding, result.timedOut, result.independentCheck);
       return log.finish({
         seconds: result.seconds,
         threads: plan.threads,

@@ -83,6 +83,16 @@ function logicFactorOf(coefficients: Float64Array, rhs: number): BinaryFactor | 
 }
 
 /**
+ * Where a subgradient run left off (the `auto` step): its best labelling and dual, which AD3's
+ * bounds start from, and its iterations, which AD3 numbers its own after.
+ */
+export interface Ad3Start {
+  readonly labels: Int32Array;
+  readonly dual: number;
+  readonly iterations: number;
+}
+
+/**
  * The master's AD3 step: the slaves become factors over the n·L indicators, each constraint row a
  * logic factor where it is one (see logicFactorOf), else a linear-constraint factor (hard: the box
  * cut by a·z ≤ b; soft: the concave score −c·max(0, a·z − b) — the very relaxation the subgradient
@@ -90,8 +100,14 @@ function logicFactorOf(coefficients: Float64Array, rhs: number): BinaryFactor | 
  * subgradient step's, kept by the same {@link LabellingTracker} on the run's bounds: the labelling
  * of each slave that labels every position, at every MAP pass, and the per-position argmax of the
  * posteriors. λ_k is the constraint factor's multiplier at the last MAP pass.
+ * `after` carries a stalled subgradient run's bounds over; AD3's multipliers start at zero (started
+ * at the subgradient's λ instead, it certified no more CoNLL documents and took longer).
  */
-export function solveWithAd3(problem: CompiledProblem, o: Ad3Options): LabellingSolution {
+export function solveWithAd3(
+  problem: CompiledProblem,
+  o: Ad3Options,
+  after?: Ad3Start,
+): LabellingSolution {
   const { n, L, slaves, positions, cover, localOffset, A } = problem;
   const S = slaves.length;
   // The slaves' last maximisers, laid end to end as the subgradient step keeps them.
@@ -157,6 +173,10 @@ export function solveWithAd3(problem: CompiledProblem, o: Ad3Options): Labelling
     new Float64Array(m),
     new Int32Array(n),
   );
+  if (after !== undefined) {
+    labelling.offer(after.labels);
+    run.bounds.seeDual(after.dual, 0, 0);
+  }
   const candidate = new Int32Array(n);
   let rounds = 0;
   const hooks: PrimalHooks = {
@@ -175,7 +195,9 @@ export function solveWithAd3(problem: CompiledProblem, o: Ad3Options): Labelling
     },
   };
   const { status, iterations } =
-    o.exact === true ? branchAndBound(run, o, hooks) : runAd3(run, o, hooks);
+    o.exact === true
+      ? branchAndBound(run, o, hooks)
+      : runAd3(run, o, hooks, after?.iterations ?? 0);
   // λ_k: the row's own multiplier in the MAP of its factor at the final agreement multipliers.
   const multipliers = new Float64Array(m);
   const { edgeStart } = run.layout;

@@ -391,6 +391,39 @@ describe("the AD3 step (Martins et al. 2015) over the same slaves and constraint
   });
 });
 
+describe("the auto step: subgradient, then AD3 where the subgradient stalls uncertified", () => {
+  it("certified ⇒ the brute-force optimum; it certifies every run the subgradient does, and more", () => {
+    let stalled = 0;
+    let rescued = 0;
+    fc.assert(
+      fc.property(fc.integer(), (s) => {
+        const instance = randomInstance(createRandom(s), "mixed");
+        const optimum = exactOptimum(instance);
+        // A short stall window, so that the subgradient step gives up often.
+        const options = { maxIterations: 200, tolerance: TOLERANCE, stallIterations: 3 };
+        const alone = solveDualDecomposition(instance.problem, { ...options, step: "subgradient" });
+        const auto = solveDualDecomposition(instance.problem, { ...options, step: "auto" });
+        checkSound(instance, auto, optimum);
+        if (alone.status !== "converged") {
+          // Nothing to go on with: the very run the subgradient step makes.
+          expect(auto.labels).toEqual(alone.labels);
+          expect(auto.status).toBe(alone.status);
+          return;
+        }
+        stalled++;
+        expect(auto.iterations).toBeGreaterThan(alone.iterations);
+        // AD3 starts from the bounds the subgradient reached: never a worse labelling or bound.
+        expect(auto.primal).toBeGreaterThanOrEqual(alone.primal);
+        expect(auto.dual).toBeLessThanOrEqual(alone.dual);
+        if (auto.status === "optimal") rescued++;
+      }),
+      { numRuns: 300, seed: 31 },
+    );
+    expect(stalled).toBeGreaterThan(0);
+    expect(rescued).toBeGreaterThan(0);
+  });
+});
+
 describe("edge cases", () => {
   const chain = (n: number, L: number, seed = 1) => chainSlave(randomChainScores(seed, { n, L }));
 

@@ -41,7 +41,11 @@ export interface DualDecompositionProblem {
 }
 
 export interface DualDecompositionOptions extends SubgradientOptions {
-  /** `subgradient` (default) or `ad3`. */
+  /**
+   * `subgradient` (the library's default: penalty learning's runs, the demo's), `ad3`, or `auto`
+   * (the decoders' declared default): subgradient, and where it stalls uncertified AD3 from the
+   * bounds it reached (its own iteration cap; the same deadline and stall rule).
+   */
   readonly step?: DualDecompositionStep;
   /** AD3: the initial quadratic penalty η (default 1), adapted to balance the residuals. */
   readonly eta?: number;
@@ -148,7 +152,8 @@ export class DualDecomposition {
           : this.#matrices.get(constraints, n, L, mode, feasibilityTolerance),
       feasibilityTolerance,
     );
-    if (o.step === "ad3") {
+    const step = o.step ?? "subgradient";
+    if (step === "ad3") {
       // AD3's first iteration is a MAP pass at λ = 0, which is the subgradient step's first: a
       // problem it certifies (or proves infeasible) then costs no AD3 set-up at all.
       const { onIteration, ...quiet } = o;
@@ -169,7 +174,17 @@ export class DualDecomposition {
       return solveWithAd3(compiled, o);
     }
     const maxIterations = o.maxIterations ?? DEFAULT_MAX_ITERATIONS;
-    return runSubgradient(compiled, o, maxIterations, this.#scratch);
+    const sub = runSubgradient(compiled, o, maxIterations, this.#scratch);
+    if (step !== "auto" || sub.status !== "converged") return sub;
+    // A stalled subgradient run is not always an integrality gap: on CoNLL-2003 dev documents
+    // AD3 certifies every run the subgradient gives up on, from the bounds that run reached.
+    const ad3 = solveWithAd3(compiled, o, {
+      labels: sub.labels,
+      dual: sub.dual,
+      iterations: sub.iterations,
+    });
+    const { firstLabels, firstViolated } = sub.constraintStats;
+    return { ...ad3, constraintStats: { ...ad3.constraintStats, firstLabels, firstViolated } };
   }
 }
 

@@ -1,6 +1,7 @@
 import { LagrangeError, type TransitionMask } from "@lagrange/core";
 import { LabelSchemeError, SCHEME_NAMES, type SchemeName, type SchemeOptions } from "./labels.js";
 import type { PartialLabel } from "./partial-labels.js";
+import { extractSpans, type Span } from "./spans.js";
 import { allowedTransitions, findViolations, type SchemeViolation } from "./validity.js";
 
 /**
@@ -21,7 +22,8 @@ export function parseLabelScheme(name: string, where = "scheme"): LabelScheme {
   );
 }
 
-function chunkScheme(scheme: Exclude<LabelScheme, "none">): [SchemeName, SchemeOptions] {
+/** The chunk scheme and its options that a label scheme other than `none` reads labels with. */
+export function chunkScheme(scheme: Exclude<LabelScheme, "none">): [SchemeName, SchemeOptions] {
   return scheme === "hierarchical-BIO" ? ["IOB2", { levelSeparator: "/" }] : [scheme, {}];
 }
 
@@ -38,6 +40,16 @@ export function decodingMask(
   if (scheme === "none") return undefined;
   const [name, options] = chunkScheme(scheme);
   return allowedTransitions(labels, name, options);
+}
+
+/**
+ * The segments of one label sequence under `scheme` (none for `none`), at every level, as
+ * {@link extractSpans} reads them: what a labelling says, whatever a decoder compiled.
+ */
+export function schemeSpans(labels: readonly string[], scheme: LabelScheme): Span[] {
+  if (scheme === "none") return [];
+  const [name, options] = chunkScheme(scheme);
+  return extractSpans(labels, name, options);
 }
 
 /**

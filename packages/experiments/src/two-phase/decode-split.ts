@@ -1,6 +1,7 @@
 import type { AttributeSequence, CrfModel } from "@lagrange/chain-crf";
 import {
   constraintInstantiator,
+  constraintLattice,
   OUTSIDE,
   SegmentIndex,
   type WeightedTemplate,
@@ -27,6 +28,7 @@ import {
   chainTagger,
   type MinedOnCorpus,
   modelDecodingConstraints,
+  modelScheme,
   type SequenceTagger,
 } from "@lagrange/recipes";
 import type { IlpFigures, ModelFigures, SystemSpec } from "./experiment-results.js";
@@ -135,12 +137,19 @@ export async function decodeSplit(
   const decodings: (Decoding | null)[] = [];
   const firstCosts: number[] = [];
   const outputCosts: number[] = [];
-  const L = model.numLabels;
+  // Rules compile over the segment lattice's states (IOB1/IOE1 split their I- labels): decode
+  // there, and read the labels back.
+  const lattice = constraintLattice(system.constraints);
+  const lifted = lattice?.expanded === true ? lattice : undefined;
+  const L = lifted?.states.length ?? model.numLabels;
+  const labelsOf = (states: ArrayLike<number>) =>
+    model.labels.decode(lifted === undefined ? states : lifted.lower(states));
   let fallback: Decoder | undefined;
   for (let i = 0; i < split.corpus.sentences.length; i++) {
     if (context.checkpoint.due()) await context.checkpoint.pause();
     const { tokens } = split.corpus.sentences[i]!;
-    const scores = scorer.score(split.attributes[i]!);
+    const labelScores = scorer.score(split.attributes[i]!);
+    const scores = lifted === undefined ? labelScores : lifted.liftScores(labelScores);
     const constraints: LinearConstraint[] = constraintsFor?.({ n: scores.n, L, tokens }) ?? [];
     const started = performance.now();
     const decoding = decoder.decode(
@@ -149,14 +158,14 @@ export async function decodeSplit(
     );
     if (decoding.status === "infeasible") {
       fallback ??= context.registry.create("viterbi");
-      labels.push(model.labels.decode(fallback.decode({ scores }).labels));
+      labels.push(labelsOf(fallback.decode({ scores }).labels));
       decodings.push(null);
       firstCosts.push(0);
       outputCosts.push(0);
       continue;
     }
     decodingMs += performance.now() - started;
-    labels.push(model.labels.decode(decoding.labels));
+    labels.push(labelsOf(decoding.labels));
     decodings.push(decoding);
     firstCosts.push(softPenalty(constraints, firstLabelsOf(decoding), L, "indicator"));
     outputCosts.push(softPenalty(constraints, decoding.labels, L, "indicator"));
@@ -207,7 +216,7 @@ export function ilpFigures(decoded: Decoded): IlpFigures {
 
 /** The segment kinds of a model's label set that are not nested in another (`O` aside). */
 export function topLevelKeys(model: CrfModel): string[] {
-  return new SegmentIndex(model.labels.names())
+  return new SegmentIndex(model.labels.names(), modelScheme(model))
     .segmentKeys()
     .map((k) => k.key)
     .filter((key) => key !== OUTSIDE && !key.includes("/"));

@@ -26,7 +26,7 @@ import {
 } from "./mining-options.js";
 
 const NER = ["O", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-PER", "I-PER"];
-const nerIndex = new SegmentIndex(NER);
+const nerIndex = new SegmentIndex(NER, "IOB2");
 const id = (name: string) => {
   const i = NER.indexOf(name);
   if (i < 0) throw new Error(name);
@@ -155,7 +155,7 @@ describe("mineRules on a planted rule", () => {
       mineRules(data, nerIndex, { families: ["singleton" as RuleFamily] }),
     ).rejects.toThrow(/not a rule family/);
     await expect(mineRules(data, nerIndex, { segments: ["nope"] })).rejects.toThrow(
-      /unknown segment "nope"/,
+      /no segment type or label "nope" \(its types: LOC, ORG, PER\)/,
     );
     await expect(mineRules([{ tokens: ["a", "b"], labels: [0, 99] }], nerIndex)).rejects.toThrow(
       /sentences\[0\]\.labels\[1\]: expected a label id in 0…6, got 99/,
@@ -225,7 +225,10 @@ describe("mineRules counts equal a brute-force recount through the templates", (
         ),
         fc.boolean(),
         async (labelNames, raw, includeOutside) => {
-          const index = new SegmentIndex(labelNames);
+          const index = new SegmentIndex(
+            labelNames,
+            labelNames.some((l) => l.includes("/")) ? "hierarchical-BIO" : "IOB2",
+          );
           const data: RuleSentence[] = raw.map((tokens) => ({
             tokens: tokens.map(([, w]) => w),
             labels: Int32Array.from(tokens, ([y]) => y % labelNames.length),

@@ -11,7 +11,7 @@ const L = LABELS.length;
 const id = (name: string) => LABELS.indexOf(name);
 
 describe("SequenceConstraints", () => {
-  const templates = weightedTemplates(LABELS, [
+  const templates = weightedTemplates(LABELS, "IOB2", [
     { spec: { kind: "singleton", segment: "PER" }, penalty: null },
     { spec: { kind: "pairwise-sum", first: "LOC", second: "ORG", bound: 1 }, penalty: 2 },
     { spec: { kind: "state-change", delimiter: ",", first: "O", second: "O" }, penalty: 0.5 },
@@ -92,6 +92,16 @@ describe("SequenceConstraints", () => {
       .constraintsFor({ n: 3, tokens: ["x", "y", "z"] })
       .find((k) => k.penalty === 2)!;
     expect(constraintActivity(c, [id("B-LOC"), id("B-ORG"), 0], L)).toBe(2);
+  });
+
+  it("refuses segment constraints on IOB1 labels (split states a label search lacks)", () => {
+    const iob1 = ["O", "I-PER", "B-PER"];
+    const templates = weightedTemplates(iob1, "IOB1", [
+      { spec: { kind: "singleton", segment: "PER" }, penalty: null },
+    ]);
+    expect(() => new SequenceConstraints({ labels: iob1, scheme: "IOB1", templates })).toThrow(
+      /need a chain decoder; convert the data to IOB2 \(lagrange convert\) for L2S/,
+    );
   });
 
   it("without a scheme or templates allows everything", () => {

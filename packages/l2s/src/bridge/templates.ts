@@ -1,6 +1,7 @@
 import {
   type ConstraintTemplate,
   constraintInstantiator,
+  constraintLattice,
   SegmentIndex,
   type SegmentKeying,
   type TemplateInstance,
@@ -8,8 +9,13 @@ import {
   templateFromSpec,
   type WeightedTemplate,
 } from "@lagrange/constraint-templates";
-import type { LinearConstraint, TransitionMask } from "@lagrange/core";
-import { allowedTransitions, type SchemeName, type SchemeOptions } from "@lagrange/datasets";
+import { LagrangeError, type LinearConstraint, type TransitionMask } from "@lagrange/core";
+import {
+  allowedTransitions,
+  type LabelScheme,
+  type SchemeName,
+  type SchemeOptions,
+} from "@lagrange/datasets";
 import { LabelConstraintTracker, type LabelConstraintTrackerOptions } from "./allowed-labels.js";
 
 /** How a sequence-labelling task's labels are constrained. */
@@ -21,8 +27,9 @@ export interface SequenceConstraintsOptions {
   readonly schemeOptions?: SchemeOptions;
   /**
    * Learned templates with their penalties (`null`: hard), instantiated per sentence by
-   * constraint-templates' `constraintInstantiator` (cached per sentence length). Count templates
-   * need BIO labels (constraint-templates' `SegmentIndex` reads `O`, `B-x`, `I-x`).
+   * constraint-templates' `constraintInstantiator` (cached per sentence length). Their segment
+   * lattice must be the labels themselves: IOB1 and IOE1 segments need split states that a
+   * left-to-right search over the labels does not have (a usage error).
    */
   readonly templates?: readonly WeightedTemplate[];
   /** Any further per-sentence constraints (over the indicators `i·L + t`), appended. */
@@ -66,6 +73,15 @@ export class SequenceConstraints {
       options.scheme === undefined
         ? null
         : allowedTransitions(options.labels, options.scheme, options.schemeOptions ?? {});
+    if (
+      options.templates !== undefined &&
+      constraintLattice(options.templates)?.expanded === true
+    ) {
+      throw new LagrangeError(
+        "usage",
+        "segment constraints on IOB1/IOE1 labels need a chain decoder; convert the data to IOB2 (lagrange convert) for L2S",
+      );
+    }
     this.#instantiate =
       options.templates === undefined || options.templates.length === 0
         ? undefined
@@ -120,16 +136,17 @@ export interface TemplateRule {
 }
 
 /**
- * Weighted templates from specs over a BIO label set (constraint-templates' `templateFromSpec` on
- * one `SegmentIndex`): e.g. `{ spec: { kind: "singleton", segment: "PER" }, penalty: null }` for
- * "at most one PER segment", hard.
+ * Weighted templates from specs over a label set under its scheme (constraint-templates'
+ * `templateFromSpec` on one `SegmentIndex`): e.g. `{ spec: { kind: "singleton", segment: "PER" },
+ * penalty: null }` for "at most one PER segment", hard.
  */
 export function weightedTemplates(
   labels: readonly string[],
+  scheme: LabelScheme,
   rules: readonly TemplateRule[],
   keying: SegmentKeying = "path",
 ): WeightedTemplate[] {
-  const index = new SegmentIndex(labels, keying);
+  const index = new SegmentIndex(labels, scheme, keying);
   return rules.map(({ spec, penalty }) => {
     const template: ConstraintTemplate = templateFromSpec(spec, index);
     return { template, penalty };

@@ -230,7 +230,7 @@ describe("greedy decoder", () => {
             allowed: mask.allowed,
             start: Float64Array.from(mask.allowedStart, (a) => (a === 1 ? 0 : NEG)),
           };
-          const templates = weightedTemplates(labels, [
+          const templates = weightedTemplates(labels, "IOB2", [
             { spec: { kind: "singleton", segment: TYPES[0]! }, penalty: null },
             ...(types > 1
               ? [
@@ -311,7 +311,7 @@ describe("greedy decoder", () => {
         (seed, n, penalty) => {
           const { scores, labels } = maskedChain(seed, n, 2, "IOB2", 0);
           const L = labels.length;
-          const constraints: LinearConstraint[] = weightedTemplates(labels, [
+          const constraints: LinearConstraint[] = weightedTemplates(labels, "IOB2", [
             { spec: { kind: "singleton", segment: "PER" }, penalty },
             {
               spec: { kind: "pairwise-difference", first: "LOC", second: "PER", bound: 0 },
@@ -337,7 +337,7 @@ describe("greedy decoder", () => {
       fc.property(fc.integer(), fc.integer({ min: 1, max: 20 }), (seed, n) => {
         const { scores, labels } = maskedChain(seed, n, 2, "IOB2", 1);
         const L = labels.length;
-        const [hard] = weightedTemplates(labels, [
+        const [hard] = weightedTemplates(labels, "IOB2", [
           { spec: { kind: "singleton", segment: "PER" }, penalty: null },
         ]).flatMap((w) => w.template.instantiate({ n, L }));
         const decoder = greedyDecoder();

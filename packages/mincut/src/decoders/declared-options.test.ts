@@ -29,7 +29,7 @@ describe("two-slave and naive-dd declare the options they read, at their default
       expect(resolveDecoderOptions(definition, {})).toEqual({
         maxIterations: HIGHER_ORDER_DD_DEFAULTS.maxIterations,
         tolerance: 1e-6,
-        step: "subgradient",
+        step: "auto",
         eta: 1,
         exact: false,
         // One deadline per sentence across every solve (core's TIME_LIMIT_OPTION).

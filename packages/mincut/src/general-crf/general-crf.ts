@@ -11,7 +11,7 @@ import {
   shuffleInPlace,
   yieldToEventLoop,
 } from "@lagrange/core";
-import { concatenateChains } from "./group-chain.js";
+import { concatenateChains } from "@lagrange/core/chain";
 import {
   CONSISTENCY_FEATURES,
   type ConsistencyFactor,

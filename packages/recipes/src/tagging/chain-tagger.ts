@@ -4,7 +4,13 @@
  * model imported from CRFsuite (attribute lists only). One {@link Tagger} is its engine and clock.
  */
 import { type CrfModel, modelToBytes } from "@lagrange/chain-crf";
-import type { WeightedTemplate } from "@lagrange/constraint-templates";
+import {
+  brokenHardConstraints,
+  type DocumentGrouping,
+  hasDocumentScope,
+  type SegmentKeying,
+  type WeightedTemplate,
+} from "@lagrange/constraint-templates";
 import {
   checkpoints,
   type DecodeOptions,
@@ -25,6 +31,7 @@ import { modelScheme } from "../model-scheme.js";
 import { secondOrderOnly, type TaggedNBest, Tagger, type TaggingTime } from "../tagger.js";
 import { type ConfidenceRecord, confidenceRecord } from "./confidence.js";
 import { DEFAULT_DECODERS } from "./default-decoders.js";
+import { DocumentTagger } from "./document-tagger.js";
 import type { NBestMethod } from "./nbest.js";
 import type {
   AttributeItem,
@@ -59,15 +66,23 @@ export interface ChainTaggerParts {
   /** Per-call options beside the declared ones (an experiment's callbacks, warm starts). */
   readonly callOptions?: DecodeOptions;
   readonly constraints: readonly WeightedTemplate[] | undefined;
+  /** How the constraints name nested segments (their file's `segmentKeying`; default `path`). */
+  readonly constraintKeying?: SegmentKeying;
+  /** How document constraints group sentences (their file's `groups`; default `documents`). */
+  readonly documentGroups?: DocumentGrouping;
   readonly slaves: readonly string[];
   readonly constrained: boolean;
 }
 
-/** The chain tagger of the model's kind: two-stage, CRFsuite import, or a plain chain CRF. */
-export function chainTaggerOf(parts: ChainTaggerParts): ChainCrfTagger {
+/**
+ * The chain tagger of the model's kind: two-stage, CRFsuite import, or a plain chain CRF, which
+ * decodes a document at a time when any of its constraints is declared over a document.
+ */
+export function chainTaggerOf(parts: ChainTaggerParts): SequenceTagger {
   if (parts.model.preset === null) return new AttributeCrfTagger(parts);
   if (parts.model.firstStage !== null) return new TwoStageTagger(parts);
-  return new ChainCrfTagger(parts);
+  const tagger = new ChainCrfTagger(parts);
+  return hasDocumentScope(parts.constraints ?? []) ? new DocumentTagger(parts, tagger) : tagger;
 }
 
 /** What {@link chainTagger} decodes a model in memory with (`openTagger` reads these from a spec). */
@@ -92,7 +107,7 @@ export interface ChainTaggerOptions {
  */
 export function chainTagger(model: CrfModel, options: ChainTaggerOptions = {}): SequenceTagger {
   const registry = options.registry ?? standardDecoders();
-  const decoder = options.decoder ?? DEFAULT_DECODERS["chain-crf"];
+  const decoder = options.decoder ?? defaultChainDecoder(options.constraints);
   const definition = typeof decoder === "string" ? registry.decoder(decoder) : undefined;
   const slaves = options.slaves ?? [];
   const given = options.constraints !== undefined || slaves.length > 0;
@@ -117,6 +132,13 @@ export function chainTagger(model: CrfModel, options: ChainTaggerOptions = {}): 
   });
 }
 
+/** A chain CRF's decoder when none is named: Soft-DD under document constraints, else Viterbi. */
+export function defaultChainDecoder(constraints: readonly WeightedTemplate[] | undefined): string {
+  return constraints !== undefined && hasDocumentScope(constraints)
+    ? DEFAULT_DECODERS["document-constraints"]
+    : DEFAULT_DECODERS["chain-crf"];
+}
+
 /** A linear-chain CRF that reads text columns through its preset (first or second order). */
 export class ChainCrfTagger implements SequenceTagger {
   readonly kind: TaggerKind = "chain-crf";
@@ -134,12 +156,15 @@ export class ChainCrfTagger implements SequenceTagger {
   readonly notes: readonly string[] = [];
   protected readonly model: CrfModel;
   readonly #parts: ChainTaggerParts;
+  /** The hard constraints the independent check reads every output against. */
+  readonly #hardConstraints: readonly WeightedTemplate[];
   readonly #engine: Tagger;
   /** A second engine for an n-best list's confidence, so that the clock counts each sentence once. */
   #side: Tagger | undefined;
 
   constructor(parts: ChainTaggerParts) {
     this.#parts = parts;
+    this.#hardConstraints = (parts.constraints ?? []).filter((e) => e.penalty === null);
     this.model = parts.model;
     this.modelName = parts.modelName;
     this.decoder = typeof parts.decoder === "string" ? parts.decoder : parts.decoder.name;
@@ -258,6 +283,30 @@ export class ChainCrfTagger implements SequenceTagger {
     return explainSentence(this.#engine, sentence, options);
   }
 
+  /**
+   * A sentence's figures with the hard constraints its output breaks by the independent check. A
+   * labelling certified optimal that breaks one is a defect of the decoder or of the compiled
+   * rows, never a "certified" line: it stops the run as an internal error.
+   */
+  #checked(
+    stats: DecodingStats,
+    labels: readonly string[],
+    tokens: readonly string[],
+  ): DecodingStats {
+    const entries = this.#hardConstraints;
+    if (entries.length === 0) return stats;
+    const broken = brokenHardConstraints(entries, labels, tokens, {
+      scheme: this.scheme,
+      keying: this.#parts.constraintKeying ?? "path",
+    });
+    if (stats.certified && broken.length > 0) {
+      throw new Error(
+        `internal error: decoder ${this.decoder} certified a labelling that breaks the hard constraint "${broken[0]!.description}" (${broken.length} broken by the independent check): labels ${labels.join(" ")}`,
+      );
+    }
+    return { ...stats, brokenHard: broken.length };
+  }
+
   async #tagEach<T>(
     batch: readonly T[],
     request: TagRequest,
@@ -286,7 +335,11 @@ export class ChainCrfTagger implements SequenceTagger {
           const tagged = engine.tagAttributes(attributes, tokens, signal, options);
           items.push({
             labels: tagged.labels,
-            stats: decodingStats(tagged.decoding, tagged.constraints, explain),
+            stats: this.#checked(
+              decodingStats(tagged.decoding, tagged.constraints, explain),
+              tagged.labels,
+              tokens,
+            ),
             ...(confidence === undefined
               ? {}
               : {
@@ -311,7 +364,7 @@ export class ChainCrfTagger implements SequenceTagger {
         }
         items.push({
           labels: best.names,
-          stats: nbestStats(found),
+          stats: this.#checked(nbestStats(found), best.names, tokens),
           ...(record === undefined ? {} : { confidence: record }),
           nbest: found,
         });

@@ -4,6 +4,8 @@
  */
 export const DEFAULT_DECODERS = {
   "chain-crf": "viterbi",
+  /** A chain CRF given document constraints: its documents need a constrained decoder. */
+  "document-constraints": "soft-dd",
   "two-stage": "viterbi",
   "attribute-crf": "viterbi",
   "general-crf": "two-slave",

@@ -27,8 +27,9 @@ import {
 import { generalCrfOf } from "../general-crf-settings.js";
 import { L2S_PARSER_TASK } from "../l2s/parser.js";
 import { L2S_TAGGER_TASK, type L2sTagger, l2sTaggerOf } from "../l2s/tagger.js";
+import { modelScheme } from "../model-scheme.js";
 import { checkDecoderUse } from "../tagger.js";
-import { type ChainTaggerParts, chainTaggerOf } from "./chain-tagger.js";
+import { type ChainTaggerParts, chainTaggerOf, defaultChainDecoder } from "./chain-tagger.js";
 import { taggingCounts } from "./counters.js";
 import { DEFAULT_DECODERS } from "./default-decoders.js";
 import { GeneralCrfTagger } from "./general-tagger.js";
@@ -228,7 +229,7 @@ function generalDecoder(spec: TaggingSpec, registry: DecoderRegistry, modelName:
 
 /** A chain CRF's decoder, options, constraints and slaves, checked against each other. */
 async function chainParts(
-  spec: TaggingSpec,
+  asked: TaggingSpec,
   model: CrfModel,
   registry: DecoderRegistry,
   modelName: string,
@@ -240,12 +241,28 @@ async function chainParts(
     readonly constraintsText: { readonly source: string; readonly text: string } | undefined;
   }
 > {
-  // The decoder the model was meant for (a task preset records it) unless the user names one.
-  const decoder = spec.decoder ?? model.decoder ?? DEFAULT_DECODERS["chain-crf"];
+  // Constraints the model records (a task preset learned them) when the user names none and a
+  // decoder that takes them: `--decoder viterbi` gives the chain alone, `--constraints` replaces them.
+  const recorded =
+    asked.constraints === undefined &&
+    model.learnedConstraints !== null &&
+    registry.decoder(asked.decoder ?? model.decoder ?? "viterbi").accepts.constraints
+      ? {
+          source: `${modelName} (its recorded constraints)`,
+          text: JSON.stringify(model.learnedConstraints),
+        }
+      : undefined;
+  const spec = recorded === undefined ? asked : { ...asked, constraints: recorded };
+  // The decoder the model was meant for (a task preset records it) unless the user names one;
+  // neither: the constraints decide (document constraints need a constrained decoder).
+  const named = spec.decoder ?? model.decoder ?? undefined;
   const slaves = spec.slaves ?? [];
-  const definition = registry.decoder(decoder);
-  const decodeOptions = optionsOf(decoder);
-  checkChainDecoderUse(registry, decoder, spec);
+  const checked = (decoder: string) => {
+    const decodeOptions = optionsOf(decoder);
+    checkChainDecoderUse(registry, decoder, spec);
+    return decodeOptions;
+  };
+  const namedOptions = named === undefined ? undefined : checked(named);
   const given = spec.constraints;
   const constraintsText =
     given === undefined
@@ -255,20 +272,26 @@ async function chainParts(
           text:
             given.text ?? (await (options.readText ?? readTextFile)(given.source, options.signal)),
         };
-  const constraints =
+  const file =
     constraintsText === undefined
       ? undefined
       : parseConstraintsFile(constraintsText.text, {
           source: constraintsText.source,
           expectedLabels: model.labels.names(),
-        }).entries;
+          scheme: modelScheme(model),
+        });
+  const decoder = named ?? defaultChainDecoder(file?.entries);
+  const decodeOptions = namedOptions ?? checked(decoder);
+  const definition = registry.decoder(decoder);
   return {
     model,
     modelName,
     registry,
     decoder,
     decodeOptions,
-    constraints,
+    constraints: file?.entries,
+    ...(file === undefined ? {} : { constraintKeying: file.index.keying }),
+    ...(file?.groups === undefined ? {} : { documentGroups: file.groups }),
     constraintsText,
     slaves,
     // A decoder that takes constraints but needs none (greedy) given none reports nothing of them.

@@ -115,6 +115,12 @@ export interface DecodingStats {
   readonly hardViolated: number;
   /** The constrained labelling differs from the first (unconstrained) one. */
   readonly changed: boolean;
+  /**
+   * Hard constraints the output breaks by the independent check (constraint-templates'
+   * `brokenHardConstraints`, which reads the labels' segments, not the compiled rows); absent
+   * when the sentence was decoded under no hard constraint.
+   */
+  readonly brokenHard?: number;
   /** Names of the constraints whose multiplier ended > 0; with `explain` only. */
   readonly fired?: readonly string[];
 }

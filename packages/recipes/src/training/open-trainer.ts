@@ -3,6 +3,12 @@ import { type JsonValue, LagrangeError } from "@lagrange/core";
 import type { Corpus } from "@lagrange/datasets";
 import { parseClassWeights } from "../class-weights.js";
 import {
+  type DocumentConstraintsOptions,
+  learnDocumentConstraints,
+  type SelectedDocumentConstraints,
+} from "../document-constraints.js";
+import {
+  type FoldTrainer,
   type GeneralCrfTrainingOptions,
   type TrainedGeneralCrf,
   trainGeneralCrf,
@@ -45,6 +51,22 @@ export interface GeneralTraining extends Omit<GeneralCrfTrainingOptions, "crf" |
   readonly featuresOf?: (corpus: Corpus, fold: number) => Promise<TrainingFeatures>;
   /** Each chain CRF's iterations (fold 0: the CRF on all the data). */
   readonly onChainProgress?: (progress: TrainingProgress, fold: number) => void;
+  /** Jackknife folds' chain CRFs by fold, shared with other runs over the same corpus and features. */
+  readonly foldModels?: Map<number, Promise<CrfModel>>;
+}
+
+/** The document constraints' options beside the fold trainer, which the trainer supplies. */
+export interface DocumentConstraintsTraining
+  extends Omit<DocumentConstraintsOptions, "trainModel"> {
+  /** A jackknife fold's features (default: the run's); mined lexicons must not see the fold. */
+  readonly featuresOf?: (corpus: Corpus, fold: number) => Promise<TrainingFeatures>;
+  /** Each fold's chain CRF iterations (folds from 1). */
+  readonly onChainProgress?: (progress: TrainingProgress, fold: number) => void;
+  /**
+   * Jackknife folds' chain CRFs by fold, shared with other runs over the same corpus and
+   * features (the general CRF deals its document folds alike).
+   */
+  readonly foldModels?: Map<number, Promise<CrfModel>>;
 }
 
 export interface Trainer {
@@ -64,6 +86,20 @@ export interface Trainer {
   ): Promise<TrainedTwoStage>;
   /** The chain CRF, its jackknifed folds, then consistency weights by perceptron (qian-liu2014). */
   trainGeneral(corpus: Corpus, general: GeneralTraining): Promise<TrainedGeneralCrf>;
+  /**
+   * Whether the run learns document constraints after the chain: the spec's
+   * `documentConstraints` (default `auto`: when the task preset asks for them).
+   */
+  readonly documentConstraints: boolean;
+  /**
+   * Document constraints of `model` (trained on `corpus` by this trainer), learned on jackknifed
+   * folds trained the same way (see `learnDocumentConstraints`).
+   */
+  learnDocumentConstraints(
+    corpus: Corpus,
+    model: CrfModel,
+    hooks?: DocumentConstraintsTraining,
+  ): Promise<SelectedDocumentConstraints>;
   /** CRFsuite's data, its attributes as given (no features to resolve). */
   trainCrfsuite(
     corpus: CrfsuiteCorpus,
@@ -143,16 +179,50 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
       ...definedFields({ features: of.features, jackknife: of.jackknife, onProgress }),
     };
   };
+  /** Chain CRFs of jackknife folds, trained as the run's model with a fold's features. */
+  const foldTrainer = (
+    featuresOf: ((corpus: Corpus, fold: number) => Promise<TrainingFeatures>) | undefined,
+    onChainProgress: ((progress: TrainingProgress, fold: number) => void) | undefined,
+    cache: Map<number, Promise<CrfModel>> | undefined,
+  ): FoldTrainer => {
+    const train: FoldTrainer = async (part, labels, fold) => {
+      const of = featuresOf === undefined ? features : await featuresOf(part, fold);
+      const progress =
+        onChainProgress === undefined
+          ? undefined
+          : (p: TrainingProgress) => onChainProgress(p, fold);
+      const chain = options(progress, of);
+      return (await trainOnCorpus(part, labels.length === 0 ? chain : { ...chain, labels })).model;
+    };
+    if (cache === undefined) return train;
+    return (part, labels, fold) => {
+      let model = cache.get(fold);
+      if (model === undefined) {
+        model = train(part, labels, fold);
+        cache.set(fold, model);
+      }
+      return model;
+    };
+  };
   return {
     task,
     maxIterations,
     limit: iterationCap(spec.algorithm, maxIterations),
+    documentConstraints: spec.documentConstraints !== "off" && task?.documentConstraints === true,
+    learnDocumentConstraints: (corpus, model, hooks = {}) => {
+      const { featuresOf, onChainProgress, foldModels, ...rest } = hooks;
+      return learnDocumentConstraints(model, corpus, {
+        ...definedFields({ signal: inputs.signal }),
+        ...rest,
+        trainModel: foldTrainer(featuresOf, onChainProgress, foldModels),
+      });
+    },
     options,
     train: (corpus, onProgress) => trainOnCorpus(corpus, options(onProgress)),
     trainTwoStage: (corpus, { onProgress, ...hooks }) =>
       trainTwoStage(corpus, { ...options(onProgress), ...hooks }),
     trainGeneral: (corpus, general) => {
-      const { featuresOf, onChainProgress, ...rest } = general;
+      const { featuresOf, onChainProgress, foldModels, ...rest } = general;
       const progress = (fold: number) =>
         onChainProgress === undefined
           ? undefined
@@ -161,12 +231,7 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
         ...definedFields({ signal: inputs.signal }),
         ...rest,
         crf: options(progress(0)),
-        trainModel: async (part, labels, fold) => {
-          const of = featuresOf === undefined ? features : await featuresOf(part, fold);
-          const chain = options(progress(fold), of);
-          return (await trainOnCorpus(part, labels.length === 0 ? chain : { ...chain, labels }))
-            .model;
-        },
+        trainModel: foldTrainer(featuresOf, onChainProgress, foldModels),
       });
     },
     trainCrfsuite: (corpus, dev, onProgress) => {

@@ -43,6 +43,11 @@ export interface TrainingSpec {
   /** Two stages (Krishnan & Manning 2006), jackknifed over `folds`. */
   readonly twoStage?: boolean;
   readonly folds?: number;
+  /**
+   * Document constraints after the chain (`auto`, the default: when the task preset asks for
+   * them, the NER presets; learned on jackknifed train, recorded only when a held-out fold gains).
+   */
+  readonly documentConstraints?: "auto" | "off";
 }
 
 /** What `L2sTrainingSpec.task` names: the left-to-right tagger's two tasks, and the parser. */

@@ -82,6 +82,11 @@ export interface TagStreamResult {
   readonly time: TaggingTime;
   /** The decoder's tally (a constrained decoder; undefined otherwise). */
   readonly decoding?: DecodingSummary;
+  /**
+   * Sentences read against hard constraints by the independent check, and those whose output
+   * breaks one (absent without hard constraints).
+   */
+  readonly independentCheck?: { readonly checked: number; readonly broken: number };
   /** Places of sentences that hit the ILP time limit (labels the best found, not proven optimal). */
   readonly timedOut: readonly string[];
   /** Token accuracy against gold, computed as records pass (undefined without gold). */
@@ -156,6 +161,8 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
   const { constrained } = tagger;
   const write = writer(options.output);
   const tally = new DecodingTally();
+  let checked = 0;
+  let broken = 0;
   const skipped: SkippedRecord[] = [];
   const timedOut: string[] = [];
   const time = { sentences: 0, tokens: 0, featuresMs: 0, scoringMs: 0, decodingMs: 0 };
@@ -205,6 +212,11 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
     goldTokens += result.goldTokens;
     correct += result.correct;
     if (constrained) for (const stats of result.decodings) tally.add(decodingOfStats(stats));
+    for (const stats of result.decodings) {
+      if (stats.brokenHard === undefined) continue;
+      checked++;
+      if (stats.brokenHard > 0) broken++;
+    }
     for (const place of result.timedOut) {
       if (timedOut.length < MAX_TIMED_OUT_KEPT) timedOut.push(place);
     }
@@ -249,6 +261,7 @@ export async function tagStream(options: TagStreamOptions): Promise<TagStreamRes
     seconds: (performance.now() - started) / 1000,
     time,
     ...(constrained ? { decoding: tally.summary() } : {}),
+    ...(checked > 0 ? { independentCheck: { checked, broken } } : {}),
     timedOut,
     ...(goldTokens > 0
       ? { evaluation: { tokens: goldTokens, correct, accuracy: correct / goldTokens } }

@@ -1,7 +1,7 @@
-import { type ChainScores, scoreLabelling, validateChainScores } from "@lagrange/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { concatenateChains } from "./group-chain.js";
+import { type ChainScores, scoreLabelling, validateChainScores } from "./chain.js";
+import { concatenateChains } from "./chain-concatenate.js";
 
 // Scores in quarters keep every sum exact, so the identity can be checked with toBe.
 const score = fc.integer({ min: -12, max: 12 }).map((k) => k / 4);

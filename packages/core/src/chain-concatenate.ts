@@ -1,9 +1,10 @@
-import { type ChainScores, ProblemValidationError, validateChainScores } from "@lagrange/core";
-import { transitionOffset } from "@lagrange/core/chain";
+import { type ChainScores, transitionOffset, validateChainScores } from "./chain.js";
+import { ProblemValidationError } from "./errors.js";
 
 /**
  * One chain over a whole group: the parts (one chain per sentence) laid end to end, so that a
- * group-level solver sees a single chain slave plus the consistency patterns over its positions.
+ * group-level solver sees a single chain slave plus whatever couples its positions (a general
+ * CRF's consistency patterns, a document's constraints).
  *
  * The score of any labelling of the concatenation is the sum of the parts' scores of their
  * pieces. Transitions become position-specific: inside a part they are the part's own (its

@@ -1,0 +1,254 @@
+/**
+ * A chain CRF given document constraints (constraint-templates' `document` family): it decodes a
+ * document at a time, the document's sentence chains end to end under the sentence constraints in
+ * each sentence and the document constraints over all, so the input is read whole, never
+ * streamed. A "document" is what the constraints were learned over (their file's `groups`): the
+ * input's documents, or the general CRF's tweet groups of the whole input for data that marks
+ * none. Everything but tagging text is its sentence tagger's.
+ */
+import {
+  brokenHardConstraints,
+  type DocumentGrouping,
+  type SegmentKeying,
+  type WeightedTemplate,
+} from "@lagrange/constraint-templates";
+import { checkpoints, type DecoderOptionValue } from "@lagrange/core";
+import { firstLabelsOf } from "@lagrange/core/dual-decomposition";
+import type { Corpus, LabelScheme, Sentence } from "@lagrange/datasets";
+import type { ExplainSentenceOptions, SentenceExplanation } from "../explain.js";
+import { corpusGroups } from "../general-crf-tagging.js";
+import type { GoldLabels } from "../model-input.js";
+import { Tagger, type TaggingTime } from "../tagger.js";
+import type { ChainTaggerParts } from "./chain-tagger.js";
+import type {
+  AttributeItem,
+  DecodingStats,
+  SequenceTagger,
+  TaggedBatch,
+  TaggerCapabilities,
+  TaggerKind,
+  TaggingSpec,
+  TagItem,
+  TagRequest,
+} from "./sequence-tagger.js";
+import { checkRequest, decodingStats, sentenceFailure } from "./tag-items.js";
+
+/** One decoded document's figures, for the summary. */
+interface DocumentFigures {
+  readonly certified: boolean;
+  readonly iterations: number;
+  readonly linked: boolean;
+}
+
+export class DocumentTagger implements SequenceTagger {
+  readonly unit = "corpus" as const;
+  readonly can: TaggerCapabilities;
+  readonly nbestMethod = undefined;
+  readonly #sentences: SequenceTagger;
+  readonly #engine: Tagger;
+  readonly #hard: readonly WeightedTemplate[];
+  readonly #keying: SegmentKeying;
+  readonly #grouping: DocumentGrouping;
+  readonly #documents: DocumentFigures[] = [];
+
+  /** `sentences`: the model's sentence tagger (spec, input, explain, attribute lists). */
+  constructor(parts: ChainTaggerParts, sentences: SequenceTagger) {
+    this.#sentences = sentences;
+    this.#engine = new Tagger({
+      model: parts.model,
+      registry: parts.registry,
+      decoder: parts.decoder,
+      ...(parts.constraints === undefined ? {} : { constraints: parts.constraints }),
+      slaves: parts.slaves,
+      decodeOptions: { ...parts.decodeOptions, ...parts.callOptions },
+    });
+    this.#hard = (parts.constraints ?? []).filter((e) => e.penalty === null);
+    this.#keying = parts.constraintKeying ?? "path";
+    this.#grouping = parts.documentGroups ?? "documents";
+    this.can = { ...sentences.can, marginals: false, nbest: false, forced: false };
+  }
+
+  get kind(): TaggerKind {
+    return this.#sentences.kind;
+  }
+  get description(): string {
+    return `${this.#sentences.description}, decoded a ${this.#unitName} at a time`;
+  }
+  get title(): string {
+    return `${this.#sentences.title}, a ${this.#unitName} at a time`;
+  }
+  get #unitName(): string {
+    return this.#grouping === "documents" ? "document" : "tweet group";
+  }
+  get modelName(): string {
+    return this.#sentences.modelName;
+  }
+  get labels(): readonly string[] {
+    return this.#sentences.labels;
+  }
+  get scheme(): LabelScheme {
+    return this.#sentences.scheme;
+  }
+  get decoder(): string {
+    return this.#sentences.decoder;
+  }
+  get decodeOptions(): Readonly<Record<string, DecoderOptionValue>> {
+    return this.#sentences.decodeOptions;
+  }
+  get constrained(): boolean {
+    return this.#sentences.constrained;
+  }
+  get spec(): TaggingSpec & { readonly model: Uint8Array } {
+    return this.#sentences.spec;
+  }
+  get notes(): readonly string[] {
+    return this.#sentences.notes;
+  }
+
+  /** Its own clock (documents) and the sentence tagger's (attribute lists, explain). */
+  get time(): TaggingTime {
+    const a = this.#engine.time;
+    const b = this.#sentences.time;
+    return {
+      sentences: a.sentences + b.sentences,
+      tokens: a.tokens + b.tokens,
+      featuresMs: a.featuresMs + b.featuresMs,
+      scoringMs: a.scoringMs + b.scoringMs,
+      decodingMs: a.decodingMs + b.decodingMs,
+    };
+  }
+
+  input(corpus: Corpus, gold: GoldLabels): Corpus {
+    return this.#sentences.input(corpus, gold);
+  }
+
+  check(request: TagRequest): void {
+    const refused = (flags: string) =>
+      `${flags}: ${this.modelName} decodes a document at a time under document constraints; tag without ${flags}, or without the document constraints`;
+    checkRequest(this.can, request, (flags) => ({
+      marginals: refused(flags),
+      nbest: refused(flags),
+    }));
+  }
+
+  /** Attribute lists carry no documents: each is decoded as a one-sentence document. */
+  tagAttributes(batch: readonly AttributeItem[], request: TagRequest = {}): Promise<TaggedBatch> {
+    this.check(request);
+    return this.#sentences.tagAttributes(batch, request);
+  }
+
+  explain(
+    batch: readonly Sentence[],
+    index: number,
+    options?: ExplainSentenceOptions,
+  ): Promise<SentenceExplanation> {
+    return this.#sentences.explain(batch, index, options);
+  }
+
+  /**
+   * Groups the batch as the constraints were learned (by document: CoNLL `-DOCSTART-`, a `.docs`
+   * file, a sentence without one its own; or into tweet groups, the batch being the whole input),
+   * decodes each group, and gives each sentence its labels and its group's figures.
+   */
+  async tag(batch: readonly Sentence[], request: TagRequest = {}): Promise<TaggedBatch> {
+    this.check(request);
+    const engine = this.#engine;
+    const { signal, onProgress } = request;
+    const before = engine.time;
+    const checkpoint = checkpoints(signal);
+    const groups = corpusGroups(batch, this.#grouping);
+    // Tweet groups interleave: each item goes to its sentence's place, so items stay in order.
+    const placed: (TagItem | undefined)[] = new Array(batch.length);
+    let failedAt = batch.length;
+    for (const [g, members] of groups.entries()) {
+      // Groups come by their first sentence: past a failure, none holds an earlier sentence.
+      if (request.stopAtFailure === true && members[0]! > failedAt) break;
+      if (checkpoint.due()) await checkpoint.pause();
+      const sentences = Array.from(members, (k) => batch[k]!);
+      try {
+        const attributes = sentences.map((s) => engine.attributes(s));
+        const tokens = sentences.map((s) => s.tokens);
+        const tagged = engine.tagGroup(attributes, tokens, signal);
+        const stats = this.#checked(
+          decodingStats(tagged.decoding, tagged.constraints, request.explain === true),
+          tagged.labels,
+          tokens,
+        );
+        this.#documents.push({
+          certified: tagged.decoding.certified,
+          iterations: tagged.decoding.iterations,
+          linked: tagged.constraints.length > 0,
+        });
+        // The group's figures, but whether the constraints changed a sentence is its own.
+        const first = firstLabelsOf(tagged.decoding);
+        let from = 0;
+        tagged.labels.forEach((labels, j) => {
+          let changed = false;
+          for (let p = from; p < from + labels.length && !changed; p++) {
+            changed = tagged.decoding.labels[p] !== first[p];
+          }
+          from += labels.length;
+          placed[members[j]!] = { labels, stats: { ...stats, changed } };
+        });
+      } catch (error) {
+        members.forEach((k, j) => {
+          placed[k] = sentenceFailure(error, sentences[j]!);
+        });
+        failedAt = Math.min(failedAt, members[0]!);
+      }
+      onProgress?.({ stage: "documents", done: g + 1, total: groups.length });
+    }
+    const after = engine.time;
+    // Stopped at a failure: the items end with the first failed sentence's.
+    const items =
+      request.stopAtFailure === true && failedAt < batch.length
+        ? (placed.slice(0, failedAt + 1) as TagItem[])
+        : (placed as TagItem[]);
+    return {
+      items,
+      time: {
+        featuresMs: after.featuresMs - before.featuresMs,
+        scoringMs: after.scoringMs - before.scoringMs,
+        decodingMs: after.decodingMs - before.decodingMs,
+      },
+    };
+  }
+
+  /**
+   * A document's figures with the hard constraints its output breaks by the independent check;
+   * a certified document that breaks one is a defect, never a "certified" line.
+   */
+  #checked(
+    stats: DecodingStats,
+    labels: readonly (readonly string[])[],
+    tokens: readonly (readonly string[])[],
+  ): DecodingStats {
+    if (this.#hard.length === 0) return stats;
+    const starts = new Int32Array(labels.length);
+    for (let k = 1; k < labels.length; k++) starts[k] = starts[k - 1]! + labels[k - 1]!.length;
+    const broken = brokenHardConstraints(this.#hard, labels.flat(), tokens.flat(), {
+      scheme: this.scheme,
+      keying: this.#keying,
+      sentenceStarts: starts,
+    });
+    if (stats.certified && broken.length > 0) {
+      throw new Error(
+        `internal error: decoder ${this.decoder} certified a document labelling that breaks the hard constraint "${broken[0]!.description}" (${broken.length} broken by the independent check)`,
+      );
+    }
+    return { ...stats, brokenHard: broken.length };
+  }
+
+  /** Groups of which kind, those with links to decode, % of those certified, mean iterations, decoding time. */
+  summary(): string {
+    const linked = this.#documents.filter((d) => d.linked);
+    const certified = linked.filter((d) => d.certified).length;
+    const iterations = linked.reduce((sum, d) => sum + d.iterations, 0);
+    const share =
+      linked.length === 0
+        ? "none to certify"
+        : `${((100 * certified) / linked.length).toFixed(1)}% of those certified, ${(iterations / linked.length).toFixed(2)} mean iterations`;
+    const kind = this.#grouping === "documents" ? "documents" : "tweet groups";
+    return `${this.#documents.length} ${kind}, ${linked.length} with constraints (${share}); decoding ${(this.#engine.time.decodingMs / 1000).toFixed(2)} s`;
+  }
+}
