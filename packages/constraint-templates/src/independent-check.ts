@@ -109,7 +109,19 @@ class LabellingReading {
   inside(p: number, key: string): boolean {
     if (key === "O") return this.#labels[p] === "O";
     if (this.#isLabelKey(key)) return this.#labels[p] === key;
-    return this.#spans.some((s) => s.start <= p && p < s.end && this.#keyOf(s) === key);
+    return this.#covered(key)[p] === 1;
+  }
+
+  /** The tokens the segments of `key` cover, marked once per key (rules ask token by token). */
+  readonly #cover = new Map<string, Uint8Array>();
+  #covered(key: string): Uint8Array {
+    let cover = this.#cover.get(key);
+    if (cover === undefined) {
+      cover = new Uint8Array(this.#labels.length);
+      for (const s of this.#spans) if (this.#keyOf(s) === key) cover.fill(1, s.start, s.end);
+      this.#cover.set(key, cover);
+    }
+    return cover;
   }
 }
 
@@ -134,7 +146,11 @@ function documentViolation(spec: DocumentRule, at: DocumentReading): number {
   const linked = (q: number, p: number) =>
     at.inside(p, spec.type) === at.inside(q, spec.type) ? 0 : 1;
   const positions = new Map<string, number[]>();
-  for (const [r, t] of tokens.entries()) positions.set(t, [...(positions.get(t) ?? []), r]);
+  for (const [r, t] of tokens.entries()) {
+    const seen = positions.get(t);
+    if (seen === undefined) positions.set(t, [r]);
+    else seen.push(r);
+  }
   const longForms = new Map<string, number>();
   let v = 0;
   for (let q = 0; q < tokens.length; q++) {

@@ -4,13 +4,7 @@
  * model imported from CRFsuite (attribute lists only). One {@link Tagger} is its engine and clock.
  */
 import { type CrfModel, modelToBytes } from "@lagrange/chain-crf";
-import {
-  brokenHardConstraints,
-  type DocumentGrouping,
-  hasDocumentScope,
-  type SegmentKeying,
-  type WeightedTemplate,
-} from "@lagrange/constraint-templates";
+import { hasDocumentScope, type WeightedTemplate } from "@lagrange/constraint-templates";
 import {
   checkpoints,
   type DecodeOptions,
@@ -28,7 +22,8 @@ import {
 } from "../explain.js";
 import { type GoldLabels, inputForModel, withFirstStageVotes } from "../model-input.js";
 import { modelScheme } from "../model-scheme.js";
-import { secondOrderOnly, type TaggedNBest, Tagger, type TaggingTime } from "../tagger.js";
+import { secondOrderOnly, type TaggedNBest, type Tagger, type TaggingTime } from "../tagger.js";
+import { type ChainTaggerParts, chainEngine, HardConstraintCheck } from "./chain-parts.js";
 import { type ConfidenceRecord, confidenceRecord } from "./confidence.js";
 import { DEFAULT_DECODERS } from "./default-decoders.js";
 import { DocumentTagger } from "./document-tagger.js";
@@ -52,27 +47,6 @@ import {
   type Refusals,
   sentenceFailure,
 } from "./tag-items.js";
-
-/** What `openTagger` (or {@link chainTagger}) decided for a chain CRF. */
-export interface ChainTaggerParts {
-  readonly model: CrfModel;
-  readonly modelName: string;
-  /** Undefined for a model built in memory: its bytes are made when first asked for. */
-  readonly spec: (TaggingSpec & { readonly model: Uint8Array }) | undefined;
-  readonly registry: DecoderRegistry;
-  /** A registered name, or a decoder built elsewhere (an experiment's renamed one). */
-  readonly decoder: string | Decoder;
-  readonly decodeOptions: Readonly<Record<string, DecoderOptionValue>>;
-  /** Per-call options beside the declared ones (an experiment's callbacks, warm starts). */
-  readonly callOptions?: DecodeOptions;
-  readonly constraints: readonly WeightedTemplate[] | undefined;
-  /** How the constraints name nested segments (their file's `segmentKeying`; default `path`). */
-  readonly constraintKeying?: SegmentKeying;
-  /** How document constraints group sentences (their file's `groups`; default `documents`). */
-  readonly documentGroups?: DocumentGrouping;
-  readonly slaves: readonly string[];
-  readonly constrained: boolean;
-}
 
 /**
  * The chain tagger of the model's kind: two-stage, CRFsuite import, or a plain chain CRF, which
@@ -156,15 +130,14 @@ export class ChainCrfTagger implements SequenceTagger {
   readonly notes: readonly string[] = [];
   protected readonly model: CrfModel;
   readonly #parts: ChainTaggerParts;
-  /** The hard constraints the independent check reads every output against. */
-  readonly #hardConstraints: readonly WeightedTemplate[];
+  /** The independent check every output passes. */
+  readonly #check: HardConstraintCheck;
   readonly #engine: Tagger;
   /** A second engine for an n-best list's confidence, so that the clock counts each sentence once. */
   #side: Tagger | undefined;
 
   constructor(parts: ChainTaggerParts) {
     this.#parts = parts;
-    this.#hardConstraints = (parts.constraints ?? []).filter((e) => e.penalty === null);
     this.model = parts.model;
     this.modelName = parts.modelName;
     this.decoder = typeof parts.decoder === "string" ? parts.decoder : parts.decoder.name;
@@ -173,6 +146,7 @@ export class ChainCrfTagger implements SequenceTagger {
     this.labels = parts.model.labels.names();
     this.scheme = modelScheme(parts.model);
     this.title = `the chain CRF, decoder ${this.decoder}`;
+    this.#check = new HardConstraintCheck(parts, this.scheme, this.decoder);
     this.#engine = this.#newEngine();
     this.can = this.capabilities(!this.#engine.labelsOnly);
     this.nbestMethod = this.can.nbest ? this.#engine.nbestMethod : undefined;
@@ -213,15 +187,7 @@ export class ChainCrfTagger implements SequenceTagger {
   }
 
   #newEngine(): Tagger {
-    const parts = this.#parts;
-    return new Tagger({
-      model: parts.model,
-      registry: parts.registry,
-      decoder: parts.decoder,
-      ...(parts.constraints === undefined ? {} : { constraints: parts.constraints }),
-      slaves: parts.slaves,
-      decodeOptions: { ...parts.decodeOptions, ...parts.callOptions },
-    });
+    return chainEngine(this.#parts);
   }
 
   get time(): TaggingTime {
@@ -283,30 +249,6 @@ export class ChainCrfTagger implements SequenceTagger {
     return explainSentence(this.#engine, sentence, options);
   }
 
-  /**
-   * A sentence's figures with the hard constraints its output breaks by the independent check. A
-   * labelling certified optimal that breaks one is a defect of the decoder or of the compiled
-   * rows, never a "certified" line: it stops the run as an internal error.
-   */
-  #checked(
-    stats: DecodingStats,
-    labels: readonly string[],
-    tokens: readonly string[],
-  ): DecodingStats {
-    const entries = this.#hardConstraints;
-    if (entries.length === 0) return stats;
-    const broken = brokenHardConstraints(entries, labels, tokens, {
-      scheme: this.scheme,
-      keying: this.#parts.constraintKeying ?? "path",
-    });
-    if (stats.certified && broken.length > 0) {
-      throw new Error(
-        `internal error: decoder ${this.decoder} certified a labelling that breaks the hard constraint "${broken[0]!.description}" (${broken.length} broken by the independent check): labels ${labels.join(" ")}`,
-      );
-    }
-    return { ...stats, brokenHard: broken.length };
-  }
-
   async #tagEach<T>(
     batch: readonly T[],
     request: TagRequest,
@@ -335,7 +277,7 @@ export class ChainCrfTagger implements SequenceTagger {
           const tagged = engine.tagAttributes(attributes, tokens, signal, options);
           items.push({
             labels: tagged.labels,
-            stats: this.#checked(
+            stats: this.#check.checked(
               decodingStats(tagged.decoding, tagged.constraints, explain),
               tagged.labels,
               tokens,
@@ -364,7 +306,7 @@ export class ChainCrfTagger implements SequenceTagger {
         }
         items.push({
           labels: best.names,
-          stats: this.#checked(nbestStats(found), best.names, tokens),
+          stats: this.#check.checked(nbestStats(found), best.names, tokens),
           ...(record === undefined ? {} : { confidence: record }),
           nbest: found,
         });

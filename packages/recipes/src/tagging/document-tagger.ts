@@ -6,23 +6,17 @@
  * input's documents, or the general CRF's tweet groups of the whole input for data that marks
  * none. Everything but tagging text is its sentence tagger's.
  */
-import {
-  brokenHardConstraints,
-  type DocumentGrouping,
-  type SegmentKeying,
-  type WeightedTemplate,
-} from "@lagrange/constraint-templates";
+import type { DocumentGrouping } from "@lagrange/constraint-templates";
 import { checkpoints, type DecoderOptionValue } from "@lagrange/core";
 import { firstLabelsOf } from "@lagrange/core/dual-decomposition";
 import type { Corpus, LabelScheme, Sentence } from "@lagrange/datasets";
 import type { ExplainSentenceOptions, SentenceExplanation } from "../explain.js";
 import { corpusGroups } from "../general-crf-tagging.js";
 import type { GoldLabels } from "../model-input.js";
-import { Tagger, type TaggingTime } from "../tagger.js";
-import type { ChainTaggerParts } from "./chain-tagger.js";
+import type { Tagger, TaggingTime } from "../tagger.js";
+import { type ChainTaggerParts, chainEngine, HardConstraintCheck } from "./chain-parts.js";
 import type {
   AttributeItem,
-  DecodingStats,
   SequenceTagger,
   TaggedBatch,
   TaggerCapabilities,
@@ -46,24 +40,15 @@ export class DocumentTagger implements SequenceTagger {
   readonly nbestMethod = undefined;
   readonly #sentences: SequenceTagger;
   readonly #engine: Tagger;
-  readonly #hard: readonly WeightedTemplate[];
-  readonly #keying: SegmentKeying;
+  readonly #check: HardConstraintCheck;
   readonly #grouping: DocumentGrouping;
   readonly #documents: DocumentFigures[] = [];
 
   /** `sentences`: the model's sentence tagger (spec, input, explain, attribute lists). */
   constructor(parts: ChainTaggerParts, sentences: SequenceTagger) {
     this.#sentences = sentences;
-    this.#engine = new Tagger({
-      model: parts.model,
-      registry: parts.registry,
-      decoder: parts.decoder,
-      ...(parts.constraints === undefined ? {} : { constraints: parts.constraints }),
-      slaves: parts.slaves,
-      decodeOptions: { ...parts.decodeOptions, ...parts.callOptions },
-    });
-    this.#hard = (parts.constraints ?? []).filter((e) => e.penalty === null);
-    this.#keying = parts.constraintKeying ?? "path";
+    this.#engine = chainEngine(parts);
+    this.#check = new HardConstraintCheck(parts, sentences.scheme, sentences.decoder);
     this.#grouping = parts.documentGroups ?? "documents";
     this.can = { ...sentences.can, marginals: false, nbest: false, forced: false };
   }
@@ -169,10 +154,15 @@ export class DocumentTagger implements SequenceTagger {
         const attributes = sentences.map((s) => engine.attributes(s));
         const tokens = sentences.map((s) => s.tokens);
         const tagged = engine.tagGroup(attributes, tokens, signal);
-        const stats = this.#checked(
+        const starts = new Int32Array(tagged.labels.length);
+        for (let k = 1; k < starts.length; k++) {
+          starts[k] = starts[k - 1]! + tagged.labels[k - 1]!.length;
+        }
+        const stats = this.#check.checked(
           decodingStats(tagged.decoding, tagged.constraints, request.explain === true),
-          tagged.labels,
-          tokens,
+          tagged.labels.flat(),
+          tokens.flat(),
+          starts,
         );
         this.#documents.push({
           certified: tagged.decoding.certified,
@@ -181,14 +171,13 @@ export class DocumentTagger implements SequenceTagger {
         });
         // The group's figures, but whether the constraints changed a sentence is its own.
         const first = firstLabelsOf(tagged.decoding);
-        let from = 0;
-        tagged.labels.forEach((labels, j) => {
+        const { labels } = tagged.decoding;
+        tagged.labels.forEach((sentence, j) => {
           let changed = false;
-          for (let p = from; p < from + labels.length && !changed; p++) {
-            changed = tagged.decoding.labels[p] !== first[p];
+          for (let p = starts[j]!; p < starts[j]! + sentence.length && !changed; p++) {
+            changed = labels[p] !== first[p];
           }
-          from += labels.length;
-          placed[members[j]!] = { labels, stats: { ...stats, changed } };
+          placed[members[j]!] = { labels: sentence, stats: { ...stats, changed } };
         });
       } catch (error) {
         members.forEach((k, j) => {
@@ -212,31 +201,6 @@ export class DocumentTagger implements SequenceTagger {
         decodingMs: after.decodingMs - before.decodingMs,
       },
     };
-  }
-
-  /**
-   * A document's figures with the hard constraints its output breaks by the independent check;
-   * a certified document that breaks one is a defect, never a "certified" line.
-   */
-  #checked(
-    stats: DecodingStats,
-    labels: readonly (readonly string[])[],
-    tokens: readonly (readonly string[])[],
-  ): DecodingStats {
-    if (this.#hard.length === 0) return stats;
-    const starts = new Int32Array(labels.length);
-    for (let k = 1; k < labels.length; k++) starts[k] = starts[k - 1]! + labels[k - 1]!.length;
-    const broken = brokenHardConstraints(this.#hard, labels.flat(), tokens.flat(), {
-      scheme: this.scheme,
-      keying: this.#keying,
-      sentenceStarts: starts,
-    });
-    if (stats.certified && broken.length > 0) {
-      throw new Error(
-        `internal error: decoder ${this.decoder} certified a document labelling that breaks the hard constraint "${broken[0]!.description}" (${broken.length} broken by the independent check)`,
-      );
-    }
-    return { ...stats, brokenHard: broken.length };
   }
 
   /** Groups of which kind, those with links to decode, % of those certified, mean iterations, decoding time. */
