@@ -17,7 +17,7 @@ import {
   type PenaltyReport,
   penaltyReport,
 } from "@lagrange/soft-dd";
-import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
+import { modelDecodingConstraints, modelScheme, schemeEdge } from "./model-scheme.js";
 import { ownScores } from "./owned-scores.js";
 
 /**
@@ -50,9 +50,12 @@ export function scoreSentences(
   const scheme = modelScheme(model);
   const lattice = scheme === "none" ? undefined : segmentLattice(model.labels.names(), scheme);
   const lifted = lattice?.expanded === true ? lattice : undefined;
+  const edge = schemeEdge(model);
   return sentences.map((s, i) => {
     const scores = scorer.score(attributes[i]!);
-    const gold = s.labels === undefined ? undefined : model.labels.tryEncode(s.labels);
+    // Gold comes in the user's scheme; the model may decode under an internal one.
+    const labels = s.labels === undefined ? undefined : edge.in(s.labels);
+    const gold = labels === undefined ? undefined : model.labels.tryEncode(labels);
     return {
       n: s.tokens.length,
       L: lifted?.states.length ?? L,

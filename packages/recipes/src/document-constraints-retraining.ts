@@ -8,11 +8,10 @@ import { type CrfModel, TRAINING_ALGORITHMS, type TrainingAlgorithm } from "@lag
 import { type JsonValue, LagrangeError } from "@lagrange/core";
 import type { Corpus } from "@lagrange/datasets";
 import { modelFeatureSpec } from "./model-features.js";
-import { modelScheme } from "./model-scheme.js";
+import { isChunkScheme, modelOutputScheme, modelScheme } from "./model-scheme.js";
 import { getTaskPreset, isTaskPreset } from "./preset-names.js";
-import { MINED_PREFIX } from "./task-presets/mined-lexicons.js";
-import { resolveTaskPreset } from "./task-presets/task-presets.js";
 import type { TrainingFeatures } from "./task-presets/training-features.js";
+import { featuresOnPart } from "./task-presets/tuning-fold.js";
 import { definedFields } from "./training/defined-fields.js";
 import type { TrainingSpec } from "./training/spec.js";
 
@@ -44,7 +43,12 @@ export function recordedTraining(model: CrfModel, source: string): RecordedTrain
   if (s.classWeights !== undefined) refuse("was trained with class weights");
   const spec = modelFeatureSpec(model);
   if (spec === null && model.preset === null) refuse("records no feature preset");
-  const scheme = modelScheme(model);
+  // The data's scheme (folds convert their gold from it, mined lexicons read their spans under
+  // it), and the one the model was trained under: "keep" for a model from before the preset had
+  // one, whose preset now asks for an internal scheme.
+  const scheme = modelOutputScheme(model);
+  const internal = modelScheme(model);
+  const internalScheme = internal === scheme || !isChunkScheme(internal) ? "keep" : internal;
   const task =
     model.taskPreset !== null && isTaskPreset(model.taskPreset)
       ? getTaskPreset(model.taskPreset)
@@ -54,45 +58,34 @@ export function recordedTraining(model: CrfModel, source: string): RecordedTrain
     ...definedFields({
       c1: numberOf(s.c1),
       c2: numberOf(s.c2),
-      maxIterations: numberOf(s.maxIterations),
+      // A model kept at the best iteration of its held-out curve: its folds train that long.
+      maxIterations: numberOf(stoppedAt(s.stopping)) ?? numberOf(s.maxIterations),
       minAttributeFrequency: numberOf(s.minAttributeFrequency),
       constrainedTraining: s.constrainedTraining === true ? true : undefined,
       scheme,
       taskPreset: task?.name,
     }),
+    internalScheme,
     ...(s.order === 2 ? { order: 2, trigrams: s.trigrams === "all" ? "all" : "observed" } : {}),
   };
   const preset = model.preset ?? spec?.base ?? "template";
-  const featuresOf = (corpus: Corpus): TrainingFeatures => {
-    if (spec === null) return { preset, notes: [] };
-    const lexicons = spec.lexicons ?? [];
-    const mined = lexicons.some((l) => l.name.startsWith(MINED_PREFIX));
-    if (task === undefined || !task.mined || !mined) {
-      return { preset, features: spec, ...(task === undefined ? {} : { task }), notes: [] };
-    }
-    // The task preset's mining, on the fold's sentences, over the resources the model embeds.
-    const resolved = resolveTaskPreset(
-      { ...task, clusters: null },
-      { clusters: null, gazetteers: lexicons.filter((l) => !l.name.startsWith(MINED_PREFIX)) },
-      { sentences: corpus.sentences, columns: spec.columns ?? [], scheme },
-    );
-    const withSpec = (f: typeof resolved.features) => ({ ...spec, lexicons: f.lexicons ?? [] });
-    return {
-      preset,
-      features: withSpec(resolved.features),
-      ...(resolved.jackknife === undefined
-        ? {}
-        : {
-            jackknife: {
-              fold: resolved.jackknife.fold,
-              specs: resolved.jackknife.specs.map(withSpec),
-            },
-          }),
-      task,
-      notes: [],
-    };
-  };
+  // The task preset's mining, on the fold's sentences, over the resources the model embeds.
+  const featuresOf = (corpus: Corpus): TrainingFeatures =>
+    spec === null
+      ? { preset, notes: [] }
+      : featuresOnPart(
+          { preset, features: spec, ...(task === undefined ? {} : { task }), notes: [] },
+          corpus,
+          scheme,
+        );
   return { spec: trainingSpec, featuresOf };
+}
+
+function stoppedAt(stopping: JsonValue | undefined): JsonValue | undefined {
+  if (typeof stopping !== "object" || stopping === null || Array.isArray(stopping))
+    return undefined;
+  // Array.isArray does not narrow a readonly array away.
+  return (stopping as { readonly [key: string]: JsonValue }).bestIteration;
 }
 
 function isAlgorithm(name: string): name is TrainingAlgorithm {

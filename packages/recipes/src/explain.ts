@@ -207,7 +207,8 @@ export function explainAttributes(
   outcomes.sort((a, b) => b.multiplier - a.multiplier || b.violationBefore - a.violationBefore);
   return {
     tokens,
-    labels: chain.labels,
+    // The user's labels (the output scheme); `perToken` breaks down the model's own.
+    labels: tagged.labels,
     perToken,
     score: chain.score,
     constraints: outcomes,

@@ -20,7 +20,7 @@ import {
   tweetGroups,
 } from "@lagrange/mincut";
 import type { GeneralCrf, GroupingKind } from "./general-crf-settings.js";
-import { modelPreset, sentenceAttributes } from "./model-input.js";
+import { modelPreset, sentenceAttributes, withDocumentInputsSync } from "./model-input.js";
 import { modelDecodingConstraints } from "./model-scheme.js";
 import { ownScores } from "./owned-scores.js";
 
@@ -106,10 +106,12 @@ export async function tagGeneral(
 ): Promise<GeneralTagging> {
   const scoring = new ChainScoring(crf.model);
   const groups = corpusGroups(sentences, crf.settings.groups, crf.settings.grouping);
+  // A chain with document context reads it over the whole input.
+  const read = withDocumentInputsSync(crf.model, sentences, options.signal);
   const instances = groupInstances(
     sentences,
     groups,
-    (k) => scoring.score(sentences[k]!),
+    (k) => scoring.score(read[k]!),
     crf.settings.factors ?? {},
   );
   const labels: string[][] = new Array(sentences.length);

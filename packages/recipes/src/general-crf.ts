@@ -29,6 +29,7 @@ import {
   withGeneralCrf,
 } from "./general-crf-settings.js";
 import { ChainScoring, corpusGroups, groupInstances } from "./general-crf-tagging.js";
+import { withDocumentInputsSync } from "./model-input.js";
 import { modelScheme } from "./model-scheme.js";
 import { type TrainOnCorpusOptions, trainOnCorpus } from "./training.js";
 
@@ -158,6 +159,8 @@ export async function prepareGeneralCrf(
     return base.labels.encode(s.labels);
   });
   const groups = corpusGroups(sentences, settings.groups, settings.grouping);
+  // Every fold's chain has the base's features: document context, where read, is the same input.
+  const read = withDocumentInputsSync(base, sentences, signal);
 
   // Jackknife: group g's sentences are scored by the CRF that did not see fold g mod folds.
   const foldOf = groupFolds(sentences.length, groups, folds);
@@ -165,7 +168,7 @@ export async function prepareGeneralCrf(
   await forEachJackknifeFold(train, base, foldOf, folds, trainModel, {
     score: (model, members) => {
       const scoring = new ChainScoring(model);
-      for (const k of members) scores[k] = scoring.score(sentences[k]!);
+      for (const k of members) scores[k] = scoring.score(read[k]!);
     },
     onFold: (f) => options.onProgress?.({ stage: "crf", fold: f, folds }),
     ...(signal === undefined ? {} : { signal }),

@@ -83,8 +83,8 @@ export {
   modelPreset,
   sentenceAttributes,
   votesFromLabels,
-  withFirstStageVotes,
-  withFirstStageVotesSync,
+  withDocumentInputs,
+  withDocumentInputsSync,
 } from "./model-input.js";
 export { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
 export {
@@ -142,12 +142,13 @@ export {
 } from "./tagging/sequence-tagger.js";
 export { jackknifeFolds } from "./task-presets/mined-lexicons.js";
 export { languageClusters, type ResourceOptions } from "./task-presets/resources.js";
-export type { ClusterLanguage, TaskPreset } from "./task-presets/task-presets.js";
+export type { ClusterLanguage, HeldOutRule, TaskPreset } from "./task-presets/task-presets.js";
 export {
   type FeatureRequest,
   type TrainingFeatures,
   trainingFeatures,
 } from "./task-presets/training-features.js";
+export { type TuningCut, tuningCut } from "./task-presets/tuning-fold.js";
 export { type DecoderTiming, median, type TimingOptions, timeTaggers } from "./timing.js";
 export { checkTrainingSpec } from "./training/check-spec.js";
 export { type DefinedFields, definedFields } from "./training/defined-fields.js";
@@ -155,8 +156,11 @@ export type { L2sTrainer } from "./training/l2s-trainer.js";
 export {
   type GeneralTraining,
   openTrainer,
+  stoppingText,
+  type TrainedByTrainer,
   type Trainer,
   type TrainerInputs,
+  type TuningStop,
 } from "./training/open-trainer.js";
 export {
   L2S_TASKS,

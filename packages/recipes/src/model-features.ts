@@ -5,6 +5,7 @@
 import {
   type AttributeSequence,
   type CrfModel,
+  documentContextColumns,
   FeatureInputError,
   type FeatureSpec,
   featureExtractor,
@@ -17,6 +18,7 @@ import { checkpoints, LagrangeError, throwIfAborted } from "@lagrange/core";
 import { inputRows, type Sentence, tokenPlace } from "@lagrange/datasets";
 import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
 import {
+  appendColumns,
   computeVotes,
   entitiesOf,
   type SentenceVotes,
@@ -74,12 +76,12 @@ export function sentenceAttributes(preset: Preset, sentence: Sentence): Attribut
 
 /**
  * The preset's attributes of every sentence, for a model (whose file records the preset). A
- * two-stage model's first stage tags the sentences first (by document) and its votes are
- * appended to them: these sentences are a whole corpus, never one sentence at a time.
+ * model that reads document inputs (a two-stage model's votes, document context) gets them first:
+ * these sentences are a whole corpus, never one sentence at a time.
  */
 export function attributesOf(model: CrfModel, sentences: readonly Sentence[]): AttributeSequence[] {
   const preset = modelPreset(model);
-  return withFirstStageVotesSync(model, sentences).map((s) => sentenceAttributes(preset, s));
+  return withDocumentInputsSync(model, sentences).map((s) => sentenceAttributes(preset, s));
 }
 
 /** The labels a first-stage model gives a sentence (Viterbi under its scheme's mask). */
@@ -109,31 +111,68 @@ export function votesFromLabels(
 }
 
 /**
- * The sentences as a two-stage model reads them: tagged by its first stage, then each with its
- * votes appended as input columns; the sentences themselves for any other model. Synchronous
- * (the signal is checked between sentences); {@link withFirstStageVotes} yields to the event loop.
+ * Whether a model reads inputs computed over whole documents of its input (a first stage's
+ * votes, context aggregation): such a model is given a corpus, never a sentence at a time.
  */
-export function withFirstStageVotesSync(
+export function readsDocumentInputs(model: CrfModel): boolean {
+  return model.firstStage !== null || modelFeatureSpec(model)?.context !== undefined;
+}
+
+/**
+ * Sentences with the context-aggregation columns appended (`documentContextColumns` over the
+ * documents the votes use: the data's own, or blocks of sentences where it marks none).
+ */
+export function withDocumentContext(sentences: readonly Sentence[]): Sentence[] {
+  const columns = documentContextColumns(
+    sentences.map((s) => s.tokens),
+    voteDocuments(sentences),
+  );
+  return sentences.map((s, i) => appendColumns(s, columns[i]!));
+}
+
+/**
+ * The sentences as a model reads them: a two-stage model's first stage tags them (reading its
+ * own document context, if any), then each gets its votes appended as input columns; a model with
+ * document context gets its context columns after those; any other model reads the sentences
+ * themselves. Synchronous (the signal is checked between sentences); {@link withDocumentInputs}
+ * yields to the event loop.
+ */
+export function withDocumentInputsSync(
   model: CrfModel,
   sentences: readonly Sentence[],
   signal?: AbortSignal,
 ): readonly Sentence[] {
   const first = firstStageModel(model);
-  if (first === null) return sentences;
+  if (first === null) return contextOf(model, sentences);
   const tag = firstStageTagger(first);
-  const labels = sentences.map((s) => {
+  const labels = contextOf(first, sentences).map((s) => {
     throwIfAborted(signal);
     return tag(s);
   });
+  return contextOf(model, withVotes(first, sentences, labels));
+}
+
+function contextOf(model: CrfModel, sentences: readonly Sentence[]): readonly Sentence[] {
+  return modelFeatureSpec(model)?.context === undefined
+    ? sentences
+    : withDocumentContext(sentences);
+}
+
+/** The sentences with the votes of a first stage's labels of them appended. */
+function withVotes(
+  first: CrfModel,
+  sentences: readonly Sentence[],
+  labels: readonly (readonly string[])[],
+): Sentence[] {
   const votes = votesFromLabels(sentences, labels, modelScheme(first));
   return sentences.map((s, i) => withVoteColumns(s, votes[i]!));
 }
 
 /**
- * {@link withFirstStageVotesSync} for long inputs: yields to the event loop now and then (a
+ * {@link withDocumentInputsSync} for long inputs: yields to the event loop now and then (a
  * signal's handler runs), and reports the sentences tagged by the first stage.
  */
-export async function withFirstStageVotes(
+export async function withDocumentInputs(
   model: CrfModel,
   sentences: readonly Sentence[],
   options: {
@@ -142,11 +181,26 @@ export async function withFirstStageVotes(
   } = {},
 ): Promise<readonly Sentence[]> {
   const first = firstStageModel(model);
-  if (first === null) return sentences;
+  if (first === null) return contextOf(model, sentences);
+  return contextOf(model, await withFirstStageVotes(first, sentences, options));
+}
+
+/**
+ * The sentences with the votes of `first` (a first-stage model, tagging them with its own
+ * document context if it reads one) appended; a two-stage model's training data and held-out data.
+ */
+export async function withFirstStageVotes(
+  first: CrfModel,
+  sentences: readonly Sentence[],
+  options: {
+    readonly signal?: AbortSignal;
+    readonly onProgress?: (done: number, total: number) => void;
+  } = {},
+): Promise<Sentence[]> {
   const tag = firstStageTagger(first);
   const checkpoint = checkpoints(options.signal);
   const labels: string[][] = [];
-  for (const s of sentences) {
+  for (const s of contextOf(first, sentences)) {
     if (checkpoint.due()) {
       await checkpoint.pause();
       options.onProgress?.(labels.length, sentences.length);
@@ -154,8 +208,7 @@ export async function withFirstStageVotes(
     labels.push(tag(s));
   }
   options.onProgress?.(labels.length, sentences.length);
-  const votes = votesFromLabels(sentences, labels, modelScheme(first));
-  return sentences.map((s, i) => withVoteColumns(s, votes[i]!));
+  return withVotes(first, sentences, labels);
 }
 
 /**

@@ -8,10 +8,11 @@ export {
   modelFeatureSpec,
   modelInputColumns,
   modelPreset,
+  readsDocumentInputs,
   sentenceAttributes,
   votesFromLabels,
-  withFirstStageVotes,
-  withFirstStageVotesSync,
+  withDocumentInputs,
+  withDocumentInputsSync,
 } from "./model-features.js";
 
 /**

@@ -1,6 +1,17 @@
 import type { CrfModel } from "@lagrange/chain-crf";
-import { LagrangeError, type TransitionMask } from "@lagrange/core";
-import { decodingMask, LABEL_SCHEMES, type LabelScheme } from "@lagrange/datasets";
+import { type LabelRestriction, LagrangeError, type TransitionMask } from "@lagrange/core";
+import {
+  convertScheme,
+  decodingMask,
+  encodeSpans,
+  extractSpans,
+  LABEL_SCHEMES,
+  type LabelScheme,
+  SCHEME_NAMES,
+  type SchemeName,
+  type Span,
+  schemeLabels,
+} from "@lagrange/datasets";
 
 /** The label scheme a model was trained under (recorded in its settings; `none` when absent). */
 export function modelScheme(model: CrfModel): LabelScheme {
@@ -23,4 +34,168 @@ export function modelScheme(model: CrfModel): LabelScheme {
 export function modelDecodingConstraints(model: CrfModel): TransitionMask {
   if (model.constraints.allowed !== undefined) return model.constraints;
   return decodingMask(model.labels.names(), modelScheme(model)) ?? {};
+}
+
+/**
+ * The scheme of the labels a model's users see: `settings.outputScheme` where the model was
+ * trained under an internal scheme (a NER task preset's BIOES over IOB1 data), else its own.
+ */
+export function modelOutputScheme(model: CrfModel): LabelScheme {
+  return modelSchemes(model)?.output ?? modelScheme(model);
+}
+
+/** A flat chunk scheme (one that converts to another). */
+export function isChunkScheme(scheme: LabelScheme): scheme is SchemeName {
+  return (SCHEME_NAMES as readonly string[]).includes(scheme);
+}
+
+/** The internal and output schemes of a model that records both and they differ; else null. */
+function modelSchemes(model: CrfModel): { internal: SchemeName; output: SchemeName } | null {
+  const output = model.settings.outputScheme;
+  if (output === undefined) return null;
+  const internal = modelScheme(model);
+  if (
+    typeof output !== "string" ||
+    !isChunkScheme(output as LabelScheme) ||
+    !isChunkScheme(internal)
+  ) {
+    throw new LagrangeError(
+      "bad-input",
+      `the model's settings.outputScheme is ${JSON.stringify(output)} over scheme ${internal}; expected two of ${SCHEME_NAMES.join(", ")}`,
+    );
+  }
+  return output === internal ? null : { internal, output: output as SchemeName };
+}
+
+/**
+ * Labels between a model's internal scheme and the scheme its users read and write (see
+ * {@link modelOutputScheme}): identity for a model trained under the data's own scheme.
+ */
+export interface SchemeEdge {
+  /** The labels output is named by, in order: the output scheme's over the model's types. */
+  readonly labels: readonly string[];
+  readonly scheme: LabelScheme;
+  /** A labelling in the model's labels, as the user's. */
+  out(labels: string[]): string[];
+  /** Gold labels in the user's scheme as the model's; undefined where they are not of it. */
+  in(labels: readonly string[]): readonly string[] | undefined;
+  /**
+   * A restriction over {@link labels} (forced decoding: n × labels.length) as one over the
+   * model's labels: each internal label that can stand for an allowed output label somewhere.
+   * Exact where a token's output label follows from its own internal label (IOB2, IOE2); under
+   * IOB1 and IOE1 a forced `B-`/`E-` also needs its neighbour's type, which the chain decides.
+   */
+  liftRestriction(restriction: LabelRestriction, n: number): LabelRestriction;
+}
+
+/** The {@link SchemeEdge} of a model. */
+export function schemeEdge(model: CrfModel): SchemeEdge {
+  const schemes = modelSchemes(model);
+  const names = model.labels.names();
+  if (schemes === null) {
+    return {
+      labels: names,
+      scheme: modelScheme(model),
+      out: (labels) => labels,
+      in: (labels) => labels,
+      liftRestriction: (restriction) => restriction,
+    };
+  }
+  const { internal, output } = schemes;
+  const types: string[] = [];
+  for (const name of names) {
+    const type = extractSpans([name], internal)[0]?.type;
+    if (type !== undefined && !types.includes(type)) types.push(type);
+  }
+  const labels = schemeLabels(types, output);
+  let compatible: Uint8Array | undefined;
+  return {
+    labels,
+    scheme: output,
+    out: (y) => convertScheme(y, internal, output),
+    in: (y) => {
+      try {
+        return convertScheme(y, output, internal);
+      } catch {
+        return undefined;
+      }
+    },
+    liftRestriction: (restriction, n) => {
+      compatible ??= compatibleLabels(names, labels, types, internal, output);
+      const L = names.length;
+      const J = labels.length;
+      const lifted = new Uint8Array(n * L);
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < J; j++) {
+          if (restriction[i * J + j] !== 1) continue;
+          for (let k = 0; k < L; k++) if (compatible[k * J + j] === 1) lifted[i * L + k] = 1;
+        }
+      }
+      return lifted;
+    },
+  };
+}
+
+/**
+ * Which output label each internal label can stand for (L × J): read off every layout of spans
+ * of two types over four tokens, encoded in both schemes (a token's label depends on its
+ * neighbours' at most), then carried over to the model's types by their position in the scheme.
+ */
+function compatibleLabels(
+  names: readonly string[],
+  labels: readonly string[],
+  types: readonly string[],
+  internal: SchemeName,
+  output: SchemeName,
+): Uint8Array {
+  const width = (scheme: SchemeName) => schemeLabels(["A"], scheme).length - 1;
+  const tagOf = (label: string, scheme: SchemeName) => {
+    // -1: outside; else (type index, tag index) in schemeLabels' order.
+    const at = schemeLabels(types, scheme).indexOf(label);
+    if (at <= 0) return { type: -1, tag: -1, known: at === 0 };
+    return {
+      type: Math.floor((at - 1) / width(scheme)),
+      tag: (at - 1) % width(scheme),
+      known: true,
+    };
+  };
+  const pairs = new Set<string>();
+  const placeholder = ["A", "B"];
+  const inside = schemeLabels(placeholder, internal);
+  const outside = schemeLabels(placeholder, output);
+  const tag = (at: number, scheme: SchemeName) => (at <= 0 ? -1 : (at - 1) % width(scheme));
+  for (const spans of spanLayouts(4, placeholder)) {
+    const a = encodeSpans(spans, 4, internal);
+    const b = encodeSpans(spans, 4, output);
+    for (let t = 0; t < 4; t++) {
+      pairs.add(`${tag(inside.indexOf(a[t]!), internal)},${tag(outside.indexOf(b[t]!), output)}`);
+    }
+  }
+  const L = names.length;
+  const J = labels.length;
+  const out = new Uint8Array(L * J);
+  for (let k = 0; k < L; k++) {
+    const from = tagOf(names[k]!, internal);
+    for (let j = 0; j < J; j++) {
+      const to = tagOf(labels[j]!, output);
+      const same = from.known && to.known && from.type === to.type;
+      if (same && pairs.has(`${from.tag},${to.tag}`)) out[k * J + j] = 1;
+    }
+  }
+  return out;
+}
+
+/** Every set of non-overlapping spans of `types` over n tokens. */
+function* spanLayouts(n: number, types: readonly string[], from = 0): Generator<Span[]> {
+  if (from >= n) {
+    yield [];
+    return;
+  }
+  for (const rest of spanLayouts(n, types, from + 1)) yield rest;
+  for (let end = from + 1; end <= n; end++) {
+    for (const type of types) {
+      for (const rest of spanLayouts(n, types, end))
+        yield [{ type, start: from, end, level: 0 }, ...rest];
+    }
+  }
 }

@@ -28,7 +28,12 @@ import { restrictScores } from "@lagrange/core/chain";
 import type { LabelScheme, SegmentLattice, Sentence } from "@lagrange/datasets";
 import { decoderCapabilities, needsConstraints, standardDecoders } from "./decoders.js";
 import { modelPreset, sentenceAttributes } from "./model-features.js";
-import { modelDecodingConstraints, modelScheme } from "./model-scheme.js";
+import {
+  modelDecodingConstraints,
+  modelScheme,
+  type SchemeEdge,
+  schemeEdge,
+} from "./model-scheme.js";
 import { ownScores } from "./owned-scores.js";
 import {
   type ConfidenceRequest,
@@ -104,8 +109,8 @@ const SHOWN_CONFLICT_NAMES = 10;
 /** What one sentence is tagged under besides the tagger's own settings. */
 export interface TagSentenceOptions {
   /**
-   * Forced / partial decoding: the labels each position may take (core's
-   * `fixedLabelsRestriction` fixes some positions, leaves the rest free). A restriction the
+   * Forced / partial decoding: the labels each position may take, over {@link Tagger.edge}'s
+   * labels (core's `fixedLabelsRestriction` fixes some positions, leaves the rest free). A restriction the
    * scheme's transitions or the hard constraints cannot meet is an {@link InfeasibleSentenceError}.
    */
   readonly restriction?: LabelRestriction;
@@ -134,6 +139,7 @@ export interface TaggedNBest {
 
 /** One tagged sentence. */
 export interface Tagged {
+  /** Under the model's output scheme ({@link Tagger.edge}); `decoding.labels` are the model's ids. */
   readonly labels: string[];
   readonly decoding: Decoding;
   /** The constraints the sentence was decoded under (empty without). */
@@ -201,7 +207,14 @@ export function checkDecoderUse(
 export class Tagger {
   readonly model: CrfModel;
   readonly decoder: Decoder;
+  /** The scheme the model decodes under (its constraints' too). */
   readonly scheme: LabelScheme;
+  /**
+   * Between the model's labels and the ones users read and write (a model trained under an
+   * internal scheme records the data's as its output scheme): every label name the tagger gives
+   * out passes {@link #names}, and every restriction given in comes over `edge.labels`.
+   */
+  readonly edge: SchemeEdge;
   /** Null for a model that reads attribute lists only (imported from CRFsuite): see {@link tagAttributes}. */
   readonly #scorer: ChainScorer;
   readonly #constraintsFor:
@@ -230,6 +243,7 @@ export class Tagger {
     const registry = options.registry ?? standardDecoders();
     this.model = model;
     this.scheme = modelScheme(model);
+    this.edge = schemeEdge(model);
     const decoder = options.decoder ?? DEFAULT_DECODERS["chain-crf"];
     this.labelsOnly = model.features.includes("second-order");
     if (this.labelsOnly) checkSecondOrderUse(options, registry);
@@ -294,7 +308,11 @@ export class Tagger {
   ): Tagged {
     throwIfAborted(signal);
     const t0 = performance.now();
-    const { problem, constraints, scores } = this.#problem(attributes, tokens, options.restriction);
+    const restriction =
+      options.restriction === undefined
+        ? undefined
+        : this.edge.liftRestriction(options.restriction, tokens.length);
+    const { problem, constraints, scores } = this.#problem(attributes, tokens, restriction);
     const t1 = performance.now();
     const decoding = this.#lowered(
       this.decoder.decode(
@@ -306,7 +324,7 @@ export class Tagger {
     if (decoding.status === "infeasible") throw new InfeasibleSentenceError(decoding);
     this.#count(scores.n, t0, t1, t2);
     return {
-      labels: this.model.labels.decode(decoding.labels),
+      labels: this.#names(decoding.labels),
       decoding,
       constraints,
       scores,
@@ -356,10 +374,15 @@ export class Tagger {
     if (found.decoding.status === "infeasible") throw new InfeasibleSentenceError(found.decoding);
     this.#count(found.decoding.labels.length, t0, t1, t2, scores.length);
     return {
-      labels: found.labels.map((labels) => this.model.labels.decode(labels)),
+      labels: found.labels.map((labels) => this.#names(labels)),
       decoding: found.decoding,
       constraints: found.constraints,
     };
+  }
+
+  /** The one way label names leave the tagger: the model's ids, in the output scheme. */
+  #names(ids: Int32Array): string[] {
+    return this.edge.out(this.model.labels.decode(ids));
   }
 
   /** A decoding over the lattice's states with its labellings as the model's labels. */
@@ -436,7 +459,9 @@ export class Tagger {
     const t1 = performance.now();
     const n = problem.scores.n;
     const restriction =
-      options.restriction === undefined ? undefined : this.#liftRestriction(options.restriction, n);
+      options.restriction === undefined
+        ? undefined
+        : this.#liftRestriction(this.edge.liftRestriction(options.restriction, n), n);
     const found = nbestOf(this.decoder, problem, k, {
       ...(options.method === undefined ? {} : { method: options.method }),
       capabilities: this.#capabilities,
@@ -467,7 +492,7 @@ export class Tagger {
       timedOut: found.timedOut,
       entries: found.entries.map((e) => {
         const labels = this.lattice?.lower(e.labels) ?? e.labels;
-        return { ...e, labels, names: this.model.labels.decode(labels) };
+        return { ...e, labels, names: this.#names(labels) };
       }),
     };
   }

@@ -12,6 +12,7 @@ import {
 import { checkpoints, type JsonValue, LagrangeError } from "@lagrange/core";
 import {
   type Corpus,
+  convertScheme,
   corpusLocator,
   decodingMask,
   evaluateChunks,
@@ -24,12 +25,14 @@ import {
   type PartialLabel,
   parsePartialLabel,
   requireScheme,
+  SCHEME_NAMES,
   type SchemeCheck,
+  type SchemeName,
   type Sentence,
   tokenPlace,
 } from "@lagrange/datasets";
 import { requireContinuable } from "./continued-training.js";
-import { sentenceAttributes } from "./model-input.js";
+import { sentenceAttributes, withDocumentContext } from "./model-features.js";
 import { definedFields } from "./training/defined-fields.js";
 
 export interface TrainOnCorpusOptions
@@ -53,10 +56,19 @@ export interface TrainOnCorpusOptions
   readonly jackknife?: { readonly fold: Int32Array; readonly specs: readonly FeatureSpec[] };
   /** Default: the corpus's own scheme (catalogue, format, or read off its labels). */
   readonly scheme?: LabelScheme;
+  /**
+   * Train under this scheme instead (a NER task preset's BIOES: Ratinov & Roth 2009 measured it
+   * above BIO): the gold labels, train's and the held-out data's, are converted to it from
+   * `scheme`, the model records it as `settings.scheme` and `scheme` as `settings.outputScheme`,
+   * and taggers convert their output back (recipes' `schemeEdge`). Ignored when it is `scheme`.
+   */
+  readonly internalScheme?: SchemeName;
   /** Held-out data evaluated during training (F1 under the scheme, token accuracy). */
   readonly dev?: Corpus;
   /** Early stopping: evaluations without held-out improvement. */
   readonly patience?: number;
+  /** Evaluate `dev` every this many iterations (default 1). */
+  readonly heldOutEvery?: number;
   /** The preset's attributes of the corpus, when the caller has them already (a cache key). */
   readonly attributes?: readonly AttributeSequence[];
   /**
@@ -116,12 +128,14 @@ export async function trainOnCorpus(
     scheme: given,
     dev,
     patience,
+    heldOutEvery,
     settings,
     attributes,
     allowNoProgress,
     partialLabels,
     features,
     jackknife,
+    internalScheme,
     ...rest
   } = options;
   const preset = features === undefined ? getPreset(presetName) : featureExtractor(features);
@@ -149,10 +163,18 @@ export async function trainOnCorpus(
   if (partialSentences > 0) requirePartialTraining(corpus, gold, options);
   requireSeveralLabels(corpus, gold);
   const schemeCheck = requireScheme(gold, scheme, corpus.label, corpusLocator(corpus));
+  const internal = internalSchemeOf(scheme, internalScheme, partialSentences > 0);
+  const trained = internal === undefined ? scheme : internal.to;
+  if (internal !== undefined) {
+    for (const [i, labels] of gold.entries()) gold[i] = internal.convert(labels as string[]);
+  }
   // Feature extraction takes seconds on a large corpus: a signal's handler must run meanwhile.
   const checkpoint = checkpoints(options.signal);
   const sequences: LabelledSequence[] = [];
-  for (const [i, s] of corpus.sentences.entries()) {
+  // Document context is computed over the corpus's documents, as tagging computes it over its input.
+  const read =
+    features?.context === undefined ? corpus.sentences : withDocumentContext(corpus.sentences);
+  for (const [i, s] of read.entries()) {
     if (checkpoint.due()) await checkpoint.pause();
     sequences.push({
       attributes:
@@ -169,8 +191,15 @@ export async function trainOnCorpus(
   if (dev !== undefined) {
     const devGold = goldLabels(dev, "to evaluate against", partial);
     requireScheme(devGold, scheme, dev.label, corpusLocator(dev));
+    if (internal !== undefined) {
+      for (const [i, labels] of devGold.entries()) {
+        if (isFullyLabelled(labels)) devGold[i] = internal.convert(labels as string[]);
+      }
+    }
     // Scores against partial gold would count every unknown label as a mistake (or a hit).
-    const full = dev.sentences.flatMap((sentence, i) => {
+    const devRead =
+      features?.context === undefined ? dev.sentences : withDocumentContext(dev.sentences);
+    const full = devRead.flatMap((sentence, i) => {
       const labels = devGold[i]!;
       return isFullyLabelled(labels) ? [{ sentence, labels }] : [];
     });
@@ -181,8 +210,8 @@ export async function trainOnCorpus(
           attributes: sentenceAttributes(preset, sentence),
           labels,
         })),
-        score: schemeScorer(scheme),
-        ...definedFields({ patience }),
+        score: schemeScorer(trained),
+        ...definedFields({ patience, every: heldOutEvery }),
       };
     }
   }
@@ -191,13 +220,14 @@ export async function trainOnCorpus(
   const result = await trainCrf(sequences, {
     ...rest,
     ...definedFields({ heldOut }),
-    constraintsFor: (labels) => decodingMask(labels, scheme) ?? {},
-    ...(options.constrainedTraining === true && scheme !== "none"
+    constraintsFor: (labels) => decodingMask(labels, trained) ?? {},
+    ...(options.constrainedTraining === true && trained !== "none"
       ? { constrainedTraining: true }
       : { constrainedTraining: false }),
     preset: presetName,
     settings: {
-      scheme,
+      scheme: trained,
+      ...(internal === undefined ? {} : { outputScheme: scheme }),
       data: corpus.label,
       format: corpus.format,
       ...definedFields({ inputColumns, features: features as unknown as JsonValue | undefined }),
@@ -208,6 +238,33 @@ export async function trainOnCorpus(
   const atOptimum = options.init !== undefined && Number.isFinite(result.loss);
   if (allowNoProgress !== true && !atOptimum) requireProgress(result);
   return { ...result, scheme, schemeCheck, partialSentences, heldOutExcluded };
+}
+
+const BIOES_LIKE: ReadonlySet<string> = new Set(["BIOES", "BILOU"]);
+
+/**
+ * How gold labels under `scheme` become the internal scheme's, or undefined where nothing changes.
+ * Only a flat chunk scheme converts (its spans are what both schemes write); partial labels name
+ * labels of the data's scheme token by token, which no conversion can carry.
+ */
+function internalSchemeOf(
+  scheme: LabelScheme,
+  internal: SchemeName | undefined,
+  partial: boolean,
+): { to: SchemeName; convert: (labels: string[]) => string[] } | undefined {
+  if (internal === undefined || internal === scheme) return undefined;
+  // The same scheme up to names: the data's labels are kept.
+  if (BIOES_LIKE.has(internal) && BIOES_LIKE.has(scheme)) return undefined;
+  const from = (SCHEME_NAMES as readonly string[]).includes(scheme)
+    ? (scheme as SchemeName)
+    : undefined;
+  if (from === undefined || partial) {
+    throw new LagrangeError(
+      "usage",
+      `training under the internal scheme ${internal} converts the gold labels' chunks; ${partial ? "partial labels" : `scheme ${scheme}`} cannot be converted: train under the data's scheme (--internal-scheme keep)`,
+    );
+  }
+  return { to: internal, convert: (labels) => convertScheme(labels, from, internal) };
 }
 
 /**

@@ -3,13 +3,18 @@ import type { Corpus, LabelScheme } from "@lagrange/datasets";
 import { type ClusterLanguage, type GroupingKind, jackknifeFolds } from "@lagrange/recipes";
 
 /**
- * The rows, in order: each chain row adds to the one before; the three non-local rows each build
- * on the last chain row that ran (lexicons, where the task has them).
+ * The rows, in order: each chain row adds to the one before (issue 40's: the task preset's chunk
+ * scheme inside, the large gazetteers, document context, further Brown clusterings); the three
+ * non-local rows each build on the last chain row that ran.
  */
 export const ACCURACY_ROWS = [
   "baseline",
   "clusters",
   "lexicons",
+  "bioes",
+  "gazetteers",
+  "context",
+  "wide-clusters",
   "two-stage",
   "general",
   "document",
@@ -206,7 +211,8 @@ export interface AccuracyDatasetResult {
   readonly trainSentences: number;
   readonly heldOutSentences: number;
   readonly devSentences: number | null;
-  readonly maxIterations: number;
+  /** The iteration cap; null: each task preset's own stopping rule. */
+  readonly maxIterations: number | null;
   readonly rows: readonly AccuracyRow[];
   /** Rows asked for but not run, and why. */
   readonly skipped: readonly { readonly row: string; readonly why: string }[];

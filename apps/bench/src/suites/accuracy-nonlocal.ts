@@ -61,7 +61,10 @@ export async function twoStageRow(
   };
 }
 
-/** The general CRF over the last chain row's features (its model reused as the base chain). */
+/**
+ * The general CRF over the last chain row's features (its model reused as the base chain where
+ * it was trained under the data's scheme).
+ */
 export async function generalRow(
   c: DatasetContext,
   groups: GroupingKind,
@@ -73,15 +76,18 @@ export async function generalRow(
   c.status(
     `${label}: ${groups} groups over ${last.text}; jackknifed chain CRFs, then the perceptron`,
   );
+  // The general CRF trains under the data's scheme: a chain row trained under another (BIOES
+  // inside) is not its base, nor are that row's jackknife folds its folds.
+  const sameScheme = last.model.scheme === c.scheme;
   const trained = await trainerOf(c, last.features).trainGeneral(c.cut, {
     settings: { groups },
-    baseModel: last.model,
+    ...(sameScheme ? { baseModel: last.model } : {}),
     // Each jackknife fold's chain CRF gets its own features (lexicons mined from its own
     // sentences): the base's jackknife indexes the whole cut, not a fold's subset.
     featuresOf: (corpus) => trainingFeatures(last.request, corpus, c.scheme, c.resources),
     onChainProgress: (p, fold) => iterationStatus(c, `${label} fold ${fold}`)(p),
     // Document groups are dealt into folds as the document constraints deal them: shared CRFs.
-    ...(groups === "documents" ? { foldModels: c.foldModels } : {}),
+    ...(groups === "documents" && sameScheme ? { foldModels: c.foldModels } : {}),
     onProgress: (p) => {
       if (p.stage === "crf") c.status(`${label}: chain CRF fold ${p.fold}/${p.folds} done`);
       else if (p.stage === "perceptron") {
@@ -144,19 +150,23 @@ export async function documentRow(
   const label = `${c.d.name} document`;
   const started = performance.now();
   c.status(`${label}: jackknifed chain CRFs over ${last.text}, then the document penalties`);
-  const selected = await trainerOf(c, last.features).learnDocumentConstraints(c.cut, last.model, {
-    // Each fold's own features (lexicons mined from its own sentences), as the general row's.
-    featuresOf: (corpus) => trainingFeatures(last.request, corpus, c.scheme, c.resources),
-    onChainProgress: (p, fold) => iterationStatus(c, `${label} fold ${fold}`)(p),
-    foldModels: c.foldModels,
-    onProgress: (p) => {
-      if (p.stage === "crf") c.status(`${label}: chain CRF fold ${p.fold}/${p.folds} done`);
-      else if (p.stage === "penalties") {
-        c.status(`${label}: epoch ${p.epoch.epoch}, ${p.epoch.mistakes} documents wrong`);
-      }
+  const selected = await trainerOf(c, last.features, last.training).learnDocumentConstraints(
+    c.cut,
+    last.model,
+    {
+      // Each fold's own features (lexicons mined from its own sentences), as the general row's.
+      featuresOf: (corpus) => trainingFeatures(last.request, corpus, c.scheme, c.resources),
+      onChainProgress: (p, fold) => iterationStatus(c, `${label} fold ${fold}`)(p),
+      foldModels: c.foldModels,
+      onProgress: (p) => {
+        if (p.stage === "crf") c.status(`${label}: chain CRF fold ${p.fold}/${p.folds} done`);
+        else if (p.stage === "penalties") {
+          c.status(`${label}: epoch ${p.epoch.epoch}, ${p.epoch.mistakes} documents wrong`);
+        }
+      },
+      ...definedFields({ bootstrapSamples: c.options.bootstrapSamples, seed: c.options.seed }),
     },
-    ...definedFields({ bootstrapSamples: c.options.bootstrapSamples, seed: c.options.seed }),
-  });
+  );
   c.status(`${label}: ${documentConstraintsLine(selected)}`);
   const model = withDocumentConstraints(last.model, selected, { data: c.cut.label });
   const seconds = last.seconds + (performance.now() - started) / 1000;

@@ -12,6 +12,10 @@ const ROW_TITLES: Readonly<Record<AccuracyRowName, string>> = {
   baseline: "baseline (base feature preset)",
   clusters: "+ Brown clusters",
   lexicons: "+ lexicons (gazetteers, mined)",
+  bioes: "+ BIOES inside",
+  gazetteers: "+ large gazetteers (npm open data)",
+  context: "+ document context (aggregation)",
+  "wide-clusters": "+ Brown clusters C = 1000 too",
   "two-stage": "+ two-stage votes",
   general: "+ general CRF (DD)",
   document: "+ document constraints",
@@ -52,7 +56,7 @@ export function datasetTable(r: AccuracyDatasetResult): string {
 
 export function datasetMarkdown(r: AccuracyDatasetResult): string {
   const lines = [
-    `#### ${r.dataset} (${r.task}; ${r.trainSentences} training, ${r.heldOutSentences} held-out${r.devSentences === null ? "" : `, ${r.devSentences} dev`} sentences${r.devSentences === null ? ", no dev split" : ""}; L-BFGS ≤ ${r.maxIterations} iterations)`,
+    `#### ${r.dataset} (${r.task}; ${r.trainSentences} training, ${r.heldOutSentences} held-out${r.devSentences === null ? "" : `, ${r.devSentences} dev`} sentences${r.devSentences === null ? ", no dev split" : ""}; ${r.maxIterations === null ? "L-BFGS stopped by the task preset's held-out rule" : `L-BFGS ≤ ${r.maxIterations} iterations`})`,
     "",
     datasetTable(r),
   ];

@@ -16,6 +16,7 @@ import {
   type TaskPreset,
   type Trainer,
   type TrainingFeatures,
+  type TrainingSpec,
 } from "@lagrange/recipes";
 import type {
   AccuracyDataset,
@@ -38,6 +39,8 @@ export interface RowRun {
   readonly chain?: {
     readonly model: CrfModel;
     readonly request: FeatureRequest;
+    /** What the row asked of the trainer beside its features (the chunk scheme inside). */
+    readonly training: Pick<TrainingSpec, "internalScheme">;
     readonly features: TrainingFeatures;
     readonly text: string;
     /** Feature resolution, and that plus training. */
@@ -53,7 +56,8 @@ export interface DatasetContext {
   readonly heldOut: Corpus;
   readonly dev: Corpus | null;
   readonly scheme: LabelScheme;
-  readonly maxIterations: number;
+  /** The iteration cap asked for; null: the task preset's own stopping rule. */
+  readonly maxIterations: number | null;
   readonly threads: number;
   readonly resources: ResourceOptions;
   readonly options: AccuracyOptions;
@@ -66,13 +70,18 @@ export interface DatasetContext {
 }
 
 /** The trainer of some features, as `lagrange train` opens it (the task preset's defaults). */
-export function trainerOf(c: DatasetContext, features: TrainingFeatures): Trainer {
+export function trainerOf(
+  c: DatasetContext,
+  features: TrainingFeatures,
+  training: Pick<TrainingSpec, "internalScheme"> = {},
+): Trainer {
   return openTrainer(
     {
       algorithm: "lbfgs",
-      maxIterations: c.maxIterations,
+      ...(c.maxIterations === null ? {} : { maxIterations: c.maxIterations }),
       threads: c.threads,
       scheme: c.scheme,
+      ...training,
       ...definedFields({ taskPreset: c.task?.name }),
     },
     { features, ...definedFields({ signal: c.options.signal }) },

@@ -88,6 +88,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
     const resources = join(dir, "resources");
     await import("node:fs/promises").then((fs) => fs.mkdir(resources));
     await writeFile(join(resources, "clusters-en.paths"), clusterPaths());
+    // The wide-clusters row's second clustering (C = 1000), here the same small one.
+    await writeFile(join(resources, "clusters-en-c1000.paths"), clusterPaths());
     for (const [name, entries] of Object.entries(GAZETTEERS)) {
       await writeFile(join(resources, `${name}.txt`), `${entries.join("\n")}\n`);
     }
@@ -128,6 +130,10 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "baseline",
       "clusters",
       "lexicons",
+      "bioes",
+      "gazetteers",
+      "context",
+      "wide-clusters",
       "two-stage",
       "general",
       "document",
@@ -137,8 +143,12 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "baseline",
       "clusters",
       "lexicons",
-      "lexicons",
-      "lexicons",
+      "bioes",
+      "gazetteers",
+      "context",
+      "wide-clusters",
+      "wide-clusters",
+      "wide-clusters",
     ]);
     const train = await openCorpus(dataset.train);
     const { cut, heldOut } = heldOutCut(train);
@@ -162,14 +172,31 @@ describe("bench accuracy on a tiny generated corpus", () => {
       expect(row.iterations).toBeGreaterThan(0);
       expect(row.trainSeconds).toBeGreaterThan(0);
     }
-    const [baseline, clusters, lexicons, twoStage, general, document] = ner!.rows;
-    // Clusters and lexicons add attributes, hence features.
+    const [
+      baseline,
+      clusters,
+      lexicons,
+      bioes,
+      gazetteers,
+      context,
+      wide,
+      twoStage,
+      general,
+      document,
+    ] = ner!.rows;
+    // Clusters, lexicons, document context and a second clustering add attributes, hence features;
+    // BIOES inside more labels.
     expect(clusters!.numFeatures).toBeGreaterThan(baseline!.numFeatures);
     expect(lexicons!.numFeatures).toBeGreaterThan(clusters!.numFeatures);
+    expect(bioes!.numFeatures).toBeGreaterThan(lexicons!.numFeatures);
+    expect(gazetteers!.features).toContain("large gazetteers");
+    expect(context!.numFeatures).toBeGreaterThan(gazetteers!.numFeatures);
+    expect(wide!.numFeatures).toBeGreaterThan(context!.numFeatures);
     // Two-stage: the mined lexicons' folds, votes on the training tokens, more attributes.
     expect(twoStage!.twoStage!.folds).toBe(getTaskPreset("ner-en").folds);
     expect(twoStage!.twoStage!.voted.ctok).toBeGreaterThan(0);
     expect(twoStage!.numFeatures).toBeGreaterThan(lexicons!.numFeatures);
+    expect(twoStage!.features).toContain("document context");
     expect(general!.general!.groups).toBe("documents");
     expect(general!.general!.mistakes.length).toBeGreaterThan(0);
     // Document constraints: 18 training documents, 4 jackknife folds, the first one the check.
@@ -193,12 +220,20 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(ner!.comparisons.map((p) => `${p.from}→${p.to} ${p.split}`)).toEqual([
       "baseline→lexicons held-out",
       "baseline→lexicons dev",
-      "lexicons→two-stage held-out",
-      "lexicons→two-stage dev",
-      "lexicons→general held-out",
-      "lexicons→general dev",
-      "lexicons→document held-out",
-      "lexicons→document dev",
+      "lexicons→bioes held-out",
+      "lexicons→bioes dev",
+      "bioes→gazetteers held-out",
+      "bioes→gazetteers dev",
+      "gazetteers→context held-out",
+      "gazetteers→context dev",
+      "context→wide-clusters held-out",
+      "context→wide-clusters dev",
+      "wide-clusters→two-stage held-out",
+      "wide-clusters→two-stage dev",
+      "wide-clusters→general held-out",
+      "wide-clusters→general dev",
+      "wide-clusters→document held-out",
+      "wide-clusters→document dev",
     ]);
     for (const p of ner!.comparisons) {
       expect(p.pValue).toBeGreaterThan(0);
@@ -214,13 +249,22 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(chunk!.rows[2]!.twoStage!.folds).toBe(4);
     expect(chunk!.rows[1]!.features).toContain("clusters-en");
     expect(chunk!.rows[0]!.dev).toBeNull();
-    expect(chunk!.skipped.map((s) => s.row)).toEqual(["lexicons", "general", "document"]);
+    expect(chunk!.skipped.map((s) => s.row)).toEqual([
+      "lexicons",
+      "bioes",
+      "gazetteers",
+      "context",
+      "wide-clusters",
+      "general",
+      "document",
+    ]);
     const md = accuracyMarkdown(result);
     expect(md).toContain("#### tiny (ner-en;");
     expect(md).toContain("| + lexicons (gazetteers, mined) |");
     expect(md).toContain("| + two-stage votes |");
     expect(md).toContain("baseline → lexicons on held-out");
-    expect(md).toContain("lexicons → general on dev");
+    expect(md).toContain("wide-clusters → general on dev");
+    expect(md).toContain("| + document context (aggregation) |");
     expect(md).toContain("| + document constraints |");
     expect(md).toMatch(/% of (5 documents|40 sentences) certified, tagging/);
     expect(md).toContain("no dev split");

@@ -18,7 +18,9 @@ import {
   isTaskPreset,
   languageClusters,
   type ResourceOptions,
+  stoppingText,
   type TaskPreset,
+  type TrainingSpec,
   trainingFeatures,
 } from "@lagrange/recipes";
 import type {
@@ -48,24 +50,56 @@ import {
   trainerOf,
 } from "./accuracy-rows.js";
 
-type ChainRowName = "baseline" | "clusters" | "lexicons";
+type ChainRowName =
+  | "baseline"
+  | "clusters"
+  | "lexicons"
+  | "bioes"
+  | "gazetteers"
+  | "context"
+  | "wide-clusters";
 
-/** A row's features as trainingFeatures is asked for them, or why the row does not apply. */
+/** What a chain row asks of the trainer beside its features: the chunk scheme it trains under. */
+type RowTraining = Pick<TrainingSpec, "internalScheme">;
+
+/** A chain row: its features as trainingFeatures is asked for them, and its training. */
+interface RowAsked {
+  readonly request: FeatureRequest;
+  readonly training: RowTraining;
+  readonly text: string;
+}
+
+/** The task preset's additions of issue 40, each row taking those up to itself. */
+const TASK_ROWS = ["lexicons", "bioes", "gazetteers", "context", "wide-clusters"] as const;
+
+/** A row's features and training, or why the row does not apply. */
 async function rowRequest(
   row: ChainRowName,
   d: AccuracyDataset,
   task: TaskPreset | undefined,
   resources: ResourceOptions,
-): Promise<{ request: FeatureRequest; text: string } | { why: string }> {
+): Promise<RowAsked | { why: string }> {
+  // Rows before `bioes` train under the data's scheme, as the presets did before issue 40.
+  const keep: RowTraining = { internalScheme: "keep" };
   if (row === "baseline") {
     const base = task?.base ?? d.task;
-    return { request: { preset: base }, text: `preset ${base}` };
+    return { request: { preset: base }, training: keep, text: `preset ${base}` };
   }
   if (row === "clusters") {
     if (task !== undefined) {
       if (task.clusters === null) return { why: `task preset ${task.name} has no clusters` };
       return {
-        request: { preset: task.name, use: { gazetteers: false, mined: false } },
+        request: {
+          preset: task.name,
+          use: {
+            gazetteers: false,
+            mined: false,
+            largeGazetteers: false,
+            context: false,
+            wideClusters: false,
+          },
+        },
+        training: keep,
         text: `${task.name} without gazetteers and mined lexicons`,
       };
     }
@@ -73,22 +107,50 @@ async function rowRequest(
     const clusters = await languageClusters(d.clusters, resources);
     return {
       request: { preset: d.task, clusterFiles: [clusters.file] },
+      training: keep,
       text: `preset ${d.task} + clusters-${d.clusters} (${clusters.words.length} words)`,
     };
   }
-  if (task === undefined) return { why: `preset ${d.task} has no lexicons` };
-  if (task.gazetteers.length === 0 && !task.mined) {
+  if (task === undefined) return { why: `preset ${d.task} has no ${row}` };
+  const upTo = TASK_ROWS.indexOf(row);
+  const has = (r: (typeof TASK_ROWS)[number]) => TASK_ROWS.indexOf(r) <= upTo;
+  if (row === "lexicons" && task.gazetteers.length === 0 && !task.mined) {
     return { why: `task preset ${task.name} has no gazetteers nor mined lexicons` };
   }
-  return { request: { preset: task.name }, text: `${task.name} (all of it)` };
+  if (row === "bioes" && task.internalScheme === undefined) {
+    return { why: `task preset ${task.name} trains under the data's scheme` };
+  }
+  if (row === "gazetteers" && task.largeGazetteers.length === 0) {
+    return { why: `task preset ${task.name} has no large gazetteers` };
+  }
+  if (row === "wide-clusters" && (task.clusters === null || task.wideClusters.length === 0)) {
+    return { why: `task preset ${task.name} has no further Brown clusterings` };
+  }
+  const parts = [
+    has("bioes") && task.internalScheme !== undefined ? `${task.internalScheme} inside` : null,
+    has("gazetteers") && task.largeGazetteers.length > 0 ? "large gazetteers" : null,
+    has("context") ? "document context" : null,
+    has("wide-clusters") ? `Brown C = ${task.wideClusters.join(", ")} too` : null,
+  ].filter((x) => x !== null);
+  return {
+    request: {
+      preset: task.name,
+      use: {
+        largeGazetteers: has("gazetteers"),
+        context: has("context"),
+        wideClusters: has("wide-clusters"),
+      },
+    },
+    training: has("bioes") ? {} : keep,
+    text: `${task.name} lexicons${parts.length === 0 ? "" : ` + ${parts.join(" + ")}`}`,
+  };
 }
 
 async function chainRow(
   c: DatasetContext,
   row: ChainRowName,
   builtOn: AccuracyRowName | null,
-  request: FeatureRequest,
-  text: string,
+  { request, training, text }: RowAsked,
 ): Promise<RowRun> {
   const label = `${c.d.name} ${row}`;
   const started = performance.now();
@@ -97,7 +159,7 @@ async function chainRow(
   const featureSeconds = (performance.now() - started) / 1000;
   for (const note of features.notes) c.status(`${label}: ${note}`);
   c.status(`${label}: training on ${c.cut.sentences.length} sentences`);
-  const trained = await trainerOf(c, features).train(c.cut, iterationStatus(c, label));
+  const trained = await trainerOf(c, features, training).train(c.cut, iterationStatus(c, label));
   const seconds = (performance.now() - started) / 1000;
   const scores = await scoreRow(c, modelToBytes(trained.model), label);
   return {
@@ -109,13 +171,13 @@ async function chainRow(
       dev: scores.dev === null ? null : { ...scores.dev, delta: null },
       trainSeconds: seconds,
       iterations: trained.iterations,
-      stopReason: String(trained.stopReason),
+      stopReason: stoppingText(trained),
       numFeatures: trained.numFeatures,
     },
     heldOutStats: scores.heldOutStats,
     devStats: scores.devStats,
     notes: features.notes,
-    chain: { model: trained.model, request, features, text, featureSeconds, seconds },
+    chain: { model: trained.model, request, training, features, text, featureSeconds, seconds },
   };
 }
 
@@ -183,8 +245,10 @@ async function runDataset(
   const limited =
     maxTrain === undefined ? train : { ...train, sentences: train.sentences.slice(0, maxTrain) };
   const { cut, heldOut } = heldOutCut(limited);
+  // Uncapped, a task preset stops by its own rule (a held-out curve on a tuning fold of the cut);
+  // a feature preset (chunking) has none, so CRFsuite's loss rule under 200 iterations.
   const maxIterations =
-    options.maxIterations ?? (quick ? QUICK.maxIterations : (task?.maxIterations ?? 200));
+    options.maxIterations ?? (quick ? QUICK.maxIterations : task === undefined ? 200 : null);
   const resources: ResourceOptions = {
     ...(options.resourcesDir === undefined ? {} : { resourcesDir: options.resourcesDir }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -241,21 +305,24 @@ async function runDataset(
       skipped.push({ row, why: asked.why });
       continue;
     }
-    const key = JSON.stringify(asked.request);
+    const key = JSON.stringify([asked.request, asked.training]);
     if (key === previousRequest) {
       skipped.push({ row, why: "same features as the row before" });
       continue;
     }
     previousRequest = key;
     const builtOn = [...runs].reverse().find((r) => r.chain !== undefined)?.row.row ?? null;
-    runs.push(await chainRow(c, row, builtOn, asked.request, asked.text));
+    runs.push(await chainRow(c, row, builtOn, asked));
   }
   const comparisons: PairedComparison[] = [];
   const byName = (name: AccuracyRowName | null) => runs.find((r) => r.row.row === name);
+  // baseline → lexicons as before; each of issue 40's chain rows and each non-local row against
+  // the row it builds on.
+  const later = new Set<AccuracyRowName>(["bioes", "gazetteers", "context", "wide-clusters"]);
   const pairs: [RowRun | undefined, RowRun | undefined][] = [
     [byName("baseline"), byName("lexicons")],
     ...runs
-      .filter((r) => r.chain === undefined)
+      .filter((r) => r.chain === undefined || later.has(r.row.row))
       .map((r): [RowRun | undefined, RowRun] => [byName(r.row.builtOn), r]),
   ];
   for (const [from, to] of pairs) {

@@ -14,6 +14,7 @@ import {
   corpusLocator,
   type LabelScheme,
   type SchemeCheck,
+  type SchemeName,
   subsetCorpus,
   subsetItems,
 } from "@lagrange/datasets";
@@ -119,12 +120,15 @@ export function scoresText(scores: {
   return `acc ${pct(scores.tokenAccuracy)}%${scores.f1 === undefined ? "" : `, F1 ${pct(scores.f1)}`}`;
 }
 
-/** The progress bar's detail of one CRF iteration: its loss, and the dev scores when evaluated. */
-export function iterationDetail(p: TrainingProgress): string {
+/**
+ * The progress bar's detail of one CRF iteration: its loss, and the held-out scores when
+ * evaluated (`split`: `dev`, or a task preset's `tuning` fold).
+ */
+export function iterationDetail(p: TrainingProgress, split = "dev"): string {
   const held =
     p.heldOut === undefined
       ? ""
-      : ` dev acc ${(100 * p.heldOut.tokenAccuracy).toFixed(2)}${p.heldOut.f1 === undefined ? "" : ` F1 ${(100 * p.heldOut.f1).toFixed(2)}`}`;
+      : ` ${split} acc ${(100 * p.heldOut.tokenAccuracy).toFixed(2)}${p.heldOut.f1 === undefined ? "" : ` F1 ${(100 * p.heldOut.f1).toFixed(2)}`}`;
   return `loss ${p.loss.toFixed(2)}${held}`;
 }
 
@@ -135,6 +139,11 @@ export function noteInvalidGold(train: Corpus, scheme: LabelScheme, check: Schem
   note(
     `${train.label}: ${check.invalid} gold sequences are invalid under ${scheme} (trained on as they are; the first, at ${corpusLocator(train)(first.index, first.position)}: ${first.message})`,
   );
+}
+
+/** `--internal-scheme`: `keep`, or a flat chunk scheme (checked by commander's choices). */
+function internalSchemeOption(given: string | undefined): SchemeName | "keep" | undefined {
+  return given as SchemeName | "keep" | undefined;
 }
 
 /** What the CRF learner's flags ask of the trainer (`threads`: `--threads`, resolved). */
@@ -149,6 +158,7 @@ export function trainingSpec(
       c1: options.c1,
       c2: options.c2,
       maxIterations: options.maxIterations,
+      delta: options.delta,
       threads,
       minAttributeFrequency: options.minFreq,
       patience: options.patience,
@@ -164,6 +174,7 @@ export function trainingSpec(
       twoStage: options.twoStage,
       folds: options.folds,
       documentConstraints: options.documentConstraints,
+      internalScheme: internalSchemeOption(options.internalScheme),
     }),
     ...(options.order === "2"
       ? { order: 2, trigrams: options.trigrams === "all" ? "all" : "observed" }

@@ -20,12 +20,14 @@ import {
   openTrainer,
   type SelectedDocumentConstraints,
   standardDecoders,
-  type TrainedOnCorpus,
+  stoppingText,
+  type TrainedByTrainer,
   type TrainedTwoStage,
   type Trainer,
   type TrainingFeatures,
   TWO_STAGE_FOLDS,
   trainingFeatures,
+  tuningCut,
   withDocumentConstraints,
 } from "@lagrange/recipes";
 import type { TrainOptions } from "../define/train-values.js";
@@ -115,16 +117,26 @@ export async function trainCrfModel(
       registry ?? standardDecoders(),
     );
   }
-  let result: TrainedOnCorpus;
+  let result: TrainedByTrainer;
   let twoStageText = "";
   if (options.twoStage === true) {
     const trained = await trainTwoStageModel(options, train, features, trainer);
     result = trained.result;
     twoStageText = trained.text;
   } else {
-    const bar = progressBar("train", trainer.limit);
+    const rule = trainer.heldOut;
+    const cut = rule === undefined ? null : tuningCut(train, rule);
+    if (rule !== undefined) {
+      note(
+        cut === null
+          ? `task preset ${trainer.task?.name}: ${train.label} has too few documents for its held-out stopping rule (${rule.minUnits} or more); the loss rule instead`
+          : `task preset ${trainer.task?.name}: stopping on a tuning fold of ${cut.tuning.sentences.length} sentences (whole documents of ${train.label}; lexicons mined from the other ${cut.rest.sentences.length}), scored every ${rule.every} iterations, patience ${rule.patience}, at most ${rule.maxIterations} (--max-iterations, --delta or --dev replace this rule)`,
+      );
+    }
+    const bar = progressBar("train", cut === null ? trainer.limit : rule?.maxIterations);
+    const held = cut === null ? "dev" : "tuning";
     try {
-      result = await trainer.train(train, (p) => bar.update(p.iteration, iterationDetail(p)));
+      result = await trainer.train(train, (p) => bar.update(p.iteration, iterationDetail(p, held)));
     } finally {
       bar.stop();
     }
@@ -148,12 +160,12 @@ export async function trainCrfModel(
   const excluded =
     result.heldOutExcluded > 0 ? `, ${result.heldOutExcluded} partially annotated left out` : "";
   const bestText =
-    best === undefined
+    best === undefined || result.tuning !== undefined
       ? ""
       : `; best dev: ${scoresText(best)} at iteration ${best.iteration}${excluded}`;
   return {
     model: documents?.model ?? result.model,
-    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${STOP_REASON_TEXT[result.stopReason]}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${init === undefined ? "" : continuedText(init, result.model)}${bestText}${documents === undefined ? "" : `; ${documents.line}`}; wrote ${options.out}\n`,
+    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${stoppingText(result)}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${init === undefined ? "" : continuedText(init, result.model)}${bestText}${documents === undefined ? "" : `; ${documents.line}`}; wrote ${options.out}\n`,
   };
 }
 
@@ -211,6 +223,9 @@ function objectiveText(name: TrainingObjectiveName, iterations: number | undefin
   return `objective ${name} (${k} ${name === "bcrf" ? "IBP half-steps" : "unrolled mean-field updates"})`;
 }
 
+const onOff = (mode: "on" | "off" | undefined): boolean | undefined =>
+  mode === undefined ? undefined : mode === "on";
+
 /** The features the options ask for: a preset, a task preset's bundle, a template, resources. */
 async function resolveFeatures(
   options: TrainOptions,
@@ -240,6 +255,11 @@ async function resolveFeatures(
           folds: options.twoStage === true ? (options.folds ?? TWO_STAGE_FOLDS) : undefined,
         }),
         lexiconFiles: (options.lexicon ?? []).map(lexiconArgument),
+        use: definedFields({
+          context: onOff(options.documentContext),
+          largeGazetteers: onOff(options.largeGazetteers),
+          wideClusters: onOff(options.wideClusters),
+        }),
       },
       train,
       scheme,

@@ -148,6 +148,9 @@ export const TRAIN_FLAG_SCOPES: Readonly<Record<string, TrainFlagScope>> = {
   "--dense-columns": CRF,
   "--lexicon": CRF,
   "--resources": { where: [{ learner: ["crf"], taskPreset: true }], elsewhere: "warn" },
+  "--document-context": { where: [{ learner: ["crf"], taskPreset: true }] },
+  "--large-gazetteers": { where: [{ learner: ["crf"], taskPreset: true }] },
+  "--wide-clusters": { where: [{ learner: ["crf"], taskPreset: true }] },
   "--algorithm": CRF,
   "--c1": { where: [{ learner: ["crf"], algorithm: QUASI_NEWTON }], elsewhere: "warn" },
   "--c2": {
@@ -155,6 +158,7 @@ export const TRAIN_FLAG_SCOPES: Readonly<Record<string, TrainFlagScope>> = {
     elsewhere: "warn",
   },
   "--max-iterations": CRF,
+  "--delta": { where: [{ learner: ["crf"], algorithm: QUASI_NEWTON }], elsewhere: "warn" },
   "--threads": {
     where: [{ learner: ["crf"], algorithm: QUASI_NEWTON, order: ["1"] }],
     elsewhere: "warn",
@@ -183,6 +187,7 @@ export const TRAIN_FLAG_SCOPES: Readonly<Record<string, TrainFlagScope>> = {
   "--groups": { where: [{ learner: ["crf"], model: ["general"] }] },
   "--two-stage": CRF,
   "--document-constraints": CRF,
+  "--internal-scheme": CRF,
   "--folds": {
     where: [
       { learner: ["crf"], model: ["general"] },
@@ -296,6 +301,8 @@ export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   readonly c1?: number;
   readonly c2?: number;
   readonly maxIterations?: number;
+  /** L-BFGS / OWL-QN: CRFsuite's relative loss decrease over 10 iterations. */
+  readonly delta?: number;
   readonly threads?: number;
   readonly minFreq?: number;
   readonly patience?: number;
@@ -322,6 +329,14 @@ export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   readonly twoStage?: boolean;
   /** `auto` (default: a NER task preset learns them) or `off`. */
   readonly documentConstraints?: "auto" | "off";
+  /** A scheme name, `keep` (the data's), or absent (the task preset's). */
+  readonly internalScheme?: string;
+  /** A task preset's document context (context aggregation) `on` or `off`; absent: the preset's. */
+  readonly documentContext?: "on" | "off";
+  /** A task preset's large gazetteers (npm open data) `on` or `off`; absent: the preset's. */
+  readonly largeGazetteers?: "on" | "off";
+  /** A task preset's further Brown clusterings (C = 1000) `on` or `off`; absent: the preset's. */
+  readonly wideClusters?: "on" | "off";
   /** General CRF: perceptron epochs (default 10). */
   readonly epochs?: number;
   /** General CRF: the decoder the perceptron decodes with (default two-slave). */

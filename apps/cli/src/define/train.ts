@@ -1,6 +1,12 @@
 import { type Command, Option } from "commander";
 import { declareFiles } from "../files-declared.js";
-import { collect, malformedOption, parseInteger, parseNonNegative } from "../options.js";
+import {
+  collect,
+  malformedOption,
+  parseInteger,
+  parseNonNegative,
+  parsePositive,
+} from "../options.js";
 import { parseDenseColumns } from "./dense-columns.js";
 import { lazy } from "./lazy.js";
 import { addL2sTrainOptions } from "./train-l2s.js";
@@ -72,7 +78,16 @@ export function defineTrain(program: Command): void {
       parseNonNegative,
     )
     .option("--c2 <x>", "L2 coefficient c2·‖w‖², CRFsuite's convention", parseNonNegative)
-    .option("--max-iterations <n>", "iterations (L-BFGS) or epochs (perceptron, SGD)", parseInteger)
+    .option(
+      "--max-iterations <n>",
+      "iterations (L-BFGS) or epochs (perceptron, SGD); with a task preset, replaces its held-out stopping rule (a tuning tenth of --data, scored every 10 iterations, patience 3, the best iteration's model kept) by this cap and --delta (default the preset's 1e-3)",
+      parseInteger,
+    )
+    .option(
+      "--delta <x>",
+      "L-BFGS/OWL-QN: stop when the loss falls by less than this (relative) over 10 iterations (CRFsuite's rule; default 1e-5); with a task preset, replaces its held-out stopping rule",
+      parsePositive,
+    )
     .option(
       "--threads <n>",
       "worker threads for the L-BFGS objective (at most the number of cores)",
@@ -86,7 +101,7 @@ export function defineTrain(program: Command): void {
     )
     .option(
       "--dev <spec>",
-      "held-out data evaluated during training (registry name[:split] or path)",
+      "held-out data evaluated during training (registry name[:split] or path); with a task preset, replaces its held-out stopping rule (early stopping on --dev only with --patience)",
     )
     .option("--limit <n>", "train on the first n sentences of --data", parseInteger)
     // A sample of the first n is not what either flag says: one or the other.
@@ -190,6 +205,30 @@ export function defineTrain(program: Command): void {
         "--document-constraints <mode>",
         "auto (default): with a NER task preset (ner-en, ner-es, ner-nl, ner-tweets), learn document constraints after the chain (the same name gets the same type across a document) on jackknifed folds of --data, and record them with decoder soft-dd only when a held-out fold gains with 95 % confidence (a chain CRF: not with --two-stage, --model general or --init); off: the chain alone",
       ).choices(["auto", "off"]),
+    )
+    .addOption(
+      new Option(
+        "--internal-scheme <scheme>",
+        "the chunk scheme the chain CRF trains under, its gold labels converted in and its output converted back to the data's scheme (default: the task preset's, BIOES for ner-en, ner-es, ner-nl, ner-tweets; else the data's); keep: the data's own. Not with --partial, --two-stage or --model general, which keep the data's",
+      ).choices(["keep", ...PACKAGE_DEFAULTS.chunkSchemes]),
+    )
+    .addOption(
+      new Option(
+        "--document-context <mode>",
+        "with a task preset: each capitalised word also reads the words around its other occurrences in the document and how they are written (context aggregation, Ratinov & Roth 2009; tagging then reads a whole input at a time); default: the task preset's",
+      ).choices(["on", "off"]),
+    )
+    .addOption(
+      new Option(
+        "--large-gazetteers <mode>",
+        "with a NER task preset: add the large gazetteers built from npm open data (people's names, towns of 15,000 people or more, country names in four languages, capitals); default: the task preset's",
+      ).choices(["on", "off"]),
+    )
+    .addOption(
+      new Option(
+        "--wide-clusters <mode>",
+        "with a task preset: add a second Brown clustering of the language's raw text with 1,000 clusters beside the preset's 500 (built once and cached, minutes); default: the task preset's",
+      ).choices(["on", "off"]),
     )
     .option("--init <model>", "continue training from this model (Lagrange or CRFsuite)")
     .option(

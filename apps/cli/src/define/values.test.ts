@@ -8,6 +8,7 @@ import { TRAINING_ALGORITHMS } from "@lagrange/chain-crf";
 import { RULE_FAMILIES } from "@lagrange/constraint-templates";
 import { BYTE_SIZE_UNITS, parseByteSize as coreByteSize } from "@lagrange/core/bytes";
 import { MAX_ITERATIONS } from "@lagrange/core/dual-decomposition";
+import { SCHEME_NAMES } from "@lagrange/datasets";
 import {
   DEFAULT_TAU,
   DEFAULT_TIME_LIMIT_SECONDS,
@@ -57,6 +58,7 @@ describe("the command declarations' copies of the packages' choices and defaults
     expect(d.trainingObjectives).toEqual([...TRAINING_OBJECTIVES]);
     expect(d.trainingAlgorithms).toEqual([...TRAINING_ALGORITHMS]);
     expect(d.groupingKinds).toEqual([...GROUPING_KINDS]);
+    expect(d.chunkSchemes).toEqual([...SCHEME_NAMES]);
     expect(d.generalCrf).toEqual(GENERAL_CRF_DEFAULTS);
     expect(d.baseLearners).toEqual([...BASE_LEARNERS]);
     expect(d.rollIns).toEqual([...ROLL_INS]);

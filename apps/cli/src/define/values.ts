@@ -27,6 +27,8 @@ export const PACKAGE_DEFAULTS = {
   trainingObjectives: ["crf", "bcrf", "mean-field"],
   /** @lagrange/chain-crf TRAINING_ALGORITHMS */
   trainingAlgorithms: ["lbfgs", "owlqn", "ap", "sgd"],
+  /** @lagrange/datasets SCHEME_NAMES (the flat chunk schemes) */
+  chunkSchemes: ["IOB1", "IOB2", "IOE1", "IOE2", "BIOES", "BILOU"],
   /** @lagrange/recipes GROUPING_KINDS */
   groupingKinds: ["tweets", "documents"],
   /** @lagrange/recipes GENERAL_CRF_DEFAULTS */

@@ -10,6 +10,7 @@
  *   helpers    toAttributeLists, attributeNames
  *   errors     TemplateSyntaxError, FeatureInputError
  *   votes      voteFeatures, VOTE_KINDS, NO_VOTE, VoteKind (a two-stage model's vote columns)
+ *   context    documentContextColumns, CONTEXT_KINDS, NO_CONTEXT (context aggregation columns)
  *   dense      withDenseColumns, denseAttributeName, MAX_DENSE_VALUE (real-valued input columns)
  * Everything else in this folder is internal.
  */
@@ -21,6 +22,7 @@ export {
 } from "./builder.js";
 export { CHUNKING_TEMPLATES, type ChunkingOptions, chunkingPreset } from "./chunking.js";
 export { type CitationOptions, citationPreset } from "./citation.js";
+export { CONTEXT_KINDS, documentContextColumns, NO_CONTEXT } from "./context.js";
 export { denseAttributeName, MAX_DENSE_VALUE, withDenseColumns } from "./dense.js";
 export { FeatureInputError, TemplateSyntaxError } from "./errors.js";
 export type { FieldTemplate } from "./field-templates.js";

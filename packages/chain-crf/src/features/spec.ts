@@ -1,4 +1,5 @@
 import { LagrangeError } from "@lagrange/core";
+import { CONTEXT_KINDS, contextFeatures } from "./context.js";
 import { type TokenFeatures, withTokenFeatures } from "./define-preset.js";
 import { denseAttributeName, describeDenseColumns, withDenseColumns } from "./dense.js";
 import { nerPreset } from "./ner.js";
@@ -39,6 +40,12 @@ export interface FeatureSpec {
    */
   readonly votes?: { readonly first: number };
   /**
+   * Context aggregation over documents (Ratinov & Roth 2009; `context.ts`): the aggregates of the
+   * other occurrences of each capitalised word (`ctx`, `case`) are input columns `first`,
+   * `first + 1` (0-based, right after the data's own input columns and a two-stage model's votes).
+   */
+  readonly context?: { readonly first: number };
+  /**
    * Dense input columns (0-based indices into a token's input columns, never the word's 0): each
    * cell a number, the token's real-valued attribute `dense[c+1]`. Everything else (the base
    * preset, `columns`, clusters, votes) reads the rows without them, numbered as if they were not
@@ -62,6 +69,9 @@ export function featureExtractor(spec: FeatureSpec): Preset {
     );
   }
   if (spec.votes !== undefined) extras.push(voteFeatures(spec.votes.first) as TokenFeatures);
+  if (spec.context !== undefined) {
+    extras.push(contextFeatures(spec.context.first) as TokenFeatures);
+  }
   const description = describeSpec(spec, base);
   const extended = withTokenFeatures(base, extras, description);
   return spec.dense === undefined
@@ -103,6 +113,12 @@ export function describeSpec(spec: FeatureSpec, base = baseExtractor(spec)): str
     const { first } = spec.votes;
     parts.push(
       `first-stage votes ${VOTE_KINDS.join(", ")} (columns ${first + 1}–${first + VOTE_KINDS.length})`,
+    );
+  }
+  if (spec.context !== undefined) {
+    const { first } = spec.context;
+    parts.push(
+      `document context ${CONTEXT_KINDS.join(", ")} of each capitalised word's other occurrences (columns ${first + 1}–${first + CONTEXT_KINDS.length})`,
     );
   }
   if (spec.dense !== undefined) {
@@ -187,6 +203,25 @@ export function parseFeatureSpec(value: unknown, where: string): FeatureSpec {
     if (Array.isArray(v.columns) && v.columns.length !== votes!.first) {
       fail(
         `votes.first is ${votes!.first}, but the votes come right after the ${v.columns.length} input column(s) named (${(v.columns as string[]).join(", ")})`,
+      );
+    }
+  }
+  if (v.context !== undefined) {
+    const context = v.context as Record<string, unknown> | null;
+    if (typeof context !== "object" || context === null || Array.isArray(context)) {
+      fail("context: expected { first }");
+    }
+    const first = context!.first;
+    if (!(Number.isInteger(first) && (first as number) >= 1)) {
+      fail(
+        `context.first: expected the index (an integer ≥ 1) of the first context column, after the word; got ${JSON.stringify(first)}`,
+      );
+    }
+    // After the data's input columns, and after a two-stage model's votes where there are some.
+    const votes = v.votes === undefined ? 0 : VOTE_KINDS.length;
+    if (Array.isArray(v.columns) && v.columns.length + votes !== first) {
+      fail(
+        `context.first is ${first}, but the context comes right after the ${v.columns.length} input column(s) named (${(v.columns as string[]).join(", ")})${votes === 0 ? "" : " and the votes"}`,
       );
     }
   }

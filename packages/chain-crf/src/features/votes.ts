@@ -54,7 +54,7 @@ export function voteFeatures(first: number): TokenFeatures<SentenceVotes> {
           throw new FeatureInputError(
             "votes",
             t,
-            `has ${row.length} column(s); a two-stage model reads its first stage's votes (${VOTE_KINDS.join(", ")}) in columns ${first + 1}–${need}: its input is the data with the votes appended (lagrange tag of a whole file, or recipes' withFirstStageVotes), never the data alone`,
+            `has ${row.length} column(s); a two-stage model reads its first stage's votes (${VOTE_KINDS.join(", ")}) in columns ${first + 1}–${need}: its input is the data with the votes appended (lagrange tag of a whole file, or recipes' withDocumentInputs), never the data alone`,
           );
         }
         caps[t] = CAPITALISED.test(row[0] ?? "") ? 1 : 2;

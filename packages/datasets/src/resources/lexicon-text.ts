@@ -7,23 +7,33 @@ import { DataFormatError } from "../formats/errors.js";
  * DataFormatError naming `file`. Carriage returns of CRLF files go with the trimming.
  */
 export function parseLexiconText(text: string, file: string): string[] {
-  const seen = new Set<string>();
-  const entries: string[] = [];
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  for (const raw of body.split("\n")) {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    const entry = line.split(/\s+/).join(" ");
-    if (seen.has(entry)) continue;
-    seen.add(entry);
-    entries.push(entry);
-  }
+  const entries = normaliseLexiconLines(body.split("\n"));
   if (entries.length === 0) {
     throw new DataFormatError(
       file,
       1,
       "no lexicon entries (only blank lines or # comments): expected one entry a line",
     );
+  }
+  return entries;
+}
+
+/**
+ * The entries of lexicon lines by `parseLexiconText`'s rules (trimmed, inner whitespace one space,
+ * blanks and `#` lines skipped, first of duplicates kept): one normalisation for files and for
+ * the lists built from packages.
+ */
+export function normaliseLexiconLines(lines: Iterable<string>): string[] {
+  const seen = new Set<string>();
+  const entries: string[] = [];
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const entry = line.split(/\s+/).join(" ");
+    if (seen.has(entry)) continue;
+    seen.add(entry);
+    entries.push(entry);
   }
   return entries;
 }

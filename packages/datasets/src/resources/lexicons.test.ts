@@ -102,7 +102,7 @@ describe("openLexicon", () => {
       /no mirror was found/,
     );
     await expect(openLexicon("cities")).rejects.toThrow(
-      'unknown lexicon "cities"; known: names-female, names-male, countries, isocountries, nationalities, uscities, usstates, usstateabbrev, caprovinces, mexstates',
+      'unknown lexicon "cities"; known: names-female, names-male, countries, isocountries, nationalities, uscities, usstates, usstateabbrev, caprovinces, mexstates, cities-15k, countries-all, capitals, people-names',
     );
   });
 
@@ -111,6 +111,7 @@ describe("openLexicon", () => {
     "every catalogue lexicon reads from the shared mirror, about as many entries as SOURCE.md's lines (skipped without the mirror)",
     async () => {
       for (const lexicon of LEXICONS) {
+        if (lexicon.source !== "mirror") continue;
         const entries = await openLexicon(lexicon.name);
         expect(entries.length, lexicon.name).toBeGreaterThan(0.9 * lexicon.lines);
         expect(entries.length, lexicon.name).toBeLessThanOrEqual(lexicon.lines + 1);
@@ -121,4 +122,45 @@ describe("openLexicon", () => {
       expect(await openLexicon("mexstates")).toContain("Baja California Sur");
     },
   );
+});
+
+describe("package lexicons", () => {
+  it("build from the pinned npm packages, as many entries as the catalogue says, without a mirror", async () => {
+    for (const lexicon of LEXICONS) {
+      if (lexicon.source !== "package") continue;
+      const entries = await openLexicon(lexicon.name, { mirrorDir: null });
+      expect(entries.length, lexicon.name).toBe(lexicon.entries);
+      expect(new Set(entries).size, lexicon.name).toBe(entries.length);
+      for (const entry of entries) expect(entry).toBe(entry.trim().split(/\s+/).join(" "));
+    }
+  });
+
+  it("keep the lists' multi-word entries; cities come largest first", async () => {
+    const cities = await openLexicon("cities-15k");
+    expect(cities.slice(0, 3)).toContain("Shanghai");
+    for (const city of ["New York City", "São Paulo", "Los Angeles", "Rotterdam", "Zaragoza"]) {
+      expect(cities).toContain(city);
+    }
+    expect(cities.indexOf("Buenos Aires")).toBeLessThan(cities.indexOf("Zaragoza"));
+    const countries = await openLexicon("countries-all");
+    for (const country of [
+      "United States",
+      "U.S.",
+      "Holland",
+      "Países Bajos",
+      "Duitsland",
+      "Deutschland",
+    ]) {
+      expect(countries).toContain(country);
+    }
+    expect(await openLexicon("capitals")).toContain("Andorra la Vella");
+    const people = await openLexicon("people-names");
+    for (const name of ["John", "Smith", "Nguyen"]) expect(people).toContain(name);
+  });
+
+  it("hand each caller its own copy of a list built once", async () => {
+    const first = await openLexicon("capitals");
+    first.length = 0;
+    expect((await openLexicon("capitals")).length).toBeGreaterThan(200);
+  });
 });

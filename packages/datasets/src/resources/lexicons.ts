@@ -5,8 +5,9 @@ import { DataFormatError } from "../formats/errors.js";
 import { DatasetUnavailableError } from "../registry/errors.js";
 import { findMirrorDir, type LocateOptions } from "../registry/resolve.js";
 import { LEXICONS, type LexiconInfo, lexiconNames } from "./catalog.js";
-import { parseLexiconText } from "./lexicon-text.js";
+import { normaliseLexiconLines, parseLexiconText } from "./lexicon-text.js";
 import { checkLineEndings } from "./line-endings.js";
+import { packageLexiconLines } from "./package-lexicons.js";
 
 export interface LexiconOptions extends LocateOptions {
   readonly signal?: AbortSignal;
@@ -103,13 +104,29 @@ export function getLexicon(name: string): LexiconInfo {
   return found;
 }
 
+/** Package lexicons built in this process: building the cities decodes 138,000 records. */
+const built = new Map<string, Promise<readonly string[]>>();
+
+async function packageLexicon(name: string, signal: AbortSignal | undefined): Promise<string[]> {
+  let entries = built.get(name);
+  if (entries === undefined) {
+    entries = packageLexiconLines(name, signal).then((lines) => normaliseLexiconLines(lines));
+    built.set(name, entries);
+    // A failed or aborted build is not kept: the next call tries again.
+    entries.catch(() => built.delete(name));
+  }
+  return [...(await entries)];
+}
+
 /**
- * The entries of a catalogue lexicon (`LEXICONS`), read from the dataset mirror in its declared
- * encoding, by the rules of `readLexiconFile`. No mirror, or no such file in it, is a
+ * The entries of a catalogue lexicon (`LEXICONS`) by the rules of `readLexiconFile`: a mirror
+ * lexicon read from the dataset mirror in its declared encoding, a package lexicon built from the
+ * npm packages it names (no mirror needed). No mirror, or no such file in it, is a
  * DatasetUnavailableError that says where the file belongs.
  */
 export async function openLexicon(name: string, options: LexiconOptions = {}): Promise<string[]> {
   const lexicon = getLexicon(name);
+  if (lexicon.source === "package") return packageLexicon(name, options.signal);
   const mirror = findMirrorDir(options);
   if (mirror === undefined) {
     throw new DatasetUnavailableError(

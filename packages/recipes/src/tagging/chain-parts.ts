@@ -12,6 +12,7 @@ import {
 } from "@lagrange/constraint-templates";
 import type { DecodeOptions, Decoder, DecoderOptionValue, DecoderRegistry } from "@lagrange/core";
 import type { LabelScheme } from "@lagrange/datasets";
+import { modelScheme } from "../model-scheme.js";
 import { Tagger } from "../tagger.js";
 import type { DecodingStats, TaggingSpec } from "./sequence-tagger.js";
 
@@ -59,22 +60,29 @@ export class HardConstraintCheck {
   readonly #scheme: LabelScheme;
   readonly #keying: SegmentKeying;
   readonly #decoder: string;
+  readonly #model: CrfModel;
 
-  constructor(parts: ChainTaggerParts, scheme: LabelScheme, decoder: string) {
+  /** The constraints are over the model's own labels and scheme, not the output's. */
+  constructor(parts: ChainTaggerParts, decoder: string) {
     this.#hard = (parts.constraints ?? []).filter((e) => e.penalty === null);
-    this.#scheme = scheme;
+    this.#model = parts.model;
+    this.#scheme = modelScheme(parts.model);
     this.#keying = parts.constraintKeying ?? "path";
     this.#decoder = decoder;
   }
 
-  /** `labels` and `tokens` of one sentence, or of a document's sentences end to end (`sentenceStarts`). */
+  /**
+   * The model's label ids and the tokens of one sentence, or of a document's sentences end to end
+   * (`sentenceStarts`).
+   */
   checked(
     stats: DecodingStats,
-    labels: readonly string[],
+    ids: Int32Array,
     tokens: readonly string[],
     sentenceStarts?: Int32Array,
   ): DecodingStats {
     if (this.#hard.length === 0) return stats;
+    const labels = this.#model.labels.decode(ids);
     const broken = brokenHardConstraints(this.#hard, labels, tokens, {
       scheme: this.#scheme,
       keying: this.#keying,

@@ -1,7 +1,7 @@
 /**
  * A linear-chain CRF as a {@link SequenceTagger}: first order (every request), second order
- * (labels only), a two-stage model (its first stage's votes counted over the whole batch), and a
- * model imported from CRFsuite (attribute lists only). One {@link Tagger} is its engine and clock.
+ * (labels only), a model that reads document inputs (a two-stage model's votes, document context,
+ * computed over the whole batch), and a model imported from CRFsuite (attribute lists only). One {@link Tagger} is its engine and clock.
  */
 import { type CrfModel, modelToBytes } from "@lagrange/chain-crf";
 import { hasDocumentScope, type WeightedTemplate } from "@lagrange/constraint-templates";
@@ -20,8 +20,12 @@ import {
   explainSentence,
   type SentenceExplanation,
 } from "../explain.js";
-import { type GoldLabels, inputForModel, withFirstStageVotes } from "../model-input.js";
-import { modelScheme } from "../model-scheme.js";
+import {
+  type GoldLabels,
+  inputForModel,
+  readsDocumentInputs,
+  withDocumentInputs,
+} from "../model-input.js";
 import { secondOrderOnly, type TaggedNBest, type Tagger, type TaggingTime } from "../tagger.js";
 import { type ChainTaggerParts, chainEngine, HardConstraintCheck } from "./chain-parts.js";
 import { type ConfidenceRecord, confidenceRecord } from "./confidence.js";
@@ -49,13 +53,15 @@ import {
 } from "./tag-items.js";
 
 /**
- * The chain tagger of the model's kind: two-stage, CRFsuite import, or a plain chain CRF, which
- * decodes a document at a time when any of its constraints is declared over a document.
+ * The chain tagger of the model's kind: CRFsuite import, a model that reads document inputs, or a
+ * plain chain CRF; either of the last two decodes a document at a time when any of its
+ * constraints is declared over a document.
  */
 export function chainTaggerOf(parts: ChainTaggerParts): SequenceTagger {
   if (parts.model.preset === null) return new AttributeCrfTagger(parts);
-  if (parts.model.firstStage !== null) return new TwoStageTagger(parts);
-  const tagger = new ChainCrfTagger(parts);
+  const tagger = readsDocumentInputs(parts.model)
+    ? new DocumentInputTagger(parts)
+    : new ChainCrfTagger(parts);
   return hasDocumentScope(parts.constraints ?? []) ? new DocumentTagger(parts, tagger) : tagger;
 }
 
@@ -143,11 +149,12 @@ export class ChainCrfTagger implements SequenceTagger {
     this.decoder = typeof parts.decoder === "string" ? parts.decoder : parts.decoder.name;
     this.decodeOptions = parts.decodeOptions;
     this.constrained = parts.constrained;
-    this.labels = parts.model.labels.names();
-    this.scheme = modelScheme(parts.model);
     this.title = `the chain CRF, decoder ${this.decoder}`;
-    this.#check = new HardConstraintCheck(parts, this.scheme, this.decoder);
+    this.#check = new HardConstraintCheck(parts, this.decoder);
     this.#engine = this.#newEngine();
+    // What users read and write (forced labels included): the model's output scheme.
+    this.labels = this.#engine.edge.labels;
+    this.scheme = this.#engine.edge.scheme;
     this.can = this.capabilities(!this.#engine.labelsOnly);
     this.nbestMethod = this.can.nbest ? this.#engine.nbestMethod : undefined;
   }
@@ -279,13 +286,16 @@ export class ChainCrfTagger implements SequenceTagger {
             labels: tagged.labels,
             stats: this.#check.checked(
               decodingStats(tagged.decoding, tagged.constraints, explain),
-              tagged.labels,
+              tagged.decoding.labels,
               tokens,
             ),
             ...(confidence === undefined
               ? {}
               : {
-                  confidence: confidenceRecord(engine.confidence(tagged, confidence), this.labels),
+                  confidence: confidenceRecord(
+                    engine.confidence(tagged, confidence),
+                    this.model.labels.names(),
+                  ),
                 }),
           });
           continue;
@@ -302,11 +312,14 @@ export class ChainCrfTagger implements SequenceTagger {
           this.#side ??= this.#newEngine();
           const tagged = this.#side.tagAttributes(attributes, tokens, signal, options);
           const listed = { ...tagged, decoding: { ...tagged.decoding, labels: best.labels } };
-          record = confidenceRecord(this.#side.confidence(listed, confidence), this.labels);
+          record = confidenceRecord(
+            this.#side.confidence(listed, confidence),
+            this.model.labels.names(),
+          );
         }
         items.push({
           labels: best.names,
-          stats: this.#check.checked(nbestStats(found), best.names, tokens),
+          stats: this.#check.checked(nbestStats(found), best.labels, tokens),
           ...(record === undefined ? {} : { confidence: record }),
           nbest: found,
         });
@@ -346,13 +359,23 @@ function nbestStats(found: TaggedNBest): DecodingStats {
 }
 
 /**
- * A two-stage model (lagrange train --two-stage): its first stage's votes are counted over the
- * documents of the whole batch, so the input is read whole, never streamed.
+ * A model whose inputs are computed over the documents of the whole batch (a two-stage model's
+ * first-stage votes, lagrange train --two-stage; document context), so the input is read whole,
+ * never streamed.
  */
-export class TwoStageTagger extends ChainCrfTagger {
-  override readonly kind: TaggerKind = "two-stage";
-  override readonly description = "a two-stage model (lagrange train --two-stage)";
+export class DocumentInputTagger extends ChainCrfTagger {
+  override readonly kind: TaggerKind;
+  override readonly description: string;
   override readonly unit = "corpus" as const;
+
+  constructor(parts: ChainTaggerParts) {
+    super(parts);
+    const twoStage = parts.model.firstStage !== null;
+    this.kind = twoStage ? "two-stage" : "chain-crf";
+    this.description = twoStage
+      ? "a two-stage model (lagrange train --two-stage)"
+      : "a linear-chain CRF with document context (read a whole input at a time)";
+  }
 
   protected override capabilities(firstOrder: boolean): TaggerCapabilities {
     return { ...super.capabilities(firstOrder), nbest: false, forced: false };
@@ -361,13 +384,13 @@ export class TwoStageTagger extends ChainCrfTagger {
   protected override refusals(flags: string): Partial<Refusals> {
     return {
       ...super.refusals(flags),
-      nbest: `${flags}: ${this.modelName} is a two-stage model; tag it without ${flags}`,
+      nbest: `${flags}: ${this.modelName} reads inputs computed over whole documents; tag it without ${flags}`,
     };
   }
 
   override async tag(batch: readonly Sentence[], request: TagRequest = {}): Promise<TaggedBatch> {
     this.check(request);
-    return super.tag(await this.#withVotes(batch, request), request);
+    return super.tag(await this.#withInputs(batch, request), request);
   }
 
   override async explain(
@@ -377,15 +400,15 @@ export class TwoStageTagger extends ChainCrfTagger {
   ): Promise<SentenceExplanation> {
     const { signal } = options;
     return super.explain(
-      await this.#withVotes(batch, signal === undefined ? {} : { signal }),
+      await this.#withInputs(batch, signal === undefined ? {} : { signal }),
       index,
       options,
     );
   }
 
-  #withVotes(batch: readonly Sentence[], request: TagRequest): Promise<readonly Sentence[]> {
+  #withInputs(batch: readonly Sentence[], request: TagRequest): Promise<readonly Sentence[]> {
     const { signal, onProgress } = request;
-    return withFirstStageVotes(this.model, batch, {
+    return withDocumentInputs(this.model, batch, {
       ...(signal === undefined ? {} : { signal }),
       ...(onProgress === undefined
         ? {}

@@ -12,7 +12,7 @@ import { firstLabelsOf } from "@lagrange/core/dual-decomposition";
 import type { Corpus, LabelScheme, Sentence } from "@lagrange/datasets";
 import type { ExplainSentenceOptions, SentenceExplanation } from "../explain.js";
 import { corpusGroups } from "../general-crf-tagging.js";
-import type { GoldLabels } from "../model-input.js";
+import { type GoldLabels, withDocumentInputs } from "../model-input.js";
 import type { Tagger, TaggingTime } from "../tagger.js";
 import { type ChainTaggerParts, chainEngine, HardConstraintCheck } from "./chain-parts.js";
 import type {
@@ -42,14 +42,16 @@ export class DocumentTagger implements SequenceTagger {
   readonly #engine: Tagger;
   readonly #check: HardConstraintCheck;
   readonly #grouping: DocumentGrouping;
+  readonly #model: ChainTaggerParts["model"];
   readonly #documents: DocumentFigures[] = [];
 
   /** `sentences`: the model's sentence tagger (spec, input, explain, attribute lists). */
   constructor(parts: ChainTaggerParts, sentences: SequenceTagger) {
     this.#sentences = sentences;
     this.#engine = chainEngine(parts);
-    this.#check = new HardConstraintCheck(parts, sentences.scheme, sentences.decoder);
+    this.#check = new HardConstraintCheck(parts, sentences.decoder);
     this.#grouping = parts.documentGroups ?? "documents";
+    this.#model = parts.model;
     this.can = { ...sentences.can, marginals: false, nbest: false, forced: false };
   }
 
@@ -135,10 +137,16 @@ export class DocumentTagger implements SequenceTagger {
    * file, a sentence without one its own; or into tweet groups, the batch being the whole input),
    * decodes each group, and gives each sentence its labels and its group's figures.
    */
-  async tag(batch: readonly Sentence[], request: TagRequest = {}): Promise<TaggedBatch> {
+  async tag(given: readonly Sentence[], request: TagRequest = {}): Promise<TaggedBatch> {
     this.check(request);
     const engine = this.#engine;
     const { signal, onProgress } = request;
+    // A model reading document inputs (votes, context) gets them over the whole batch first.
+    const batch = await withDocumentInputs(
+      this.#model,
+      given,
+      signal === undefined ? {} : { signal },
+    );
     const before = engine.time;
     const checkpoint = checkpoints(signal);
     const groups = corpusGroups(batch, this.#grouping);
@@ -160,7 +168,7 @@ export class DocumentTagger implements SequenceTagger {
         }
         const stats = this.#check.checked(
           decodingStats(tagged.decoding, tagged.constraints, request.explain === true),
-          tagged.labels.flat(),
+          tagged.decoding.labels,
           tokens.flat(),
           starts,
         );

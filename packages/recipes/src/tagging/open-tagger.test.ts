@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { generalCrfOf } from "../general-crf-settings.js";
 import { tagGeneral } from "../general-crf-tagging.js";
 import { l2sTaggerOf, tagWithL2s, trainL2sTagger } from "../l2s/tagger.js";
-import { withFirstStageVotes } from "../model-input.js";
+import { withDocumentInputs } from "../model-input.js";
 import { Tagger } from "../tagger.js";
 import { trainOnCorpus } from "../training.js";
 import { trainTwoStage } from "../two-stage/train.js";
@@ -178,7 +178,7 @@ describe("openTagger: one SequenceTagger per kind of model", () => {
     expect(tagger.kind).toBe("two-stage");
     expect(tagger.unit).toBe("corpus");
     const model = loadModelFromBytes(bytes);
-    const votes = await withFirstStageVotes(model, sentences);
+    const votes = await withDocumentInputs(model, sentences);
     const engine = new Tagger({ model });
     const stages: string[] = [];
     const tagged = await tagger.tag(sentences, {
@@ -190,7 +190,7 @@ describe("openTagger: one SequenceTagger per kind of model", () => {
     expect(stages).toContain("first stage");
     const error = await refusal(() => tagger.check({ nbest: { k: 2 }, restrictions: [] }));
     expect(error.message).toBe(
-      "--nbest and --forced: two.model is a two-stage model; tag it without --nbest and --forced",
+      "--nbest and --forced: two.model reads inputs computed over whole documents; tag it without --nbest and --forced",
     );
   }, 60_000);
 

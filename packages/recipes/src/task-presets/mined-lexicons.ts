@@ -58,17 +58,22 @@ export function mineEntityLexicons(
 }
 
 /**
- * Fold of each sentence for a jackknife: whole documents go to one fold (the same name recurs
- * within a document, so splitting one would leak it), dealt round-robin; data without document
- * marks (or with one document) is dealt in blocks of 20 sentences, the units two-stage votes use.
+ * The unit of each sentence that a fold takes whole, numbered 0, 1, … in order: documents (the
+ * same name recurs within a document, so splitting one would leak it); data without document marks
+ * (or with one document) is cut in blocks of 20 sentences, the units two-stage votes use.
  */
-export function jackknifeFolds(sentences: readonly Sentence[], folds: number): Int32Array {
+export function documentUnits(sentences: readonly Sentence[]): Int32Array {
   const units = voteDocuments(sentences);
-  // A single marked document is one unit: deal its blocks instead, or every fold but one is empty.
-  const single = units.length > 0 && units[units.length - 1] === 0;
-  const fold = new Int32Array(sentences.length);
-  for (let i = 0; i < sentences.length; i++) {
-    fold[i] = (single ? Math.floor(i / VOTE_BLOCK) : units[i]!) % folds;
+  // A single marked document is one unit: cut its blocks instead, or every fold but one is empty.
+  if (units.length > 0 && units[units.length - 1] === 0) {
+    for (let i = 0; i < units.length; i++) units[i] = Math.floor(i / VOTE_BLOCK);
   }
+  return units;
+}
+
+/** Fold of each sentence for a jackknife: {@link documentUnits} dealt round-robin. */
+export function jackknifeFolds(sentences: readonly Sentence[], folds: number): Int32Array {
+  const fold = documentUnits(sentences);
+  for (let i = 0; i < fold.length; i++) fold[i] = fold[i]! % folds;
   return fold;
 }

@@ -53,30 +53,37 @@ export async function readClusterFile(file: string, signal?: AbortSignal): Promi
 }
 
 /** The cache file of a language's clusters: the recipe's settings are in its name. */
-export function clusterCacheFile(language: ClusterLanguage): string {
+export function clusterCacheFile(language: ClusterLanguage, clusters?: number): string {
   const r = CLUSTER_RECIPES[language];
   return join(
     cacheDir(),
     "resources",
-    `clusters-${language}-c${r.clusters}-min${r.minCount}.paths`,
+    `clusters-${language}-c${clusters ?? r.clusters}-min${r.minCount}.paths`,
   );
 }
 
 /**
- * A language's clusters: `clusters-<language>.paths` in the resources folder, else the cache,
- * else built now from the recipe's corpora (Brown clustering; minutes) and written to the cache.
+ * A language's clusters (the recipe's number of them, or `size`): `clusters-<language>.paths`
+ * (`clusters-<language>-c<size>.paths`) in the resources folder, else the cache, else built now
+ * from the recipe's corpora (Brown clustering; minutes) and written to the cache.
  */
 export async function languageClusters(
   language: ClusterLanguage,
   options: ResourceOptions = {},
+  size?: number,
 ): Promise<LoadedClusters> {
+  const recipe = CLUSTER_RECIPES[language];
+  const clusters = size ?? recipe.clusters;
   if (options.resourcesDir !== undefined) {
-    const given = join(options.resourcesDir, `clusters-${language}.paths`);
+    const name =
+      clusters === recipe.clusters
+        ? `clusters-${language}.paths`
+        : `clusters-${language}-c${clusters}.paths`;
+    const given = join(options.resourcesDir, name);
     if (existsSync(given)) return readClusterFile(given, options.signal);
   }
-  const cached = clusterCacheFile(language);
+  const cached = clusterCacheFile(language, clusters);
   if (existsSync(cached)) return readClusterFile(cached, options.signal);
-  const recipe = CLUSTER_RECIPES[language];
   const started = performance.now();
   const signal = options.signal;
   async function* text(): AsyncIterable<string[]> {
@@ -84,24 +91,24 @@ export async function languageClusters(
       yield* openRawText(corpus, definedFields({ signal }));
     }
   }
-  const clusters = await brownClusters(text(), {
-    clusters: recipe.clusters,
+  const built = await brownClusters(text(), {
+    clusters,
     minCount: recipe.minCount,
     ...definedFields({ signal }),
     ...(options.onProgress === undefined
       ? {}
       : {
           onProgress: (done: number, total: number) =>
-            options.onProgress!(`clusters-${language}`, done, total),
+            options.onProgress!(`clusters-${language}-c${clusters}`, done, total),
         }),
   });
   throwIfAborted(signal);
   const folder = join(cacheDir(), "resources");
   mkdirSync(folder, { recursive: true });
-  await writeFileAtomic(cached, formatClusterPaths(clusters));
+  await writeFileAtomic(cached, formatClusterPaths(built));
   return {
-    words: clusters.words,
-    paths: clusters.paths,
+    words: built.words,
+    paths: built.paths,
     file: cached,
     built: true,
     seconds: (performance.now() - started) / 1000,
@@ -134,9 +141,14 @@ export async function lexiconFile(
 export async function loadTaskResources(
   preset: TaskPreset,
   options: ResourceOptions = {},
-): Promise<TaskResources & { readonly clusters: LoadedClusters | null }> {
-  const clusters =
-    preset.clusters === null ? null : await languageClusters(preset.clusters, options);
+): Promise<TaskResources & { readonly clusters: readonly (LoadedClusters & { size: number })[] }> {
+  const clusters: (LoadedClusters & { size: number })[] = [];
+  const language = preset.clusters;
+  if (language !== null) {
+    for (const size of [CLUSTER_RECIPES[language].clusters, ...preset.wideClusters]) {
+      clusters.push({ ...(await languageClusters(language, options, size)), size });
+    }
+  }
   const gazetteers: LexiconResource[] = [];
   for (const name of preset.gazetteers) gazetteers.push(await gazetteer(name, options));
   return { clusters, gazetteers };

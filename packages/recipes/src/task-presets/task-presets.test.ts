@@ -122,6 +122,37 @@ describe("task presets", () => {
     expect(foldNames).not.toContain(train.sentences[0]!.tokens[0]);
   });
 
+  it("adds the large npm-built gazetteers only when asked (use.largeGazetteers)", async () => {
+    const plain = await trainingFeatures({ preset: "ner-en" }, train, "IOB2", {
+      resourcesDir: dir,
+    });
+    const names = (f: typeof plain) => (f.features?.lexicons ?? []).map((l) => l.name);
+    expect(names(plain)).not.toContain("cities-15k");
+    const large = await trainingFeatures(
+      { preset: "ner-en", use: { largeGazetteers: true } },
+      train,
+      "IOB2",
+      { resourcesDir: dir },
+    );
+    expect(names(large)).toEqual(
+      expect.arrayContaining([...getTaskPreset("ner-en").largeGazetteers]),
+    );
+    expect(names(large)).toContain("uscities");
+    const rows = [
+      ["John", "NNP"],
+      ["met", "VBD"],
+      ["São", "NNP"],
+      ["Paulo", "NNP"],
+    ];
+    const attributes = attributeNames(featureExtractor(large.features!).extract(rows));
+    expect(attributes[0]).toContain("lex[0]:people-names=B");
+    expect(attributes[2]).toEqual(
+      expect.arrayContaining(["lex[0]:cities-15k=B", "lex[1]:cities-15k=I"]),
+    );
+    expect(attributes[3]).toContain("lexi[0]:cities-15k=I");
+    expect(getTaskPreset("pos-en").largeGazetteers).toEqual([]);
+  });
+
   it("names the columns of files by count and checks a given layout", () => {
     expect(inputColumnNames(train)).toEqual(["word", "pos"]);
     expect(() => inputColumnNames(train, ["word"])).toThrow(/--columns names 1 column/);

@@ -3,11 +3,12 @@
  * bundles what won on data held out from train: a base feature preset over the data's column
  * layout, word clusters learned from raw text (Brown clustering of unlabelled text in the task's
  * language, never a test split), gazetteers, lexicons mined from the training labels (jackknifed),
- * the trainer's stopping rule, and the decoder the model is meant for.
+ * the trainer's stopping rule (a tuning fold cut from train, never dev), and the decoder the model
+ * is meant for.
  */
 import type { FeatureSpec, LexiconResource } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
-import type { LabelScheme, Sentence } from "@lagrange/datasets";
+import type { LabelScheme, SchemeName, Sentence } from "@lagrange/datasets";
 import { jackknifeFolds, mineEntityLexicons } from "./mined-lexicons.js";
 
 export type ClusterLanguage = "en" | "es" | "nl";
@@ -59,17 +60,38 @@ export interface TaskPreset {
   /** The chain-crf feature preset the spec builds on (read over the data's column layout). */
   readonly base: string;
   readonly clusters: ClusterLanguage | null;
+  /**
+   * Further Brown clusterings of the same text with these numbers of clusters (IXA pipes used
+   * several granularities), each its own cluster attributes; added with `use.wideClusters`.
+   */
+  readonly wideClusters: readonly number[];
   /** Path-prefix lengths of the cluster attributes. */
   readonly prefixes: readonly number[];
   /** Registry lexicons (`openLexicon` names). */
   readonly gazetteers: readonly string[];
+  /**
+   * Registry lexicons added to `gazetteers` only when asked (`use.largeGazetteers`): the lists
+   * built from npm open-data packages, at the scale the references' gazetteers had, kept apart
+   * until held-out data shows what they are worth.
+   */
+  readonly largeGazetteers: readonly string[];
   /** Mine entity lexicons from the training labels (jackknifed over `folds`). */
   readonly mined: boolean;
   readonly folds: number;
-  /** The L-BFGS stopping rule: at most this many iterations, or CRFsuite's delta over 10. */
+  /**
+   * The L-BFGS stopping rule where `heldOut` does not apply (the user named a cap, a delta or dev
+   * data; two-stage training): at most this many iterations, or CRFsuite's delta over 10.
+   */
   readonly maxIterations: number;
   readonly delta: number;
+  /**
+   * The preset's own stopping rule for L-BFGS and OWL-QN (see {@link HeldOutRule}); null: the
+   * loss rule above alone.
+   */
+  readonly heldOut: HeldOutRule | null;
   readonly c2?: number;
+  /** L1 coefficient (elastic net with c2; OWL-QN optimises it). Unset: L2 alone. */
+  readonly c1?: number;
   /** The decoder `lagrange tag` uses for the model when none is given. */
   readonly decoder: string;
   /**
@@ -77,7 +99,49 @@ export interface TaskPreset {
    * chain, on jackknifed train, and record them with decoder soft-dd when a held-out fold gains.
    */
   readonly documentConstraints: boolean;
+  /**
+   * The chunk scheme the chain is trained under, whatever the data's (Ratinov & Roth 2009
+   * measured BILOU/BIOES above BIO): gold labels are converted in, the model records the data's
+   * scheme as its output scheme, and tagging converts back, so users read and write their own.
+   * Data already in BIOES or BILOU (the same scheme up to names) is kept. `train
+   * --internal-scheme keep` (TrainingSpec `internalScheme: "keep"`) trains under the data's.
+   */
+  readonly internalScheme?: SchemeName;
+  /**
+   * Context aggregation (Ratinov & Roth 2009): each capitalised word sees the contexts and the
+   * casing of its other occurrences in the document (chain-crf's `documentContextColumns`).
+   */
+  readonly context: boolean;
 }
+
+/**
+ * Stopping on a held-out curve cut from the training data itself (never a dev or test split):
+ * whole documents (`jackknifeFolds`' fold 0 of `folds`) are set aside as a tuning fold, with
+ * lexicons mined from the rest alone so that it reads as unseen data; the model trains on the rest,
+ * is scored on the tuning fold every `every` iterations, stops after `patience` scores without
+ * improvement, and keeps the weights of the best one (chunk F1, token accuracy for plain tags).
+ * The model is that one, trained without the tuning fold: retraining on all the data for the best
+ * count would cost a second training for a tenth more data. `maxIterations` is a safety net only.
+ */
+export interface HeldOutRule {
+  readonly folds: number;
+  readonly every: number;
+  readonly patience: number;
+  readonly maxIterations: number;
+  /** Fewer documents (blocks of 20 sentences without marks) than this: the loss rule instead. */
+  readonly minUnits: number;
+}
+
+export const HELD_OUT_RULE: HeldOutRule = {
+  folds: 10,
+  every: 10,
+  patience: 3,
+  maxIterations: 1000,
+  minUnits: 20,
+};
+
+const HELD_OUT_TEXT =
+  "; stops when F1 on a tuning tenth of train (whole documents) stops improving";
 
 const NAME_LISTS = ["names-female", "names-male"];
 const PLACE_LISTS = [
@@ -89,70 +153,89 @@ const PLACE_LISTS = [
   "mexstates",
 ];
 
+/**
+ * Lists built from npm packages (see `LEXICONS` of @lagrange/datasets for sources and licences):
+ * parts of people's names (39k), towns of ≥ 15,000 people (23k), country names in four
+ * languages, capitals.
+ */
+const LARGE_GAZETTEERS: readonly string[] = [
+  "people-names",
+  "cities-15k",
+  "countries-all",
+  "capitals",
+];
+
 const NER = {
   base: "ner",
   prefixes: [4, 6, 10, 20],
   gazetteers: [...NAME_LISTS, ...PLACE_LISTS],
+  largeGazetteers: LARGE_GAZETTEERS,
+  wideClusters: [1000],
   mined: true,
   folds: 4,
   maxIterations: 300,
   delta: 1e-3,
+  heldOut: HELD_OUT_RULE,
   decoder: "viterbi",
   documentConstraints: true,
+  internalScheme: "BIOES",
+  context: false,
 } as const;
 
 export const TASK_PRESETS: readonly TaskPreset[] = [
   {
     name: "ner-en",
-    description:
-      "English NER (CoNLL-2003 layout word, pos, chunk): ner.py's features, Brown clusters of English raw text, first names and place gazetteers, jackknifed lexicons mined from the training labels",
+    description: `English NER (CoNLL-2003 layout word, pos, chunk): ner.py's features, Brown clusters of English raw text, first names and place gazetteers, jackknifed lexicons mined from the training labels${HELD_OUT_TEXT}`,
     ...NER,
     clusters: "en",
   },
   {
     name: "ner-es",
-    description:
-      "Spanish NER (CoNLL-2002 layout word, pos): ner.py's features on the columns present, Brown clusters of Spanish text (CESS-ESP and the training words), gazetteers, jackknifed mined lexicons",
+    description: `Spanish NER (CoNLL-2002 layout word, pos): ner.py's features on the columns present, Brown clusters of Spanish text (CESS-ESP and the training words), gazetteers, jackknifed mined lexicons${HELD_OUT_TEXT}`,
     ...NER,
     clusters: "es",
   },
   {
     name: "ner-nl",
-    description:
-      "Dutch NER (CoNLL-2002 layout word, pos): ner.py's features on the columns present, Brown clusters of Dutch text (Alpino and the training words), gazetteers, jackknifed mined lexicons",
+    description: `Dutch NER (CoNLL-2002 layout word, pos): ner.py's features on the columns present, Brown clusters of Dutch text (Alpino and the training words), gazetteers, jackknifed mined lexicons${HELD_OUT_TEXT}`,
     ...NER,
     clusters: "nl",
   },
   {
     name: "ner-tweets",
-    description:
-      "Tweet NER (words only, WNUT-16/17): ner.py's word features, Brown clusters of English text, gazetteers, jackknifed mined lexicons",
+    description: `Tweet NER (words only, WNUT-16/17): ner.py's word features, Brown clusters of English text, gazetteers, jackknifed mined lexicons${HELD_OUT_TEXT}`,
     ...NER,
     clusters: "en",
   },
   {
     name: "pos-en",
     description:
-      "English POS tagging (UD UPOS): the pos preset plus Brown clusters of English text",
+      "English POS tagging (UD UPOS): the pos preset plus Brown clusters of English text; stops when token accuracy on a tuning tenth of train stops improving",
     base: "pos",
     clusters: "en",
     prefixes: [2, 4, 6, 8, 12, 16, 20],
     gazetteers: [],
+    largeGazetteers: [],
+    wideClusters: [],
     mined: false,
     folds: 1,
     maxIterations: 300,
     delta: 1e-3,
+    heldOut: HELD_OUT_RULE,
     decoder: "viterbi",
     documentConstraints: false,
+    context: false,
   },
 ];
 
 /** The resources a task preset needs, loaded (see `loadTaskResources`). */
 export interface TaskResources {
-  readonly clusters: {
+  /** Each Brown clustering of the language's text: its number of clusters, words and paths. */
+  readonly clusters: readonly {
+    readonly size: number;
     readonly words: readonly string[];
     readonly paths: readonly string[];
-  } | null;
+  }[];
   readonly gazetteers: readonly LexiconResource[];
 }
 
@@ -181,20 +264,21 @@ export function resolveTaskPreset(
   const spec = (mined: readonly LexiconResource[]): FeatureSpec => ({
     base: preset.base,
     columns: training.columns,
-    ...(resources.clusters === null
+    ...(resources.clusters.length === 0
       ? {}
       : {
-          clusters: [
-            {
-              name: `brown-${preset.clusters}`,
-              words: resources.clusters.words,
-              paths: resources.clusters.paths,
-              prefixes: preset.prefixes,
-              window: 1,
-            },
-          ],
+          // The recipe's clustering keeps its old name, so models trained before read the same.
+          clusters: resources.clusters.map((c, k) => ({
+            name: k === 0 ? `brown-${preset.clusters}` : `brown-${preset.clusters}-c${c.size}`,
+            words: c.words,
+            paths: c.paths,
+            prefixes: preset.prefixes,
+            window: 1,
+          })),
         }),
     lexicons: [...resources.gazetteers, ...mined],
+    // The context columns come right after the data's own input columns.
+    ...(preset.context ? { context: { first: training.columns.length } } : {}),
   });
   if (!preset.mined) return { preset, features: spec([]) };
   const scheme = training.scheme;

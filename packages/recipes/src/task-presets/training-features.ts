@@ -40,12 +40,18 @@ export interface FeatureRequest {
   readonly lexiconFiles?: readonly { readonly name: string; readonly file: string }[];
   /**
    * A task preset with parts left out, to measure what each is worth (the accuracy bench's rows):
-   * `clusters`, `gazetteers` or `mined` set to false leaves that resource out.
+   * `clusters`, `gazetteers` or `mined` set to false leaves that resource out; `context` set
+   * either way overrides the preset's document context; `largeGazetteers` set to true adds the
+   * preset's large lists (off by default) to its gazetteers, `wideClusters` its further Brown
+   * clusterings.
    */
   readonly use?: {
     readonly clusters?: boolean;
     readonly gazetteers?: boolean;
     readonly mined?: boolean;
+    readonly context?: boolean;
+    readonly largeGazetteers?: boolean;
+    readonly wideClusters?: boolean;
   };
   /**
    * Jackknife folds of a task preset's mined lexicons instead of the preset's own: a two-stage
@@ -233,13 +239,18 @@ async function sparseTrainingFeatures(
     const task: TaskPreset = {
       ...full,
       ...(off.clusters === false ? { clusters: null } : {}),
-      ...(off.gazetteers === false ? { gazetteers: [] } : {}),
+      ...(off.gazetteers === false
+        ? { gazetteers: [] }
+        : off.largeGazetteers === true
+          ? { gazetteers: [...full.gazetteers, ...full.largeGazetteers] }
+          : {}),
       ...(off.mined === false ? { mined: false } : {}),
+      ...(off.wideClusters === true ? {} : { wideClusters: [] }),
+      ...(off.context === undefined ? {} : { context: off.context }),
       ...(request.folds === undefined ? {} : { folds: request.folds }),
     };
     const resources = await loadTaskResources(task, options);
-    if (resources.clusters !== null) {
-      const c = resources.clusters;
+    for (const c of resources.clusters) {
       notes.push(
         c.built
           ? `clusters: built ${c.words.length} words in ${c.seconds.toFixed(0)} s, cached in ${c.file}`

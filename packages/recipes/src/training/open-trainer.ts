@@ -1,4 +1,9 @@
-import { type CrfModel, iterationCap, type TrainingProgress } from "@lagrange/chain-crf";
+import {
+  type CrfModel,
+  iterationCap,
+  STOP_REASON_TEXT,
+  type TrainingProgress,
+} from "@lagrange/chain-crf";
 import { type JsonValue, LagrangeError } from "@lagrange/core";
 import type { Corpus } from "@lagrange/datasets";
 import { parseClassWeights } from "../class-weights.js";
@@ -14,8 +19,9 @@ import {
   trainGeneralCrf,
 } from "../general-crf.js";
 import { getTaskPreset } from "../preset-names.js";
-import type { TaskPreset } from "../task-presets/task-presets.js";
+import type { HeldOutRule, TaskPreset } from "../task-presets/task-presets.js";
 import type { TrainingFeatures } from "../task-presets/training-features.js";
+import { featuresOnPart, tuningCut } from "../task-presets/tuning-fold.js";
 import { type TrainedOnCorpus, type TrainOnCorpusOptions, trainOnCorpus } from "../training.js";
 import {
   type CrfsuiteCorpus,
@@ -69,16 +75,60 @@ export interface DocumentConstraintsTraining
   readonly foldModels?: Map<number, Promise<CrfModel>>;
 }
 
+/** How `Trainer.train` stopped under a task preset's held-out rule. */
+export interface TuningStop {
+  readonly rule: HeldOutRule;
+  /** Sentences trained on (the rest) and scored on (the tuning fold). */
+  readonly trainingSentences: number;
+  readonly tuningSentences: number;
+  /** What the curve scores: chunk F1, or token accuracy for plain tags. */
+  readonly metric: "F1" | "accuracy";
+}
+
+export interface TrainedByTrainer extends TrainedOnCorpus {
+  /** Set when the task preset's held-out rule stopped the training. */
+  readonly tuning?: TuningStop;
+}
+
+/**
+ * Why a training stopped, in words; under the held-out rule, with the curve's best:
+ * "held-out F1 stopped improving at iteration 140 (F1 88.20 on a tuning fold of 1500 sentences;
+ * the model is iteration 140's, trained on the other 13541)".
+ */
+export function stoppingText(result: TrainedByTrainer): string {
+  const reason = STOP_REASON_TEXT[result.stopReason];
+  const { tuning, bestHeldOut: best } = result;
+  if (tuning === undefined) return reason;
+  const fold = `a tuning fold of ${tuning.tuningSentences} sentences`;
+  if (best === undefined) return `${reason} before the first held-out score on ${fold}`;
+  const score =
+    tuning.metric === "F1" && best.f1 !== undefined
+      ? `F1 ${(100 * best.f1).toFixed(2)}`
+      : `accuracy ${(100 * best.tokenAccuracy).toFixed(2)}%`;
+  const kept = `the model is iteration ${best.iteration}'s, trained on the other ${tuning.trainingSentences}`;
+  return result.stopReason === "early-stopping"
+    ? `held-out ${tuning.metric} stopped improving at iteration ${best.iteration} (${score} on ${fold}; ${kept})`
+    : `${reason}; best held-out ${tuning.metric} at iteration ${best.iteration} (${score} on ${fold}; ${kept})`;
+}
+
 export interface Trainer {
   /** The task preset whose defaults were merged, if any. */
   readonly task: TaskPreset | undefined;
+  /**
+   * The task preset's held-out stopping rule, when `train` applies it: L-BFGS or OWL-QN, and no
+   * `maxIterations`, `delta` or dev data given (any of them is the caller's rule instead). A corpus
+   * of fewer than `minUnits` documents trains under the loss rule all the same. Once `train` has
+   * stopped so, jackknife folds' CRFs (document constraints, the general CRF) train for its best
+   * iteration count, as a model file's recorded training does (`recordedTraining`).
+   */
+  readonly heldOut: HeldOutRule | undefined;
   /** One training's iterations: the spec's, else the task preset's for L-BFGS and OWL-QN. */
   readonly maxIterations: number | undefined;
   /** One training's iteration cap, the algorithm's default included (undefined: none). */
   readonly limit: number | undefined;
   /** `trainOnCorpus`'s options for the run's features, or for `features` (a fold's). */
   options(onProgress?: OnProgress, features?: TrainingFeatures): TrainOnCorpusOptions;
-  train(corpus: Corpus, onProgress?: OnProgress): Promise<TrainedOnCorpus>;
+  train(corpus: Corpus, onProgress?: OnProgress): Promise<TrainedByTrainer>;
   /** Two stages (Krishnan & Manning 2006): jackknifed first stages' votes as features. */
   trainTwoStage(
     corpus: Corpus,
@@ -130,6 +180,14 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
     features?.task ?? (spec.taskPreset === undefined ? undefined : getTaskPreset(spec.taskPreset));
   const quasiNewton = spec.algorithm === "lbfgs" || spec.algorithm === "owlqn";
   const maxIterations = spec.maxIterations ?? (quasiNewton ? task?.maxIterations : undefined);
+  const heldOut =
+    quasiNewton &&
+    spec.maxIterations === undefined &&
+    spec.delta === undefined &&
+    inputs.dev === undefined &&
+    init === undefined
+      ? (task?.heldOut ?? undefined)
+      : undefined;
   const objective = objectiveTraining(
     definedFields({
       objective: spec.objective,
@@ -147,11 +205,17 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
         ? { taskPreset: features.task.name, decoder: features.task.decoder }
         : {}),
   };
+  // Partial labels name the data's labels token by token: no conversion carries them.
+  const internalScheme =
+    spec.internalScheme === "keep"
+      ? undefined
+      : (spec.internalScheme ?? (spec.partialLabels === true ? undefined : task?.internalScheme));
   const fixed: Omit<TrainOnCorpusOptions, "preset"> = {
     ...definedFields({
-      delta: quasiNewton ? task?.delta : undefined,
+      delta: spec.delta ?? (quasiNewton ? task?.delta : undefined),
       scheme: spec.scheme,
-      c1: spec.c1,
+      internalScheme,
+      c1: spec.c1 ?? (quasiNewton ? task?.c1 : undefined),
       c2: spec.c2 ?? task?.c2,
       maxIterations,
       threads: spec.threads,
@@ -179,11 +243,14 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
       ...definedFields({ features: of.features, jackknife: of.jackknife, onProgress }),
     };
   };
+  /** The best iteration of the last `train` under the held-out rule. */
+  let stoppedAt: number | undefined;
   /** Chain CRFs of jackknife folds, trained as the run's model with a fold's features. */
   const foldTrainer = (
     featuresOf: ((corpus: Corpus, fold: number) => Promise<TrainingFeatures>) | undefined,
     onChainProgress: ((progress: TrainingProgress, fold: number) => void) | undefined,
     cache: Map<number, Promise<CrfModel>> | undefined,
+    underDataScheme = false,
   ): FoldTrainer => {
     const train: FoldTrainer = async (part, labels, fold) => {
       const of = featuresOf === undefined ? features : await featuresOf(part, fold);
@@ -191,7 +258,9 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
         onChainProgress === undefined
           ? undefined
           : (p: TrainingProgress) => onChainProgress(p, fold);
-      const chain = options(progress, of);
+      const trained = underDataScheme ? dataScheme(options(progress, of)) : options(progress, of);
+      // Trained as the model was: as long as its held-out curve said, once `train` has run so.
+      const chain = stoppedAt === undefined ? trained : { ...trained, maxIterations: stoppedAt };
       return (await trainOnCorpus(part, labels.length === 0 ? chain : { ...chain, labels })).model;
     };
     if (cache === undefined) return train;
@@ -204,8 +273,60 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
       return model;
     };
   };
+  /** The task preset's held-out rule: train on the rest, stop on the tuning fold's curve. */
+  const trainHeldOut = async (
+    corpus: Corpus,
+    onProgress: OnProgress | undefined,
+  ): Promise<TrainedByTrainer> => {
+    const cut = heldOut === undefined ? null : tuningCut(corpus, heldOut);
+    if (heldOut === undefined || cut === null || features === undefined) {
+      return trainOnCorpus(corpus, options(onProgress));
+    }
+    const scheme = spec.scheme ?? corpus.scheme;
+    // The trainer's own delta (1e-5) only: the curve decides, the cap is a safety net.
+    const { delta: _loss, ...chain } = options(
+      onProgress,
+      featuresOnPart(features, cut.rest, scheme),
+    );
+    const result = await trainOnCorpus(cut.rest, {
+      ...chain,
+      dev: cut.tuning,
+      patience: heldOut.patience,
+      heldOutEvery: heldOut.every,
+      maxIterations: heldOut.maxIterations,
+    });
+    const best = result.bestHeldOut;
+    stoppedAt = best?.iteration;
+    // The model file's lexicons are mined from every training sentence, the tuning fold's too:
+    // the fold was kept out of them only while it stood for unseen data.
+    const model = result.model.withSettings({
+      ...(features.features === undefined
+        ? {}
+        : { features: features.features as unknown as JsonValue }),
+      stopping: {
+        rule: "held-out",
+        tuningSentences: cut.tuning.sentences.length,
+        every: heldOut.every,
+        patience: heldOut.patience,
+        ...(best === undefined
+          ? {}
+          : { bestIteration: best.iteration, score: best.f1 ?? best.tokenAccuracy }),
+      },
+    });
+    return {
+      ...result,
+      model,
+      tuning: {
+        rule: heldOut,
+        trainingSentences: cut.rest.sentences.length,
+        tuningSentences: cut.tuning.sentences.length,
+        metric: scheme === "none" ? "accuracy" : "F1",
+      },
+    };
+  };
   return {
     task,
+    heldOut,
     maxIterations,
     limit: iterationCap(spec.algorithm, maxIterations),
     documentConstraints: spec.documentConstraints !== "off" && task?.documentConstraints === true,
@@ -218,9 +339,9 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
       });
     },
     options,
-    train: (corpus, onProgress) => trainOnCorpus(corpus, options(onProgress)),
+    train: trainHeldOut,
     trainTwoStage: (corpus, { onProgress, ...hooks }) =>
-      trainTwoStage(corpus, { ...options(onProgress), ...hooks }),
+      trainTwoStage(corpus, { ...dataScheme(options(onProgress)), ...hooks }),
     trainGeneral: (corpus, general) => {
       const { featuresOf, onChainProgress, foldModels, ...rest } = general;
       const progress = (fold: number) =>
@@ -230,16 +351,25 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
       return trainGeneralCrf(corpus, {
         ...definedFields({ signal: inputs.signal }),
         ...rest,
-        crf: options(progress(0)),
-        trainModel: foldTrainer(featuresOf, onChainProgress, foldModels),
+        crf: dataScheme(options(progress(0))),
+        trainModel: foldTrainer(featuresOf, onChainProgress, foldModels, true),
       });
     },
     trainCrfsuite: (corpus, dev, onProgress) => {
-      const { dev: _, partialLabels: __, init: initModel, ...shared } = fixed;
+      const { dev: _, partialLabels: __, init: initModel, internalScheme: ___, ...shared } = fixed;
       return trainOnCrfsuite(corpus, {
         ...shared,
         ...definedFields({ dev, onProgress, init: initModel }),
       });
     },
   };
+}
+
+/**
+ * Options that train under the data's own scheme: a two-stage model's votes and a general CRF's
+ * consistency factors read the labels' chunks under it.
+ */
+function dataScheme(options: TrainOnCorpusOptions): TrainOnCorpusOptions {
+  const { internalScheme: _, ...rest } = options;
+  return rest;
 }

@@ -1,6 +1,6 @@
 import type { TrainingObjectiveName } from "@lagrange/bcrf";
 import type { TrainingAlgorithm } from "@lagrange/chain-crf";
-import type { LabelScheme } from "@lagrange/datasets";
+import type { LabelScheme, SchemeName } from "@lagrange/datasets";
 import type { RollIn, RollOut } from "@lagrange/l2s";
 import { L2S_PARSER_DEFAULT_LEARNER } from "../l2s/parser.js";
 import { L2S_TAGGER_DEFAULT_LEARNER } from "../l2s/tagger.js";
@@ -14,6 +14,11 @@ export interface TrainingSpec {
   readonly c1?: number;
   readonly c2?: number;
   readonly maxIterations?: number;
+  /**
+   * L-BFGS / OWL-QN: CRFsuite's rule, relative loss decrease over 10 iterations below this.
+   * `maxIterations` or `delta` given, a task preset's held-out rule does not apply (nor with dev).
+   */
+  readonly delta?: number;
   readonly threads?: number;
   readonly minAttributeFrequency?: number;
   /** Early stopping: held-out evaluations without improvement. */
@@ -32,6 +37,13 @@ export interface TrainingSpec {
   /** The gold column holds partial annotations. */
   readonly partialLabels?: boolean;
   readonly scheme?: LabelScheme;
+  /**
+   * The scheme a chain CRF trains under (its gold labels converted in, its output converted back
+   * to `scheme`): default the task preset's `internalScheme` (the NER presets' BIOES); `keep`:
+   * the data's. Not with partial labels (their default is `keep`), two stages or a general CRF,
+   * which train under the data's scheme.
+   */
+  readonly internalScheme?: SchemeName | "keep";
   /**
    * A task preset whose training defaults apply when the features name none (a bench row on a
    * task's base preset); the features' own task preset comes first.

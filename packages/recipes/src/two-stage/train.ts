@@ -8,6 +8,7 @@ import {
   type CrfModel,
   type FeatureSpec,
   featureExtractor,
+  loadModelFromBytes,
   modelToBytes,
   NO_VOTE,
   type Preset,
@@ -19,6 +20,7 @@ import {
   modelPreset,
   sentenceAttributes,
   votesFromLabels,
+  withDocumentContext,
   withFirstStageVotes,
 } from "../model-features.js";
 import { modelDecodingConstraints, modelScheme } from "../model-scheme.js";
@@ -97,6 +99,8 @@ export async function trainTwoStage(
     );
   }
   const fold = jackknife?.fold ?? jackknifeFolds(sentences, K);
+  // The first stage's own input: with document context where its features read it.
+  const read = options.features?.context === undefined ? sentences : withDocumentContext(sentences);
   const train = trainFirstStage ?? defaultTrainer;
   const labels: string[][] = new Array(sentences.length);
   for (let f = 0; f < K; f++) {
@@ -127,7 +131,7 @@ export async function trainTwoStage(
     const constraints = modelDecodingConstraints(model);
     for (let i = 0; i < sentences.length; i++) {
       if (fold[i] !== f) continue;
-      labels[i] = model.tag(sentenceAttributes(extractor, sentences[i]!), { constraints });
+      labels[i] = model.tag(sentenceAttributes(extractor, read[i]!), { constraints });
     }
   }
   throwIfAborted(signal);
@@ -141,12 +145,16 @@ export async function trainTwoStage(
     votes.reduce((n, v) => n + v[kind].filter((x) => x !== NO_VOTE).length, 0);
   const first = sentences[0] === undefined ? 0 : (inputRows(sentences[0])[0]?.length ?? 0);
   // The features read the rows without their dense columns: the votes come right after the rest.
-  const secondSpec = (spec: FeatureSpec | undefined): FeatureSpec => ({
-    ...(spec ?? { base: options.preset }),
-    votes: { first: first - (spec?.dense?.columns.length ?? 0) },
-  });
-  // Held-out data is tagged by the full first stage as it is stored, as tagging will: any model
-  // carrying its bytes runs it.
+  // Document context, where the features read it, is appended after the votes.
+  const secondSpec = (spec: FeatureSpec | undefined): FeatureSpec => {
+    const votesAt = first - (spec?.dense?.columns.length ?? 0);
+    return {
+      ...(spec ?? { base: options.preset }),
+      votes: { first: votesAt },
+      ...(spec?.context === undefined ? {} : { context: { first: votesAt + VOTE_KINDS.length } }),
+    };
+  };
+  // Held-out data is tagged by the full first stage as it is stored, as tagging will.
   const devVoted: Corpus | undefined =
     dev === undefined
       ? undefined
@@ -154,7 +162,7 @@ export async function trainTwoStage(
           ...dev,
           sentences: [
             ...(await withFirstStageVotes(
-              fullFirst.withFirstStage(firstBytes),
+              loadModelFromBytes(firstBytes),
               dev.sentences,
               signal === undefined ? {} : { signal },
             )),

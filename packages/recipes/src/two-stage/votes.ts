@@ -162,7 +162,14 @@ export function computeVotes(
  * gold label column stays the label, since the input view leaves it out by identity).
  */
 export function withVoteColumns(sentence: Sentence, votes: SentenceVotes): Sentence {
-  const added = VOTE_KINDS.map((kind) => votes[kind]);
+  return appendColumns(
+    sentence,
+    VOTE_KINDS.map((kind) => votes[kind]),
+  );
+}
+
+/** The sentence with input columns added after its own (a value per token each). */
+export function appendColumns(sentence: Sentence, added: readonly string[][]): Sentence {
   const columns = [...sentence.columns, ...added];
   const inputColumns =
     sentence.inputColumns === undefined

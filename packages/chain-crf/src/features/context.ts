@@ -1,0 +1,175 @@
+/**
+ * Ratinov & Roth (2009)'s context aggregation, from the words alone (no first stage): a
+ * capitalised token also sees the other occurrences of its word in the same document (compared
+ * without case, so a headline's `CLINTON` meets the body's `Clinton`): the words around them
+ * (±2) and how they were written (lower case mid-sentence, capitalised mid-sentence, all caps,
+ * only sentence-initially, inside a longer capitalised run). A name mentioned once in an
+ * unhelpful context borrows the contexts of its other mentions; a sentence-initial common word
+ * that the document writes in lower case elsewhere is told apart from a name.
+ *
+ * The aggregates are document-level, so they travel as two input columns appended after the data's
+ * own (`ctx`, `case`), computed over the whole input by {@link documentContextColumns}; the
+ * extractor reads them like any column.
+ */
+import type { TokenFeatures } from "./define-preset.js";
+import { FeatureInputError } from "./errors.js";
+import type { AttributeSink } from "./types.js";
+
+/** The context columns, in order after the data's input columns. */
+export const CONTEXT_KINDS = ["ctx", "case"] as const;
+
+/** A context cell's value where a token has none (lower case, or its word occurs once). */
+export const NO_CONTEXT = "_";
+
+/** Separates a `ctx` cell's items (a word never holds it: tokens are split on whitespace). */
+const ITEM_SEPARATOR = " ";
+
+/** Words either side of another occurrence that it contributes. */
+const WINDOW = 2;
+/** Other occurrences looked at, and items kept, per token: a word's first mentions suffice. */
+const MAX_OCCURRENCES = 20;
+const MAX_ITEMS = 48;
+
+const UPPER_FIRST = /^\p{Lu}/u;
+const HAS_LOWER = /\p{Ll}/u;
+const HAS_UPPER = /\p{Lu}/u;
+
+/** How another occurrence is written: one letter each, sorted in the `case` cell. */
+function caseFlags(words: readonly string[], u: number, into: Set<string>): void {
+  const word = words[u]!;
+  if (u === 0) into.add("i");
+  else if (!HAS_UPPER.test(word)) {
+    if (HAS_LOWER.test(word)) into.add("l");
+  } else if (HAS_LOWER.test(word)) {
+    if (UPPER_FIRST.test(word)) into.add("c");
+  } else into.add("u");
+  // Part of a longer capitalised run there (a first name before it, a surname after it).
+  if (u > 1 && UPPER_FIRST.test(words[u - 1]!)) into.add("p");
+  if (u + 1 < words.length && UPPER_FIRST.test(words[u + 1]!)) into.add("n");
+}
+
+/**
+ * The context columns of every token of a corpus, given each sentence's document (`documents[i]`,
+ * equal for one document, documents being runs of sentences): per sentence `[ctx, case]`, each a
+ * value per token. Only tokens that start with a capital get aggregates; the occurrence itself
+ * never counts.
+ */
+export function documentContextColumns(
+  sentences: readonly (readonly string[])[],
+  documents: Int32Array,
+): (readonly [string[], string[]])[] {
+  const out: (readonly [string[], string[]])[] = sentences.map((words) => [
+    new Array<string>(words.length).fill(NO_CONTEXT),
+    new Array<string>(words.length).fill(NO_CONTEXT),
+  ]);
+  let from = 0;
+  while (from < sentences.length) {
+    let to = from + 1;
+    while (to < sentences.length && documents[to] === documents[from]) to++;
+    // Occurrences by lower-cased word: packed (sentence, token) pairs.
+    const occurrences = new Map<string, number[]>();
+    for (let i = from; i < to; i++) {
+      const words = sentences[i]!;
+      for (let t = 0; t < words.length; t++) {
+        const key = words[t]!.toLowerCase();
+        let list = occurrences.get(key);
+        if (list === undefined) {
+          list = [];
+          occurrences.set(key, list);
+        }
+        list.push(i, t);
+      }
+    }
+    const items = new Set<string>();
+    const flags = new Set<string>();
+    for (let i = from; i < to; i++) {
+      const words = sentences[i]!;
+      const [ctx, casing] = out[i]!;
+      for (let t = 0; t < words.length; t++) {
+        if (!UPPER_FIRST.test(words[t]!)) continue;
+        const list = occurrences.get(words[t]!.toLowerCase())!;
+        if (list.length <= 2) continue;
+        items.clear();
+        flags.clear();
+        let seen = 0;
+        for (let k = 0; k < list.length && seen < MAX_OCCURRENCES; k += 2) {
+          const s = list[k]!;
+          const u = list[k + 1]!;
+          if (s === i && u === t) continue;
+          seen++;
+          const other = sentences[s]!;
+          caseFlags(other, u, flags);
+          for (let d = -WINDOW; d <= WINDOW; d++) {
+            const p = u + d;
+            if (d === 0 || p < 0 || p >= other.length || items.size >= MAX_ITEMS) continue;
+            items.add(`${d}${other[p]!.toLowerCase()}`);
+          }
+        }
+        if (items.size > 0) ctx[t] = [...items].join(ITEM_SEPARATOR);
+        if (flags.size > 0) casing[t] = [...flags].sort().join("");
+      }
+    }
+    from = to;
+  }
+  return out;
+}
+
+/** Per token its aggregate names (null: none). */
+interface SentenceContext {
+  readonly names: (readonly string[] | null)[];
+}
+
+/**
+ * The context columns (from input column `first` on) as attributes: `agg:-1said` for each word
+ * around another occurrence, `agg:case=cl` for how the others are written and `agg:c` for each of
+ * its letters. Rows without the columns are refused: such a model's input is the data with its
+ * context appended over the whole input, never a sentence alone.
+ */
+export function contextFeatures(first: number): TokenFeatures<SentenceContext> {
+  const names = new Map<string, string>();
+  const nameOf = (item: string): string => {
+    let name = names.get(item);
+    if (name === undefined) {
+      name = `agg:${item}`;
+      names.set(item, name);
+    }
+    return name;
+  };
+  const need = first + CONTEXT_KINDS.length;
+  return {
+    prepare(rows) {
+      const list: (readonly string[] | null)[] = new Array(rows.length);
+      for (let t = 0; t < rows.length; t++) {
+        const row = rows[t]!;
+        if (row.length < need) {
+          throw new FeatureInputError(
+            "context",
+            t,
+            `has ${row.length} column(s); a model with document context reads it (${CONTEXT_KINDS.join(", ")}) in columns ${first + 1}–${need}: its input is the data with the context appended over whole documents (lagrange tag of a whole file, or recipes' withDocumentInputs), never the data alone`,
+          );
+        }
+        const ctx = row[first]!;
+        const casing = row[first + 1]!;
+        if (ctx === NO_CONTEXT && casing === NO_CONTEXT) {
+          list[t] = null;
+          continue;
+        }
+        const mine: string[] = [];
+        if (ctx !== NO_CONTEXT) {
+          for (const item of ctx.split(ITEM_SEPARATOR)) mine.push(nameOf(item));
+        }
+        if (casing !== NO_CONTEXT) {
+          mine.push(nameOf(`case=${casing}`));
+          for (const flag of casing) mine.push(nameOf(flag));
+        }
+        list[t] = mine;
+      }
+      return { names: list };
+    },
+    token({ names: list }, t, sink: AttributeSink) {
+      const mine = list[t];
+      if (mine === null || mine === undefined) return;
+      for (const name of mine) sink.state(t, name, 1);
+    },
+  };
+}
