@@ -140,6 +140,10 @@ export {
   type TagRequest,
   type TagTime,
 } from "./tagging/sequence-tagger.js";
+export {
+  embeddingClusters,
+  type LoadedEmbeddingClusters,
+} from "./task-presets/embedding-clusters.js";
 export { jackknifeFolds } from "./task-presets/mined-lexicons.js";
 export { languageClusters, type ResourceOptions } from "./task-presets/resources.js";
 export type { ClusterLanguage, HeldOutRule, TaskPreset } from "./task-presets/task-presets.js";

@@ -13,7 +13,7 @@ import {
   PERCEPTRON_DEFAULTS,
   REGRESSOR_DEFAULTS,
 } from "@lagrange/l2s";
-import { sentenceAttributes } from "./model-features.js";
+import { sentenceAttributes, withDocumentContext } from "./model-features.js";
 import type { TrainingFeatures } from "./task-presets/training-features.js";
 
 export interface TrainingMemoryBoundOptions {
@@ -199,8 +199,13 @@ export function estimateFeatureExtraction(
       : featureExtractor(features.features);
   const jackknife = features.jackknife;
   const folds = jackknife?.specs.map(featureExtractor);
+  // Document context is read over the corpus's documents, as training reads it.
+  const sentences =
+    features.features?.context === undefined
+      ? corpus.sentences
+      : withDocumentContext(corpus.sentences);
   return estimateExtraction(
-    corpus.sentences,
+    sentences,
     (sentence, i) =>
       sentenceAttributes(folds === undefined ? whole : folds[jackknife!.fold[i]!]!, sentence),
     budgetBytes,

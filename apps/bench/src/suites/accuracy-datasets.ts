@@ -4,8 +4,9 @@ import { type ClusterLanguage, type GroupingKind, jackknifeFolds } from "@lagran
 
 /**
  * The rows, in order: each chain row adds to the one before (issue 40's: the task preset's chunk
- * scheme inside, the large gazetteers, document context, further Brown clusterings); the three
- * non-local rows each build on the last chain row that ran.
+ * scheme inside, the large gazetteers, document context, further Brown clusterings, k-means
+ * clusters of PPMI-SVD word vectors); the three non-local rows each build on the last chain row
+ * that ran.
  */
 export const ACCURACY_ROWS = [
   "baseline",
@@ -15,6 +16,8 @@ export const ACCURACY_ROWS = [
   "gazetteers",
   "context",
   "wide-clusters",
+  "embeddings",
+  "preset",
   "two-stage",
   "general",
   "document",

@@ -16,6 +16,8 @@ const ROW_TITLES: Readonly<Record<AccuracyRowName, string>> = {
   gazetteers: "+ large gazetteers (npm open data)",
   context: "+ document context (aggregation)",
   "wide-clusters": "+ Brown clusters C = 1000 too",
+  embeddings: "+ PPMI-SVD k-means clusters (k = 100, 300, 1000)",
+  preset: "the task preset as it ships",
   "two-stage": "+ two-stage votes",
   general: "+ general CRF (DD)",
   document: "+ document constraints",
@@ -129,7 +131,7 @@ export function accuracySummaryTable(result: AccuracyResult): string {
 export function accuracyMarkdown(result: AccuracyResult): string {
   const s = result.settings;
   const lines = [
-    "### accuracy (issue 27: baseline → + clusters → + lexicons → + two-stage / + general CRF / + document constraints)",
+    "### accuracy (issues 27 and 40: baseline → + clusters → + lexicons → + BIOES inside → + large gazetteers → + document context → + Brown C = 1000 → + PPMI-SVD clusters; the preset as it ships; + two-stage / + general CRF / + document constraints)",
     "",
     `${s.quick ? "**Quick smoke run** (small training sets, few iterations: not the bench's figures). " : ""}Held-out: ${s.heldOut}, cut from ${s.maxTrainSentences === null ? "the training split" : `the first ${s.maxTrainSentences} training sentences`}; dev: the registry's dev split (never a test split). L-BFGS with each task preset's stopping rule${s.maxIterations === null ? "" : `, at most ${s.maxIterations} iterations`}, ${s.threads} thread${s.threads === 1 ? "" : "s"}. Scores: conlleval chunk F1 under the corpus's scheme, token accuracy for UPOS; intervals: percentile bootstrap over sentences, ${s.bootstrapSamples} resamples, seed ${s.seed}. Tagging: the model's bytes through openTagger (as \`lagrange tag\`), Viterbi under the scheme's mask; the general CRF by its recorded decoder; document constraints, where kept, by theirs (Soft-DD, a document at a time). Node ${result.node}.`,
     "",

@@ -77,6 +77,21 @@ function clusterPaths(): string {
   return `${words.map((w) => `${bits(w)}\t${w}\t5`).join("\n")}\n`;
 }
 
+function embeddingClusters(): string {
+  const words = [...FIRST, ...LAST, ...PLACES, ...ORGS, ...VERBS, "in", "the", "team", "."];
+  const id = (w: string, k: number) =>
+    (FIRST.includes(w) || LAST.includes(w)
+      ? 1
+      : PLACES.includes(w)
+        ? 2
+        : ORGS.includes(w)
+          ? 3
+          : 4) *
+    (k / 10);
+  const lines = words.map((w) => [w, id(w, 100), id(w, 300), id(w, 1000)].join("\t"));
+  return `word\tk100\tk300\tk1000\n${lines.join("\n")}\n`;
+}
+
 describe("bench accuracy on a tiny generated corpus", () => {
   let dir = "";
   let dataset: AccuracyDataset;
@@ -90,6 +105,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
     await writeFile(join(resources, "clusters-en.paths"), clusterPaths());
     // The wide-clusters row's second clustering (C = 1000), here the same small one.
     await writeFile(join(resources, "clusters-en-c1000.paths"), clusterPaths());
+    // The embeddings row's k-means clusters: a small file, so the test never builds from the registry.
+    await writeFile(join(resources, "embeddings-en.tsv"), embeddingClusters());
     for (const [name, entries] of Object.entries(GAZETTEERS)) {
       await writeFile(join(resources, `${name}.txt`), `${entries.join("\n")}\n`);
     }
@@ -134,6 +151,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "gazetteers",
       "context",
       "wide-clusters",
+      "embeddings",
+      "preset",
       "two-stage",
       "general",
       "document",
@@ -147,8 +166,10 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "gazetteers",
       "context",
       "wide-clusters",
-      "wide-clusters",
-      "wide-clusters",
+      "embeddings",
+      "preset",
+      "preset",
+      "preset",
     ]);
     const train = await openCorpus(dataset.train);
     const { cut, heldOut } = heldOutCut(train);
@@ -180,6 +201,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
       gazetteers,
       context,
       wide,
+      embeddings,
+      preset,
       twoStage,
       general,
       document,
@@ -192,11 +215,15 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(gazetteers!.features).toContain("large gazetteers");
     expect(context!.numFeatures).toBeGreaterThan(gazetteers!.numFeatures);
     expect(wide!.numFeatures).toBeGreaterThan(context!.numFeatures);
+    expect(embeddings!.numFeatures).toBeGreaterThan(wide!.numFeatures);
+    expect(embeddings!.features).toContain("PPMI-SVD k-means k = 100, 300, 1000");
     // Two-stage: the mined lexicons' folds, votes on the training tokens, more attributes.
     expect(twoStage!.twoStage!.folds).toBe(getTaskPreset("ner-en").folds);
     expect(twoStage!.twoStage!.voted.ctok).toBeGreaterThan(0);
     expect(twoStage!.numFeatures).toBeGreaterThan(lexicons!.numFeatures);
-    expect(twoStage!.features).toContain("document context");
+    // The preset as it ships: its own choice of the parts, the non-local rows over it.
+    expect(preset!.features).toContain("ner-en as it ships");
+    expect(twoStage!.features.startsWith(preset!.features)).toBe(true);
     expect(general!.general!.groups).toBe("documents");
     expect(general!.general!.mistakes.length).toBeGreaterThan(0);
     // Document constraints: 18 training documents, 4 jackknife folds, the first one the check.
@@ -220,6 +247,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(ner!.comparisons.map((p) => `${p.from}→${p.to} ${p.split}`)).toEqual([
       "baseline→lexicons held-out",
       "baseline→lexicons dev",
+      "lexicons→preset held-out",
+      "lexicons→preset dev",
       "lexicons→bioes held-out",
       "lexicons→bioes dev",
       "bioes→gazetteers held-out",
@@ -228,12 +257,14 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "gazetteers→context dev",
       "context→wide-clusters held-out",
       "context→wide-clusters dev",
-      "wide-clusters→two-stage held-out",
-      "wide-clusters→two-stage dev",
-      "wide-clusters→general held-out",
-      "wide-clusters→general dev",
-      "wide-clusters→document held-out",
-      "wide-clusters→document dev",
+      "wide-clusters→embeddings held-out",
+      "wide-clusters→embeddings dev",
+      "preset→two-stage held-out",
+      "preset→two-stage dev",
+      "preset→general held-out",
+      "preset→general dev",
+      "preset→document held-out",
+      "preset→document dev",
     ]);
     for (const p of ner!.comparisons) {
       expect(p.pValue).toBeGreaterThan(0);
@@ -255,6 +286,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "gazetteers",
       "context",
       "wide-clusters",
+      "embeddings",
+      "preset",
       "general",
       "document",
     ]);
@@ -263,7 +296,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(md).toContain("| + lexicons (gazetteers, mined) |");
     expect(md).toContain("| + two-stage votes |");
     expect(md).toContain("baseline → lexicons on held-out");
-    expect(md).toContain("wide-clusters → general on dev");
+    expect(md).toContain("preset → general on dev");
+    expect(md).toContain("| + PPMI-SVD k-means clusters (k = 100, 300, 1000) |");
     expect(md).toContain("| + document context (aggregation) |");
     expect(md).toContain("| + document constraints |");
     expect(md).toMatch(/% of (5 documents|40 sentences) certified, tagging/);

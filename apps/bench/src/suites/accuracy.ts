@@ -57,7 +57,9 @@ type ChainRowName =
   | "bioes"
   | "gazetteers"
   | "context"
-  | "wide-clusters";
+  | "wide-clusters"
+  | "embeddings"
+  | "preset";
 
 /** What a chain row asks of the trainer beside its features: the chunk scheme it trains under. */
 type RowTraining = Pick<TrainingSpec, "internalScheme">;
@@ -70,7 +72,14 @@ interface RowAsked {
 }
 
 /** The task preset's additions of issue 40, each row taking those up to itself. */
-const TASK_ROWS = ["lexicons", "bioes", "gazetteers", "context", "wide-clusters"] as const;
+const TASK_ROWS = [
+  "lexicons",
+  "bioes",
+  "gazetteers",
+  "context",
+  "wide-clusters",
+  "embeddings",
+] as const;
 
 /** A row's features and training, or why the row does not apply. */
 async function rowRequest(
@@ -97,6 +106,7 @@ async function rowRequest(
             largeGazetteers: false,
             context: false,
             wideClusters: false,
+            embeddings: false,
           },
         },
         training: keep,
@@ -112,6 +122,14 @@ async function rowRequest(
     };
   }
   if (task === undefined) return { why: `preset ${d.task} has no ${row}` };
+  if (row === "preset") {
+    const on = Object.entries(task.on).filter(([, v]) => v);
+    return {
+      request: { preset: task.name },
+      training: {},
+      text: `${task.name} as it ships (${on.length === 0 ? "none of issue 40's parts" : on.map(([k]) => k).join(", ")})`,
+    };
+  }
   const upTo = TASK_ROWS.indexOf(row);
   const has = (r: (typeof TASK_ROWS)[number]) => TASK_ROWS.indexOf(r) <= upTo;
   if (row === "lexicons" && task.gazetteers.length === 0 && !task.mined) {
@@ -126,11 +144,17 @@ async function rowRequest(
   if (row === "wide-clusters" && (task.clusters === null || task.wideClusters.length === 0)) {
     return { why: `task preset ${task.name} has no further Brown clusterings` };
   }
+  if (row === "embeddings" && (task.clusters === null || task.embeddings.length === 0)) {
+    return { why: `task preset ${task.name} has no embedding clusters` };
+  }
   const parts = [
     has("bioes") && task.internalScheme !== undefined ? `${task.internalScheme} inside` : null,
     has("gazetteers") && task.largeGazetteers.length > 0 ? "large gazetteers" : null,
     has("context") ? "document context" : null,
-    has("wide-clusters") ? `Brown C = ${task.wideClusters.join(", ")} too` : null,
+    has("wide-clusters") && task.wideClusters.length > 0
+      ? `Brown C = ${task.wideClusters.join(", ")} too`
+      : null,
+    has("embeddings") ? `PPMI-SVD k-means k = ${task.embeddings.join(", ")}` : null,
   ].filter((x) => x !== null);
   return {
     request: {
@@ -139,9 +163,10 @@ async function rowRequest(
         largeGazetteers: has("gazetteers"),
         context: has("context"),
         wideClusters: has("wide-clusters"),
+        embeddings: has("embeddings"),
       },
     },
-    training: has("bioes") ? {} : keep,
+    training: has("bioes") ? { internalScheme: task.internalScheme! } : keep,
     text: `${task.name} lexicons${parts.length === 0 ? "" : ` + ${parts.join(" + ")}`}`,
   };
 }
@@ -318,9 +343,17 @@ async function runDataset(
   const byName = (name: AccuracyRowName | null) => runs.find((r) => r.row.row === name);
   // baseline → lexicons as before; each of issue 40's chain rows and each non-local row against
   // the row it builds on.
-  const later = new Set<AccuracyRowName>(["bioes", "gazetteers", "context", "wide-clusters"]);
+  const later = new Set<AccuracyRowName>([
+    "bioes",
+    "gazetteers",
+    "context",
+    "wide-clusters",
+    "embeddings",
+  ]);
   const pairs: [RowRun | undefined, RowRun | undefined][] = [
     [byName("baseline"), byName("lexicons")],
+    // The preset as it ships against the one before issue 40's parts.
+    [byName("lexicons"), byName("preset")],
     ...runs
       .filter((r) => r.chain === undefined || later.has(r.row.row))
       .map((r): [RowRun | undefined, RowRun] => [byName(r.row.builtOn), r]),

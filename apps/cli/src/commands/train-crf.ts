@@ -242,6 +242,7 @@ async function resolveFeatures(
           source: options.template,
         };
   let bar: ReturnType<typeof progressBar> | undefined;
+  let barStage = "";
   try {
     const resolved = await trainingFeatures(
       {
@@ -259,6 +260,7 @@ async function resolveFeatures(
           context: onOff(options.documentContext),
           largeGazetteers: onOff(options.largeGazetteers),
           wideClusters: onOff(options.wideClusters),
+          embeddings: onOff(options.embeddings),
         }),
       },
       train,
@@ -266,11 +268,19 @@ async function resolveFeatures(
       {
         ...definedFields({ resourcesDir: options.resources, signal }),
         onProgress: (stage, done, total) => {
-          if (bar === undefined) {
-            note(`${stage}: Brown clustering of the raw text (once; the result is cached)`);
+          // One bar per stage: each Brown clustering, the word vectors, k-means at each k.
+          if (stage !== barStage) {
+            bar?.stop();
+            const what = /^embeddings-[a-z]+$/.test(stage)
+              ? "PPMI-SVD word vectors of the raw text"
+              : stage.startsWith("embeddings-")
+                ? "k-means of the word vectors"
+                : "Brown clustering of the raw text";
+            note(`${stage}: ${what} (once; the result is cached)`);
             bar = progressBar(stage, total);
+            barStage = stage;
           }
-          bar.update(done, "merges");
+          bar?.update(done, stage.startsWith("embeddings-") ? "passes" : "merges");
         },
       },
     );

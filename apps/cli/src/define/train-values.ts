@@ -151,6 +151,7 @@ export const TRAIN_FLAG_SCOPES: Readonly<Record<string, TrainFlagScope>> = {
   "--document-context": { where: [{ learner: ["crf"], taskPreset: true }] },
   "--large-gazetteers": { where: [{ learner: ["crf"], taskPreset: true }] },
   "--wide-clusters": { where: [{ learner: ["crf"], taskPreset: true }] },
+  "--embeddings": { where: [{ learner: ["crf"], taskPreset: true }] },
   "--algorithm": CRF,
   "--c1": { where: [{ learner: ["crf"], algorithm: QUASI_NEWTON }], elsewhere: "warn" },
   "--c2": {
@@ -337,6 +338,8 @@ export interface TrainOptions extends Omit<L2sTrainOptions, "preset"> {
   readonly largeGazetteers?: "on" | "off";
   /** A task preset's further Brown clusterings (C = 1000) `on` or `off`; absent: the preset's. */
   readonly wideClusters?: "on" | "off";
+  /** A task preset's k-means clusters of PPMI-SVD word vectors `on` or `off`; absent: the preset's. */
+  readonly embeddings?: "on" | "off";
   /** General CRF: perceptron epochs (default 10). */
   readonly epochs?: number;
   /** General CRF: the decoder the perceptron decodes with (default two-slave). */

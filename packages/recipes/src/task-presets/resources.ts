@@ -12,6 +12,7 @@ import { readInput, writeFileAtomic } from "@lagrange/core/node";
 import { checkLineEndings } from "@lagrange/datasets";
 import { cacheDir, openLexicon, openRawText, readLexiconFile } from "@lagrange/datasets/node";
 import { definedFields } from "../training/defined-fields.js";
+import { embeddingClusters, type LoadedEmbeddingClusters } from "./embedding-clusters.js";
 import {
   CLUSTER_RECIPES,
   type ClusterLanguage,
@@ -141,15 +142,27 @@ export async function lexiconFile(
 export async function loadTaskResources(
   preset: TaskPreset,
   options: ResourceOptions = {},
-): Promise<TaskResources & { readonly clusters: readonly (LoadedClusters & { size: number })[] }> {
+): Promise<
+  TaskResources & {
+    readonly clusters: readonly (LoadedClusters & { size: number })[];
+    readonly embeddingFile?: LoadedEmbeddingClusters;
+  }
+> {
   const clusters: (LoadedClusters & { size: number })[] = [];
   const language = preset.clusters;
+  let embeddingFile: LoadedEmbeddingClusters | undefined;
   if (language !== null) {
     for (const size of [CLUSTER_RECIPES[language].clusters, ...preset.wideClusters]) {
       clusters.push({ ...(await languageClusters(language, options, size)), size });
     }
+    if (preset.embeddings.length > 0) {
+      embeddingFile = await embeddingClusters(language, preset.embeddings, options);
+    }
   }
   const gazetteers: LexiconResource[] = [];
   for (const name of preset.gazetteers) gazetteers.push(await gazetteer(name, options));
-  return { clusters, gazetteers };
+  if (embeddingFile === undefined) return { clusters, gazetteers };
+  const e = embeddingFile;
+  const embeddings = e.sizes.map((size, s) => ({ size, words: e.words, clusters: e.clusters[s]! }));
+  return { clusters, embeddings, embeddingFile: e, gazetteers };
 }

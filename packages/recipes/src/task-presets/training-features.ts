@@ -18,6 +18,7 @@ import {
   tokenPlace,
 } from "@lagrange/datasets";
 import { getTaskPreset, isTaskPreset } from "../preset-names.js";
+import { definedFields } from "../training/defined-fields.js";
 import { MINED_PREFIX } from "./mined-lexicons.js";
 import {
   lexiconFile,
@@ -25,7 +26,15 @@ import {
   type ResourceOptions,
   readClusterFile,
 } from "./resources.js";
-import { resolveTaskPreset, type TaskPreset } from "./task-presets.js";
+import { resolveTaskPreset, type TaskParts, type TaskPreset } from "./task-presets.js";
+
+/** The parts a `use` switches, as given. */
+const pick = (use: NonNullable<FeatureRequest["use"]>) => ({
+  largeGazetteers: use.largeGazetteers,
+  context: use.context,
+  wideClusters: use.wideClusters,
+  embeddings: use.embeddings,
+});
 
 export interface FeatureRequest {
   /** A feature preset (`ner`, `pos`, …) or a task preset (`ner-en`, …). */
@@ -39,20 +48,16 @@ export interface FeatureRequest {
   /** `--lexicon NAME=FILE` files. */
   readonly lexiconFiles?: readonly { readonly name: string; readonly file: string }[];
   /**
-   * A task preset with parts left out, to measure what each is worth (the accuracy bench's rows):
-   * `clusters`, `gazetteers` or `mined` set to false leaves that resource out; `context` set
-   * either way overrides the preset's document context; `largeGazetteers` set to true adds the
-   * preset's large lists (off by default) to its gazetteers, `wideClusters` its further Brown
-   * clusterings.
+   * A task preset's parts switched from its own choice (`TaskPreset.on`), to measure what each is
+   * worth (the accuracy bench's rows) or to choose otherwise: `clusters`, `gazetteers` or `mined`
+   * set to false leaves that resource out; `largeGazetteers`, `context`, `wideClusters` and
+   * `embeddings` set either way switch that part on or off.
    */
   readonly use?: {
     readonly clusters?: boolean;
     readonly gazetteers?: boolean;
     readonly mined?: boolean;
-    readonly context?: boolean;
-    readonly largeGazetteers?: boolean;
-    readonly wideClusters?: boolean;
-  };
+  } & Partial<Omit<TaskParts, "internalScheme">>;
   /**
    * Jackknife folds of a task preset's mined lexicons instead of the preset's own: a two-stage
    * model's first stage is jackknifed over the same folds, so that a fold is tagged with lexicons
@@ -236,17 +241,20 @@ async function sparseTrainingFeatures(
   if (isTaskPreset(name)) {
     const full = getTaskPreset(name);
     const off = request.use ?? {};
+    const on = { ...full.on, ...definedFields(pick(off)) };
     const task: TaskPreset = {
       ...full,
+      on,
       ...(off.clusters === false ? { clusters: null } : {}),
-      ...(off.gazetteers === false
-        ? { gazetteers: [] }
-        : off.largeGazetteers === true
-          ? { gazetteers: [...full.gazetteers, ...full.largeGazetteers] }
-          : {}),
+      gazetteers:
+        off.gazetteers === false
+          ? []
+          : on.largeGazetteers
+            ? [...full.gazetteers, ...full.largeGazetteers]
+            : full.gazetteers,
       ...(off.mined === false ? { mined: false } : {}),
-      ...(off.wideClusters === true ? {} : { wideClusters: [] }),
-      ...(off.context === undefined ? {} : { context: off.context }),
+      wideClusters: on.wideClusters ? full.wideClusters : [],
+      embeddings: on.embeddings ? full.embeddings : [],
       ...(request.folds === undefined ? {} : { folds: request.folds }),
     };
     const resources = await loadTaskResources(task, options);
@@ -255,6 +263,14 @@ async function sparseTrainingFeatures(
         c.built
           ? `clusters: built ${c.words.length} words in ${c.seconds.toFixed(0)} s, cached in ${c.file}`
           : `clusters: ${c.words.length} words from ${c.file}`,
+      );
+    }
+    const e = resources.embeddingFile;
+    if (e !== undefined) {
+      notes.push(
+        e.built
+          ? `embedding clusters (k = ${e.sizes.join(", ")}): built ${e.words.length} words in ${e.seconds.toFixed(0)} s, cached in ${e.file}`
+          : `embedding clusters (k = ${e.sizes.join(", ")}): ${e.words.length} words from ${e.file}`,
       );
     }
     if (resources.gazetteers.length > 0) {
@@ -266,6 +282,7 @@ async function sparseTrainingFeatures(
       task,
       {
         clusters: resources.clusters,
+        ...(resources.embeddings === undefined ? {} : { embeddings: resources.embeddings }),
         gazetteers: [...resources.gazetteers, ...extraLexicons],
       },
       { sentences: corpus.sentences, columns, scheme },

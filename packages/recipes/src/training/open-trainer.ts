@@ -209,7 +209,10 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
   const internalScheme =
     spec.internalScheme === "keep"
       ? undefined
-      : (spec.internalScheme ?? (spec.partialLabels === true ? undefined : task?.internalScheme));
+      : (spec.internalScheme ??
+        (spec.partialLabels === true || task?.on.internalScheme !== true
+          ? undefined
+          : task.internalScheme));
   const fixed: Omit<TrainOnCorpusOptions, "preset"> = {
     ...definedFields({
       delta: spec.delta ?? (quasiNewton ? task?.delta : undefined),
