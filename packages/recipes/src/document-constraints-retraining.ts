@@ -58,14 +58,14 @@ export function recordedTraining(model: CrfModel, source: string): RecordedTrain
     ...definedFields({
       c1: numberOf(s.c1),
       c2: numberOf(s.c2),
-      // A model kept at the best iteration of its held-out curve: its folds train that long.
-      maxIterations: numberOf(stoppedAt(s.stopping)) ?? numberOf(s.maxIterations),
+      maxIterations: numberOf(s.maxIterations),
       minAttributeFrequency: numberOf(s.minAttributeFrequency),
       constrainedTraining: s.constrainedTraining === true ? true : undefined,
       scheme,
       taskPreset: task?.name,
     }),
     internalScheme,
+    ...foldStopping(model),
     ...(s.order === 2 ? { order: 2, trigrams: s.trigrams === "all" ? "all" : "observed" } : {}),
   };
   const preset = model.preset ?? spec?.base ?? "template";
@@ -81,11 +81,17 @@ export function recordedTraining(model: CrfModel, source: string): RecordedTrain
   return { spec: trainingSpec, featuresOf };
 }
 
-function stoppedAt(stopping: JsonValue | undefined): JsonValue | undefined {
-  if (typeof stopping !== "object" || stopping === null || Array.isArray(stopping))
-    return undefined;
+/**
+ * How a model's jackknife folds train: a model kept at the best iteration of its held-out curve
+ * has its folds train that long, with no loss rule (delta 0) the model's own training did not
+ * have either; any other model, as its settings say.
+ */
+export function foldStopping(model: CrfModel): Pick<TrainingSpec, "maxIterations" | "delta"> {
+  const stopping = model.settings.stopping;
+  if (typeof stopping !== "object" || stopping === null || Array.isArray(stopping)) return {};
   // Array.isArray does not narrow a readonly array away.
-  return (stopping as { readonly [key: string]: JsonValue }).bestIteration;
+  const best = numberOf((stopping as { readonly [key: string]: JsonValue }).bestIteration);
+  return best === undefined ? {} : { maxIterations: best, delta: 0 };
 }
 
 function isAlgorithm(name: string): name is TrainingAlgorithm {

@@ -30,7 +30,7 @@ import {
 } from "./general-crf-settings.js";
 import { ChainScoring, corpusGroups, groupInstances } from "./general-crf-tagging.js";
 import { withDocumentInputsSync } from "./model-input.js";
-import { modelScheme } from "./model-scheme.js";
+import { modelOutputScheme, modelScheme } from "./model-scheme.js";
 import { type TrainOnCorpusOptions, trainOnCorpus } from "./training.js";
 
 export type GeneralCrfTrainingProgress =
@@ -142,6 +142,13 @@ export async function prepareGeneralCrf(
         })
       ).model);
   const base = options.baseModel ?? (await trainModel(train, [], 0));
+  // The consistency factors read the gold labels' chunks with the base's label ids.
+  if (modelOutputScheme(base) !== modelScheme(base)) {
+    throw new LagrangeError(
+      "usage",
+      `a general CRF's base chain must be trained under the data's scheme; this one was trained under ${modelScheme(base)} for ${modelOutputScheme(base)} data (train it with --internal-scheme keep)`,
+    );
+  }
   options.onProgress?.({ stage: "crf", fold: 0, folds });
   const labels = base.labels.names();
   const outside = labels.indexOf("O");

@@ -39,7 +39,11 @@ export {
   type SelectedDocumentConstraints,
   withDocumentConstraints,
 } from "./document-constraints.js";
-export { type RecordedTraining, recordedTraining } from "./document-constraints-retraining.js";
+export {
+  foldStopping,
+  type RecordedTraining,
+  recordedTraining,
+} from "./document-constraints-retraining.js";
 export type {
   ConstraintTerm,
   SentenceExplanation,
@@ -140,13 +144,14 @@ export {
   type TagRequest,
   type TagTime,
 } from "./tagging/sequence-tagger.js";
-export {
-  embeddingClusters,
-  type LoadedEmbeddingClusters,
-} from "./task-presets/embedding-clusters.js";
 export { jackknifeFolds } from "./task-presets/mined-lexicons.js";
 export { languageClusters, type ResourceOptions } from "./task-presets/resources.js";
-export type { ClusterLanguage, HeldOutRule, TaskPreset } from "./task-presets/task-presets.js";
+export type {
+  ClusterLanguage,
+  HeldOutRule,
+  TaskParts,
+  TaskPreset,
+} from "./task-presets/task-presets.js";
 export {
   type FeatureRequest,
   type TrainingFeatures,

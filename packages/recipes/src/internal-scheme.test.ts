@@ -121,6 +121,45 @@ describe("a chain CRF trained under an internal scheme", () => {
     expect((forced.items[0] as TaggedSentence).labels[0]).toBe("I-ORG");
   });
 
+  it("refuses a forced IOB1 label the internal labels cannot give, rather than ignoring it", async () => {
+    const tagger = chainTagger(model);
+    const sentence = dev.sentences[0]!;
+    const J = tagger.labels.length;
+    const n = sentence.tokens.length;
+    // B-PER right after O: under IOB1 a B- only follows a name of its own type.
+    const restriction = new Uint8Array(n * J).fill(1);
+    restriction.fill(0, 0, 2 * J);
+    restriction[tagger.labels.indexOf("O")] = 1;
+    restriction[J + tagger.labels.indexOf("B-PER")] = 1;
+    const forced = await tagger.tag([sentence], { restrictions: [restriction] });
+    const item = forced.items[0]!;
+    expect(isTagFailure(item)).toBe(true);
+    expect(isTagFailure(item) ? item.reason : "").toMatch(
+      /token 2: the forced labels \(B-PER\) cannot be met by a model trained under BIOES and read as IOB1/,
+    );
+  });
+
+  it("refuses a general CRF or two stages over the internal scheme, asked by name", async () => {
+    const asked = openTrainer(
+      { algorithm: "lbfgs", maxIterations: 3, scheme: "IOB1", internalScheme: "BIOES" },
+      { features: { preset: "ner-words", notes: [] } },
+    );
+    await expect(asked.trainTwoStage(train, {})).rejects.toThrow(
+      /two-stage training .* --internal-scheme/,
+    );
+    await expect(asked.trainGeneral(train, { settings: { groups: "documents" } })).rejects.toThrow(
+      /a general CRF .* --internal-scheme/,
+    );
+    // A base chain under BIOES is no general CRF's base.
+    const kept = openTrainer(
+      { algorithm: "lbfgs", maxIterations: 3, scheme: "IOB1" },
+      { features: { preset: "ner-words", notes: [] } },
+    );
+    await expect(
+      kept.trainGeneral(train, { settings: { groups: "documents" }, baseModel: model }),
+    ).rejects.toThrow(/base chain must be trained under the data's scheme/);
+  });
+
   it("reads gold in the user's scheme for constraint learning (the model's ids under BIOES)", () => {
     const scored = scoreSentences(model, dev.sentences, attributesOf(model, dev.sentences));
     scored.forEach((s, i) => {

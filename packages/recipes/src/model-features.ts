@@ -119,10 +119,15 @@ export function readsDocumentInputs(model: CrfModel): boolean {
 }
 
 /**
- * Sentences with the context-aggregation columns appended (`documentContextColumns` over the
- * documents the votes use: the data's own, or blocks of sentences where it marks none).
+ * Sentences as features of `spec` read them: with the context-aggregation columns appended where
+ * the spec has document context (`documentContextColumns` over the documents the votes use: the
+ * data's own, or blocks of sentences where it marks none), else as they are.
  */
-export function withDocumentContext(sentences: readonly Sentence[]): Sentence[] {
+export function withDocumentContext(
+  spec: FeatureSpec | null | undefined,
+  sentences: readonly Sentence[],
+): readonly Sentence[] {
+  if (spec?.context === undefined) return sentences;
   const columns = documentContextColumns(
     sentences.map((s) => s.tokens),
     voteDocuments(sentences),
@@ -153,9 +158,7 @@ export function withDocumentInputsSync(
 }
 
 function contextOf(model: CrfModel, sentences: readonly Sentence[]): readonly Sentence[] {
-  return modelFeatureSpec(model)?.context === undefined
-    ? sentences
-    : withDocumentContext(sentences);
+  return withDocumentContext(modelFeatureSpec(model), sentences);
 }
 
 /** The sentences with the votes of a first stage's labels of them appended. */
@@ -182,14 +185,14 @@ export async function withDocumentInputs(
 ): Promise<readonly Sentence[]> {
   const first = firstStageModel(model);
   if (first === null) return contextOf(model, sentences);
-  return contextOf(model, await withFirstStageVotes(first, sentences, options));
+  return contextOf(model, await appendFirstStageVotes(first, sentences, options));
 }
 
 /**
  * The sentences with the votes of `first` (a first-stage model, tagging them with its own
  * document context if it reads one) appended; a two-stage model's training data and held-out data.
  */
-export async function withFirstStageVotes(
+export async function appendFirstStageVotes(
   first: CrfModel,
   sentences: readonly Sentence[],
   options: {

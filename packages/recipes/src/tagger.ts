@@ -323,8 +323,10 @@ export class Tagger {
     const t2 = performance.now();
     if (decoding.status === "infeasible") throw new InfeasibleSentenceError(decoding);
     this.#count(scores.n, t0, t1, t2);
+    const labels = this.#names(decoding.labels);
+    if (options.restriction !== undefined) this.#meetsForced(options.restriction, labels);
     return {
-      labels: this.#names(decoding.labels),
+      labels,
       decoding,
       constraints,
       scores,
@@ -378,6 +380,28 @@ export class Tagger {
       decoding: found.decoding,
       constraints: found.constraints,
     };
+  }
+
+  /**
+   * Forced output labels the output honours. Under IOB1 or IOE1 output a forced `B-`/`E-` lifts to
+   * internal labels only loosely (it also depends on the neighbour the chain decides), so the
+   * output is checked rather than trusted: a forced label not met is an error, never ignored.
+   */
+  #meetsForced(restriction: LabelRestriction, labels: readonly string[]): void {
+    const names = this.edge.labels;
+    const J = names.length;
+    for (let i = 0; i < labels.length; i++) {
+      let any = false;
+      for (let j = 0; j < J && !any; j++) any = restriction[i * J + j] === 1;
+      if (!any) continue;
+      const j = names.indexOf(labels[i]!);
+      if (j >= 0 && restriction[i * J + j] === 1) continue;
+      const allowed = names.filter((_, k) => restriction[i * J + k] === 1);
+      throw new LagrangeError(
+        "bad-input",
+        `token ${i + 1}: the forced labels (${allowed.join(", ")}) cannot be met by a model trained under ${this.scheme} and read as ${this.edge.scheme}, given its neighbours as decoded (it came out ${labels[i]}); force the neighbouring tokens too`,
+      );
+    }
   }
 
   /** The one way label names leave the tagger: the model's ids, in the output scheme. */
@@ -492,7 +516,9 @@ export class Tagger {
       timedOut: found.timedOut,
       entries: found.entries.map((e) => {
         const labels = this.lattice?.lower(e.labels) ?? e.labels;
-        return { ...e, labels, names: this.#names(labels) };
+        const names = this.#names(labels);
+        if (options.restriction !== undefined) this.#meetsForced(options.restriction, names);
+        return { ...e, labels, names };
       }),
     };
   }

@@ -200,10 +200,7 @@ export function estimateFeatureExtraction(
   const jackknife = features.jackknife;
   const folds = jackknife?.specs.map(featureExtractor);
   // Document context is read over the corpus's documents, as training reads it.
-  const sentences =
-    features.features?.context === undefined
-      ? corpus.sentences
-      : withDocumentContext(corpus.sentences);
+  const sentences = withDocumentContext(features.features, corpus.sentences);
   return estimateExtraction(
     sentences,
     (sentence, i) =>

@@ -172,8 +172,7 @@ export async function trainOnCorpus(
   const checkpoint = checkpoints(options.signal);
   const sequences: LabelledSequence[] = [];
   // Document context is computed over the corpus's documents, as tagging computes it over its input.
-  const read =
-    features?.context === undefined ? corpus.sentences : withDocumentContext(corpus.sentences);
+  const read = withDocumentContext(features, corpus.sentences);
   for (const [i, s] of read.entries()) {
     if (checkpoint.due()) await checkpoint.pause();
     sequences.push({
@@ -197,8 +196,7 @@ export async function trainOnCorpus(
       }
     }
     // Scores against partial gold would count every unknown label as a mistake (or a hit).
-    const devRead =
-      features?.context === undefined ? dev.sentences : withDocumentContext(dev.sentences);
+    const devRead = withDocumentContext(features, dev.sentences);
     const full = devRead.flatMap((sentence, i) => {
       const labels = devGold[i]!;
       return isFullyLabelled(labels) ? [{ sentence, labels }] : [];

@@ -6,6 +6,7 @@ import { modelToBytes } from "@lagrange/chain-crf";
 import {
   definedFields,
   documentConstraintsLine,
+  foldStopping,
   type GroupingKind,
   trainingFeatures,
   withDocumentConstraints,
@@ -21,6 +22,14 @@ import {
   trainerOf,
 } from "./accuracy-rows.js";
 
+/**
+ * A non-local row's chain CRFs (two-stage stages, jackknife folds) train as the chain row's model
+ * did: as long as its held-out curve said, where it stopped so (as `lagrange train` refits them).
+ */
+function foldTraining(last: NonNullable<RowRun["chain"]>) {
+  return { ...last.training, ...foldStopping(last.model) };
+}
+
 /** Two-stage votes over the last chain row's features (the recipe's own folds and first stages). */
 export async function twoStageRow(
   c: DatasetContext,
@@ -30,7 +39,7 @@ export async function twoStageRow(
   const label = `${c.d.name} two-stage`;
   const started = performance.now();
   c.status(`${label}: first stages jackknifed over ${last.text}, then the second stage`);
-  const trained = await trainerOf(c, last.features).trainTwoStage(c.cut, {
+  const trained = await trainerOf(c, last.features, foldTraining(last)).trainTwoStage(c.cut, {
     onProgress: iterationStatus(c, label),
     onStage: (s) =>
       c.status(
@@ -79,7 +88,7 @@ export async function generalRow(
   // The general CRF trains under the data's scheme: a chain row trained under another (BIOES
   // inside) is not its base, nor are that row's jackknife folds its folds.
   const sameScheme = last.model.scheme === c.scheme;
-  const trained = await trainerOf(c, last.features).trainGeneral(c.cut, {
+  const trained = await trainerOf(c, last.features, foldTraining(last)).trainGeneral(c.cut, {
     settings: { groups },
     ...(sameScheme ? { baseModel: last.model } : {}),
     // Each jackknife fold's chain CRF gets its own features (lexicons mined from its own
@@ -150,7 +159,7 @@ export async function documentRow(
   const label = `${c.d.name} document`;
   const started = performance.now();
   c.status(`${label}: jackknifed chain CRFs over ${last.text}, then the document penalties`);
-  const selected = await trainerOf(c, last.features, last.training).learnDocumentConstraints(
+  const selected = await trainerOf(c, last.features, foldTraining(last)).learnDocumentConstraints(
     c.cut,
     last.model,
     {

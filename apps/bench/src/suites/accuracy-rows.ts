@@ -73,7 +73,7 @@ export interface DatasetContext {
 export function trainerOf(
   c: DatasetContext,
   features: TrainingFeatures,
-  training: Pick<TrainingSpec, "internalScheme"> = {},
+  training: Pick<TrainingSpec, "internalScheme" | "maxIterations" | "delta"> = {},
 ): Trainer {
   return openTrainer(
     {

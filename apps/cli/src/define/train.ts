@@ -209,7 +209,7 @@ export function defineTrain(program: Command): void {
     .addOption(
       new Option(
         "--internal-scheme <scheme>",
-        "the chunk scheme the chain CRF trains under, its gold labels converted in and its output converted back to the data's scheme (default: the task preset's choice, made on held-out data: `lagrange train --preset P --help` … see docs/cli.md; else the data's); keep: the data's own. Not with --partial, --two-stage or --model general, which keep the data's",
+        "the chunk scheme the chain CRF trains under, its gold labels converted in and its output converted back to the data's scheme (default: the task preset's choice, made on held-out data; else the data's); keep: the data's own. Not with --partial, --two-stage or --model general, which keep the data's",
       ).choices(["keep", ...PACKAGE_DEFAULTS.chunkSchemes]),
     )
     .addOption(
@@ -233,7 +233,7 @@ export function defineTrain(program: Command): void {
     .addOption(
       new Option(
         "--embeddings <mode>",
-        "with a task preset: add k-means clusters (k = 100, 300, 1000) of PPMI-SVD word vectors of the language's raw text beside its Brown clusters (built once and cached, minutes); default: the task preset's (off)",
+        "with a task preset: add k-means clusters (k = 100, 300, 1000) of PPMI-SVD word vectors of the language's raw text beside its Brown clusters (built once and cached, minutes); default: the task preset's choice",
       ).choices(["on", "off"]),
     )
     .option("--init <model>", "continue training from this model (Lagrange or CRFsuite)")

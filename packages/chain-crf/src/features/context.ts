@@ -21,7 +21,10 @@ export const CONTEXT_KINDS = ["ctx", "case"] as const;
 /** A context cell's value where a token has none (lower case, or its word occurs once). */
 export const NO_CONTEXT = "_";
 
-/** Separates a `ctx` cell's items (a word never holds it: tokens are split on whitespace). */
+/**
+ * Separates a `ctx` cell's items. A token with a space in it (a CoNLL-U form may have one) is read
+ * as two items: the same at training and tagging, so only a feature name changes.
+ */
 const ITEM_SEPARATOR = " ";
 
 /** Words either side of another occurrence that it contributes. */
@@ -43,7 +46,8 @@ function caseFlags(words: readonly string[], u: number, into: Set<string>): void
   } else if (HAS_LOWER.test(word)) {
     if (UPPER_FIRST.test(word)) into.add("c");
   } else into.add("u");
-  // Part of a longer capitalised run there (a first name before it, a surname after it).
+  // Part of a longer capitalised run there (a first name before it, a surname after it); a
+  // sentence-initial word is capitalised by position, so it says nothing.
   if (u > 1 && UPPER_FIRST.test(words[u - 1]!)) into.add("p");
   if (u + 1 < words.length && UPPER_FIRST.test(words[u + 1]!)) into.add("n");
 }
@@ -66,12 +70,16 @@ export function documentContextColumns(
   while (from < sentences.length) {
     let to = from + 1;
     while (to < sentences.length && documents[to] === documents[from]) to++;
-    // Occurrences by lower-cased word: packed (sentence, token) pairs.
+    // Occurrences by lower-cased word: packed (sentence, token) pairs. Each word is lower-cased
+    // once here; the items below read these.
     const occurrences = new Map<string, number[]>();
+    const lower: string[][] = [];
     for (let i = from; i < to; i++) {
       const words = sentences[i]!;
+      const lowered = words.map((w) => w.toLowerCase());
+      lower.push(lowered);
       for (let t = 0; t < words.length; t++) {
-        const key = words[t]!.toLowerCase();
+        const key = lowered[t]!;
         let list = occurrences.get(key);
         if (list === undefined) {
           list = [];
@@ -87,7 +95,7 @@ export function documentContextColumns(
       const [ctx, casing] = out[i]!;
       for (let t = 0; t < words.length; t++) {
         if (!UPPER_FIRST.test(words[t]!)) continue;
-        const list = occurrences.get(words[t]!.toLowerCase())!;
+        const list = occurrences.get(lower[i - from]![t]!)!;
         if (list.length <= 2) continue;
         items.clear();
         flags.clear();
@@ -98,11 +106,12 @@ export function documentContextColumns(
           if (s === i && u === t) continue;
           seen++;
           const other = sentences[s]!;
+          const otherLower = lower[s - from]!;
           caseFlags(other, u, flags);
           for (let d = -WINDOW; d <= WINDOW; d++) {
             const p = u + d;
             if (d === 0 || p < 0 || p >= other.length || items.size >= MAX_ITEMS) continue;
-            items.add(`${d}${other[p]!.toLowerCase()}`);
+            items.add(`${d}${otherLower[p]!}`);
           }
         }
         if (items.size > 0) ctx[t] = [...items].join(ITEM_SEPARATOR);

@@ -110,7 +110,17 @@ const built = new Map<string, Promise<readonly string[]>>();
 async function packageLexicon(name: string, signal: AbortSignal | undefined): Promise<string[]> {
   let entries = built.get(name);
   if (entries === undefined) {
-    entries = packageLexiconLines(name, signal).then((lines) => normaliseLexiconLines(lines));
+    entries = packageLexiconLines(name, signal).then((lines) => {
+      const normalised = normaliseLexiconLines(lines);
+      // A package whose data moved or emptied would otherwise give a lexicon that never fires.
+      if (normalised.length === 0) {
+        throw new LagrangeError(
+          "unavailable",
+          `lexicon ${name}: its npm package gave no entries (reinstall the workspace's dependencies)`,
+        );
+      }
+      return normalised;
+    });
     built.set(name, entries);
     // A failed or aborted build is not kept: the next call tries again.
     entries.catch(() => built.delete(name));

@@ -108,10 +108,16 @@ async function peopleNames(signal: AbortSignal | undefined): Promise<string[]> {
     throw missing(pkg, error);
   }
   const file = join(dirname(settings), "dict", "people-names.txt");
-  const text = await readFile(file, {
-    encoding: "utf-8",
-    ...(signal === undefined ? {} : { signal }),
-  });
+  let text: string;
+  try {
+    text = await readFile(file, {
+      encoding: "utf-8",
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
+    throw missing(pkg, error);
+  }
   // Its header lines are `# cspell-tools: …` comments, which the lexicon rules skip.
   return text.split("\n");
 }

@@ -246,6 +246,15 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
       ...definedFields({ features: of.features, jackknife: of.jackknife, onProgress }),
     };
   };
+  /** An internal scheme asked for by name where only the data's can be: refused, not dropped. */
+  const underDataSchemeOnly = (what: string): void => {
+    const asked = spec.internalScheme;
+    if (asked === undefined || asked === "keep") return;
+    throw new LagrangeError(
+      "usage",
+      `internal scheme ${asked}: ${what} trains under the data's scheme; drop --internal-scheme or give keep`,
+    );
+  };
   /** The best iteration of the last `train` under the held-out rule. */
   let stoppedAt: number | undefined;
   /** Chain CRFs of jackknife folds, trained as the run's model with a fold's features. */
@@ -263,7 +272,8 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
           : (p: TrainingProgress) => onChainProgress(p, fold);
       const trained = underDataScheme ? dataScheme(options(progress, of)) : options(progress, of);
       // Trained as the model was: as long as its held-out curve said, once `train` has run so.
-      const chain = stoppedAt === undefined ? trained : { ...trained, maxIterations: stoppedAt };
+      const chain =
+        stoppedAt === undefined ? trained : { ...trained, maxIterations: stoppedAt, delta: 0 };
       return (await trainOnCorpus(part, labels.length === 0 ? chain : { ...chain, labels })).model;
     };
     if (cache === undefined) return train;
@@ -343,9 +353,12 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
     },
     options,
     train: trainHeldOut,
-    trainTwoStage: (corpus, { onProgress, ...hooks }) =>
-      trainTwoStage(corpus, { ...dataScheme(options(onProgress)), ...hooks }),
-    trainGeneral: (corpus, general) => {
+    trainTwoStage: async (corpus, { onProgress, ...hooks }) => {
+      underDataSchemeOnly("two-stage training (its votes read the data's chunks)");
+      return trainTwoStage(corpus, { ...dataScheme(options(onProgress)), ...hooks });
+    },
+    trainGeneral: async (corpus, general) => {
+      underDataSchemeOnly("a general CRF (its consistency factors read the data's chunks)");
       const { featuresOf, onChainProgress, foldModels, ...rest } = general;
       const progress = (fold: number) =>
         onChainProgress === undefined

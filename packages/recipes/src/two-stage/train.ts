@@ -17,11 +17,11 @@ import {
 import { LagrangeError, throwIfAborted } from "@lagrange/core";
 import { type Corpus, inputRows, type Sentence } from "@lagrange/datasets";
 import {
+  appendFirstStageVotes,
   modelPreset,
   sentenceAttributes,
   votesFromLabels,
   withDocumentContext,
-  withFirstStageVotes,
 } from "../model-features.js";
 import { modelDecodingConstraints, modelScheme } from "../model-scheme.js";
 import { jackknifeFolds } from "../task-presets/mined-lexicons.js";
@@ -100,7 +100,7 @@ export async function trainTwoStage(
   }
   const fold = jackknife?.fold ?? jackknifeFolds(sentences, K);
   // The first stage's own input: with document context where its features read it.
-  const read = options.features?.context === undefined ? sentences : withDocumentContext(sentences);
+  const read = withDocumentContext(options.features, sentences);
   const train = trainFirstStage ?? defaultTrainer;
   const labels: string[][] = new Array(sentences.length);
   for (let f = 0; f < K; f++) {
@@ -161,7 +161,7 @@ export async function trainTwoStage(
       : {
           ...dev,
           sentences: [
-            ...(await withFirstStageVotes(
+            ...(await appendFirstStageVotes(
               loadModelFromBytes(firstBytes),
               dev.sentences,
               signal === undefined ? {} : { signal },
