@@ -105,8 +105,9 @@ describe("a task preset's held-out stopping rule", () => {
   };
   const features: TrainingFeatures = { preset: "ner-words", task, notes: [] };
 
-  it("keeps the best iteration's weights, trained without the tuning fold", async () => {
-    const trainer = openTrainer({ algorithm: "lbfgs" }, { features });
+  it("without refit, keeps the best iteration's weights, trained without the tuning fold", async () => {
+    const kept = { ...features, task: { ...task, heldOut: { ...rule, refit: false } } };
+    const trainer = openTrainer({ algorithm: "lbfgs" }, { features: kept });
     const trained = await trainer.train(c);
     const { rest, tuning } = tuningCut(c, rule)!;
     const best = trained.bestHeldOut!;
@@ -133,6 +134,29 @@ describe("a task preset's held-out stopping rule", () => {
       trained.stopReason === "early-stopping"
         ? new RegExp(`^held-out F1 stopped improving at iteration ${best.iteration} \\(F1 `)
         : new RegExp(`best held-out F1 at iteration ${best.iteration}`),
+    );
+  });
+
+  it("with refit, trains on all the data for the curve's best count", async () => {
+    const trainer = openTrainer({ algorithm: "lbfgs" }, { features });
+    const trained = await trainer.train(c);
+    const best = trained.bestHeldOut!;
+    expect(trained.tuning?.refitSentences).toBe(c.sentences.length);
+    expect(trained.model.settings.trainingSequences).toBe(c.sentences.length);
+    expect(trained.model.settings.stopping).toMatchObject({
+      bestIteration: best.iteration,
+      refit: c.sentences.length,
+    });
+    const reference = await trainOnCorpus(c, {
+      ...trainer.options(),
+      maxIterations: best.iteration,
+      delta: 0,
+    });
+    expect(Array.from(trained.model.weights)).toEqual(Array.from(reference.model.weights));
+    expect(stoppingText(trained)).toMatch(
+      new RegExp(
+        `then trained on all ${c.sentences.length} sentences for ${best.iteration} iterations\\)$`,
+      ),
     );
   });
 

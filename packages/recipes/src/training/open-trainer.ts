@@ -83,6 +83,8 @@ export interface TuningStop {
   readonly tuningSentences: number;
   /** What the curve scores: chunk F1, or token accuracy for plain tags. */
   readonly metric: "F1" | "accuracy";
+  /** Set where the model was then trained again on all the data (its sentences). */
+  readonly refitSentences?: number;
 }
 
 export interface TrainedByTrainer extends TrainedOnCorpus {
@@ -105,7 +107,10 @@ export function stoppingText(result: TrainedByTrainer): string {
     tuning.metric === "F1" && best.f1 !== undefined
       ? `F1 ${(100 * best.f1).toFixed(2)}`
       : `accuracy ${(100 * best.tokenAccuracy).toFixed(2)}%`;
-  const kept = `the model is iteration ${best.iteration}'s, trained on the other ${tuning.trainingSentences}`;
+  const kept =
+    tuning.refitSentences === undefined
+      ? `the model is iteration ${best.iteration}'s, trained on the other ${tuning.trainingSentences}`
+      : `then trained on all ${tuning.refitSentences} sentences for ${best.iteration} iterations`;
   return result.stopReason === "early-stopping"
     ? `held-out ${tuning.metric} stopped improving at iteration ${best.iteration} (${score} on ${fold}; ${kept})`
     : `${reason}; best held-out ${tuning.metric} at iteration ${best.iteration} (${score} on ${fold}; ${kept})`;
@@ -310,9 +315,19 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
     });
     const best = result.bestHeldOut;
     stoppedAt = best?.iteration;
+    // Refitted: all the data, the features resolved on all of it, for the curve's best count
+    // with no loss rule (the curve's own training had none either).
+    const refit =
+      heldOut.refit && best !== undefined
+        ? await trainOnCorpus(corpus, {
+            ...options(onProgress),
+            maxIterations: best.iteration,
+            delta: 0,
+          })
+        : undefined;
     // The model file's lexicons are mined from every training sentence, the tuning fold's too:
     // the fold was kept out of them only while it stood for unseen data.
-    const model = result.model.withSettings({
+    const model = (refit ?? result).model.withSettings({
       ...(features.features === undefined
         ? {}
         : { features: features.features as unknown as JsonValue }),
@@ -324,16 +339,21 @@ function openChainTrainer(spec: TrainingSpec, inputs: TrainerInputs): Trainer {
         ...(best === undefined
           ? {}
           : { bestIteration: best.iteration, score: best.f1 ?? best.tokenAccuracy }),
+        ...(refit === undefined ? {} : { refit: corpus.sentences.length }),
       },
     });
     return {
       ...result,
+      ...(refit === undefined
+        ? {}
+        : { iterations: result.iterations + refit.iterations, numFeatures: refit.numFeatures }),
       model,
       tuning: {
         rule: heldOut,
         trainingSentences: cut.rest.sentences.length,
         tuningSentences: cut.tuning.sentences.length,
         metric: scheme === "none" ? "accuracy" : "F1",
+        ...(refit === undefined ? {} : { refitSentences: corpus.sentences.length }),
       },
     };
   };
