@@ -124,14 +124,15 @@ export async function tagWith(
     ...(signal === undefined ? {} : { signal }),
   });
   const seconds = (performance.now() - started) / 1000;
-  // A document tagger gives its document's one figures object to each of its sentences.
-  const decodings = new Set<object>();
+  // A document tagger gives each sentence its document's figures, numbered by `unit`.
+  const decodings = new Set<number | object>();
   let certified = 0;
   const labels = tagged.items.map((item) => {
     if (isTagFailure(item)) throw new LagrangeError("bad-input", `${item.place}: ${item.reason}`);
     const stats = item.stats;
-    if (stats !== undefined && !decodings.has(stats)) {
-      decodings.add(stats);
+    const unit = stats?.unit ?? stats;
+    if (stats !== undefined && !decodings.has(unit)) {
+      decodings.add(unit);
       if (stats.certified) certified++;
     }
     return [...item.labels];

@@ -185,7 +185,7 @@ export class DocumentTagger implements SequenceTagger {
           for (let p = starts[j]!; p < starts[j]! + sentence.length && !changed; p++) {
             changed = labels[p] !== first[p];
           }
-          placed[members[j]!] = { labels: sentence, stats: { ...stats, changed } };
+          placed[members[j]!] = { labels: sentence, stats: { ...stats, changed, unit: g } };
         });
       } catch (error) {
         members.forEach((k, j) => {

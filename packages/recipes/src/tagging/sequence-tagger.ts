@@ -123,6 +123,11 @@ export interface DecodingStats {
   readonly brokenHard?: number;
   /** Names of the constraints whose multiplier ended > 0; with `explain` only. */
   readonly fired?: readonly string[];
+  /**
+   * Where sentences are decoded together (a document, a tweet group): the decoding's number in
+   * the batch, the same for each of its sentences, whose figures above are the decoding's.
+   */
+  readonly unit?: number;
 }
 
 /** One tagged sentence, as plain data (it crosses threads as it is). */
