@@ -213,28 +213,28 @@ export function defineTrain(program: Command): void {
       ).choices(["keep", ...PACKAGE_DEFAULTS.chunkSchemes]),
     )
     .addOption(
-      new Option(
-        "--document-context <mode>",
-        "with a task preset: each capitalised word also reads the words around its other occurrences in the document and how they are written (context aggregation, Ratinov & Roth 2009; tagging then reads a whole input at a time); default: the task preset's",
-      ).choices(["on", "off"]),
+      presetPart(
+        "--document-context",
+        "each capitalised word also reads the words around its other occurrences in the document and how they are written (context aggregation, Ratinov & Roth 2009; tagging then reads a whole input at a time)",
+      ),
     )
     .addOption(
-      new Option(
-        "--large-gazetteers <mode>",
-        "with a NER task preset: add the large gazetteers built from npm open data (people's names, towns of 15,000 people or more, country names in four languages, capitals); default: the task preset's",
-      ).choices(["on", "off"]),
+      presetPart(
+        "--large-gazetteers",
+        "add the large gazetteers built from npm open data (people's names, towns of 15,000 people or more, country names in four languages, capitals)",
+      ),
     )
     .addOption(
-      new Option(
-        "--wide-clusters <mode>",
-        "with a task preset: add a second Brown clustering of the language's raw text with 1,000 clusters beside the preset's 500 (built once and cached, minutes); default: the task preset's",
-      ).choices(["on", "off"]),
+      presetPart(
+        "--wide-clusters",
+        "add a second Brown clustering of the language's raw text with 1,000 clusters beside the preset's 500 (built once and cached, minutes)",
+      ),
     )
     .addOption(
-      new Option(
-        "--embeddings <mode>",
-        "with a task preset: add k-means clusters (k = 100, 300, 1000) of PPMI-SVD word vectors of the language's raw text beside its Brown clusters (built once and cached, minutes); default: the task preset's choice",
-      ).choices(["on", "off"]),
+      presetPart(
+        "--embeddings",
+        "add k-means clusters (k = 100, 300, 1000) of PPMI-SVD word vectors of the language's raw text beside its Brown clusters (built once and cached, minutes)",
+      ),
     )
     .option("--init <model>", "continue training from this model (Lagrange or CRFsuite)")
     .option(
@@ -259,4 +259,12 @@ export function defineTrain(program: Command): void {
     },
     outputs: ["--out"],
   });
+}
+
+/** A task preset's part switched on or off (`TaskPreset.on` decides when not given). */
+function presetPart(flag: string, what: string): Option {
+  return new Option(
+    `${flag} <mode>`,
+    `with a task preset: ${what}; default: the task preset's choice, made on held-out data`,
+  ).choices(["on", "off"]);
 }
