@@ -145,10 +145,11 @@ export {
   type TagTime,
 } from "./tagging/sequence-tagger.js";
 export { jackknifeFolds } from "./task-presets/mined-lexicons.js";
-export { languageClusters, type ResourceOptions } from "./task-presets/resources.js";
+export { languageClusters } from "./task-presets/resources.js";
 export type {
   ClusterLanguage,
   HeldOutRule,
+  ResourceOptions,
   TaskParts,
   TaskPreset,
 } from "./task-presets/task-presets.js";

@@ -148,38 +148,37 @@ function compatibleLabels(
   internal: SchemeName,
   output: SchemeName,
 ): Uint8Array {
-  const width = (scheme: SchemeName) => schemeLabels(["A"], scheme).length - 1;
-  const tagOf = (label: string, scheme: SchemeName) => {
-    // -1: outside; else (type index, tag index) in schemeLabels' order.
-    const at = schemeLabels(types, scheme).indexOf(label);
-    if (at <= 0) return { type: -1, tag: -1, known: at === 0 };
-    return {
-      type: Math.floor((at - 1) / width(scheme)),
-      tag: (at - 1) % width(scheme),
-      known: true,
+  // A label's type and tag by its place in schemeLabels' order over `list`'s types (tag −1: O).
+  const placer = (list: readonly string[], scheme: SchemeName) => {
+    const labelsOf = schemeLabels(list, scheme);
+    const width = schemeLabels(["A"], scheme).length - 1;
+    return (label: string) => {
+      const at = labelsOf.indexOf(label);
+      if (at <= 0) return { type: -1, tag: -1, known: at === 0 };
+      return { type: Math.floor((at - 1) / width), tag: (at - 1) % width, known: true };
     };
   };
-  const pairs = new Set<string>();
   const placeholder = ["A", "B"];
-  const inside = schemeLabels(placeholder, internal);
-  const outside = schemeLabels(placeholder, output);
-  const tag = (at: number, scheme: SchemeName) => (at <= 0 ? -1 : (at - 1) % width(scheme));
+  const inside = placer(placeholder, internal);
+  const outside = placer(placeholder, output);
+  const pairs = new Set<string>();
   for (const spans of spanLayouts(4, placeholder)) {
     const a = encodeSpans(spans, 4, internal);
     const b = encodeSpans(spans, 4, output);
-    for (let t = 0; t < 4; t++) {
-      pairs.add(`${tag(inside.indexOf(a[t]!), internal)},${tag(outside.indexOf(b[t]!), output)}`);
-    }
+    for (let t = 0; t < 4; t++) pairs.add(`${inside(a[t]!).tag},${outside(b[t]!).tag}`);
   }
+  const from = names.map(placer(types, internal));
+  const to = labels.map(placer(types, output));
   const L = names.length;
   const J = labels.length;
   const out = new Uint8Array(L * J);
   for (let k = 0; k < L; k++) {
-    const from = tagOf(names[k]!, internal);
+    const f = from[k]!;
     for (let j = 0; j < J; j++) {
-      const to = tagOf(labels[j]!, output);
-      const same = from.known && to.known && from.type === to.type;
-      if (same && pairs.has(`${from.tag},${to.tag}`)) out[k * J + j] = 1;
+      const o = to[j]!;
+      if (f.known && o.known && f.type === o.type && pairs.has(`${f.tag},${o.tag}`)) {
+        out[k * J + j] = 1;
+      }
     }
   }
   return out;

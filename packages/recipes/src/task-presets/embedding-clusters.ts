@@ -3,16 +3,15 @@
  * word2vec clusters beside Brown's), built from a language's raw text and cached as one readable
  * file: a header `word TAB k100 TAB k300 …`, then each word with its cluster at each k. Node only.
  */
-import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { kmeans, PPMI_SVD_DEFAULTS, ppmiSvdVectors } from "@lagrange/clusters";
-import { LagrangeError, throwIfAborted } from "@lagrange/core";
-import { readInput, writeFileAtomic } from "@lagrange/core/node";
+import { LagrangeError } from "@lagrange/core";
+import { readInput } from "@lagrange/core/node";
 import { checkLineEndings } from "@lagrange/datasets";
-import { cacheDir, openRawText } from "@lagrange/datasets/node";
+import { cacheDir } from "@lagrange/datasets/node";
 import { definedFields } from "../training/defined-fields.js";
-import type { ResourceOptions } from "./resources.js";
-import { CLUSTER_RECIPES, type ClusterLanguage } from "./task-presets.js";
+import { cachedResource, type Provenance } from "./cached-resource.js";
+import { CLUSTER_RECIPES, type ClusterLanguage, type ResourceOptions } from "./task-presets.js";
 
 /** Each word's k-means cluster at each k, parallel arrays. */
 export interface EmbeddingClusters {
@@ -22,11 +21,7 @@ export interface EmbeddingClusters {
   readonly clusters: readonly Int32Array[];
 }
 
-export interface LoadedEmbeddingClusters extends EmbeddingClusters {
-  readonly file: string;
-  readonly built: boolean;
-  readonly seconds: number;
-}
+export interface LoadedEmbeddingClusters extends EmbeddingClusters, Provenance {}
 
 /** The seed of the Gaussian test matrix and of k-means++: a cached file is reproducible. */
 const SEED = 1;
@@ -88,7 +83,7 @@ export async function readEmbeddingClusters(
   file: string,
   sizes: readonly number[],
   signal?: AbortSignal,
-): Promise<LoadedEmbeddingClusters> {
+): Promise<EmbeddingClusters> {
   const bytes = await readInput(file, { kind: "clusters", ...definedFields({ signal }) });
   const text = new TextDecoder().decode(bytes);
   checkLineEndings(text, file);
@@ -103,7 +98,7 @@ export async function readEmbeddingClusters(
     }
     return all.clusters[at]!;
   });
-  return { sizes, words: all.words, clusters, file, built: false, seconds: 0 };
+  return { sizes, words: all.words, clusters };
 }
 
 /** The cache file of a language's embedding clusters: the recipe's settings are in its name. */
@@ -127,46 +122,41 @@ export async function embeddingClusters(
   sizes: readonly number[],
   options: ResourceOptions = {},
 ): Promise<LoadedEmbeddingClusters> {
-  if (options.resourcesDir !== undefined) {
-    const given = join(options.resourcesDir, `embeddings-${language}.tsv`);
-    if (existsSync(given)) return readEmbeddingClusters(given, sizes, options.signal);
-  }
-  const cached = embeddingCacheFile(language, sizes);
-  if (existsSync(cached)) return readEmbeddingClusters(cached, sizes, options.signal);
-  const started = performance.now();
-  const recipe = CLUSTER_RECIPES[language];
-  const signal = options.signal;
-  async function* text(): AsyncIterable<string[]> {
-    for (const corpus of recipe.corpora) {
-      yield* openRawText(corpus, definedFields({ signal }));
-    }
-  }
+  const { signal, onProgress } = options;
   const progress = (stage: string) =>
-    options.onProgress === undefined
+    onProgress === undefined
       ? {}
-      : { onProgress: (done: number, total: number) => options.onProgress!(stage, done, total) };
-  const vectors = await ppmiSvdVectors(text(), {
-    minCount: recipe.minCount,
-    seed: SEED,
-    ...definedFields({ signal }),
-    ...progress(`embeddings-${language}`),
-  });
-  const clusters: Int32Array[] = [];
-  for (const k of sizes) {
-    if (vectors.words.length === 0) {
-      clusters.push(new Int32Array(0));
-      continue;
-    }
-    const run = await kmeans(vectors, Math.min(k, vectors.words.length), {
-      seed: SEED,
-      ...definedFields({ signal }),
-      ...progress(`embeddings-${language}-k${k}`),
-    });
-    clusters.push(run.assignment);
-  }
-  throwIfAborted(signal);
-  mkdirSync(join(cacheDir(), "resources"), { recursive: true });
-  const built = { sizes, words: vectors.words, clusters };
-  await writeFileAtomic(cached, formatEmbeddingClusters(built));
-  return { ...built, file: cached, built: true, seconds: (performance.now() - started) / 1000 };
+      : { onProgress: (done: number, total: number) => onProgress(stage, done, total) };
+  return cachedResource(
+    language,
+    {
+      given: `embeddings-${language}.tsv`,
+      cached: embeddingCacheFile(language, sizes),
+      read: (file, fileSignal) => readEmbeddingClusters(file, sizes, fileSignal),
+      build: async (text) => {
+        const vectors = await ppmiSvdVectors(text, {
+          minCount: CLUSTER_RECIPES[language].minCount,
+          seed: SEED,
+          ...definedFields({ signal }),
+          ...progress(`embeddings-${language}`),
+        });
+        const clusters: Int32Array[] = [];
+        for (const k of sizes) {
+          if (vectors.words.length === 0) {
+            clusters.push(new Int32Array(0));
+            continue;
+          }
+          const run = await kmeans(vectors, Math.min(k, vectors.words.length), {
+            seed: SEED,
+            ...definedFields({ signal }),
+            ...progress(`embeddings-${language}-k${k}`),
+          });
+          clusters.push(run.assignment);
+        }
+        return { sizes, words: vectors.words, clusters };
+      },
+      format: formatEmbeddingClusters,
+    },
+    options,
+  );
 }

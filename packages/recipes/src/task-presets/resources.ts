@@ -3,39 +3,33 @@
  * resources folder, in the cache, or built from the registry's raw text and cached), gazetteers
  * from the registry or a folder, lexicon files. Node only.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LexiconResource } from "@lagrange/chain-crf";
-import { brownClusters, formatClusterPaths, parseClusterPaths } from "@lagrange/clusters";
-import { throwIfAborted } from "@lagrange/core";
-import { readInput, writeFileAtomic } from "@lagrange/core/node";
+import {
+  brownClusters,
+  formatClusterPaths,
+  parseClusterPaths,
+  type WordClusters,
+} from "@lagrange/clusters";
+import { readInput } from "@lagrange/core/node";
 import { checkLineEndings } from "@lagrange/datasets";
-import { cacheDir, openLexicon, openRawText, readLexiconFile } from "@lagrange/datasets/node";
+import { cacheDir, openLexicon, readLexiconFile } from "@lagrange/datasets/node";
 import { definedFields } from "../training/defined-fields.js";
+import { cachedResource, type Provenance } from "./cached-resource.js";
 import { embeddingClusters, type LoadedEmbeddingClusters } from "./embedding-clusters.js";
 import {
   CLUSTER_RECIPES,
   type ClusterLanguage,
+  type ResourceOptions,
   type TaskPreset,
   type TaskResources,
 } from "./task-presets.js";
 
-export interface ResourceOptions {
-  /** A folder that holds `clusters-<language>.paths` and `<lexicon>.txt` files to use instead. */
-  readonly resourcesDir?: string;
-  readonly signal?: AbortSignal;
-  /** Stages that take time (building clusters): what, done, total. */
-  readonly onProgress?: (stage: string, done: number, total: number) => void;
-}
-
 /** Word clusters read from a paths file. */
-export interface LoadedClusters {
+export interface LoadedClusters extends Provenance {
   readonly words: readonly string[];
   readonly paths: readonly string[];
-  /** Where they came from (a file), and whether this run built it. */
-  readonly file: string;
-  readonly built: boolean;
-  readonly seconds: number;
 }
 
 /**
@@ -75,45 +69,35 @@ export async function languageClusters(
 ): Promise<LoadedClusters> {
   const recipe = CLUSTER_RECIPES[language];
   const clusters = size ?? recipe.clusters;
-  if (options.resourcesDir !== undefined) {
-    const name =
-      clusters === recipe.clusters
-        ? `clusters-${language}.paths`
-        : `clusters-${language}-c${clusters}.paths`;
-    const given = join(options.resourcesDir, name);
-    if (existsSync(given)) return readClusterFile(given, options.signal);
-  }
-  const cached = clusterCacheFile(language, clusters);
-  if (existsSync(cached)) return readClusterFile(cached, options.signal);
-  const started = performance.now();
-  const signal = options.signal;
-  async function* text(): AsyncIterable<string[]> {
-    for (const corpus of recipe.corpora) {
-      yield* openRawText(corpus, definedFields({ signal }));
-    }
-  }
-  const built = await brownClusters(text(), {
-    clusters,
-    minCount: recipe.minCount,
-    ...definedFields({ signal }),
-    ...(options.onProgress === undefined
-      ? {}
-      : {
-          onProgress: (done: number, total: number) =>
-            options.onProgress!(`clusters-${language}-c${clusters}`, done, total),
+  const { signal, onProgress } = options;
+  const found = await cachedResource<Pick<LoadedClusters, "words" | "paths">, WordClusters>(
+    language,
+    {
+      given:
+        clusters === recipe.clusters
+          ? `clusters-${language}.paths`
+          : `clusters-${language}-c${clusters}.paths`,
+      cached: clusterCacheFile(language, clusters),
+      read: readClusterFile,
+      build: (text) =>
+        brownClusters(text, {
+          clusters,
+          minCount: recipe.minCount,
+          ...definedFields({ signal }),
+          ...(onProgress === undefined
+            ? {}
+            : {
+                onProgress: (done: number, total: number) =>
+                  onProgress(`clusters-${language}-c${clusters}`, done, total),
+              }),
         }),
-  });
-  throwIfAborted(signal);
-  const folder = join(cacheDir(), "resources");
-  mkdirSync(folder, { recursive: true });
-  await writeFileAtomic(cached, formatClusterPaths(built));
-  return {
-    words: built.words,
-    paths: built.paths,
-    file: cached,
-    built: true,
-    seconds: (performance.now() - started) / 1000,
-  };
+      format: formatClusterPaths,
+    },
+    options,
+  );
+  // Only the words and paths: a built clustering carries counts the model does not keep.
+  const { words, paths, file, built, seconds } = found;
+  return { words, paths, file, built, seconds };
 }
 
 /** A registry lexicon, or `<name>.txt` from the resources folder where there is one. */

@@ -286,6 +286,15 @@ export const TASK_PRESETS: readonly TaskPreset[] = [
   },
 ];
 
+/** Where a task preset's resources are found or built (`loadTaskResources`), and its hooks. */
+export interface ResourceOptions {
+  /** A folder that holds `clusters-<language>.paths` and `<lexicon>.txt` files to use instead. */
+  readonly resourcesDir?: string;
+  readonly signal?: AbortSignal;
+  /** Stages that take time (building clusters): what, done, total. */
+  readonly onProgress?: (stage: string, done: number, total: number) => void;
+}
+
 /** The resources a task preset needs, loaded (see `loadTaskResources`). */
 export interface TaskResources {
   /** Each Brown clustering of the language's text: its number of clusters, words and paths. */

@@ -20,13 +20,13 @@ import {
 import { getTaskPreset, isTaskPreset } from "../preset-names.js";
 import { definedFields } from "../training/defined-fields.js";
 import { MINED_PREFIX } from "./mined-lexicons.js";
+import { lexiconFile, loadTaskResources, readClusterFile } from "./resources.js";
 import {
-  lexiconFile,
-  loadTaskResources,
   type ResourceOptions,
-  readClusterFile,
-} from "./resources.js";
-import { resolveTaskPreset, type TaskParts, type TaskPreset } from "./task-presets.js";
+  resolveTaskPreset,
+  type TaskParts,
+  type TaskPreset,
+} from "./task-presets.js";
 
 /** The parts a `use` switches, as given. */
 const pick = (use: NonNullable<FeatureRequest["use"]>) => ({
