@@ -1,11 +1,12 @@
 import { L2S_DATASETS, L2S_DEFAULT_DATASETS, type L2sDatasetName } from "@lagrange/experiments";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { emit, integer, nameList, numbers, status, threadList } from "./arguments.js";
+import { emit, integer, nameList, number, numbers, status, threadList } from "./arguments.js";
 import { accuracySuite } from "./suites/accuracy.js";
 import {
   ACCURACY_DATASETS,
   ACCURACY_ROWS,
   type AccuracyRowName,
+  ELASTIC_NET_C1,
 } from "./suites/accuracy-datasets.js";
 import { accuracyMarkdown } from "./suites/accuracy-report.js";
 import { brownClustersBench, brownClustersMarkdown } from "./suites/brown-clusters.js";
@@ -335,6 +336,11 @@ export function accuracyCommand(bench: Command): void {
       integer,
     )
     .option("--threads <n>", "training threads", integer, 2)
+    .option(
+      "--c1 <x>",
+      `the elastic-net row's L1 coefficient, with the preset's c2 (default ${ELASTIC_NET_C1})`,
+      number,
+    )
     .option("--quick", "a smoke run: 2,000 training sentences, 30 iterations")
     .option(
       "--max-train <n>",
@@ -354,6 +360,7 @@ export function accuracyCommand(bench: Command): void {
         rows?: string[];
         maxIterations?: number;
         threads: number;
+        c1?: number;
         quick?: boolean;
         maxTrain?: number;
         resources?: string;
@@ -368,6 +375,7 @@ export function accuracyCommand(bench: Command): void {
           ...(opts.datasets === undefined ? {} : { datasets: opts.datasets }),
           ...(opts.rows === undefined ? {} : { rows: opts.rows as AccuracyRowName[] }),
           ...(opts.maxIterations === undefined ? {} : { maxIterations: opts.maxIterations }),
+          ...(opts.c1 === undefined ? {} : { c1: opts.c1 }),
           ...(opts.maxTrain === undefined ? {} : { maxTrainSentences: opts.maxTrain }),
           ...(opts.resources === undefined ? {} : { resourcesDir: opts.resources }),
           onStatus: status,

@@ -43,6 +43,8 @@ beforeAll(async () => {
   const resources = path("resources");
   await mkdir(resources);
   await writeFile(join(resources, "clusters-es.paths"), "00\tvive\t36\n01\ten\t36\n10\tLima\t12\n");
+  // ner-es's k-means clusters, so that no test builds them from the registry's raw text.
+  await writeFile(join(resources, "embeddings-es.tsv"), "word\tk100\tk300\tk1000\nLima\t1\t2\t3\n");
   for (const name of getTaskPreset("ner-es").gazetteers) {
     await writeFile(join(resources, `${name}.txt`), name === "names-female" ? "Ana\n" : "Lima\n");
   }

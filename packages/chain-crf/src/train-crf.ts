@@ -309,7 +309,14 @@ export async function trainCrf(
             ...(options.period === undefined ? {} : { period: options.period }),
             ...(options.threads === undefined ? {} : { threads: options.threads }),
           });
-  const model = modelFromTraining(data, result.weights, extra);
+  const trainedModel = modelFromTraining(data, result.weights, extra);
+  // L1 zeroes most weights: the model file keeps only the rest (every score unchanged). A
+  // second-order model's trigram weights sit outside the layout pruning rewrites.
+  const l1 =
+    algorithm !== "ap" &&
+    algorithm !== "sgd" &&
+    (options.c1 ?? (algorithm === "owlqn" ? 1 : 0)) > 0;
+  const model = l1 && trigrams === null ? trainedModel.pruned() : trainedModel;
   return {
     model,
     iterations: result.iterations,

@@ -18,6 +18,7 @@ export const ACCURACY_ROWS = [
   "wide-clusters",
   "embeddings",
   "preset",
+  "elastic-net",
   "two-stage",
   "general",
   "document",
@@ -96,6 +97,9 @@ export const ACCURACY_DATASETS: readonly AccuracyDataset[] = [
 export const HELD_OUT_FOLDS = 10;
 export const HELD_OUT_FOLD = 9;
 
+/** The elastic-net row's default L1 coefficient (CRFsuite's convention: c1·‖w‖₁ over the summed loss). */
+export const ELASTIC_NET_C1 = 0.1;
+
 /** `--quick`: training sentences and L-BFGS iterations. */
 export const QUICK = { trainSentences: 2000, maxIterations: 30 } as const;
 
@@ -105,6 +109,8 @@ export interface AccuracyOptions {
   readonly rows?: readonly AccuracyRowName[];
   /** Default: the task preset's (CoNLL-2000: 200); quick 30. */
   readonly maxIterations?: number;
+  /** The elastic-net row's L1 coefficient, with the preset's c2 (default {@link ELASTIC_NET_C1}). */
+  readonly c1?: number;
   /** Training threads (default 2). */
   readonly threads?: number;
   readonly quick?: boolean;
@@ -143,6 +149,8 @@ export interface AccuracyRow {
   readonly iterations: number;
   readonly stopReason: string;
   readonly numFeatures: number;
+  /** The model file's size (an L1 model keeps only its non-zero weights). */
+  readonly modelBytes: number;
   /** The general CRF: perceptron epochs' mistakes, certified share, its held-out choice. */
   readonly general?: {
     readonly groups: GroupingKind;
@@ -234,6 +242,8 @@ export interface AccuracyResult {
     readonly maxTrainSentences: number | null;
     readonly bootstrapSamples: number;
     readonly seed: number;
+    /** The elastic-net row's L1 coefficient. */
+    readonly c1: number;
     readonly heldOut: string;
   };
   readonly datasets: readonly AccuracyDatasetResult[];

@@ -59,6 +59,7 @@ export async function twoStageRow(
       iterations: trained.iterations,
       stopReason: String(trained.stopReason),
       numFeatures: trained.numFeatures,
+      modelBytes: scores.modelBytes,
       twoStage: {
         folds: trained.folds,
         firstStageSeconds: trained.firstStageSeconds,
@@ -123,6 +124,7 @@ export async function generalRow(
       iterations: t.mistakes.length,
       stopReason: `perceptron epochs, ${t.certified}/${t.decodings} decodings certified`,
       numFeatures: trained.model.summary().weights + trained.consistency.weights.length,
+      modelBytes: scores.modelBytes,
       general: {
         groups,
         mistakes: t.mistakes,
@@ -198,6 +200,7 @@ export async function documentRow(
       iterations: selected.history.length,
       stopReason: "perceptron epochs over jackknifed documents",
       numFeatures: last.model.summary().weights,
+      modelBytes: scores.modelBytes,
       document: {
         groups: selected.groups,
         kept,

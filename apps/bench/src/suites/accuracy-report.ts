@@ -18,6 +18,7 @@ const ROW_TITLES: Readonly<Record<AccuracyRowName, string>> = {
   "wide-clusters": "+ Brown clusters C = 1000 too",
   embeddings: "+ PPMI-SVD k-means clusters (k = 100, 300, 1000)",
   preset: "the task preset as it ships",
+  "elastic-net": "the preset with L1 too (elastic net)",
   "two-stage": "+ two-stage votes",
   general: "+ general CRF (DD)",
   document: "+ document constraints",
@@ -42,6 +43,7 @@ export function datasetTable(r: AccuracyDatasetResult): string {
       "train s",
       "iterations (stop)",
       "features",
+      "model MB",
     ],
     r.rows.map((row) => [
       ROW_TITLES[row.row],
@@ -52,6 +54,7 @@ export function datasetTable(r: AccuracyDatasetResult): string {
       row.trainSeconds.toFixed(1),
       `${row.iterations} (${row.stopReason})`,
       row.numFeatures,
+      (row.modelBytes / 1e6).toFixed(1),
     ]),
   );
 }

@@ -39,8 +39,8 @@ export interface RowRun {
   readonly chain?: {
     readonly model: CrfModel;
     readonly request: FeatureRequest;
-    /** What the row asked of the trainer beside its features (the chunk scheme inside). */
-    readonly training: Pick<TrainingSpec, "internalScheme">;
+    /** What the row asked of the trainer beside its features (the chunk scheme inside, L1). */
+    readonly training: Pick<TrainingSpec, "internalScheme" | "c1">;
     readonly features: TrainingFeatures;
     readonly text: string;
     /** Feature resolution, and that plus training. */
@@ -73,7 +73,7 @@ export interface DatasetContext {
 export function trainerOf(
   c: DatasetContext,
   features: TrainingFeatures,
-  training: Pick<TrainingSpec, "internalScheme" | "maxIterations" | "delta"> = {},
+  training: Pick<TrainingSpec, "internalScheme" | "c1" | "maxIterations" | "delta"> = {},
 ): Trainer {
   return openTrainer(
     {
@@ -186,6 +186,8 @@ export async function scoreRow(
   devStats: SentenceStats | null;
   /** Dev's tagging (the held-out fold's without dev). */
   tagged: Tagged;
+  /** The model file's size. */
+  modelBytes: number;
 }> {
   c.status(`${label}: tagging the held-out fold and dev`);
   const h = await scoreSplit(c, bytes, label, c.heldOut, "held-out");
@@ -196,5 +198,6 @@ export async function scoreRow(
     heldOutStats: h.stats,
     devStats: v?.stats ?? null,
     tagged: v?.tagged ?? h.tagged,
+    modelBytes: bytes.length,
   };
 }

@@ -137,6 +137,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       datasets: [dataset, chunking],
       maxIterations: 8,
       threads: 1,
+      c1: 1,
       resourcesDir: join(dir, "resources"),
       bootstrapSamples: 200,
       onStatus: (m) => statuses.push(m),
@@ -153,6 +154,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "wide-clusters",
       "embeddings",
       "preset",
+      "elastic-net",
       "two-stage",
       "general",
       "document",
@@ -167,6 +169,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "context",
       "wide-clusters",
       "embeddings",
+      "preset",
       "preset",
       "preset",
       "preset",
@@ -203,6 +206,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       wide,
       embeddings,
       preset,
+      elasticNet,
       twoStage,
       general,
       document,
@@ -223,6 +227,10 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(twoStage!.numFeatures).toBeGreaterThan(lexicons!.numFeatures);
     // The preset as it ships: its own choice of the parts, the non-local rows over it.
     expect(preset!.features).toContain("ner-en as it ships");
+    // L1 zeroes weights and the model file keeps the others only.
+    expect(elasticNet!.features).toContain("L1 c1 = 1");
+    expect(elasticNet!.modelBytes).toBeLessThan(preset!.modelBytes);
+    expect(result.settings.c1).toBe(1);
     expect(twoStage!.features.startsWith(preset!.features)).toBe(true);
     expect(general!.general!.groups).toBe("documents");
     expect(general!.general!.mistakes.length).toBeGreaterThan(0);
@@ -249,6 +257,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "baseline→lexicons dev",
       "lexicons→preset held-out",
       "lexicons→preset dev",
+      "preset→elastic-net held-out",
+      "preset→elastic-net dev",
       "lexicons→bioes held-out",
       "lexicons→bioes dev",
       "bioes→gazetteers held-out",
@@ -288,6 +298,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "wide-clusters",
       "embeddings",
       "preset",
+      "elastic-net",
       "general",
       "document",
     ]);

@@ -165,7 +165,7 @@ export async function trainCrfModel(
       : `; best dev: ${scoresText(best)} at iteration ${best.iteration}${excluded}`;
   return {
     model: documents?.model ?? result.model,
-    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${stoppingText(result)}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${init === undefined ? "" : continuedText(init, result.model)}${bestText}${documents === undefined ? "" : `; ${documents.line}`}; wrote ${options.out}\n`,
+    summary: `trained ${featuresText(result)}, ${result.model.numLabels} labels in ${result.iterations} iterations (${stoppingText(result)}), ${result.seconds.toFixed(1)} s${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${twoStageText}${init === undefined ? "" : continuedText(init, result.model)}${bestText}${documents === undefined ? "" : `; ${documents.line}`}; wrote ${options.out}\n`,
   };
 }
 
@@ -411,6 +411,14 @@ export async function trainCrfsuiteModel(
   const best = result.bestHeldOut;
   return {
     model: result.model,
-    summary: `trained ${result.numFeatures} features, ${result.model.numLabels} labels in ${result.iterations} iterations (${STOP_REASON_TEXT[result.stopReason]}), ${result.seconds.toFixed(1)} s, scheme ${result.scheme}${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${best === undefined ? "" : `; best dev: ${scoresText(best)} at iteration ${best.iteration}`}; wrote ${options.out}\n`,
+    summary: `trained ${featuresText(result)}, ${result.model.numLabels} labels in ${result.iterations} iterations (${STOP_REASON_TEXT[result.stopReason]}), ${result.seconds.toFixed(1)} s, scheme ${result.scheme}${objectiveName === "crf" ? "" : ` (objective ${objectiveName})`}${best === undefined ? "" : `; best dev: ${scoresText(best)} at iteration ${best.iteration}`}; wrote ${options.out}\n`,
   };
+}
+
+/** The features trained, and where L1 zeroed some, how many the model file keeps. */
+function featuresText(result: { readonly numFeatures: number; readonly model: CrfModel }): string {
+  const kept = result.model.layout.numWeights;
+  return kept < result.numFeatures
+    ? `${result.numFeatures} features (${kept} non-zero kept: L1)`
+    : `${result.numFeatures} features`;
 }

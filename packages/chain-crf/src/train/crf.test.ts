@@ -60,6 +60,36 @@ describe("trainers on the chain CRF", () => {
   });
 });
 
+describe("trainCrf with L1", () => {
+  it("keeps only the non-zero weights in the model, tagging as the unpruned optimum does", async () => {
+    const sequences = randomCorpus(3, {
+      sequences: 60,
+      maxLength: 6,
+      labels: 3,
+      vocabulary: 12,
+    });
+    const labels = ["L0", "L1", "L2"];
+    const options = { c1: 2, c2: 0.1, delta: 0, maxIterations: 300 };
+    const trained = await trainCrf(sequences, { ...options, labels });
+    const summary = trained.model.summary();
+    expect(summary.stateFeatures).toBeLessThan(trained.numFeatures);
+    // What is left is what L1 kept: the state features, and the dense transitions and edges.
+    const S = trained.model.layout.transitionBase;
+    for (let k = 0; k < S; k++) expect(trained.model.weights[k]).not.toBe(0);
+    const encoder = crfEncoder(3);
+    const unpruned = await trainLbfgs(encoder, { ...options, epsilon: 1e-10 });
+    let zero = 0;
+    for (const w of unpruned.weights) if (w === 0) zero++;
+    expect(zero).toBeGreaterThan(0);
+    const out = new Int32Array(6);
+    for (const [i, s] of sequences.entries()) {
+      encoder.decode(i, unpruned.weights, out);
+      const tagged = trained.model.tag(s.attributes);
+      expect(tagged).toEqual(Array.from(out.subarray(0, tagged.length), (y) => labels[y]));
+    }
+  });
+});
+
 describe("trainCrf with constrainedTraining", () => {
   const labelNames = ["L0", "L1", "L2", "L3"];
   // Labels that only stay or step up by one (mod 4) and start at L0 or L1: half the pairs unused.
