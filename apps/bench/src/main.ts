@@ -15,6 +15,7 @@ import {
   crfVsCrfsuiteCommand,
   l2sCommand,
 } from "./sequence-commands.js";
+import { textCommand } from "./text-commands.js";
 
 const program = new Command("bench")
   .description("Benchmarks against peers, measured in the same run")
@@ -35,6 +36,7 @@ for (const register of [
   scaleCommand,
   accuracyCommand,
   ad3Command,
+  textCommand,
 ])
   register(program);
 

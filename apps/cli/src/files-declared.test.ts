@@ -77,6 +77,7 @@ describe("the declared files of every command", () => {
       .sort();
     expect(writers).toEqual([
       "clusters",
+      "compress",
       "constraints learn",
       "eval",
       "export",

@@ -79,14 +79,16 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     common: {
       "--model": null,
       "--data": `data to tag: ${DATA}, or - for standard input`,
-      "--format": "file format: conll, conllu, umass, inline, ndjson, crfsuite",
+      "--format": "file format: conll, conllu, umass, inline, ndjson, crfsuite, text (raw text)",
+      "--text": "raw text to tag: its entities, with offsets and probabilities",
       "--decoder": `${PACKAGE_DEFAULTS.decoders.join(", ")} (default ${PACKAGE_DEFAULTS.defaultDecoder}; --help-all: each one, and options)`,
       "--constraints": "constraints file (lagrange constraints learn, lagrange rules mine)",
       "--nbest": null,
       "--marginals": null,
       "--probability": null,
       "--forced": null,
-      "--output-format": "conll or ndjson (default: the input's format)",
+      "--output-format":
+        "conll or ndjson (default: the input's format); text: entities (default), ndjson, conll",
       "--out": "output file (default standard output)",
     },
     examples: [
@@ -228,6 +230,20 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: [
       "lagrange export --to crfsuite --model chunk.lgm --out chunk.crfsuite",
       "crfsuite tag -m chunk.crfsuite attributes.txt",
+    ],
+  },
+  compress: {
+    summary: "Write a smaller model: quantised weights, weak features pruned",
+    common: {
+      "--model": null,
+      "--out": null,
+      "--bits": null,
+      "--prune-below": null,
+      "--keep": null,
+    },
+    examples: [
+      "lagrange compress --model ner.lgm --out ner-small.lgm --bits 8 --prune-below 0.01",
+      "lagrange info ner-small.lgm",
     ],
   },
   demo: {

@@ -3,6 +3,7 @@ import { type DecoderDefinition, isAbortError } from "@lagrange/core";
 import { redactSecrets } from "@lagrange/core/node";
 import { Command, CommanderError } from "commander";
 import { defineClusters } from "./define/clusters.js";
+import { defineCompress } from "./define/compress.js";
 import { defineConstraints } from "./define/constraints.js";
 import { defineDatasets } from "./define/datasets.js";
 import { defineDemo } from "./define/demo.js";
@@ -60,6 +61,7 @@ export function buildProgram(decoders: readonly DecoderDefinition[], fullHelp = 
   defineInfo(program);
   defineImport(program);
   defineExport(program);
+  defineCompress(program);
   defineDemo(program);
   defineQueue(program);
   // Before any command, from its declared files (files-declared.ts): an output is never one of its

@@ -95,6 +95,14 @@ export function modelRecordOf(settings: {
   };
 }
 
+/** What {@link CrfModel.pruned} drops beyond the zero weights: weak state features. */
+export interface PruneOptions {
+  /** Drop the state features whose weight is smaller than this in magnitude (≥ 0). */
+  readonly below?: number;
+  /** Keep only this many state features, the strongest by |weight| (ties at the cut stay). */
+  readonly keep?: number;
+}
+
 export interface ModelSummary {
   readonly labels: string[];
   readonly attributes: number;

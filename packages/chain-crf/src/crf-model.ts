@@ -16,6 +16,7 @@ import {
   type ModelRecord,
   type ModelSummary,
   modelRecordOf,
+  type PruneOptions,
 } from "./crf-model-types.js";
 import type { AttributeSequence } from "./features/types.js";
 import { InferenceContext } from "./inference/context.js";
@@ -373,12 +374,15 @@ export class CrfModel implements ModelRecord {
   /**
    * The same model without the zero-weight state and conditioned-bigram features (many after L1
    * training) and without the attributes left with none: every score, hence every decoding, is
-   * unchanged; the model file shrinks.
+   * unchanged; the model file shrinks. `below` also drops the state features whose weight is
+   * smaller in magnitude, `keep` all but the `keep` strongest (ties at the cut stay): a score then
+   * changes by at most the dropped weights of its attributes.
    */
-  pruned(): CrfModel {
+  pruned(options: PruneOptions = {}): CrfModel {
     const { layout, weights } = this;
     const L = layout.numLabels;
     const LL = L * L;
+    const cut = stateWeightCut(weights.subarray(0, layout.transitionBase), options);
     const attributes = new LabelSet();
     const attributeOffsets: number[] = [0];
     const featureLabels: number[] = [];
@@ -386,7 +390,7 @@ export class CrfModel implements ModelRecord {
     for (let a = 0; a < layout.numAttributes; a++) {
       const before = featureLabels.length;
       for (let f = layout.attributeOffsets[a]!; f < layout.attributeOffsets[a + 1]!; f++) {
-        if (weights[f] === 0) continue;
+        if (weights[f] === 0 || Math.abs(weights[f]!) < cut) continue;
         featureLabels.push(layout.featureLabels[f]!);
         stateWeights.push(weights[f]!);
       }
@@ -507,6 +511,32 @@ export class CrfModel implements ModelRecord {
     }
     v.fixed = this.#fixed;
   }
+}
+
+/**
+ * The smallest |weight| a pruned model keeps of `state` (0: every non-zero one): `below`, or the
+ * `keep`-th largest magnitude.
+ */
+function stateWeightCut(state: Float64Array, options: PruneOptions): number {
+  const { below, keep } = options;
+  if (below !== undefined && keep !== undefined) {
+    throw new RangeError("pruned: give below or keep, not both");
+  }
+  if (below !== undefined) {
+    if (!(below >= 0 && below < Number.POSITIVE_INFINITY)) {
+      throw new RangeError(`pruned: below must be a finite number ≥ 0, got ${below}`);
+    }
+    return below;
+  }
+  if (keep === undefined) return 0;
+  if (!Number.isSafeInteger(keep) || keep < 0) {
+    throw new RangeError(`pruned: keep must be an integer ≥ 0, got ${keep}`);
+  }
+  if (keep >= state.length) return 0;
+  if (keep === 0) return Number.POSITIVE_INFINITY;
+  const magnitudes = Float64Array.from(state, Math.abs).sort();
+  // A zero cut would keep every zero weight too: they go whatever the count.
+  return Math.max(magnitudes[state.length - keep]!, Number.MIN_VALUE);
 }
 
 function checkConstraints(c: TransitionMask, L: number): TransitionMask {

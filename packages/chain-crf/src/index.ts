@@ -14,6 +14,7 @@ export type {
   MarginalsResult,
   ModelRecord,
   ModelSummary,
+  PruneOptions,
 } from "./crf-model-types.js";
 export {
   type ClassWeights,
@@ -61,6 +62,7 @@ export {
   type LexiconResource,
   NO_VOTE,
   nerPreset,
+  nerWordsPreset,
   type Preset,
   parseFeatureSpec,
   parseTemplate,
@@ -95,8 +97,11 @@ export {
   firstStageModel,
   loadModelFromBytes,
   MODEL_FORMAT_VERSION,
+  type ModelFileEncoding,
   ModelFileError,
+  modelFileEncoding,
   modelToBytes,
+  QUANTISATION_BLOCK_SIZE,
   type SaveOptions,
   type WeightPrecision,
 } from "./model-file.js";

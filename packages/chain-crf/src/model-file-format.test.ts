@@ -105,7 +105,7 @@ describe("model file formats", () => {
       h.features.push("fourth-order");
     });
     expect(loadError(future).message).toBe(
-      'm.model: the model uses feature "fourth-order", which this build of @lagrange/chain-crf does not know (it reads first-stage, second-order, general-crf, constraints): a newer release may read it',
+      'm.model: the model uses feature "fourth-order", which this build of @lagrange/chain-crf does not know (it reads first-stage, second-order, general-crf, constraints, quantised-weights, compact-layout): a newer release may read it',
     );
     const kind = withHeader(bytes, (h) => {
       h.kind = "semi-crf";

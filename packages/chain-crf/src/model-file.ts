@@ -31,6 +31,13 @@ import {
  * section (L³ label-trigram weights, the weights' precision), `general-crf` the header's
  * `generalCrf`, `constraints` the header's `learnedConstraints` (a constraints file's JSON, which
  * `lagrange tag` decodes with under the header's `decoder` when the user names no constraints).
+ * Feature `quantised-weights` (a file feature, not the model's: `lagrange compress` writes it)
+ * stores the weights as int8 or int16 with a `weightScales` section (float32, ≥ 0), one scale per
+ * block of the header's `quantisation.blockSize` weights: weight k is its integer times scale
+ * ⌊k / blockSize⌋; the trigrams are then float32. Every weight read is checked as a float one is.
+ * File feature `compact-layout` stores an `attributeCounts` section (each attribute's number of
+ * state features, uint8, uint16 or int32) instead of `attributeOffsets`, and `featureLabels` as
+ * uint8 or uint16 where the labels fit: gzip shrinks counts ~25×, rising offsets ~1.5×.
  *
  * Versions 1 to 3 said the same with a version per feature, a header without kind, features or
  * record fields (the record inside `settings`): 1 plain, 2 with a first stage, 3 second order
@@ -41,15 +48,28 @@ const FIRST_STAGE_FORMAT_VERSION = 2;
 const SECOND_ORDER_FORMAT_VERSION = 3;
 const OLDEST_FORMAT_VERSION = 1;
 const MODEL_KIND = "chain-crf";
-/** The features this build reads, each what a reader without it would tag wrongly. */
-const MODEL_FEATURES = ["first-stage", "second-order", "general-crf", "constraints"] as const;
+/**
+ * The features this build reads, each what a reader without it would tag wrongly: the model's,
+ * then the file's own (how it stores the model).
+ */
+const MODEL_FEATURES = [
+  "first-stage",
+  "second-order",
+  "general-crf",
+  "constraints",
+  "quantised-weights",
+  "compact-layout",
+] as const;
 type ModelFeature = CrfModel["features"][number];
+type FileFeature = ModelFeature | "quantised-weights" | "compact-layout";
 /** Where a file holds each feature's part of the model. */
-const FEATURE_PARTS: Record<ModelFeature, string> = {
+const FEATURE_PARTS: Record<FileFeature, string> = {
   "first-stage": "firstStage section",
   "second-order": "trigrams section",
   "general-crf": "generalCrf field",
   constraints: "learnedConstraints field",
+  "quantised-weights": "quantisation field",
+  "compact-layout": "attributeCounts section",
 };
 const MAGIC = [0x4c, 0x47, 0x52, 0x43, 0x52, 0x46, 0x0d, 0x0a]; // "LGRCRF\r\n"
 const PREAMBLE = 16;
@@ -64,16 +84,50 @@ export function hasLagrangeMagic(bytes: Uint8Array): boolean {
   return true;
 }
 
-export type WeightPrecision = "float32" | "float64";
+export type WeightPrecision = "float32" | "float64" | "int8" | "int16";
+
+/**
+ * Weights per scale in a quantised file. A block holds neighbouring weights, the features of a
+ * few dozen attributes of similar frequency (attribute ids go by frequency), hence of similar
+ * magnitude, so one scale fits them; the scales cost 4 bytes a block, 1.6% of int8 weights at 256
+ * (64 would cost 6%), while a longer block lets one strong weight coarsen more weak ones.
+ */
+export const QUANTISATION_BLOCK_SIZE = 256;
 
 export interface SaveOptions {
   /**
    * float32 (default) halves the file; a CRF's weights need far fewer than 7 significant digits
    * (the optimiser stops long before), so decoding is unchanged in practice. float64 reproduces
-   * the in-memory model bit for bit (to resume training or compare exactly).
+   * the in-memory model bit for bit (to resume training or compare exactly). int8 and int16
+   * quantise the weights, one scale per block: each weight moves by at most half its block's
+   * scale (the block's largest |weight| / 127, or / 32767), and the file needs a reader that
+   * knows feature `quantised-weights`.
    */
   readonly precision?: WeightPrecision;
+  /** int8 and int16: the weights per scale (default {@link QUANTISATION_BLOCK_SIZE}). */
+  readonly blockSize?: number;
+  /**
+   * Attribute offsets as per-attribute counts and feature labels in the narrowest type (feature
+   * `compact-layout`): gzip then shrinks them ~25× rather than ~1.5×, which counts once
+   * quantisation has made the weights small. Off by default: a reader needs this release.
+   */
+  readonly compactLayout?: boolean;
 }
+
+/** How a model file stores its weights and layout. */
+export interface ModelFileEncoding {
+  readonly precision: WeightPrecision;
+  /** A quantised file's weights per scale. */
+  readonly blockSize?: number;
+  /** Feature compact-layout. */
+  readonly compactLayout: boolean;
+}
+
+/** The largest integer a quantised weight is stored as (the range is symmetric). */
+const QUANTISED_MAX = { int8: 127, int16: 32767 } as const;
+type QuantisedType = keyof typeof QUANTISED_MAX;
+const isQuantised = (precision: WeightPrecision): precision is QuantisedType =>
+  precision === "int8" || precision === "int16";
 
 /** A model file that cannot be read, naming the file and what is wrong with it. */
 export class ModelFileError extends LagrangeError {
@@ -88,7 +142,7 @@ export class ModelFileError extends LagrangeError {
 
 interface SectionEntry {
   readonly name: string;
-  readonly type: "int32" | "float32" | "float64" | "uint8";
+  readonly type: "int32" | "float32" | "float64" | "uint8" | "uint16" | "int8" | "int16";
   readonly length: number;
   /** Byte offset from the start of the binary part. */
   readonly offset: number;
@@ -99,7 +153,7 @@ type Settings = { readonly [key: string]: JsonValue };
 /** A format 4 header; versions 1 to 3 have `format` instead of `kind` and `features`. */
 interface Header {
   readonly kind: typeof MODEL_KIND;
-  readonly features: ModelFeature[];
+  readonly features: FileFeature[];
   readonly labels: string[];
   readonly attributes: string[];
   readonly transitionAttributes: string[];
@@ -109,6 +163,8 @@ interface Header {
   readonly decoder?: string;
   readonly generalCrf?: JsonValue;
   readonly learnedConstraints?: JsonValue;
+  /** Feature quantised-weights: the weights per scale. */
+  readonly quantisation?: { readonly blockSize: number };
   /** Provenance: how the model was trained (in versions 1 to 3, with the record's fields). */
   readonly settings: Settings;
   readonly layout: {
@@ -125,7 +181,27 @@ interface Header {
   readonly binaryLength: number;
 }
 
-const ELEMENT_SIZE = { int32: 4, float32: 4, float64: 8, uint8: 1 } as const;
+const ELEMENT_SIZE = {
+  int32: 4,
+  float32: 4,
+  float64: 8,
+  uint8: 1,
+  uint16: 2,
+  int8: 1,
+  int16: 2,
+} as const;
+
+// How each model read from a file was stored there (for `lagrange info`).
+const encodings = new WeakMap<CrfModel, ModelFileEncoding>();
+
+/** How the file `model` was read from stores it; null for a model not read from a file. */
+export function modelFileEncoding(model: CrfModel): ModelFileEncoding | null {
+  return encodings.get(model) ?? null;
+}
+
+/** The narrowest of uint8, uint16 and int32 that holds every value up to `largest`. */
+const unsignedType = (largest: number): "uint8" | "uint16" | "int32" =>
+  largest <= 0xff ? "uint8" : largest <= 0xffff ? "uint16" : "int32";
 
 // The first stages read from model files, so that recipes run them without parsing them again.
 const firstStages = new WeakMap<Uint8Array, CrfModel>();
@@ -150,16 +226,45 @@ const align8 = (x: number): number => (x + 7) & ~7;
 /** The model as the bytes of a model file. */
 export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8Array {
   const precision = options.precision ?? "float32";
+  const blockSize = options.blockSize ?? QUANTISATION_BLOCK_SIZE;
+  if (!Number.isSafeInteger(blockSize) || blockSize < 1) {
+    throw new RangeError(`blockSize must be an integer ≥ 1, got ${blockSize}`);
+  }
   const { layout } = model;
-  const arrays: Array<[string, SectionEntry["type"], ArrayLike<number>]> = [
-    ["attributeOffsets", "int32", layout.attributeOffsets],
-    ["featureLabels", "int32", layout.featureLabels],
+  const compact = options.compactLayout === true;
+  const arrays: Array<[string, SectionEntry["type"], ArrayLike<number>]> = [];
+  if (compact) {
+    const offsets = layout.attributeOffsets;
+    const counts = new Int32Array(layout.numAttributes);
+    let most = 0;
+    for (let a = 0; a < counts.length; a++) {
+      counts[a] = offsets[a + 1]! - offsets[a]!;
+      most = Math.max(most, counts[a]!);
+    }
+    arrays.push(
+      ["attributeCounts", unsignedType(most), counts],
+      ["featureLabels", unsignedType(layout.numLabels - 1), layout.featureLabels],
+    );
+  } else {
+    arrays.push(
+      ["attributeOffsets", "int32", layout.attributeOffsets],
+      ["featureLabels", "int32", layout.featureLabels],
+    );
+  }
+  arrays.push(
     ["transitionAttributeOffsets", "int32", layout.transitionAttributeOffsets],
     ["transitionFeaturePairs", "int32", layout.transitionFeaturePairs],
-    ["weights", precision, model.weights],
-  ];
+  );
+  if (isQuantised(precision)) {
+    const { values, scales } = quantise(model.weights, precision, blockSize);
+    arrays.push(["weights", precision, values], ["weightScales", "float32", scales]);
+  } else {
+    arrays.push(["weights", precision, model.weights]);
+  }
   if (model.firstStage !== null) arrays.push(["firstStage", "uint8", model.firstStage]);
-  if (model.trigrams !== null) arrays.push(["trigrams", precision, model.trigrams]);
+  // L³ trigram weights are few: quantising them would save little and move every path's score.
+  const floats = isQuantised(precision) ? "float32" : precision;
+  if (model.trigrams !== null) arrays.push(["trigrams", floats, model.trigrams]);
   const sections: SectionEntry[] = [];
   let offset = 0;
   for (const [name, type, data] of arrays) {
@@ -169,12 +274,17 @@ export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8A
   const { settings, record } = splitRecord(model.settings);
   const header: Header = {
     kind: MODEL_KIND,
-    features: [...model.features],
+    features: [
+      ...model.features,
+      ...(isQuantised(precision) ? (["quantised-weights"] as const) : []),
+      ...(compact ? (["compact-layout"] as const) : []),
+    ],
     labels: [...model.labels.names()],
     attributes: [...model.attributes.names()],
     transitionAttributes: [...model.transitionAttributes.names()],
     preset: model.preset,
     ...record,
+    ...(isQuantised(precision) ? { quantisation: { blockSize } } : {}),
     settings,
     layout: {
       numLabels: layout.numLabels,
@@ -210,13 +320,43 @@ export function modelToBytes(model: CrfModel, options: SaveOptions = {}): Uint8A
     }
     for (let k = 0; k < data.length; k++) {
       const x = data[k]!;
-      if (type === "int32") view.setInt32(base + 4 * k, x, true);
+      if (type === "int8") view.setInt8(base + k, x);
+      else if (type === "uint16") view.setUint16(base + 2 * k, x, true);
+      else if (type === "int16") view.setInt16(base + 2 * k, x, true);
+      else if (type === "int32") view.setInt32(base + 4 * k, x, true);
       else if (type === "float32") view.setFloat32(base + 4 * k, x, true);
       else view.setFloat64(base + 8 * k, x, true);
     }
   }
   view.setUint32(total - 4, crc32(bytes, 0, total - 4), true);
   return bytes;
+}
+
+/**
+ * The weights as integers in ±QUANTISED_MAX[type] and one float32 scale per block of `blockSize`:
+ * the block's largest |weight| / QUANTISED_MAX, so each weight moves by at most half a scale.
+ */
+function quantise(
+  weights: Float64Array,
+  type: QuantisedType,
+  blockSize: number,
+): { readonly values: Int8Array | Int16Array; readonly scales: Float32Array } {
+  const top = QUANTISED_MAX[type];
+  const values = type === "int8" ? new Int8Array(weights.length) : new Int16Array(weights.length);
+  const scales = new Float32Array(Math.ceil(weights.length / blockSize));
+  for (let b = 0; b < scales.length; b++) {
+    const from = b * blockSize;
+    const to = Math.min(from + blockSize, weights.length);
+    let largest = 0;
+    for (let k = from; k < to; k++) largest = Math.max(largest, Math.abs(weights[k]!));
+    // The float32 rounding moves the scale by 2^-24 of itself at most: |w| / scale stays within
+    // top + 0.5, so no integer needs clamping. A block below float32's range stores zeros.
+    const scale = Math.fround(largest / top);
+    scales[b] = scale;
+    if (scale === 0) continue;
+    for (let k = from; k < to; k++) values[k] = Math.round(weights[k]! / scale);
+  }
+  return { values, scales };
 }
 
 /** A model's settings as a format 4 header keeps them: the record's fields apart, the rest. */
@@ -303,44 +443,90 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
     (header.sections as unknown[]).some((s) => isRecord(s) && s.name === name);
   const hasFirstStage = hasSection("firstStage");
   const hasTrigrams = hasSection("trigrams");
-  const features = legacy
+  const features: ReadonlySet<FileFeature> = legacy
     ? legacyFeatures(version, hasFirstStage)
     : declaredFeatures(header.features, fail);
-  const requireAgreement = (feature: ModelFeature, present: boolean) => {
+  const requireAgreement = (feature: FileFeature, present: boolean) => {
     if (present === features.has(feature)) return;
     const claim = legacy
       ? `a version ${version} file has ${present ? "no " : ""}feature ${feature}`
       : `the header's features ${present ? "do not list" : "list"} ${feature}`;
-    fail(`${present ? "a" : "no"} ${FEATURE_PARTS[feature]}, but ${claim}`);
+    const part = FEATURE_PARTS[feature];
+    fail(`${present ? (/^[aeiou]/.test(part) ? "an" : "a") : "no"} ${part}, but ${claim}`);
   };
   requireAgreement("first-stage", hasFirstStage);
   requireAgreement("second-order", hasTrigrams);
   if (!legacy) {
     requireAgreement("general-crf", header.generalCrf !== undefined);
     requireAgreement("constraints", header.learnedConstraints !== undefined);
+    requireAgreement("quantised-weights", header.quantisation !== undefined);
+    requireAgreement("compact-layout", hasSection("attributeCounts"));
   }
   // Every declared length and offset is checked against the bytes present before anything is
   // allocated: a crafted header (valid checksum, a length of 2^32 or −1) is a malformed file,
   // never a 12 GB allocation or "Invalid typed array length".
   const section = (name: string, types: readonly SectionEntry["type"][]): SectionEntry =>
     checkedSection(header.sections, name, types, binaryLength, fail);
-  const readInt32 = (name: string): Int32Array => {
-    const { length, offset } = section(name, ["int32"]);
+  const compact = features.has("compact-layout");
+  const readInt32 = (name: string, types: readonly SectionEntry["type"][] = ["int32"]) => {
+    const { length, offset, type } = section(name, types);
     const out = new Int32Array(length);
     const base = binaryStart + offset;
-    for (let k = 0; k < length; k++) out[k] = view.getInt32(base + 4 * k, true);
+    for (let k = 0; k < length; k++) {
+      out[k] =
+        type === "uint8"
+          ? view.getUint8(base + k)
+          : type === "uint16"
+            ? view.getUint16(base + 2 * k, true)
+            : view.getInt32(base + 4 * k, true);
+    }
     return out;
   };
+  // Weights a quantised file stores as integers are their integer times their block's scale.
+  let scales: Float64Array | null = null;
+  let blockSize = 1;
+  let weightsType: WeightPrecision = "float32";
+  if (features.has("quantised-weights")) {
+    blockSize = checkedBlockSize(header.quantisation, fail);
+    const count = section("weights", ["int8", "int16"]).length;
+    const s = section("weightScales", ["float32"]);
+    const blocks = Math.ceil(count / blockSize);
+    if (s.length !== blocks) {
+      fail(
+        `section "weightScales" holds ${s.length} scales; expected ${blocks}, one per block of ${blockSize} of the ${count} weights`,
+      );
+    }
+    scales = new Float64Array(blocks);
+    const sBase = binaryStart + s.offset;
+    for (let b = 0; b < blocks; b++) {
+      const x = view.getFloat32(sBase + 4 * b, true);
+      if (!(x >= 0 && x < Number.POSITIVE_INFINITY)) {
+        fail(
+          `weight scale ${b} (byte ${sBase + 4 * b}) is ${x}; expected a finite number ≥ 0 (the scale of weights ${b * blockSize} to ${Math.min((b + 1) * blockSize, count) - 1})`,
+        );
+      }
+      scales[b] = x;
+    }
+  }
   const readWeights = (name: string, what: string): Float64Array => {
-    const w = section(name, ["float32", "float64"]);
+    const w =
+      name === "weights" && scales !== null
+        ? section(name, ["int8", "int16"])
+        : section(name, ["float32", "float64"]);
     const out = new Float64Array(w.length);
     const wBase = binaryStart + w.offset;
     const width = ELEMENT_SIZE[w.type];
+    const type = w.type;
+    if (name === "weights") weightsType = type as WeightPrecision;
     for (let k = 0; k < w.length; k++) {
+      const at = wBase + width * k;
       const x =
-        w.type === "float32"
-          ? view.getFloat32(wBase + 4 * k, true)
-          : view.getFloat64(wBase + 8 * k, true);
+        type === "float32"
+          ? view.getFloat32(at, true)
+          : type === "float64"
+            ? view.getFloat64(at, true)
+            : (type === "int8" ? view.getInt8(at) : view.getInt16(at, true)) *
+              scales![Math.floor(k / blockSize)]!;
       if (!(Math.abs(x) <= MAX_WEIGHT_MAGNITUDE)) {
         fail(
           `${what} ${k} (byte ${wBase + width * k}) is ${x}: every weight must be a finite number of magnitude at most ${MAX_WEIGHT_MAGNITUDE} (no training produces one beyond it, and a sentence's score could overflow to ±Infinity)`,
@@ -363,11 +549,16 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   }
   const weights = readWeights("weights", "weight");
   const h = checkedLayoutScalars(header.layout, fail);
+  const UNSIGNED = ["uint8", "uint16", "int32"] as const;
+  const featureLabels = readInt32("featureLabels", compact ? UNSIGNED : ["int32"]);
+  const attributeOffsets = compact
+    ? offsetsOfCounts(readInt32("attributeCounts", UNSIGNED), featureLabels.length, fail)
+    : readInt32("attributeOffsets");
   const layout: FeatureLayout = {
     numLabels: h.numLabels,
     numAttributes: h.numAttributes,
-    attributeOffsets: readInt32("attributeOffsets"),
-    featureLabels: readInt32("featureLabels"),
+    attributeOffsets,
+    featureLabels,
     transitionBase: h.transitionBase,
     startBase: h.startBase,
     endBase: h.endBase,
@@ -416,6 +607,11 @@ export function loadModelFromBytes(bytes: Uint8Array, file = "<model bytes>"): C
   } catch (error) {
     return fail(`inconsistent model: ${(error as Error).message}`);
   }
+  encodings.set(model, {
+    precision: weightsType,
+    ...(scales === null ? {} : { blockSize }),
+    compactLayout: compact,
+  });
   // The embedded first stage is a model file of its own: read (and checked) now, so that a bad
   // one is this file's error at load time, not one halfway through tagging.
   if (firstStage !== null) {
@@ -438,7 +634,7 @@ function legacyFeatures(version: number, hasFirstStage: boolean): ReadonlySet<Mo
 function declaredFeatures(
   value: unknown,
   fail: (reason: string) => never,
-): ReadonlySet<ModelFeature> {
+): ReadonlySet<FileFeature> {
   if (!Array.isArray(value) || !value.every((x) => typeof x === "string")) {
     return fail(`header: features is ${describe(value)}; expected a list of names`);
   }
@@ -449,7 +645,7 @@ function declaredFeatures(
       );
     }
   }
-  return new Set(value as ModelFeature[]);
+  return new Set(value as FileFeature[]);
 }
 
 /** A format 4 header's settings with its record's fields, as a model holds them. */
@@ -526,6 +722,43 @@ function checkedSection(
     );
   }
   return { name, type: type as SectionEntry["type"], length: count, offset: at };
+}
+
+/**
+ * A compact-layout file's attribute offsets from its per-attribute counts, which must add up to
+ * the `features` state features (a negative int32 count, or a wrong sum, is a malformed file).
+ */
+function offsetsOfCounts(
+  counts: Int32Array,
+  features: number,
+  fail: (reason: string) => never,
+): Int32Array {
+  const offsets = new Int32Array(counts.length + 1);
+  let sum = 0;
+  for (let a = 0; a < counts.length; a++) {
+    const count = counts[a]!;
+    if (count < 0) fail(`section "attributeCounts": count ${a} is ${count}; expected ≥ 0`);
+    sum += count;
+    if (sum > features) break;
+    offsets[a + 1] = sum;
+  }
+  if (sum !== features) {
+    fail(
+      `section "attributeCounts" adds up to ${sum > features ? `more than ${features}` : sum} state features; expected ${features} (the featureLabels section's length)`,
+    );
+  }
+  return offsets;
+}
+
+/** A quantised file's weights per scale: its header's `quantisation.blockSize`, an integer ≥ 1. */
+function checkedBlockSize(value: unknown, fail: (reason: string) => never): number {
+  const size = isRecord(value) ? value.blockSize : undefined;
+  if (!Number.isSafeInteger(size) || (size as number) < 1) {
+    fail(
+      `header: quantisation.blockSize is ${describe(size)}; expected an integer ≥ 1 (the weights per scale)`,
+    );
+  }
+  return size as number;
 }
 
 /** The layout's scalars, each a safe integer (−1 allowed for the absent start/end blocks). */

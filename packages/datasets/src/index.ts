@@ -106,6 +106,7 @@ export {
   type CorpusFormat,
   corpusLocator,
   withoutLabels,
+  wordColumnOnly,
 } from "./registry/corpus-model.js";
 export {
   DatasetChecksumError,
@@ -116,7 +117,6 @@ export {
 export { type CorpusSubset, subsetCorpus, subsetItems } from "./registry/subset.js";
 export { LEXICONS, RAW_TEXT_CORPORA } from "./resources/catalog.js";
 export { checkLineEndings } from "./resources/line-endings.js";
-export { splitSentences, tokenizeText } from "./resources/tokenize.js";
 export {
   checkScheme,
   decodingMask,
@@ -156,3 +156,5 @@ export {
 export { allowedTransitions, findViolations, isValidSequence } from "./schemes/validity.js";
 export type { DocumentInfo, Sentence } from "./sentence.js";
 export { groupByDocument, inputRows, tokenPlace } from "./sentence.js";
+export { detokenize } from "./text/detokenize.js";
+export { segmentText, type TextSentence, type TextToken } from "./text/segment.js";

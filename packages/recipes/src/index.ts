@@ -144,6 +144,17 @@ export {
   type TagRequest,
   type TagTime,
 } from "./tagging/sequence-tagger.js";
+export type { SpanProbability } from "./tagging/span-probability.js";
+export {
+  checkTextInput,
+  type LabelsAndSpans,
+  labelsAndSpans,
+  type TaggedText,
+  type TaggedTextSentence,
+  type TextEntity,
+  type TextRequest,
+  tagText,
+} from "./tagging/text.js";
 export { jackknifeFolds } from "./task-presets/mined-lexicons.js";
 export { languageClusters } from "./task-presets/resources.js";
 export type {

@@ -224,3 +224,17 @@ export function modelInputColumns(model: CrfModel): number | undefined {
     ? recorded
     : undefined;
 }
+
+/**
+ * The input columns a model reads from a sentence, by name, left to right (its preset's layout:
+ * `word`, or `word, pos, chunk`; a dense column by its number): what a caller with words alone
+ * (text) lacks. Empty for a model without a preset (it reads CRFsuite attribute lists).
+ */
+export function modelColumns(model: CrfModel): string[] {
+  const spec = modelFeatureSpec(model);
+  if (spec === null && model.preset === null) return [];
+  const columns = [...modelPreset(model).columns];
+  const dense = [...(spec?.dense?.columns ?? [])].sort((a, b) => a - b);
+  for (const c of dense) columns.splice(c, 0, `dense column ${c + 1}`);
+  return columns;
+}

@@ -1,6 +1,6 @@
 import { lagrangeErrorCode } from "@lagrange/core";
 import type { Corpus, CorpusFormat } from "@lagrange/datasets";
-import { inferScheme, parseConll } from "@lagrange/datasets";
+import { inferScheme, inputRows, parseConll, wordColumnOnly } from "@lagrange/datasets";
 import { describe, expect, it } from "vitest";
 import { inputForModel, modelInputColumns } from "./model-input.js";
 import { TrainingFailedError, trainOnCorpus } from "./training.js";
@@ -46,6 +46,25 @@ describe("inputForModel", () => {
     } catch (error) {
       expect(lagrangeErrorCode(error)).toBe("bad-input");
     }
+  });
+
+  it("a model of the word alone reads a wider file's word column where the gold is known", async () => {
+    const wordsOnly = wordColumnOnly(corpus(CHUNKS, "train.conll"));
+    const { model } = await trainOnCorpus(wordsOnly, { preset: "ner-words", maxIterations: 5 });
+    expect(modelInputColumns(model)).toBe(1);
+    const required = inputForModel(corpus(CHUNKS, "dev.conll"), model, "required");
+    expect(inputRows(required.sentences[0]!)).toEqual([["the"], ["cat"], ["sat"]]);
+    expect(required.sentences[0]!.labels).toEqual(["B-NP", "I-NP", "B-VP"]);
+    const registry = { ...corpus(CHUNKS, "conll2000:dev"), dataset: "conll2000" };
+    expect(inputRows(inputForModel(registry, model, "auto").sentences[1]!)).toEqual([
+      ["a"],
+      ["dog"],
+      ["ran"],
+    ]);
+    // A file of unknown layout: is its last column gold, or a third input? Not guessed.
+    expect(() => inputForModel(corpus(CHUNKS, "dev.conll"), model, "auto")).toThrow(
+      /^dev\.conll:1: 3 column\(s\); the model \(preset ner-words\) reads 1/,
+    );
   });
 
   it("UMass and inline data without a single tag are unlabeled", async () => {

@@ -1,6 +1,6 @@
 import type { CrfModel, Preset } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
-import { type Corpus, tokenPlace, withoutLabels } from "@lagrange/datasets";
+import { type Corpus, tokenPlace, withoutLabels, wordColumnOnly } from "@lagrange/datasets";
 import { modelInputColumns, modelPreset } from "./model-features.js";
 
 export {
@@ -77,6 +77,12 @@ export function inputForPreset(
     return gold === "auto" && width === preset.columns.length ? stripped() : corpus;
   }
   if (width === reads + 1) return corpus;
+  // A model of the word alone (one that tags text) reads a wider file's first column where the
+  // gold is known to be its last: the registry's layout, or gold required (scoring, learning).
+  const wordsOnly = reads === 1 && preset.columns.length === 1;
+  if (wordsOnly && width > 2 && (gold === "required" || corpus.dataset !== undefined)) {
+    return wordColumnOnly(corpus);
+  }
   if (width === reads && gold === "auto") return stripped();
   throw new LagrangeError(
     "bad-input",

@@ -43,6 +43,7 @@ import {
 import { DEFAULT_DECODERS } from "./tagging/default-decoders.js";
 import { decodeDocument } from "./tagging/document-tagger-decoding.js";
 import { type NBestEntry, type NBestMethod, nbestMethodFor, nbestOf } from "./tagging/nbest.js";
+import { spanProbabilities } from "./tagging/span-probability.js";
 
 export interface TaggerOptions {
   readonly model: CrfModel;
@@ -450,12 +451,13 @@ export class Tagger {
   /**
    * Marginals and p(y|x) of a sentence this tagger tagged: the decoder's own marginals where it
    * has them (bcrf, mean-field), else the chain's, marked `chain-unconstrained` when the sentence
-   * was decoded under constraints or slaves.
+   * was decoded under constraints or slaves. Spans: each output span's probability under the
+   * chain, over the model's own labels and scheme (an output scheme keeps the same spans).
    */
   confidence(tagged: Tagged, request: ConfidenceRequest): LabellingConfidence {
     if (this.labelsOnly) throw secondOrderOnly("--marginals and --probability");
     const constrained = tagged.constraints.length > 0 || this.#slaves.length > 0;
-    return labellingConfidence(
+    const confidence = labellingConfidence(
       tagged.scores,
       tagged.decoding.labels,
       this.decoder,
@@ -463,6 +465,17 @@ export class Tagger {
       request,
       this.#options,
     );
+    if (request.spans !== true) return confidence;
+    return {
+      ...confidence,
+      spans: spanProbabilities(
+        tagged.scores,
+        tagged.decoding.labels,
+        this.model.labels.names(),
+        this.scheme,
+      ),
+      spansOf: constrained ? "chain-unconstrained" : "chain",
+    };
   }
 
   /**

@@ -19,6 +19,7 @@ export const ACCURACY_ROWS = [
   "embeddings",
   "preset",
   "elastic-net",
+  "words",
   "two-stage",
   "general",
   "document",

@@ -19,6 +19,7 @@ const ROW_TITLES: Readonly<Record<AccuracyRowName, string>> = {
   embeddings: "+ PPMI-SVD k-means clusters (k = 100, 300, 1000)",
   preset: "the task preset as it ships",
   "elastic-net": "the preset with L1 too (elastic net)",
+  words: "the preset on the word column alone (for text)",
   "two-stage": "+ two-stage votes",
   general: "+ general CRF (DD)",
   document: "+ document constraints",

@@ -155,6 +155,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "embeddings",
       "preset",
       "elastic-net",
+      "words",
       "two-stage",
       "general",
       "document",
@@ -169,6 +170,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "context",
       "wide-clusters",
       "embeddings",
+      "preset",
       "preset",
       "preset",
       "preset",
@@ -207,6 +209,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       embeddings,
       preset,
       elasticNet,
+      words,
       twoStage,
       general,
       document,
@@ -231,6 +234,9 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(elasticNet!.features).toContain("L1 c1 = 1");
     expect(elasticNet!.modelBytes).toBeLessThan(preset!.modelBytes);
     expect(result.settings.c1).toBe(1);
+    // The word column alone: fewer attributes than the preset on word and POS.
+    expect(words!.features).toContain("on the word column alone");
+    expect(words!.numFeatures).toBeLessThan(preset!.numFeatures);
     expect(twoStage!.features.startsWith(preset!.features)).toBe(true);
     expect(general!.general!.groups).toBe("documents");
     expect(general!.general!.mistakes.length).toBeGreaterThan(0);
@@ -259,6 +265,8 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "lexicons→preset dev",
       "preset→elastic-net held-out",
       "preset→elastic-net dev",
+      "preset→words held-out",
+      "preset→words dev",
       "lexicons→bioes held-out",
       "lexicons→bioes dev",
       "bioes→gazetteers held-out",
@@ -299,6 +307,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
       "embeddings",
       "preset",
       "elastic-net",
+      "words",
       "general",
       "document",
     ]);
@@ -314,7 +323,7 @@ describe("bench accuracy on a tiny generated corpus", () => {
     expect(md).toMatch(/% of (5 documents|40 sentences) certified, tagging/);
     expect(md).toContain("no dev split");
     expect(statuses.some((m) => m.startsWith("tiny lexicons: mined lexicons"))).toBe(true);
-  });
+  }, 240_000);
 
   it("keeps only the rows asked for, and says why a row does not apply", async () => {
     const result = await accuracySuite({

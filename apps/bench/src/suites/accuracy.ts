@@ -10,7 +10,13 @@
  */
 import { modelToBytes } from "@lagrange/chain-crf";
 import { LagrangeError, throwIfAborted } from "@lagrange/core";
-import { type Corpus, type PairedBootstrapResult, pairedBootstrap } from "@lagrange/datasets";
+import {
+  type Corpus,
+  inputRows,
+  type PairedBootstrapResult,
+  pairedBootstrap,
+  wordColumnOnly,
+} from "@lagrange/datasets";
 import { openCorpus } from "@lagrange/datasets/node";
 import {
   type FeatureRequest,
@@ -61,7 +67,11 @@ type ChainRowName =
   | "wide-clusters"
   | "embeddings"
   | "preset"
-  | "elastic-net";
+  | "elastic-net"
+  | "words";
+
+/** Rows beside the preset, not steps: each is compared with the preset, and nothing builds on it. */
+const SIDE_ROWS: ReadonlySet<AccuracyRowName> = new Set(["elastic-net", "words"]);
 
 /** What a chain row asks of the trainer beside its features: the chunk scheme it trains under. */
 type RowTraining = Pick<TrainingSpec, "internalScheme" | "c1">;
@@ -71,6 +81,8 @@ interface RowAsked {
   readonly request: FeatureRequest;
   readonly training: RowTraining;
   readonly text: string;
+  /** Train on the word column alone (`wordColumnOnly`), as a model for raw text is. */
+  readonly wordsOnly?: boolean;
 }
 
 /** The task preset's additions of issue 40, each row taking those up to itself. */
@@ -92,6 +104,7 @@ async function rowRequest(
   task: TaskPreset | undefined,
   resources: ResourceOptions,
   options: AccuracyOptions,
+  cut: Corpus,
 ): Promise<RowAsked | { why: string }> {
   // Rows before `bioes` train under the data's scheme, as the presets did before issue 40.
   const keep: RowTraining = { internalScheme: "keep" };
@@ -127,10 +140,22 @@ async function rowRequest(
     };
   }
   if (task === undefined) return { why: `preset ${d.task} has no ${row}` };
-  if (row === "preset" || row === "elastic-net") {
+  if (row === "preset" || row === "elastic-net" || row === "words") {
     const on = Object.entries(task.on).filter(([, v]) => v);
     const text = `${task.name} as it ships (${on.length === 0 ? "none of issue 40's parts" : on.map(([k]) => k).join(", ")})`;
     if (row === "preset") return { request: { preset: task.name }, training: {}, text };
+    if (row === "words") {
+      const first = cut.sentences[0];
+      if (first !== undefined && (inputRows(first)[0]?.length ?? 0) <= 1) {
+        return { why: `${d.train} has the word column alone` };
+      }
+      return {
+        request: { preset: task.name },
+        training: {},
+        text: `${text}, on the word column alone`,
+        wordsOnly: true,
+      };
+    }
     const c1 = c1Of(options);
     return {
       request: { preset: task.name },
@@ -183,16 +208,18 @@ async function chainRow(
   c: DatasetContext,
   row: ChainRowName,
   builtOn: AccuracyRowName | null,
-  { request, training, text }: RowAsked,
+  { request, training, text, wordsOnly }: RowAsked,
 ): Promise<RowRun> {
   const label = `${c.d.name} ${row}`;
   const started = performance.now();
   c.status(`${label}: features (${text})`);
-  const features = await trainingFeatures(request, c.cut, c.scheme, c.resources);
+  // Scored through openTagger, a words-only model reads the held-out fold's and dev's word column.
+  const cut = wordsOnly === true ? wordColumnOnly(c.cut) : c.cut;
+  const features = await trainingFeatures(request, cut, c.scheme, c.resources);
   const featureSeconds = (performance.now() - started) / 1000;
   for (const note of features.notes) c.status(`${label}: ${note}`);
-  c.status(`${label}: training on ${c.cut.sentences.length} sentences`);
-  const trained = await trainerOf(c, features, training).train(c.cut, iterationStatus(c, label));
+  c.status(`${label}: training on ${cut.sentences.length} sentences`);
+  const trained = await trainerOf(c, features, training).train(cut, iterationStatus(c, label));
   const seconds = (performance.now() - started) / 1000;
   const scores = await scoreRow(c, modelToBytes(trained.model), label);
   return {
@@ -213,6 +240,11 @@ async function chainRow(
     notes: features.notes,
     chain: { model: trained.model, request, training, features, text, featureSeconds, seconds },
   };
+}
+
+/** The last chain row that ran, not a side row: what the next row builds on. */
+function lastStep(runs: readonly RowRun[]): RowRun | undefined {
+  return [...runs].reverse().find((r) => r.chain !== undefined && !SIDE_ROWS.has(r.row.row));
 }
 
 /** Each row's deltas against the row it builds on. */
@@ -313,10 +345,7 @@ async function runDataset(
     if (!wanted.includes(row)) continue;
     throwIfAborted(options.signal);
     if (row === "two-stage" || row === "general" || row === "document") {
-      // The elastic-net row is the preset's alternative, not a step the non-local rows build on.
-      const lastRun = [...runs]
-        .reverse()
-        .find((r) => r.chain !== undefined && r.row.row !== "elastic-net");
+      const lastRun = lastStep(runs);
       const last = lastRun?.chain;
       if (lastRun === undefined || last === undefined) {
         skipped.push({ row, why: "no chain row ran to build on" });
@@ -337,7 +366,7 @@ async function runDataset(
       }
       continue;
     }
-    const asked = await rowRequest(row, d, task, resources, options);
+    const asked = await rowRequest(row, d, task, resources, options, cut);
     if ("why" in asked) {
       skipped.push({ row, why: asked.why });
       continue;
@@ -348,7 +377,7 @@ async function runDataset(
       continue;
     }
     previousRequest = key;
-    const builtOn = [...runs].reverse().find((r) => r.chain !== undefined)?.row.row ?? null;
+    const builtOn = lastStep(runs)?.row.row ?? null;
     runs.push(await chainRow(c, row, builtOn, asked));
   }
   const comparisons: PairedComparison[] = [];
@@ -367,6 +396,7 @@ async function runDataset(
     // The preset as it ships against the one before issue 40's parts.
     [byName("lexicons"), byName("preset")],
     [byName("preset"), byName("elastic-net")],
+    [byName("preset"), byName("words")],
     ...runs
       .filter((r) => r.chain === undefined || later.has(r.row.row))
       .map((r): [RowRun | undefined, RowRun] => [byName(r.row.builtOn), r]),

@@ -1,4 +1,9 @@
-import { describeSpec, type JsonValue } from "@lagrange/chain-crf";
+import {
+  describeSpec,
+  type JsonValue,
+  type ModelFileEncoding,
+  modelFileEncoding,
+} from "@lagrange/chain-crf";
 import { modelFeatureSpec } from "@lagrange/recipes";
 import { usageError } from "../exit-codes.js";
 import { readModel, requireFile } from "../inputs.js";
@@ -15,6 +20,7 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
   // Recorded constraints are a constraints file of their own: summarised on a line.
   const { features: _embedded, learnedConstraints: _recorded, ...settings } = s.settings;
   const recorded = recordedConstraintIds(model.learnedConstraints);
+  const encoding = modelFileEncoding(model);
   const summary = {
     file: path,
     preset: s.preset,
@@ -24,6 +30,7 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
     transitionAttributes: s.transitionAttributes,
     weights: s.weights,
     nonZeroWeights: s.nonZeroWeights,
+    ...(encoding === null ? {} : { encoding }),
     ...(s.firstStage === null ? {} : { firstStage: { bytes: s.firstStage } }),
     ...(s.trigrams === undefined ? {} : { order: 2, trigrams: s.trigrams }),
     ...(recorded === null ? {} : { constraints: { ids: recorded, decoder: model.decoder } }),
@@ -36,7 +43,7 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
     ...(summary.features === undefined ? [] : [`features    ${summary.features}`]),
     `labels      ${summary.labels.length}: ${summary.labels.join(" ")}`,
     `attributes  ${summary.attributes} state, ${summary.transitionAttributes} transition`,
-    `weights     ${summary.weights} (${summary.nonZeroWeights} non-zero)`,
+    `weights     ${summary.weights} (${summary.nonZeroWeights} non-zero)${encoding === null ? "" : `, ${describeEncoding(encoding)}`}`,
     ...(s.trigrams === undefined
       ? []
       : [`order       2 (${s.trigrams} label-trigram weights, exact second-order Viterbi)`]),
@@ -51,6 +58,13 @@ export async function infoCommand(path: string, json: boolean): Promise<string> 
     `settings    ${JSON.stringify(summary.settings)}`,
     "",
   ].join("\n");
+}
+
+/** How a model file stores its weights: `int8 with one scale per 256, compact layout`. */
+function describeEncoding(encoding: ModelFileEncoding): string {
+  const scales =
+    encoding.blockSize === undefined ? "" : ` with one scale per ${encoding.blockSize}`;
+  return `${encoding.precision}${scales}${encoding.compactLayout ? ", compact layout" : ""}`;
 }
 
 /** The ids of the constraints a model records (a constraints file's JSON), or null for none. */

@@ -1,5 +1,6 @@
 import { STANDARD_DECODERS } from "@lagrange/recipes";
 import { decoderOptionsGiven } from "../decoder-flags.js";
+import { usageError } from "../exit-codes.js";
 import { interruptible } from "../interruption.js";
 import { note } from "../progress.js";
 import { openCommandTagger, type TagOptions } from "../tag/options.js";
@@ -14,6 +15,10 @@ export type { TagOptions };
  */
 export async function tagCommand(options: TagOptions, signal?: AbortSignal): Promise<string> {
   const tagger = await openCommandTagger(options, signal);
+  if (options.text !== undefined || options.format === "text") {
+    const { tagTextInput } = await import("../tag/text.js");
+    return tagTextInput(options, tagger, signal);
+  }
   const plan = planTagging(options, tagger);
   if (plan.route === "stream") {
     // Loaded on demand, as each route is.
@@ -29,7 +34,29 @@ export async function tagCommand(options: TagOptions, signal?: AbortSignal): Pro
 }
 
 /** What `lagrange tag` does (its options are declared in ../define/tag.ts). */
-export async function tagAction(opts: TagOptions & Record<string, unknown>): Promise<void> {
+export async function tagAction(
+  opts: Omit<TagOptions, "data"> & { readonly data?: string } & Record<string, unknown>,
+): Promise<void> {
   const decoderOptions = decoderOptionsGiven(opts, STANDARD_DECODERS);
-  note(await interruptible((signal) => tagCommand({ ...opts, decoderOptions }, signal)));
+  const data = dataOf(opts);
+  note(await interruptible((signal) => tagCommand({ ...opts, data, decoderOptions }, signal)));
+}
+
+/**
+ * `--data`, which text input may leave out: `--text` is the input itself, and `--format text`
+ * reads standard input by default.
+ */
+function dataOf(opts: Pick<TagOptions, "text" | "format"> & { readonly data?: string }): string {
+  if (opts.text !== undefined) {
+    if (opts.data !== undefined) throw usageError("--text and --data: give one input");
+    if (opts.format !== undefined && opts.format !== "text") {
+      throw usageError(`--text is raw text; --format ${opts.format} is for --data`);
+    }
+    return "-";
+  }
+  if (opts.data !== undefined) return opts.data;
+  if (opts.format === "text") return "-";
+  throw usageError(
+    "required option '--data <spec>' not specified (or --text, or --format text for standard input)",
+  );
 }

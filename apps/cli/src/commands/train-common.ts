@@ -17,6 +17,7 @@ import {
   type SchemeName,
   subsetCorpus,
   subsetItems,
+  wordColumnOnly,
 } from "@lagrange/datasets";
 import { isL2sModelFile } from "@lagrange/l2s";
 import { definedFields, type TrainingSpec } from "@lagrange/recipes";
@@ -50,7 +51,12 @@ export async function openTrainingData(
       `${train.label}: ${train.report.skipped} malformed lines skipped, ${train.report.repaired} repaired (--malformed error to stop on them)`,
     );
   }
-  return trainingSubset(train, options);
+  return wordsAsAsked(trainingSubset(train, options), options);
+}
+
+/** `--words-only`: the corpus through its word column alone. */
+function wordsAsAsked(corpus: Corpus, options: TrainingDataOptions): Corpus {
+  return options.wordsOnly === true ? wordColumnOnly(corpus) : corpus;
 }
 
 /** `--limit`, `--sample`: the training sentences kept (all of them without either). */
@@ -107,7 +113,10 @@ export async function openHeldOut(
 ): Promise<Corpus | undefined> {
   if (options.dev === undefined) return undefined;
   const dev = await openData("--dev", options.dev, { ...read, defaultSplit: "dev" });
-  return subsetCorpus(dev, subsetOf(options.devLimit, options.devSample, options.seed));
+  return wordsAsAsked(
+    subsetCorpus(dev, subsetOf(options.devLimit, options.devSample, options.seed)),
+    options,
+  );
 }
 
 export const pct = (x: number) => (100 * x).toFixed(2);

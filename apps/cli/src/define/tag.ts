@@ -19,13 +19,17 @@ export function defineTag(program: Command, decoders: readonly DecoderDefinition
       `Label data with a model; writes the input's columns plus the predicted label. Decoders come from one registry (${names(() => true)}, and any --plugin's); constrained decoders print mean iterations, % certified and the time per phase to stderr. A general CRF (lagrange train --model general) is tagged group by group (the whole input is read first) with ${names((d) => d.accepts.patterns === true)}, or ${names((d) => d.capabilities?.exactChain === true)} for the chain alone. An L2S tagger (lagrange train --learner l2s --task pos|ner) is tagged by its own left-to-right policy (--decoder greedy, the default), or by any decoder of its scores alone (one that needs no constraints, slaves or patterns); an L2S parser model is for lagrange parse`,
     )
     .requiredOption("--model <file>", "model file")
-    .requiredOption(
+    .option(
       "--data <spec>",
-      "data to tag: a registry name[:split] (default split dev) or a file path",
+      "data to tag: a registry name[:split] (default split dev), a file path, or - (standard input); required unless --text, or --format text (which reads standard input by default)",
     )
     .option(
       "--format <format>",
-      "file format for a path: conll, conllu, umass, inline; ndjson (one JSON object per line: tokens, columns?, labels?); crfsuite (CRFsuite's data format: label TAB attributes, for a model imported from CRFsuite; writes one label per line). CoNLL and NDJSON files and standard input stream",
+      "file format for a path: conll, conllu, umass, inline; ndjson (one JSON object per line: tokens, columns?, labels?); crfsuite (CRFsuite's data format: label TAB attributes, for a model imported from CRFsuite; writes one label per line); text (raw UTF-8 text, split into sentences and Penn-Treebank tokens: entities out, see --output-format). CoNLL and NDJSON files and standard input stream",
+    )
+    .option(
+      "--text <text>",
+      "raw text to tag instead of --data (as --format text): its entities are written with their offsets",
     )
     .option(
       "--decoder <name>",
@@ -63,8 +67,8 @@ export function defineTag(program: Command, decoders: readonly DecoderDefinition
     .addOption(
       new Option(
         "--output-format <format>",
-        "streaming output: conll (the input's columns and the predicted label) or ndjson (one sentence per line: tokens, columns?, gold?, labels); default the input's format",
-      ).choices(["conll", "ndjson"]),
+        "conll (the input's columns and the predicted label) or ndjson (one sentence per line: tokens, columns?, gold?, labels); default the input's format. Text input: entities (the default: one a line, start-end TAB type TAB text TAB score, offsets in UTF-16 code units, end exclusive), ndjson (one entity a line: start, end, type, text, score, scoreOf) or conll (token and label). An entity's score is its probability under a chain CRF (scoreOf chain; chain-unconstrained under a constrained decoder); null or - for a model without marginals",
+      ).choices(["conll", "ndjson", "entities"]),
     )
     .addOption(
       new Option(

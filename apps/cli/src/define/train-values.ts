@@ -187,6 +187,7 @@ export const TRAIN_FLAG_SCOPES: Readonly<Record<string, TrainFlagScope>> = {
   "--model": CRF,
   "--groups": { where: [{ learner: ["crf"], model: ["general"] }] },
   "--two-stage": CRF,
+  "--words-only": { where: [{ learner: ["crf"] }, { learner: ["l2s"], task: ["pos", "ner"] }] },
   "--document-constraints": CRF,
   "--internal-scheme": CRF,
   "--folds": {
@@ -241,6 +242,8 @@ export interface TrainingDataOptions {
   readonly format?: string;
   readonly dev?: string;
   readonly malformed?: "error" | "repair" | "skip";
+  /** `--words-only`: the data read through its first input column alone (a model for text). */
+  readonly wordsOnly?: boolean;
   /** `--limit`, `--sample`: train on the first n sentences, or on n drawn with `seed`. */
   readonly limit?: number;
   readonly sample?: number;

@@ -27,6 +27,10 @@ export function defineTrain(program: Command): void {
       "--format <format>",
       "file format for a path: conll, conllu, umass, inline, crfsuite (default from the extension)",
     )
+    .option(
+      "--words-only",
+      "read --data and --dev through their first input column alone (the word), so that the model tags raw text (lagrange tag --format text); its other columns (POS, chunk) are not read",
+    )
     .addOption(
       new Option(
         "--learner <name>",
@@ -65,7 +69,7 @@ export function defineTrain(program: Command): void {
     )
     .option(
       "--resources <dir>",
-      "task presets: a folder with clusters-<language>.paths and <lexicon>.txt files to use instead of the registry's (default: clusters are built from the registry's raw text once and cached)",
+      "task presets: a folder with clusters-<language>.paths and <lexicon>.txt files to use instead of the registry's (default: the clusters @lagrange/resources ships, else built from the registry's raw text once and cached)",
     )
     .addOption(
       new Option("--algorithm <name>", "trainer")
@@ -227,13 +231,13 @@ export function defineTrain(program: Command): void {
     .addOption(
       presetPart(
         "--wide-clusters",
-        "add a second Brown clustering of the language's raw text with 1,000 clusters beside the preset's 500 (built once and cached, minutes)",
+        "add a second Brown clustering of the language's raw text with 1,000 clusters beside the preset's 500 (shipped for English, else built once and cached, minutes)",
       ),
     )
     .addOption(
       presetPart(
         "--embeddings",
-        "add k-means clusters (k = 100, 300, 1000) of PPMI-SVD word vectors of the language's raw text beside its Brown clusters (built once and cached, minutes)",
+        "add k-means clusters (k = 100, 300, 1000) of PPMI-SVD word vectors of the language's raw text beside its Brown clusters (shipped for English and Spanish, else built once and cached, minutes)",
       ),
     )
     .option("--init <model>", "continue training from this model (Lagrange or CRFsuite)")

@@ -98,6 +98,7 @@ const LINES: Readonly<
   info: { line: ["info", "{<model>}"] },
   import: { line: ["import", "{<model>}", "--from", "crfsuite", "--out", "i.out"] },
   export: { line: ["export", "--to", "crfsuite", "--model", "{--model}", "--out", "e.out"] },
+  compress: { line: ["compress", "--model", "{--model}", "--out", "z.out"] },
   "queue submit": {
     line: [
       "queue",

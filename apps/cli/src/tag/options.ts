@@ -5,8 +5,11 @@ import { openData, readModelBytes, readNamedText, requireFile } from "../inputs.
 /** `lagrange tag`'s options (declared in ../define/tag.ts). */
 export interface TagOptions {
   readonly model: string;
+  /** A registry name, a path or `-` (standard input); absent with `--text`. */
   readonly data: string;
   readonly format?: string;
+  /** Raw text to tag (`--text`): entities out. */
+  readonly text?: string;
   /** Default: the model's own (a chain CRF's file may record one), else its kind's. */
   readonly decoder?: string;
   /** The decoder's options by their declared names (the decoder flags, `--decoder-option`). */
@@ -24,7 +27,8 @@ export interface TagOptions {
   readonly threads?: number;
   /** Streaming: sentences read and not yet written, at most. */
   readonly window?: number;
-  readonly outputFormat?: "conll" | "ndjson";
+  /** `entities` (one a line) for text input only. */
+  readonly outputFormat?: "conll" | "ndjson" | "entities";
   /** Streaming: a bad record stops the stream, or is reported and skipped. */
   readonly onError?: "stop" | "skip";
   /** NDJSON: each sentence's decoding and the constraints that fired. */

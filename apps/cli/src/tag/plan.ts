@@ -92,6 +92,11 @@ export function planTagging(options: TagOptions, tagger: SequenceTagger): TagPla
     );
   }
   tagger.check(request);
+  if (options.outputFormat === "entities") {
+    throw usageError(
+      "--output-format entities: for text input (--format text, or --text); CoNLL and NDJSON input is written as conll or ndjson",
+    );
+  }
   const outputFormat = options.outputFormat ?? (format === "ndjson" ? "ndjson" : "conll");
   if (explain && outputFormat !== "ndjson") {
     throw usageError(

@@ -3,9 +3,9 @@
  *   types      Attribute, AttributeList, AttributeSequence, AttributeSink, Preset, Rows, TokenRow
  *   templates  parseTemplate, expandMacro, CRFPP_MAX_CONTEXT, CrfppTemplate, TemplateLine,
  *              TemplateOptions
- *   presets    presets, getPreset, PresetName, chunkingPreset, nerPreset, citationPreset,
- *              posPreset, ChunkingOptions, CitationOptions, CHUNKING_TEMPLATES, CITATION_LEXICONS,
- *              FieldTemplate
+ *   presets    presets, getPreset, PresetName, chunkingPreset, nerPreset, nerWordsPreset,
+ *              citationPreset, posPreset, ChunkingOptions, CitationOptions, CHUNKING_TEMPLATES,
+ *              CITATION_LEXICONS, FieldTemplate
  *   input      fromAttributeLists (CRFsuite-style attribute lists), AttributeSequenceBuilder
  *   helpers    toAttributeLists, attributeNames
  *   errors     TemplateSyntaxError, FeatureInputError
@@ -27,7 +27,7 @@ export { denseAttributeName, MAX_DENSE_VALUE, withDenseColumns } from "./dense.j
 export { FeatureInputError, TemplateSyntaxError } from "./errors.js";
 export type { FieldTemplate } from "./field-templates.js";
 export { CITATION_LEXICONS } from "./lexicons.js";
-export { NER_COLUMNS, type NerOptions, nerPreset } from "./ner.js";
+export { NER_COLUMNS, type NerOptions, nerPreset, nerWordsPreset } from "./ner.js";
 export { posPreset } from "./pos.js";
 export { getPreset, type PresetName, presets } from "./presets.js";
 export {

@@ -39,6 +39,21 @@ export function withoutLabels(sentence: Sentence, format: CorpusFormat): Sentenc
     : rest;
 }
 
+/**
+ * The corpus read through its first input column alone (the word), the gold labels kept: how a
+ * model that tags raw text (which gives words only) trains and is scored on data with more
+ * columns (POS, chunk).
+ */
+export function wordColumnOnly(corpus: Corpus): Corpus {
+  return {
+    ...corpus,
+    sentences: corpus.sentences.map((s) => {
+      const word = s.inputColumns?.[0] ?? s.columns.findIndex((column) => column !== s.labels);
+      return { ...s, inputColumns: [Math.max(0, word)] };
+    }),
+  };
+}
+
 /** A {@link SequenceLocator} over a corpus's sentences (for scheme and feature errors). */
 export function corpusLocator(corpus: Corpus): SequenceLocator {
   return (sequence, position) => {

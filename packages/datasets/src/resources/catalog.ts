@@ -15,7 +15,7 @@ export type RawTextFormat =
   | "underscore-tagged"
   /** Already tokenised text, one sentence a line, tokens split on whitespace (movie reviews). */
   | "tokenised"
-  /** Plain untokenised text: tokenised by `tokenizeText`, sentences cut by `splitSentences`. */
+  /** Plain untokenised text: tokenised and cut into sentences by `segmentText`, line by line. */
   | "plain"
   /** CESS-ESP bracketed trees, leaves `(TAG word lemma)`, ISO-8859-1. */
   | "cess-trees"

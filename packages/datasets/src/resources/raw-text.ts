@@ -9,6 +9,7 @@ import { type DatasetInfo, datasetNames, getDataset } from "../registry/catalog.
 import { DatasetUnavailableError } from "../registry/errors.js";
 import { openDataset } from "../registry/open.js";
 import { findMirrorDir, type LocateOptions, type ResolveOptions } from "../registry/resolve.js";
+import { segmentText } from "../text/segment.js";
 import { RAW_TEXT_CORPORA, type RawTextCorpusInfo, rawTextCorpusNames } from "./catalog.js";
 import {
   alpinoSentences,
@@ -16,7 +17,6 @@ import {
   cessSentences,
   underscoreLineTokens,
 } from "./raw-formats.js";
-import { splitSentences, tokenizeText } from "./tokenize.js";
 
 export interface RawTextOptions extends LocateOptions {
   readonly signal?: AbortSignal;
@@ -187,7 +187,7 @@ async function* corpusSentences(
       }
       case "plain":
         for (const line of linesOf(decodeRawText(await readBytes(file, signal)))) {
-          yield* splitSentences(tokenizeText(line));
+          for (const sentence of segmentText(line)) yield sentence.tokens.map((t) => t.text);
         }
         break;
       case "cess-trees":

@@ -20,6 +20,7 @@ import {
   explainSentence,
   type SentenceExplanation,
 } from "../explain.js";
+import { modelColumns } from "../model-features.js";
 import {
   type GoldLabels,
   inputForModel,
@@ -205,6 +206,10 @@ export class ChainCrfTagger implements SequenceTagger {
     return undefined;
   }
 
+  get columns(): readonly string[] {
+    return modelColumns(this.model);
+  }
+
   input(corpus: Corpus, gold: GoldLabels): Corpus {
     return inputForModel(corpus, this.model, gold);
   }
@@ -265,7 +270,9 @@ export class ChainCrfTagger implements SequenceTagger {
     const engine = this.#engine;
     const { signal } = request;
     const confidence =
-      request.confidence?.marginals === true || request.confidence?.probability === true
+      request.confidence?.marginals === true ||
+      request.confidence?.probability === true ||
+      request.confidence?.spans === true
         ? request.confidence
         : undefined;
     const explain = request.explain === true;

@@ -7,6 +7,7 @@
  */
 import { forwardBackward, InferenceContext } from "@lagrange/chain-crf";
 import { type ChainScores, type DecodeOptions, type Decoder, scoreLabelling } from "@lagrange/core";
+import type { SpanProbability } from "./span-probability.js";
 
 /** What to compute for each tagged sentence. */
 export interface ConfidenceRequest {
@@ -14,6 +15,8 @@ export interface ConfidenceRequest {
   readonly marginals?: boolean;
   /** The output labelling's probability under the chain CRF. */
   readonly probability?: boolean;
+  /** Each output span's probability under the chain CRF (`spanProbabilities`). */
+  readonly spans?: boolean;
 }
 
 /**
@@ -35,6 +38,10 @@ export interface LabellingConfidence {
    */
   readonly probability?: number;
   readonly logProbability?: number;
+  /** The output's spans (model label ids, its scheme), each with its probability (with `spans`). */
+  readonly spans?: readonly SpanProbability[];
+  /** `chain`, or `chain-unconstrained` where the labels were decoded under constraints or slaves. */
+  readonly spansOf?: MarginalsSource;
 }
 
 // One forward-backward context per thread (each worker loads its own module): a fresh one per
@@ -135,6 +142,9 @@ export interface ConfidenceRecord {
   readonly confidence?: readonly number[];
   /** p(y|x) of the output under the chain CRF. */
   readonly probability?: number;
+  /** The output's spans (token indices, end exclusive), each with its probability. */
+  readonly spans?: readonly SpanProbability[];
+  readonly spansOf?: MarginalsSource;
 }
 
 /** {@link LabellingConfidence} as written: marginals as maps by label name, figures rounded. */
@@ -149,5 +159,9 @@ export function confidenceRecord(
       ? {}
       : { confidence: Array.from(c.confidence, roundProbability) }),
     ...(c.probability === undefined ? {} : { probability: roundProbability(c.probability) }),
+    ...(c.spans === undefined
+      ? {}
+      : { spans: c.spans.map((s) => ({ ...s, probability: roundProbability(s.probability) })) }),
+    ...(c.spansOf === undefined ? {} : { spansOf: c.spansOf }),
   };
 }

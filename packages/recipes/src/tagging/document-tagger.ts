@@ -73,6 +73,9 @@ export class DocumentTagger implements SequenceTagger {
   get labels(): readonly string[] {
     return this.#sentences.labels;
   }
+  get columns(): readonly string[] {
+    return this.#sentences.columns;
+  }
   get scheme(): LabelScheme {
     return this.#sentences.scheme;
   }

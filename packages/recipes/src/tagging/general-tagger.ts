@@ -7,6 +7,7 @@ import type { Decoder, DecoderOptionValue } from "@lagrange/core";
 import { type Corpus, type LabelScheme, type Sentence, tokenPlace } from "@lagrange/datasets";
 import type { GeneralCrf } from "../general-crf-settings.js";
 import { type DecodedGroup, tagGeneral } from "../general-crf-tagging.js";
+import { modelColumns } from "../model-features.js";
 import { type GoldLabels, inputForModel } from "../model-input.js";
 import { modelScheme } from "../model-scheme.js";
 import type {
@@ -57,6 +58,10 @@ export class GeneralCrfTagger extends TextOnlyTagger implements SequenceTagger {
             `this general CRF's training chose the chain alone on its held-out cut (${(100 * selection.chainScore).toFixed(2)} ${selection.measure === "f1" ? "F1" : "accuracy"}; no consistency weights beat it): it decodes as its chain`,
           ]
         : [];
+  }
+
+  get columns(): readonly string[] {
+    return modelColumns(this.#crf.model);
   }
 
   input(corpus: Corpus, gold: GoldLabels): Corpus {

@@ -61,6 +61,10 @@ export class L2sSequenceTagger extends TextOnlyTagger implements SequenceTagger 
     return undefined;
   }
 
+  get columns(): readonly string[] {
+    return getPreset(this.#tagger.preset).columns;
+  }
+
   input(corpus: Corpus, gold: GoldLabels): Corpus {
     return l2sTaggerInput(corpus, this.#tagger, gold);
   }

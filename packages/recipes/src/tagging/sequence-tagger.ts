@@ -184,6 +184,11 @@ export interface SequenceTagger {
   readonly labels: readonly string[];
   readonly scheme: LabelScheme;
   /**
+   * The input columns the model reads, by name, the word first (`word`; `word, pos, chunk`):
+   * text gives the word alone. Empty where `can.text` is false.
+   */
+  readonly columns: readonly string[];
+  /**
    * `sentence`: each sentence is tagged alone, so input may stream and be shared among threads.
    * `corpus`: a sentence's labels depend on others (a general CRF's groups, a two-stage model's
    * votes): the whole input is one batch.

@@ -98,12 +98,17 @@ export interface Refusals {
 function asked(request: TagRequest) {
   const marginals = request.confidence?.marginals === true;
   const probability = request.confidence?.probability === true;
+  const spans = request.confidence?.spans === true;
   const nbest = request.nbest !== undefined;
   const forced = request.restrictions !== undefined;
   const join = (flags: readonly (string | false)[]) =>
     flags.filter((f): f is string => f !== false).join(" and ");
   return {
-    confidence: join([marginals && "--marginals", probability && "--probability"]),
+    confidence: join([
+      marginals && "--marginals",
+      probability && "--probability",
+      spans && "entity scores",
+    ]),
     nbest: join([nbest && "--nbest", forced && "--forced"]),
     nbestAsked: nbest,
     forcedAsked: forced,
