@@ -371,7 +371,7 @@ async function runDataset(
       skipped.push({ row, why: asked.why });
       continue;
     }
-    const key = JSON.stringify([asked.request, asked.training]);
+    const key = JSON.stringify([asked.request, asked.training, asked.wordsOnly === true]);
     if (key === previousRequest) {
       skipped.push({ row, why: "same features as the row before" });
       continue;
