@@ -18,6 +18,7 @@ export const PACKAGES = [
   "ilp",
   "mincut",
   "clusters",
+  "resources",
   "factor-graphs",
   "bcrf",
   "l2s",

@@ -8,7 +8,7 @@
 // Worker threads: chain-crf's ObjectivePool and bcrf's parallel IBP start their worker scripts by
 // `new URL("./<name>.js", import.meta.url)`; every chunk lies flat in dist/, so those workers are
 // extra entry points named as the pools look for them, next to the chunks that start them.
-import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -56,6 +56,9 @@ const result = await build({
 const entry = join(staging, "lagrange.js");
 writeFileSync(entry, `#!/usr/bin/env node\n${readFileSync(entry, "utf8")}`);
 chmodSync(entry, 0o755);
+// @lagrange/resources finds its data at `new URL("./data/", import.meta.url)`: bundled, that is
+// beside the chunks.
+cpSync(join(packages, "resources/src/data"), join(staging, "data"), { recursive: true });
 rmSync(dist, { recursive: true, force: true });
 renameSync(staging, dist);
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);

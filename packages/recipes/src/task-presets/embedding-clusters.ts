@@ -10,7 +10,7 @@ import { readInput } from "@lagrange/core/node";
 import { checkLineEndings } from "@lagrange/datasets";
 import { cacheDir } from "@lagrange/datasets/node";
 import { definedFields } from "../training/defined-fields.js";
-import { cachedResource, type Provenance } from "./cached-resource.js";
+import { type CachedResource, cachedResource, type Provenance } from "./cached-resource.js";
 import { CLUSTER_RECIPES, type ClusterLanguage, type ResourceOptions } from "./task-presets.js";
 
 /** Each word's k-means cluster at each k, parallel arrays. */
@@ -24,7 +24,7 @@ export interface EmbeddingClusters {
 export interface LoadedEmbeddingClusters extends EmbeddingClusters, Provenance {}
 
 /** The seed of the Gaussian test matrix and of k-means++: a cached file is reproducible. */
-const SEED = 1;
+export const EMBEDDING_SEED = 1;
 
 export function formatEmbeddingClusters(e: EmbeddingClusters): string {
   const lines = [["word", ...e.sizes.map((k) => `k${k}`)].join("\t")];
@@ -114,49 +114,55 @@ export function embeddingCacheFile(language: ClusterLanguage, sizes: readonly nu
 
 /**
  * A language's embedding clusters at each k of `sizes`: `embeddings-<language>.tsv` in the
- * resources folder, else the cache, else built now from the cluster recipe's corpora
- * (PPMI-SVD vectors, then k-means at each k; minutes) and written to the cache.
+ * resources folder, else the file @lagrange/resources ships, else the cache, else built now from
+ * the cluster recipe's corpora (PPMI-SVD vectors, then k-means at each k; minutes) and written to
+ * the cache.
  */
 export async function embeddingClusters(
   language: ClusterLanguage,
   sizes: readonly number[],
   options: ResourceOptions = {},
 ): Promise<LoadedEmbeddingClusters> {
+  return cachedResource(language, embeddingResource(language, sizes, options), options);
+}
+
+/** Where a language's embedding clusters are looked for, and how they are built. */
+export function embeddingResource(
+  language: ClusterLanguage,
+  sizes: readonly number[],
+  options: ResourceOptions,
+): CachedResource<EmbeddingClusters> {
   const { signal, onProgress } = options;
   const progress = (stage: string) =>
     onProgress === undefined
       ? {}
       : { onProgress: (done: number, total: number) => onProgress(stage, done, total) };
-  return cachedResource(
-    language,
-    {
-      given: `embeddings-${language}.tsv`,
-      cached: embeddingCacheFile(language, sizes),
-      read: (file, fileSignal) => readEmbeddingClusters(file, sizes, fileSignal),
-      build: async (text) => {
-        const vectors = await ppmiSvdVectors(text, {
-          minCount: CLUSTER_RECIPES[language].minCount,
-          seed: SEED,
-          ...definedFields({ signal }),
-          ...progress(`embeddings-${language}`),
-        });
-        const clusters: Int32Array[] = [];
-        for (const k of sizes) {
-          if (vectors.words.length === 0) {
-            clusters.push(new Int32Array(0));
-            continue;
-          }
-          const run = await kmeans(vectors, Math.min(k, vectors.words.length), {
-            seed: SEED,
-            ...definedFields({ signal }),
-            ...progress(`embeddings-${language}-k${k}`),
-          });
-          clusters.push(run.assignment);
+  return {
+    given: `embeddings-${language}.tsv`,
+    cached: embeddingCacheFile(language, sizes),
+    read: (file, fileSignal) => readEmbeddingClusters(file, sizes, fileSignal),
+    build: async (text) => {
+      const vectors = await ppmiSvdVectors(text, {
+        minCount: CLUSTER_RECIPES[language].minCount,
+        seed: EMBEDDING_SEED,
+        ...definedFields({ signal }),
+        ...progress(`embeddings-${language}`),
+      });
+      const clusters: Int32Array[] = [];
+      for (const k of sizes) {
+        if (vectors.words.length === 0) {
+          clusters.push(new Int32Array(0));
+          continue;
         }
-        return { sizes, words: vectors.words, clusters };
-      },
-      format: formatEmbeddingClusters,
+        const run = await kmeans(vectors, Math.min(k, vectors.words.length), {
+          seed: EMBEDDING_SEED,
+          ...definedFields({ signal }),
+          ...progress(`embeddings-${language}-k${k}`),
+        });
+        clusters.push(run.assignment);
+      }
+      return { sizes, words: vectors.words, clusters };
     },
-    options,
-  );
+    format: formatEmbeddingClusters,
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * Finding the resources a model's features need, on disk: cluster path files (given, in a
- * resources folder, in the cache, or built from the registry's raw text and cached), gazetteers
+ * resources folder, shipped, in the cache, or built from the registry's raw text and cached), gazetteers
  * from the registry or a folder, lexicon files. Node only.
  */
 import { existsSync } from "node:fs";
@@ -16,7 +16,7 @@ import { readInput } from "@lagrange/core/node";
 import { checkLineEndings } from "@lagrange/datasets";
 import { cacheDir, openLexicon, readLexiconFile } from "@lagrange/datasets/node";
 import { definedFields } from "../training/defined-fields.js";
-import { cachedResource, type Provenance } from "./cached-resource.js";
+import { type CachedResource, cachedResource, type Provenance } from "./cached-resource.js";
 import { embeddingClusters, type LoadedEmbeddingClusters } from "./embedding-clusters.js";
 import {
   CLUSTER_RECIPES,
@@ -59,45 +59,51 @@ export function clusterCacheFile(language: ClusterLanguage, clusters?: number): 
 
 /**
  * A language's clusters (the recipe's number of them, or `size`): `clusters-<language>.paths`
- * (`clusters-<language>-c<size>.paths`) in the resources folder, else the cache, else built now
- * from the recipe's corpora (Brown clustering; minutes) and written to the cache.
+ * (`clusters-<language>-c<size>.paths`) in the resources folder, else the file @lagrange/resources
+ * ships, else the cache, else built now from the recipe's corpora (Brown clustering; minutes) and
+ * written to the cache.
  */
 export async function languageClusters(
   language: ClusterLanguage,
   options: ResourceOptions = {},
   size?: number,
 ): Promise<LoadedClusters> {
-  const recipe = CLUSTER_RECIPES[language];
-  const clusters = size ?? recipe.clusters;
-  const { signal, onProgress } = options;
-  const found = await cachedResource<Pick<LoadedClusters, "words" | "paths">, WordClusters>(
-    language,
-    {
-      given:
-        clusters === recipe.clusters
-          ? `clusters-${language}.paths`
-          : `clusters-${language}-c${clusters}.paths`,
-      cached: clusterCacheFile(language, clusters),
-      read: readClusterFile,
-      build: (text) =>
-        brownClusters(text, {
-          clusters,
-          minCount: recipe.minCount,
-          ...definedFields({ signal }),
-          ...(onProgress === undefined
-            ? {}
-            : {
-                onProgress: (done: number, total: number) =>
-                  onProgress(`clusters-${language}-c${clusters}`, done, total),
-              }),
-        }),
-      format: formatClusterPaths,
-    },
-    options,
-  );
+  const found = await cachedResource(language, clusterResource(language, options, size), options);
   // Only the words and paths: a built clustering carries counts the model does not keep.
   const { words, paths, file, built, seconds } = found;
   return { words, paths, file, built, seconds };
+}
+
+/** Where a language's Brown clusters are looked for, and how they are built. */
+export function clusterResource(
+  language: ClusterLanguage,
+  options: ResourceOptions,
+  size?: number,
+): CachedResource<Pick<LoadedClusters, "words" | "paths">, WordClusters> {
+  const recipe = CLUSTER_RECIPES[language];
+  const clusters = size ?? recipe.clusters;
+  const { signal, onProgress } = options;
+  return {
+    given:
+      clusters === recipe.clusters
+        ? `clusters-${language}.paths`
+        : `clusters-${language}-c${clusters}.paths`,
+    cached: clusterCacheFile(language, clusters),
+    read: readClusterFile,
+    build: (text) =>
+      brownClusters(text, {
+        clusters,
+        minCount: recipe.minCount,
+        ...definedFields({ signal }),
+        ...(onProgress === undefined
+          ? {}
+          : {
+              onProgress: (done: number, total: number) =>
+                onProgress(`clusters-${language}-c${clusters}`, done, total),
+            }),
+      }),
+    format: formatClusterPaths,
+  };
 }
 
 /** A registry lexicon, or `<name>.txt` from the resources folder where there is one. */
