@@ -135,6 +135,8 @@ describe.skipIf(unbuildable !== undefined)(
         dependencies: Record<string, string>;
       };
       for (const name of Object.keys(manifest.dependencies)) {
+        // A scoped package (`@cspell/…`) lies a folder deeper.
+        mkdirSync(dirname(join(modules, name)), { recursive: true });
         symlinkSync(realpathSync(join(CLI, "node_modules", name)), join(modules, name));
       }
       bin = join(home, "bin", "lagrange.mjs");
