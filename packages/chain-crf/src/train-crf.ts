@@ -283,6 +283,8 @@ export async function trainCrf(
     trigrams === null
       ? data.encoder
       : new SecondOrderEncoder(data.dataset, data.layout, { trigrams });
+  // The L1 coefficient of L-BFGS / OWL-QN: OWL-QN's default is 1, L-BFGS's 0.
+  const c1 = options.c1 ?? (algorithm === "owlqn" ? 1 : 0);
   const result =
     algorithm === "ap"
       ? await trainAveragedPerceptron(data.encoder, {
@@ -300,7 +302,7 @@ export async function trainCrf(
           })
         : await trainLbfgs(encoder, {
             ...common,
-            c1: options.c1 ?? (algorithm === "owlqn" ? 1 : 0),
+            c1,
             c2: options.c2 ?? (algorithm === "owlqn" ? 0 : 1),
             ...(options.maxIterations === undefined
               ? {}
@@ -312,10 +314,7 @@ export async function trainCrf(
   const trainedModel = modelFromTraining(data, result.weights, extra);
   // L1 zeroes most weights: the model file keeps only the rest (every score unchanged). A
   // second-order model's trigram weights sit outside the layout pruning rewrites.
-  const l1 =
-    algorithm !== "ap" &&
-    algorithm !== "sgd" &&
-    (options.c1 ?? (algorithm === "owlqn" ? 1 : 0)) > 0;
+  const l1 = algorithm !== "ap" && algorithm !== "sgd" && c1 > 0;
   const model = l1 && trigrams === null ? trainedModel.pruned() : trainedModel;
   return {
     model,
