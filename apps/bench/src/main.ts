@@ -15,7 +15,7 @@ import {
   crfVsCrfsuiteCommand,
   l2sCommand,
 } from "./sequence-commands.js";
-import { textCommand } from "./text-commands.js";
+import { textBundleCommand, textCommand } from "./text-commands.js";
 
 const program = new Command("bench")
   .description("Benchmarks against peers, measured in the same run")
@@ -37,6 +37,7 @@ for (const register of [
   accuracyCommand,
   ad3Command,
   textCommand,
+  textBundleCommand,
 ])
   register(program);
 

@@ -76,6 +76,14 @@ describe("lagrange train --preset ner-es: document constraints", () => {
     }
     const tagged = await run(["tag", "--model", path("es.lgm"), "--data", path("train.conll")]);
     expect(tagged.code, tagged.stderr).toBe(0);
+    // The chain's marginals beside a document's decoding (chain-unconstrained where it is linked).
+    const marginals = await run([
+      ...["tag", "--model", path("es.lgm"), "--data", path("train.conll"), "--marginals"],
+      ...["--output-format", "ndjson"],
+    ]);
+    expect(marginals.code, marginals.stderr).toBe(0);
+    const first = JSON.parse(marginals.stdout.split("\n")[0]!) as { marginalsOf?: string };
+    expect(["chain", "chain-unconstrained"]).toContain(first.marginalsOf);
 
     const off = await train("off.lgm", "--document-constraints", "off");
     expect(off.code, off.stderr).toBe(0);

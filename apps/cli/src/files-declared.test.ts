@@ -33,10 +33,10 @@ describe("the declared files of every command", () => {
         }
       }
       // A positional argument's name is its placeholder: every one but a name (a job's, a
-      // dataset's) is a file.
+      // dataset's, a task preset's) is a file.
       for (const argument of command.registeredArguments) {
         const shown = argument.required ? `<${argument.name()}>` : `[${argument.name()}]`;
-        const aName = argument.name() === "job" || argument.name() === "name";
+        const aName = ["job", "name", "task"].includes(argument.name());
         if (!aName && !named.has(shown)) undeclared.push(`${path} ${shown}`);
       }
     }
@@ -83,6 +83,7 @@ describe("the declared files of every command", () => {
       "export",
       "factor-graph",
       "import",
+      "models build",
       "parse",
       "queue collect",
       "rules mine",

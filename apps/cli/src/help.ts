@@ -74,6 +74,29 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       "Learning to search (--learner l2s):": learnerOnlyFlags("l2s"),
     },
   },
+  models: {
+    summary: "Build each task preset's model from the registry, list what is built",
+    common: {},
+    examples: ["lagrange models build ner-en", "lagrange models list"],
+  },
+  "models build": {
+    summary: "Train a task preset's model on its registry split, with its provenance",
+    common: {
+      "--out": "model file (default <cache dir>/models/<task>.lgm)",
+      "--words-only": "read the word column alone (a model for raw text)",
+      "--threads": null,
+      "--max-iterations": null,
+    },
+    examples: [
+      "lagrange models build ner-en --threads 2",
+      "lagrange models build pos-en --words-only --out pos.lgm",
+    ],
+  },
+  "models list": {
+    summary: "Every built model: task, file, size, date, data, SHA-256 check",
+    common: { "--dir": null, "--json": null },
+    examples: ["lagrange models list", "lagrange models list --dir ./models --json"],
+  },
   tag: {
     summary: "Label data with a model and a decoder (Viterbi, DD, ILP, …)",
     common: {

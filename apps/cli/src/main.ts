@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { type DecoderDefinition, isAbortError } from "@lagrange/core";
 import { redactSecrets } from "@lagrange/core/node";
 import { Command, CommanderError } from "commander";
@@ -13,6 +12,7 @@ import { defineExport } from "./define/export.js";
 import { defineFactorGraph } from "./define/factor-graph.js";
 import { defineImport } from "./define/import.js";
 import { defineInfo } from "./define/info.js";
+import { defineModels } from "./define/models.js";
 import { defineParse } from "./define/parse.js";
 import { defineQueue } from "./define/queue.js";
 import { defineRules } from "./define/rules.js";
@@ -30,6 +30,7 @@ import {
 } from "./interruption.js";
 import { refuseOutputsThatAreInputs } from "./output.js";
 import { writeStderr } from "./progress.js";
+import { version } from "./version.js";
 
 /**
  * The decoders whose declared options become `lagrange tag`'s flags: loaded only for `tag` (and its
@@ -51,6 +52,7 @@ export function buildProgram(decoders: readonly DecoderDefinition[], fullHelp = 
   defineDatasets(program);
   defineEval(program);
   defineTrain(program);
+  defineModels(program);
   defineTag(program, decoders);
   defineExplain(program);
   defineParse(program);
@@ -73,12 +75,6 @@ export function buildProgram(decoders: readonly DecoderDefinition[], fullHelp = 
   });
   layOutHelp(program, fullHelp);
   return program;
-}
-
-/** The version of @lagrange/cli: its package.json, one directory above src/ and dist/ alike. */
-function version(): string {
-  const manifest = readFileSync(new URL("../package.json", import.meta.url), "utf8");
-  return (JSON.parse(manifest) as { version: string }).version;
 }
 
 /** Runs the CLI on `argv` (without the node and script names); returns the exit code. */

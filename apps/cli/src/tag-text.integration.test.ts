@@ -130,6 +130,15 @@ describe("lagrange tag on raw text", () => {
     expect(tokens.stdout.split("\n\n")[1]).toBe(
       "Bank B-ORG\nof I-ORG\nFrance I-ORG\nwon O\n, O\nNewcastle B-ORG\nsaid O\n. O",
     );
+    // A line a sentence: the headline's line ends its sentence only with --line-breaks sentence.
+    const headline = "Alan Shearer in Paris\nBank of France won.";
+    const sentencesOf = async (extra: readonly string[]) => {
+      const r = await run(["tag", "--model", words, "--text", headline, ...extra]);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout.trimEnd().split("\n\n").length;
+    };
+    expect(await sentencesOf(["--output-format", "conll"])).toBe(1);
+    expect(await sentencesOf(["--output-format", "conll", "--line-breaks", "sentence"])).toBe(2);
   });
 
   it("a model that reads POS and chunk columns: exit 2, naming them", async () => {
@@ -193,7 +202,18 @@ describe("lagrange tag on raw text", () => {
       "entities",
     ]);
     expect(conllEntities.code).toBe(2);
-    for (const r of [notUtf8, none, refused, both, conllEntities]) {
+    const lineBreaks = await run([
+      "tag",
+      "--model",
+      words,
+      "--data",
+      join(dir, "ner-words.conll"),
+      "--line-breaks",
+      "sentence",
+    ]);
+    expect(lineBreaks.code).toBe(2);
+    expect(lineBreaks.stderr).toContain("--line-breaks: for text input");
+    for (const r of [notUtf8, none, refused, both, conllEntities, lineBreaks]) {
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
   });

@@ -10,6 +10,7 @@ import {
   decoderChoices,
 } from "./inspect.js";
 import { el, renderChart, renderFired, renderHeatmap, renderLabelling } from "./render.js";
+import { setUpTextTagging } from "./text.js";
 
 const SHIPPED_MODEL = "citation.model";
 const SHIPPED_CONSTRAINTS = "citation.constraints.json";
@@ -388,6 +389,7 @@ byId<HTMLButtonElement>("reset-files").addEventListener("click", () => {
   );
 });
 
+setUpTextTagging();
 loadShipped().then(
   async () => {
     await decode();

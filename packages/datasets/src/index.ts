@@ -157,4 +157,9 @@ export { allowedTransitions, findViolations, isValidSequence } from "./schemes/v
 export type { DocumentInfo, Sentence } from "./sentence.js";
 export { groupByDocument, inputRows, tokenPlace } from "./sentence.js";
 export { detokenize } from "./text/detokenize.js";
-export { segmentText, type TextSentence, type TextToken } from "./text/segment.js";
+export {
+  type SegmentOptions,
+  segmentText,
+  type TextSentence,
+  type TextToken,
+} from "./text/segment.js";

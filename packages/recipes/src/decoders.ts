@@ -32,6 +32,18 @@ export function standardDecoders(): DecoderRegistry {
 }
 
 /**
+ * The registry of the chain alone: `viterbi` over chain-crf's chain oracle. What tagging text with a
+ * chain CRF needs, and nothing more: a page that imports only this keeps the other decoders' code
+ * (HiGHS as WebAssembly, mincut, bcrf) out of its bundle.
+ */
+export function chainDecoders(): DecoderRegistry {
+  taggingCounts.registries++;
+  const registry = new DecoderRegistry({ chainSlaves: crfChainSlaves });
+  registry.addDecoder(viterbiDefinition);
+  return registry;
+}
+
+/**
  * The standard decoders' definitions, in the order listings show them: what an app reads to build
  * its decoder flags and help without building a registry.
  */

@@ -2,6 +2,7 @@ import { COUNT_FAMILIES } from "@lagrange/constraint-templates";
 import { findSplitFile, openCorpus } from "@lagrange/datasets/node";
 import { describe, expect, it } from "vitest";
 import { learnConstraints, scoreSentences } from "./constraint-learning.js";
+import { standardDecoders } from "./decoders.js";
 import { explainSentence } from "./explain.js";
 import { attributesOf } from "./model-input.js";
 import { Tagger } from "./tagger.js";
@@ -33,7 +34,12 @@ describe("explainSentence on UMass citations", () => {
         families: COUNT_FAMILIES,
         epochs: 2,
       });
-      const tagger = new Tagger({ model, decoder: "soft-dd", constraints: learned.entries });
+      const tagger = new Tagger({
+        model,
+        registry: standardDecoders(),
+        decoder: "soft-dd",
+        constraints: learned.entries,
+      });
       let changed = 0;
       for (const sentence of sentences.slice(80)) {
         const shown = explainSentence(tagger, sentence, { top: 5, compare: "runner-up" });

@@ -155,6 +155,18 @@ export {
   type TextRequest,
   tagText,
 } from "./tagging/text.js";
+export {
+  type BuiltTaskModel,
+  buildTaskModel,
+  type ListedTaskModel,
+  listTaskModels,
+  modelsDir,
+  type TaskModelPlan,
+  type TaskModelProvenance,
+  type TaskModelRequest,
+  type TaskModelStatus,
+  taskModelPlan,
+} from "./task-models.js";
 export { jackknifeFolds } from "./task-presets/mined-lexicons.js";
 export { languageClusters } from "./task-presets/resources.js";
 export type {

@@ -34,10 +34,19 @@ const extractors = new WeakMap<CrfModel, Preset>();
  */
 export function modelFeatureSpec(model: CrfModel): FeatureSpec | null {
   const recorded = model.settings.features;
-  return recorded === undefined || recorded === null
-    ? null
-    : parseFeatureSpec(recorded, "the model's settings");
+  if (recorded === undefined || recorded === null) return null;
+  if (typeof recorded !== "object") return parseFeatureSpec(recorded, "the model's settings");
+  // Checking the spec walks every embedded cluster word and lexicon entry (tens of thousands),
+  // and tagging asks for it on every call (document inputs, the text check): once per object.
+  let spec = checkedSpecs.get(recorded);
+  if (spec === undefined) {
+    spec = parseFeatureSpec(recorded, "the model's settings");
+    checkedSpecs.set(recorded, spec);
+  }
+  return spec;
 }
+
+const checkedSpecs = new WeakMap<object, FeatureSpec>();
 
 /** The feature extractor a model was trained with (its file records the preset or the spec). */
 export function modelPreset(model: CrfModel): Preset {

@@ -26,7 +26,7 @@ import {
 } from "@lagrange/core";
 import { restrictScores } from "@lagrange/core/chain";
 import type { LabelScheme, SegmentLattice, Sentence } from "@lagrange/datasets";
-import { decoderCapabilities, needsConstraints, standardDecoders } from "./decoders.js";
+import { chainDecoders, decoderCapabilities, needsConstraints } from "./decoders.js";
 import { modelPreset, sentenceAttributes } from "./model-features.js";
 import {
   modelDecodingConstraints,
@@ -49,7 +49,10 @@ export interface TaggerOptions {
   readonly model: CrfModel;
   /** A decoder name in `registry` (default `viterbi`), or a decoder built elsewhere. */
   readonly decoder?: string | Decoder;
-  /** Default {@link standardDecoders}. */
+  /**
+   * Default {@link chainDecoders} (the chain alone): every app passes its own, and the default
+   * keeps the other decoders (HiGHS, mincut, bcrf) out of a page's bundle.
+   */
   readonly registry?: DecoderRegistry;
   /** Learned constraints: weighted templates (a constraints file's entries are). */
   readonly constraints?: readonly WeightedTemplate[];
@@ -157,6 +160,11 @@ export interface TaggedGroup {
   readonly decoding: Decoding;
   /** The constraints the document was decoded under, over its positions end to end. */
   readonly constraints: readonly LinearConstraint[];
+  /**
+   * Each sentence as {@link Tagger.tag} gives it (its own labels, scores and model ids; the
+   * document's constraints), for {@link Tagger.confidence} under the chain.
+   */
+  readonly sentences: readonly Tagged[];
 }
 
 /**
@@ -241,7 +249,7 @@ export class Tagger {
 
   constructor(options: TaggerOptions) {
     const { model } = options;
-    const registry = options.registry ?? standardDecoders();
+    const registry = options.registry ?? chainDecoders();
     this.model = model;
     this.scheme = modelScheme(model);
     this.edge = schemeEdge(model);
@@ -376,10 +384,17 @@ export class Tagger {
     const t2 = performance.now();
     if (found.decoding.status === "infeasible") throw new InfeasibleSentenceError(found.decoding);
     this.#count(found.decoding.labels.length, t0, t1, t2, scores.length);
+    const labels = found.labels.map((ids) => this.#names(ids));
     return {
-      labels: found.labels.map((labels) => this.#names(labels)),
+      labels,
       decoding: found.decoding,
       constraints: found.constraints,
+      sentences: found.labels.map((ids, j) => ({
+        labels: labels[j]!,
+        decoding: { ...found.decoding, labels: ids },
+        constraints: found.constraints,
+        scores: scores[j]!,
+      })),
     };
   }
 

@@ -1,6 +1,12 @@
 import { TrainingMemoryError, type TrainingPreparation } from "@lagrange/chain-crf";
+import type { Sentence } from "@lagrange/datasets";
 import { describe, expect, it } from "vitest";
-import { checkL2sTrainingMemory, l2sActionSpaces, trainingMemoryBound } from "./training-memory.js";
+import {
+  checkL2sTrainingMemory,
+  estimateExtraction,
+  l2sActionSpaces,
+  trainingMemoryBound,
+} from "./training-memory.js";
 
 const preparation = (tokens: number, labels: number, totalBytes: number): TrainingPreparation => ({
   memory: {
@@ -62,5 +68,41 @@ describe("trainingMemoryBound", () => {
     expect(l2sActionSpaces("tagger")).toBe(1);
     expect(l2sActionSpaces("parser")).toBe(2);
     expect(l2sActionSpaces("parser", false)).toBe(1);
+  });
+});
+
+describe("estimateExtraction", () => {
+  // 2,000 sentences of 10 tokens over 50 words: a word's names repeat wherever it does.
+  const words = Array.from({ length: 50 }, (_, k) => `w${k}`);
+  const sentences: Sentence[] = Array.from({ length: 2000 }, (_, i) => {
+    const tokens = Array.from({ length: 10 }, (_, j) => words[(i * 7 + j * 3) % 50]!);
+    return { tokens, columns: [tokens] };
+  });
+  const perToken = (sentence: Sentence) => ({
+    names: sentence.tokens.flatMap((t) => Array.from({ length: 150 }, (_, f) => `${f}=${t}`)),
+    transition: null,
+  });
+
+  it("does not stop at the first tokens, whose names are all new, when the whole fits", () => {
+    const whole = estimateExtraction(sentences, perToken);
+    const budget = 1.5 * whole.bytes;
+    // The first sentence (one token) scaled linearly, as if every name stayed new: past it.
+    const first = estimateExtraction([sentences[0]!], perToken);
+    const linear = (whole.attributes / first.attributes) * first.bytes;
+    expect(linear).toBeGreaterThan(budget);
+    const bounded = estimateExtraction(sentences, perToken, budget);
+    expect(bounded.sampledTokens).toBe(whole.sampledTokens);
+    expect(bounded.bytes).toBeLessThan(budget);
+    expect(whole.distinct).toBeLessThanOrEqual(50 * 150 * 4);
+  });
+
+  it("stops at once where one token's expansion alone is past the budget", () => {
+    const huge = (sentence: Sentence) => ({
+      names: sentence.tokens.flatMap((t) => Array.from({ length: 20_000 }, (_, f) => `${f}=${t}`)),
+      transition: null,
+    });
+    const bounded = estimateExtraction(sentences, huge, 1e9);
+    expect(bounded.sampledTokens).toBeLessThan(50);
+    expect(bounded.bytes).toBeGreaterThan(1e9);
   });
 });

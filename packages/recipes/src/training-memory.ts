@@ -99,8 +99,10 @@ const SAMPLE_WINDOW = 64;
  * Extracts the attributes of evenly spaced sentences (about {@link SAMPLE_TOKENS} tokens, at most
  * {@link SAMPLE_WINDOW} of each; the first of a single token) and scales what they hold to the
  * corpus: what a template's expansion, a lexicon's or clusters' features will take before one is
- * generated for the whole corpus. Sampling stops as soon as the scaled bytes pass `budgetBytes`,
- * so a template of a million lines costs one token's expansion, not the sample's.
+ * generated for the whole corpus. Sampling stops as soon as the scaled bytes pass `budgetBytes`
+ * even with the fewest new names the sample allows (distinct names growing as √tokens), so a
+ * template of a million lines costs one token's expansion, not the sample's; a few tokens whose
+ * names are all new (each the first of its kind) never stop it.
  */
 export function estimateExtraction(
   sentences: readonly Sentence[],
@@ -123,11 +125,12 @@ export function estimateExtraction(
   const names = new Set<string>();
   // Distinct names at half the sample: how fast new ones still come (Heaps' law, d ∝ tokens^β).
   let half: { readonly tokens: number; readonly distinct: number } | undefined;
-  const estimate = (): ExtractionEstimate => {
+  const estimate = (lowest = false): ExtractionEstimate => {
     const scale = sampledTokens === 0 ? 0 : tokens / sampledTokens;
     const attributes = Math.round(occurrences * scale);
-    const beta =
-      half === undefined || half.distinct === 0 || half.tokens === sampledTokens
+    const beta = lowest
+      ? 0.5
+      : half === undefined || half.distinct === 0 || half.tokens === sampledTokens
         ? 1
         : Math.min(
             1,
@@ -163,7 +166,7 @@ export function estimateExtraction(
     if (half === undefined && sampledTokens >= SAMPLE_TOKENS / 2) {
       half = { tokens: sampledTokens, distinct: names.size };
     }
-    if (estimate().bytes > budgetBytes) break;
+    if (estimate(true).bytes > budgetBytes) break;
   }
   return estimate();
 }

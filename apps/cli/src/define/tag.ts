@@ -31,6 +31,12 @@ export function defineTag(program: Command, decoders: readonly DecoderDefinition
       "--text <text>",
       "raw text to tag instead of --data (as --format text): its entities are written with their offsets",
     )
+    .addOption(
+      new Option(
+        "--line-breaks <mode>",
+        "text input: what a single line break is: space (lines wrapped inside paragraphs) or sentence (a sentence, headline or table row a line); a blank line always ends a sentence (default space)",
+      ).choices(["space", "sentence"]),
+    )
     .option(
       "--decoder <name>",
       `${decoders.map((d) => `${d.name} (${d.description})`).join("; ")}; or a plug-in's (default viterbi; two-slave for a general model; ${L2S_DEFAULT_DECODER} for an L2S tagger). Any chain model decodes with any of them, whatever its --objective. Decoder options: the flags below, each read by the decoders it names`,

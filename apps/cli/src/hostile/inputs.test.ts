@@ -95,6 +95,8 @@ const LINES: Readonly<
   "rules mine": { line: ["rules", "mine", "--data", "{--data}", "--out", "r.out"] },
   clusters: { line: ["clusters", "--text", "{--text}", "--clusters", "2", "--out", "p.out"] },
   "factor-graph": { line: ["factor-graph", "--graph", "{--graph}"] },
+  "models build": { line: ["models", "build", "pos-en", "--out", "mb.out"] },
+  "models list": { line: ["models", "list"] },
   info: { line: ["info", "{<model>}"] },
   import: { line: ["import", "{<model>}", "--from", "crfsuite", "--out", "i.out"] },
   export: { line: ["export", "--to", "crfsuite", "--model", "{--model}", "--out", "e.out"] },

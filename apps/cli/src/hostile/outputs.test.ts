@@ -123,6 +123,10 @@ function outputCase(
     if (!option.mandatory || flag in declared.inputs || declared.outputs.includes(flag)) continue;
     argv.push(flag, option.argChoices?.[0] ?? "x");
   }
+  // A required argument that names no file (a task preset): any value, the refusal comes first.
+  for (const argument of command.registeredArguments) {
+    if (argument.required && !(`<${argument.name()}>` in declared.inputs)) positional.push("x");
+  }
   const target = aliasOf(inputFile, alias, folder);
   argv.push(output, target, ...positional);
   return { name: `${words.join(" ")} ${output} = ${input} (${alias})`, argv, input, inputFile };

@@ -10,6 +10,8 @@ export interface TagOptions {
   readonly format?: string;
   /** Raw text to tag (`--text`): entities out. */
   readonly text?: string;
+  /** Text input: whether a single line break ends a sentence. */
+  readonly lineBreaks?: "space" | "sentence";
   /** Default: the model's own (a chain CRF's file may record one), else its kind's. */
   readonly decoder?: string;
   /** The decoder's options by their declared names (the decoder flags, `--decoder-option`). */

@@ -97,6 +97,11 @@ export function planTagging(options: TagOptions, tagger: SequenceTagger): TagPla
       "--output-format entities: for text input (--format text, or --text); CoNLL and NDJSON input is written as conll or ndjson",
     );
   }
+  if (options.lineBreaks !== undefined) {
+    throw usageError(
+      "--line-breaks: for text input (--format text, or --text); CoNLL and NDJSON input comes in sentences already",
+    );
+  }
   const outputFormat = options.outputFormat ?? (format === "ndjson" ? "ndjson" : "conll");
   if (explain && outputFormat !== "ndjson") {
     throw usageError(

@@ -50,6 +50,7 @@ export async function tagTextInput(
   const started = performance.now();
   const tagged = await tagText(tagger, text, {
     source: name,
+    ...(options.lineBreaks === undefined ? {} : { lineBreaks: options.lineBreaks }),
     ...(signal === undefined ? {} : { signal }),
   });
   for (const said of [...tagger.notes, ...tagged.warnings]) warn(said);

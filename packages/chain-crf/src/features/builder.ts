@@ -1,4 +1,11 @@
-import { ADD_NUMBERED, attachSymbols, type SymbolSpace } from "./symbols.js";
+import {
+  ADD_NUMBERED,
+  ADD_NUMBERED_RUN,
+  attachSymbols,
+  MAX_SPACES_PER_LIST,
+  type SymbolRun,
+  type SymbolSpace,
+} from "./symbols.js";
 import type { Attribute, AttributeList, AttributeSequence, AttributeSink, Rows } from "./types.js";
 
 /** Collects one kind of attribute (state or transition) into flat arrays. */
@@ -12,9 +19,13 @@ class FlatListBuilder {
   private length = 0;
   /** Symbol numbers parallel to `names` (scratch, reused); see {@link SymbolSpace}. */
   private symbols = new Int32Array(256);
-  /** The space the numbers come from (null: none yet); `mixed` once a second one shows up. */
-  private space: SymbolSpace | null = null;
-  private mixed = false;
+  /** Per name, its number's index into `spaces` (scratch, reused). */
+  private spaceOf = new Uint8Array(256);
+  /** The spaces the current list's numbers come from, in order of first use. */
+  private spaces: SymbolSpace[] = [];
+  /** The space of the last numbered name and its index (names come in runs of one space). */
+  private lastSpace: SymbolSpace | null = null;
+  private lastSpaceIndex = 0;
 
   begin(length: number): void {
     this.names = [];
@@ -22,41 +33,96 @@ class FlatListBuilder {
     this.offsets = new Int32Array(length + 1);
     this.token = 0;
     this.length = length;
-    this.space = null;
-    this.mixed = false;
+    this.spaces = [];
+    this.lastSpace = null;
   }
 
-  add(kind: string, token: number, name: string, value: number, symbol = -1): void {
+  add(kind: string, token: number, name: string, value: number, symbol = -1, spaceIndex = 0): void {
     if (token !== this.token || this.length === 0) this.advance(kind, token);
     if (value !== 1 && this.values === null)
       this.values = new Array<number>(this.names.length).fill(1);
     const k = this.names.length;
-    if (k === this.symbols.length) {
-      const grown = new Int32Array(2 * k);
-      grown.set(this.symbols);
-      this.symbols = grown;
-    }
+    if (k === this.symbols.length) this.reserve(k + 1);
     this.symbols[k] = symbol;
+    this.spaceOf[k] = spaceIndex;
     this.names.push(name);
     if (this.values !== null) this.values.push(value);
   }
 
   /** {@link add} with value 1 for `name`, number `symbol` of `space`. */
   addSymbol(kind: string, token: number, name: string, symbol: number, space: SymbolSpace): void {
-    if (space !== this.space) {
-      // Numbers from two spaces in one list (an extractor's cache reset mid-sequence) cannot be
-      // told apart: the list goes without.
-      if (this.space !== null) this.mixed = true;
-      this.space = space;
+    const index = this.spaceIndex(space);
+    if (index < 0) this.add(kind, token, name, 1);
+    else this.add(kind, token, name, 1, symbol, index);
+  }
+
+  /**
+   * The names numbered symbols[from..to) of `space`, each with value 1, at `token`: one token
+   * check, one space lookup and one capacity check for the run instead of one per name (the
+   * per-name overhead was a sizeable part of extraction).
+   */
+  addSymbols(
+    kind: string,
+    token: number,
+    symbols: Int32Array,
+    from: number,
+    to: number,
+    space: SymbolSpace,
+  ): void {
+    if (from >= to) return;
+    const index = this.spaceIndex(space);
+    if (index < 0) {
+      for (let j = from; j < to; j++) this.add(kind, token, space.names[symbols[j]!]!, 1);
+      return;
     }
-    this.add(kind, token, name, 1, symbol);
+    if (token !== this.token || this.length === 0) this.advance(kind, token);
+    const { names, values } = this;
+    let k = names.length;
+    if (k + (to - from) > this.symbols.length) this.reserve(k + (to - from));
+    const out = this.symbols;
+    const spaceOf = this.spaceOf;
+    const spaceNames = space.names;
+    for (let j = from; j < to; j++) {
+      const symbol = symbols[j]!;
+      out[k] = symbol;
+      spaceOf[k] = index;
+      k++;
+      names.push(spaceNames[symbol]!);
+      if (values !== null) values.push(1);
+    }
+  }
+
+  /** The index of `space` among the list's, added if new; −1 once the list has too many. */
+  private spaceIndex(space: SymbolSpace): number {
+    if (space === this.lastSpace) return this.lastSpaceIndex;
+    let index = this.spaces.indexOf(space);
+    if (index < 0) {
+      if (this.spaces.length === MAX_SPACES_PER_LIST) return -1;
+      index = this.spaces.length;
+      this.spaces.push(space);
+    }
+    this.lastSpace = space;
+    this.lastSpaceIndex = index;
+    return index;
+  }
+
+  /** Grows the number scratch arrays to hold at least `size` names. */
+  private reserve(size: number): void {
+    const capacity = Math.max(size, 2 * this.symbols.length);
+    const grown = new Int32Array(capacity);
+    grown.set(this.symbols);
+    this.symbols = grown;
+    const grownSpaces = new Uint8Array(capacity);
+    grownSpaces.set(this.spaceOf);
+    this.spaceOf = grownSpaces;
   }
 
   get isEmpty(): boolean {
     return this.names.length === 0;
   }
 
-  finish(): AttributeList {
+  /** The list, and its names' numbers where any has one; the builder is then empty. */
+  finish(): { list: AttributeList; run: SymbolRun | undefined } {
     const end = this.names.length;
     for (let t = this.token + 1; t <= this.length; t++) this.offsets[t] = end;
     const list: AttributeList = {
@@ -64,19 +130,16 @@ class FlatListBuilder {
       names: this.names,
       values: this.values === null ? null : Float64Array.from(this.values),
     };
+    const run =
+      this.spaces.length === 0
+        ? undefined
+        : {
+            spaces: this.spaces,
+            symbols: this.symbols.slice(0, end),
+            spaceOf: this.spaceOf.slice(0, end),
+          };
     this.begin(0);
-    return list;
-  }
-
-  /** Attaches the numbers of the list just finished to `list` (its names are still in scratch). */
-  attach(list: AttributeList, space: SymbolSpace | null): void {
-    if (space === null) return;
-    attachSymbols(list, { space, symbols: this.symbols.slice(0, list.names.length) });
-  }
-
-  /** The space of the current list's numbers, or null when they are unusable (read before `finish`). */
-  numberedSpace(): SymbolSpace | null {
-    return this.mixed ? null : this.space;
+    return { list, run };
   }
 
   private advance(kind: string, token: number): void {
@@ -123,6 +186,17 @@ export class AttributeSequenceBuilder implements AttributeSink {
     else this.transitionList.addSymbol("transition", token, name, symbol, space);
   }
 
+  /** State attributes with value 1: the names numbered symbols[from..to) of `space`. */
+  [ADD_NUMBERED_RUN](
+    token: number,
+    symbols: Int32Array,
+    from: number,
+    to: number,
+    space: SymbolSpace,
+  ): void {
+    this.stateList.addSymbols("state", token, symbols, from, to, space);
+  }
+
   transition(token: number, name: string, value: number): void {
     if (token < 1) {
       throw new RangeError(
@@ -134,19 +208,53 @@ export class AttributeSequenceBuilder implements AttributeSink {
 
   finish(): AttributeSequence {
     const hasTransition = !this.transitionList.isEmpty;
-    const stateSpace = this.stateList.numberedSpace();
-    const transitionSpace = this.transitionList.numberedSpace();
     const state = this.stateList.finish();
     const transition = this.transitionList.finish();
     const sequence = {
       length: this.length,
-      ...state,
-      transition: hasTransition ? transition : null,
+      ...state.list,
+      transition: hasTransition ? transition.list : null,
     };
-    this.stateList.attach(sequence, stateSpace);
-    if (hasTransition) this.transitionList.attach(transition, transitionSpace);
+    if (state.run !== undefined) attachSymbols(sequence, state.run);
+    if (hasTransition && transition.run !== undefined)
+      attachSymbols(transition.list, transition.run);
     return sequence;
   }
+}
+
+/**
+ * State attributes with value 1, the names numbered symbols[from..to) of `space`, in that order:
+ * as one run into a builder, by name into any other sink.
+ */
+export function numberedStates(
+  sink: AttributeSink,
+  token: number,
+  symbols: Int32Array,
+  from: number,
+  to: number,
+  space: SymbolSpace,
+): void {
+  if (sink instanceof AttributeSequenceBuilder) {
+    sink[ADD_NUMBERED_RUN](token, symbols, from, to, space);
+    return;
+  }
+  for (let j = from; j < to; j++) sink.state(token, space.names[symbols[j]!]!, 1);
+}
+
+/**
+ * A state attribute with value 1 whose name is number `symbol` of `space`: with its number into
+ * a builder (the model then finds its id without hashing the name), by name into any other sink.
+ */
+export function numberedState(
+  sink: AttributeSink,
+  token: number,
+  name: string,
+  symbol: number,
+  space: SymbolSpace,
+): void {
+  if (sink instanceof AttributeSequenceBuilder)
+    sink[ADD_NUMBERED](false, token, name, symbol, space);
+  else sink.state(token, name, 1);
 }
 
 /**

@@ -11,8 +11,10 @@
  * own (`ctx`, `case`), computed over the whole input by {@link documentContextColumns}; the
  * extractor reads them like any column.
  */
+import { numberedStates } from "./builder.js";
 import type { TokenFeatures } from "./define-preset.js";
 import { FeatureInputError } from "./errors.js";
+import { SymbolSpace } from "./symbols.js";
 import type { AttributeSink } from "./types.js";
 
 /** The context columns, in order after the data's input columns. */
@@ -123,10 +125,14 @@ export function documentContextColumns(
   return out;
 }
 
-/** Per token its aggregate names (null: none). */
+/** Per token the numbers of its aggregate names in `space` (null: none). */
 interface SentenceContext {
-  readonly names: (readonly string[] | null)[];
+  readonly space: SymbolSpace;
+  readonly symbols: (Int32Array | null)[];
 }
+
+/** Distinct aggregate names kept numbered before the numbering starts over (bounds memory). */
+const MAX_CACHED_NAMES = 1_000_000;
 
 /**
  * The context columns (from input column `first` on) as attributes: `agg:-1said` for each word
@@ -135,19 +141,26 @@ interface SentenceContext {
  * context appended over the whole input, never a sentence alone.
  */
 export function contextFeatures(first: number): TokenFeatures<SentenceContext> {
-  const names = new Map<string, string>();
-  const nameOf = (item: string): string => {
-    let name = names.get(item);
-    if (name === undefined) {
-      name = `agg:${item}`;
-      names.set(item, name);
+  // Item → number of its name in `space` (see SymbolSpace): each name is built and hashed by the
+  // model once, not per token. Started over between sentences when it has grown too large.
+  let space = new SymbolSpace();
+  let numbers = new Map<string, number>();
+  const numberOf = (item: string): number => {
+    let symbol = numbers.get(item);
+    if (symbol === undefined) {
+      symbol = space.add(`agg:${item}`);
+      numbers.set(item, symbol);
     }
-    return name;
+    return symbol;
   };
   const need = first + CONTEXT_KINDS.length;
   return {
     prepare(rows) {
-      const list: (readonly string[] | null)[] = new Array(rows.length);
+      if (space.size >= MAX_CACHED_NAMES) {
+        space = new SymbolSpace();
+        numbers = new Map();
+      }
+      const list: (Int32Array | null)[] = new Array(rows.length);
       for (let t = 0; t < rows.length; t++) {
         const row = rows[t]!;
         if (row.length < need) {
@@ -163,22 +176,22 @@ export function contextFeatures(first: number): TokenFeatures<SentenceContext> {
           list[t] = null;
           continue;
         }
-        const mine: string[] = [];
+        const mine: number[] = [];
         if (ctx !== NO_CONTEXT) {
-          for (const item of ctx.split(ITEM_SEPARATOR)) mine.push(nameOf(item));
+          for (const item of ctx.split(ITEM_SEPARATOR)) mine.push(numberOf(item));
         }
         if (casing !== NO_CONTEXT) {
-          mine.push(nameOf(`case=${casing}`));
-          for (const flag of casing) mine.push(nameOf(flag));
+          mine.push(numberOf(`case=${casing}`));
+          for (const flag of casing) mine.push(numberOf(flag));
         }
-        list[t] = mine;
+        list[t] = Int32Array.from(mine);
       }
-      return { names: list };
+      return { space, symbols: list };
     },
-    token({ names: list }, t, sink: AttributeSink) {
-      const mine = list[t];
+    token({ space: of, symbols }, t, sink: AttributeSink) {
+      const mine = symbols[t];
       if (mine === null || mine === undefined) return;
-      for (const name of mine) sink.state(t, name, 1);
+      numberedStates(sink, t, mine, 0, mine.length, of);
     },
   };
 }

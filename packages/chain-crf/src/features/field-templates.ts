@@ -1,5 +1,5 @@
-import { AttributeSequenceBuilder } from "./builder.js";
-import { ADD_NUMBERED, SymbolSpace } from "./symbols.js";
+import { numberedStates } from "./builder.js";
+import { SymbolSpace } from "./symbols.js";
 import type { AttributeSink } from "./types.js";
 
 /**
@@ -111,6 +111,8 @@ export class FieldTemplateSet {
   private sentenceLength = 0;
   private ids = new Int32Array(0);
   private readonly tuple: Int32Array;
+  /** The numbers of one token's names, emitted as one run (scratch). */
+  private readonly run: Int32Array;
 
   constructor(
     templates: readonly FieldTemplate[],
@@ -137,6 +139,7 @@ export class FieldTemplateSet {
     });
     this.used = Int32Array.from(new Set(this.templates.flatMap((t) => Array.from(t.fields))));
     this.tuple = new Int32Array(Math.max(...this.templates.map((t) => t.fields.length)));
+    this.run = new Int32Array(this.templates.length);
   }
 
   /**
@@ -156,7 +159,8 @@ export class FieldTemplateSet {
    */
   apply(values: readonly (readonly string[])[], n: number, t: number, sink: AttributeSink): void {
     if (values !== this.sentence || n !== this.sentenceLength) this.begin(values, n);
-    const { templates, ids, tuple } = this;
+    const { templates, ids, tuple, run } = this;
+    let count = 0;
     for (let k = 0; k < templates.length; k++) {
       const template = templates[k]!;
       if (t + template.minOffset < 0 || t + template.maxOffset >= n) continue;
@@ -170,11 +174,9 @@ export class FieldTemplateSet {
         symbol = table.get(tuple);
       }
       if (symbol < 0) symbol = this.add(template, values, t);
-      const name = this.space.names[symbol]!;
-      if (sink instanceof AttributeSequenceBuilder)
-        sink[ADD_NUMBERED](false, t, name, symbol, this.space);
-      else sink.state(t, name, 1);
+      run[count++] = symbol;
     }
+    numberedStates(sink, t, run, 0, count, this.space);
   }
 
   /** Ids of the sentence's values (starting the cache over first when it is full). */

@@ -1,5 +1,7 @@
+import { numberedStates } from "./builder.js";
 import { definePreset } from "./define-preset.js";
 import { escapeColons, type FieldTemplate, FieldTemplateSet } from "./field-templates.js";
+import { SymbolSpace } from "./symbols.js";
 import {
   ALNUM,
   ALPHA,
@@ -92,19 +94,23 @@ function digitsAnd(chars: readonly string[], other: string | null): boolean {
   return digit && seen;
 }
 
-/** ner.py `observation(v)` for one word: the values of NER_UNIGRAM_FIELDS other than pos/chk. */
-function observe(word: string, out: string[][], t: number): void {
+/**
+ * ner.py `observation(v)` for one word: the values of NER_UNIGRAM_FIELDS, in their order, with
+ * empty strings for pos and chk (they come from the columns).
+ */
+function observe(word: string): string[] {
   const chars = codePoints(word);
   const p = profile(chars);
   const firstFlags = chars.length > 0 ? charFlags(chars[0]!.codePointAt(0)!) : 0;
   const s = shape(chars);
-  let k = 0;
+  const out: string[] = [];
   const put = (value: string): void => {
-    out[k++]![t] = escapeColons(value);
+    out.push(escapeColons(value));
   };
   put(word);
   put(word.toLowerCase());
-  k += 2; // pos, chk: filled from the columns
+  put(""); // pos, chk: filled from the columns
+  put("");
   put(s);
   put(degenerate(s));
   put(tokenType(chars));
@@ -131,21 +137,95 @@ function observe(word: string, out: string[][], t: number): void {
   // ner.py's contains_symbol ORs `~c.isalnum()`, which is -1 or -2 and so always true: the
   // script says "yes" for every non-empty token, and so do we, to keep the attribute sets equal.
   put(yesNo(chars.length > 0));
+  return out;
+}
+
+/** Distinct words whose observations are kept before the cache starts over (bounds memory). */
+const MAX_CACHED_WORDS = 200_000;
+
+/**
+ * {@link observe} once per distinct word, not per token: words repeat, and the observations were
+ * a sizeable share of tagging. The cached values are also the same string objects each time, so
+ * the field templates' lookups of them hash nothing new.
+ */
+class Observations {
+  private readonly cache = new Map<string, readonly string[]>();
+
+  of(word: string): readonly string[] {
+    let values = this.cache.get(word);
+    if (values === undefined) {
+      if (this.cache.size >= MAX_CACHED_WORDS) this.cache.clear();
+      values = observe(word);
+      this.cache.set(word, values);
+    }
+    return values;
+  }
 }
 
 /** The column layout ner.py reads: CoNLL-2003's input columns. */
 export const NER_COLUMNS = ["word", "pos", "chunk"] as const;
 
+/** Distinct window names kept numbered before the numbering starts over (bounds memory). */
+const MAX_WINDOW_NAMES = 1_000_000;
+
+/**
+ * The disjunctive word windows' names `w[-4..-1]=word` and `w[1..4]=word`, numbered per word (see
+ * SymbolSpace): a token lists up to eight of them, and building and hashing each string anew was
+ * a large part of tagging.
+ */
+class WindowNames {
+  space = new SymbolSpace();
+  private readonly before = new Map<string, number>();
+  private readonly after = new Map<string, number>();
+
+  /** Per token, the numbers of its word's two names (before[t], after[t]). */
+  prepare(words: readonly string[]): { before: Int32Array; after: Int32Array } {
+    if (this.space.size >= MAX_WINDOW_NAMES) {
+      this.space = new SymbolSpace();
+      this.before.clear();
+      this.after.clear();
+    }
+    const n = words.length;
+    const before = new Int32Array(n);
+    const after = new Int32Array(n);
+    for (let t = 0; t < n; t++) {
+      before[t] = this.number(this.before, "w[-4..-1]=", words[t]!);
+      after[t] = this.number(this.after, "w[1..4]=", words[t]!);
+    }
+    return { before, after };
+  }
+
+  private number(known: Map<string, number>, prefix: string, word: string): number {
+    let symbol = known.get(word);
+    if (symbol === undefined) {
+      symbol = this.space.add(prefix + word);
+      known.set(word, symbol);
+    }
+    return symbol;
+  }
+}
+
+/** A sentence as the ner preset reads it: its field values, and its window names' numbers. */
+interface NerSentence {
+  /** One array per field of NER_UNIGRAM_FIELDS (the field templates' input). */
+  readonly values: string[][];
+  readonly space: SymbolSpace;
+  readonly before: Int32Array;
+  readonly after: Int32Array;
+}
+
 /** ner.py's per-token attributes: the field templates, then the disjunctive word windows. */
 function nerToken(templates: FieldTemplateSet) {
-  return (rows: Rows, values: string[][], t: number, sink: AttributeSink): void => {
+  /** A token's window names' numbers (scratch): at most four either side. */
+  const run = new Int32Array(8);
+  return (rows: Rows, sentence: NerSentence, t: number, sink: AttributeSink): void => {
     const n = rows.length;
-    const words = values[0]!;
+    const { values, space, before, after } = sentence;
     templates.apply(values, n, t, sink);
-    for (let p = Math.max(0, t - 4); p <= t - 1; p++) sink.state(t, `w[-4..-1]=${words[p]}`, 1);
-    for (let p = t + 1; p <= Math.min(n - 1, t + 4); p++) {
-      sink.state(t, `w[1..4]=${words[p]}`, 1);
-    }
+    let count = 0;
+    for (let p = Math.max(0, t - 4); p <= t - 1; p++) run[count++] = before[p]!;
+    for (let p = t + 1; p <= Math.min(n - 1, t + 4); p++) run[count++] = after[p]!;
+    numberedStates(sink, t, run, 0, count, space);
   };
 }
 
@@ -176,6 +256,8 @@ export function nerPreset(options: NerOptions = {}): Preset {
   const keep = (field: string): boolean =>
     (field !== "pos" || posAt >= 0) && (field !== "chk" || chunkAt >= 0);
   const templates = new FieldTemplateSet(nerTemplates(keep), NER_UNIGRAM_FIELDS);
+  const windows = new WindowNames();
+  const observations = new Observations();
   const posField = NER_UNIGRAM_FIELDS.indexOf("pos");
   const chunkField = NER_UNIGRAM_FIELDS.indexOf("chk");
   const read = [wordAt, posAt, chunkAt].filter((c) => c >= 0);
@@ -188,16 +270,19 @@ export function nerPreset(options: NerOptions = {}): Preset {
       ? "the ner preset on words alone (no POS or chunk columns, e.g. tweets): word, lower-case, shape, type, affixes, digit/case flags in a ±2 window, bigrams, disjunctive word windows"
       : `CRFsuite's example/ner.py on [${columns.join(", ")}]: word, lower-case, shape, type, affixes, digit/case flags${posAt >= 0 ? ", POS" : ""}${chunkAt >= 0 ? ", chunk" : ""} in a ±2 window, bigrams, disjunctive word windows`,
     columns,
-    prepare(rows: Rows): string[][] {
+    prepare(rows: Rows): NerSentence {
       const n = rows.length;
       const values = NER_UNIGRAM_FIELDS.map(() => new Array<string>(n));
       for (let t = 0; t < n; t++) {
         const row = rows[t]!;
-        observe(row[wordAt]!, values, t);
+        const observed = observations.of(row[wordAt]!);
+        for (let k = 0; k < observed.length; k++) values[k]![t] = observed[k]!;
         if (posAt >= 0) values[posField]![t] = escapeColons(row[posAt]!);
         if (chunkAt >= 0) values[chunkField]![t] = escapeColons(row[chunkAt]!);
       }
-      return values;
+      // The numbering may start over in prepare: its space is read after.
+      const { before, after } = windows.prepare(values[0]!);
+      return { values, space: windows.space, before, after };
     },
     token: nerToken(templates),
   });

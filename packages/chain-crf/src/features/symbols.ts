@@ -24,17 +24,29 @@ export class SymbolSpace {
   }
 }
 
-/** Per name of an {@link AttributeList}, its number in `space`, or −1 for a name without one. */
+/**
+ * Per name of an {@link AttributeList}, its number in its space, or −1 for a name without one. A
+ * list holds names of several spaces (a preset's templates, clusters, lexicons, each numbering its
+ * own), so that every attribute of a token goes the numbered way, not only the templates'.
+ */
 export interface SymbolRun {
-  readonly space: SymbolSpace;
+  readonly spaces: readonly SymbolSpace[];
   readonly symbols: Int32Array;
+  /** Per name, the index into `spaces` of its number's space (meaningless where symbols[k] < 0). */
+  readonly spaceOf: Uint8Array;
 }
+
+/** Spaces one list may mix (a name of any further one goes without its number). */
+export const MAX_SPACES_PER_LIST = 256;
 
 /**
  * The key of AttributeSequenceBuilder's method taking a numbered name: a symbol, so that the
  * numbers stay out of the builder's public API.
  */
 export const ADD_NUMBERED: unique symbol = Symbol("lagrange.addNumbered");
+
+/** The key of AttributeSequenceBuilder's method taking a run of numbered state names (as above). */
+export const ADD_NUMBERED_RUN: unique symbol = Symbol("lagrange.addNumberedRun");
 
 /** Not enumerable: a copy or a spread of the list (which may change it) drops the numbers. */
 const SYMBOLS: unique symbol = Symbol("lagrange.attributeSymbols");

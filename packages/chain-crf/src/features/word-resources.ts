@@ -1,4 +1,6 @@
+import { numberedState, numberedStates } from "./builder.js";
 import type { TokenFeatures } from "./define-preset.js";
+import { SymbolSpace } from "./symbols.js";
 import type { AttributeSink } from "./types.js";
 
 /**
@@ -17,6 +19,9 @@ export interface ClusterResource {
   /** Offsets −window…window around the token (default 1). */
   readonly window?: number;
 }
+
+/** Distinct words whose cluster is remembered before the memo starts over (bounds memory). */
+const MAX_RESOLVED_WORDS = 200_000;
 
 /** A list of entries (names, places, …), each one or more space-separated words. */
 export interface LexiconResource {
@@ -43,33 +48,58 @@ export function clusterFeatures(resource: ClusterResource): TokenFeatures<Int32A
   for (let w = 0; w < resource.words.length; w++) {
     if (!index.has(resource.words[w]!)) index.set(resource.words[w]!, w);
   }
+  // Word → its index (−1: none), the lower-cased fallback included: one lookup per token, and no
+  // lower-casing of a word seen before (most tokens are).
+  const resolved = new Map<string, number>();
   const width = 2 * window + 1;
-  // names[(word · width + offset + window) · prefixes + k], built on first use.
-  const names: (string[] | undefined)[] = new Array(resource.words.length * width);
-  const namesOf = (word: number, offset: number): string[] => {
+  // The names are finite (words × offsets × prefixes), so they are numbered in a space that is
+  // never started over: a model finds each one's id by its number (see SymbolSpace).
+  const space = new SymbolSpace();
+  // Words share a cluster (and more so a path prefix): one number per name, not per word, so
+  // that the model looks each name up once.
+  const numbers = new Map<string, number>();
+  const numberOf = (name: string): number => {
+    let symbol = numbers.get(name);
+    if (symbol === undefined) {
+      symbol = space.add(name);
+      numbers.set(name, symbol);
+    }
+    return symbol;
+  };
+  // symbols[word · width + offset + window]: the numbers of that word's names at that offset,
+  // made on first use.
+  const symbols: (Int32Array | undefined)[] = new Array(resource.words.length * width);
+  const symbolsOf = (word: number, offset: number): Int32Array => {
     const slot = word * width + offset + window;
-    let list = names[slot];
+    let list = symbols[slot];
     if (list === undefined) {
       const path = resource.paths[word]!;
-      list = [];
+      const made: number[] = [];
       let previous = "";
       for (const k of prefixes) {
         const prefix = path.slice(0, k);
         // A path shorter than a prefix length would repeat the same attribute.
         if (prefix === previous) continue;
         previous = prefix;
-        list.push(`${resource.name}[${offset}]p${k}=${prefix}`);
+        made.push(numberOf(`${resource.name}[${offset}]p${k}=${prefix}`));
       }
-      names[slot] = list;
+      list = Int32Array.from(made);
+      symbols[slot] = list;
     }
     return list;
   };
   return {
     prepare(rows) {
+      if (resolved.size >= MAX_RESOLVED_WORDS) resolved.clear();
       const ids = new Int32Array(rows.length);
       for (let t = 0; t < rows.length; t++) {
         const word = rows[t]![0]!;
-        ids[t] = index.get(word) ?? index.get(word.toLowerCase()) ?? -1;
+        let id = resolved.get(word);
+        if (id === undefined) {
+          id = index.get(word) ?? index.get(word.toLowerCase()) ?? -1;
+          resolved.set(word, id);
+        }
+        ids[t] = id;
       }
       return ids;
     },
@@ -77,7 +107,8 @@ export function clusterFeatures(resource: ClusterResource): TokenFeatures<Int32A
       for (let offset = -window; offset <= window; offset++) {
         const at = t + offset;
         if (at < 0 || at >= ids.length || ids[at]! < 0) continue;
-        for (const name of namesOf(ids[at]!, offset)) sink.state(t, name, 1);
+        const list = symbolsOf(ids[at]!, offset);
+        numberedStates(sink, t, list, 0, list.length, space);
       }
     },
   };
@@ -107,6 +138,8 @@ function addEntry(root: TrieNode, words: readonly string[], lexicon: number): vo
 interface LexiconMarks {
   readonly exact: Uint8Array;
   readonly folded: Uint8Array;
+  /** Per token: 1 where any lexicon marks it (most tokens are in no match: they are skipped). */
+  readonly marked: Uint8Array;
   readonly n: number;
 }
 
@@ -142,17 +175,29 @@ export function lexiconFeatures(
     }
   });
   const L = lexicons.length;
-  const names: string[][] = [];
+  // Every name, numbered once (see SymbolSpace); symbols[offset + window] in the order below.
+  const space = new SymbolSpace();
+  const symbols: Int32Array[] = [];
   for (let offset = -window; offset <= window; offset++) {
-    const row: string[] = [];
+    const row: number[] = [];
     for (const kind of ["lex", "lexi"]) {
       for (const lexicon of lexicons) {
-        row.push(`${kind}[${offset}]:${lexicon.name}=B`, `${kind}[${offset}]:${lexicon.name}=I`);
+        row.push(
+          space.add(`${kind}[${offset}]:${lexicon.name}=B`),
+          space.add(`${kind}[${offset}]:${lexicon.name}=I`),
+        );
       }
     }
-    names.push(row);
+    symbols.push(Int32Array.from(row));
   }
-  const mark = (root: TrieNode, words: readonly string[], marks: Uint8Array): void => {
+  const emit = (sink: AttributeSink, t: number, symbol: number): void =>
+    numberedState(sink, t, space.names[symbol]!, symbol, space);
+  const mark = (
+    root: TrieNode,
+    words: readonly string[],
+    marks: Uint8Array,
+    marked: Uint8Array,
+  ): void => {
     const n = words.length;
     for (let start = 0; start < n; start++) {
       let node: TrieNode | undefined = root;
@@ -164,6 +209,7 @@ export function lexiconFeatures(
           marks[start * L + l]! |= BEGIN;
           for (let t = start + 1; t <= end; t++) marks[t * L + l]! |= INSIDE;
         }
+        for (let t = start; t <= end; t++) marked[t] = 1;
       }
     }
   };
@@ -173,26 +219,28 @@ export function lexiconFeatures(
       const n = words.length;
       const exact = new Uint8Array(n * L);
       const folded = new Uint8Array(n * L);
-      mark(exactRoot, words, exact);
+      const marked = new Uint8Array(n);
+      mark(exactRoot, words, exact, marked);
       mark(
         foldedRoot,
         words.map((w) => w.toLowerCase()),
         folded,
+        marked,
       );
-      return { exact, folded, n };
+      return { exact, folded, marked, n };
     },
-    token({ exact, folded, n }, t, sink: AttributeSink) {
+    token({ exact, folded, marked, n }, t, sink: AttributeSink) {
       for (let offset = -window; offset <= window; offset++) {
         const at = t + offset;
-        if (at < 0 || at >= n) continue;
-        const row = names[offset + window]!;
+        if (at < 0 || at >= n || marked[at] === 0) continue;
+        const row = symbols[offset + window]!;
         for (let l = 0; l < L; l++) {
           const e = exact[at * L + l]!;
-          if (e & BEGIN) sink.state(t, row[2 * l]!, 1);
-          if (e & INSIDE) sink.state(t, row[2 * l + 1]!, 1);
+          if (e & BEGIN) emit(sink, t, row[2 * l]!);
+          if (e & INSIDE) emit(sink, t, row[2 * l + 1]!);
           const f = folded[at * L + l]!;
-          if (f & BEGIN) sink.state(t, row[2 * L + 2 * l]!, 1);
-          if (f & INSIDE) sink.state(t, row[2 * L + 2 * l + 1]!, 1);
+          if (f & BEGIN) emit(sink, t, row[2 * L + 2 * l]!);
+          if (f & INSIDE) emit(sink, t, row[2 * L + 2 * l + 1]!);
         }
       }
     },

@@ -28,14 +28,15 @@ class SymbolIds {
 
 const tables = new WeakMap<LabelSet, SymbolIds>();
 
-/** A list's symbol numbers and the table of their ids under one dictionary. */
+/** A list's symbol numbers and, per space it mixes, the table of their ids under one dictionary. */
 export interface NumberedNames {
   readonly symbols: Int32Array;
-  readonly table: Int32Array;
+  readonly spaceOf: Uint8Array;
+  readonly tables: readonly Int32Array[];
 }
 
 /**
- * The numbers of `list` and their id table under `dict`, or null when the list has none or the
+ * The numbers of `list` and their id tables under `dict`, or null when the list has none or the
  * dictionary may still grow (a cached "unknown" would go stale).
  */
 export function numberedNames(list: AttributeList, dict: LabelSet): NumberedNames | null {
@@ -47,7 +48,12 @@ export function numberedNames(list: AttributeList, dict: LabelSet): NumberedName
     ids = new SymbolIds();
     tables.set(dict, ids);
   }
-  return { symbols: run.symbols, table: ids.table(run.space) };
+  const of = ids;
+  return {
+    symbols: run.symbols,
+    spaceOf: run.spaceOf,
+    tables: run.spaces.map((space) => of.table(space)),
+  };
 }
 
 /** `dict.lookup(names[k])`, through the table when the list is numbered and name k has a number. */
@@ -60,7 +66,7 @@ export function lookupNumbered(
   if (numbered === null) return dict.lookup(names[k]!);
   const symbol = numbered.symbols[k]!;
   if (symbol < 0) return dict.lookup(names[k]!);
-  const table = numbered.table;
+  const table = numbered.tables[numbered.spaceOf[k]!]!;
   let id = table[symbol]!;
   if (id === UNSEEN) {
     id = dict.lookup(names[k]!);

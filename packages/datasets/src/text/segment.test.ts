@@ -74,6 +74,19 @@ describe("segmentText: Penn-Treebank rules", () => {
     expect(sentences("  \n\n \t ")).toEqual([]);
   });
 
+  it("with lineBreaks sentence, ends one at every line break (CRLF too) and the same tokens", () => {
+    const text =
+      "SOCCER - JAPAN WIN\r\nAL-AIN 1996-12-06\nJapan began the defence of their title.\n";
+    const lines = segmentText(text, { lineBreaks: "sentence" });
+    expect(lines.map((s) => text.slice(s.start, s.end))).toEqual([
+      "SOCCER - JAPAN WIN",
+      "AL-AIN 1996-12-06",
+      "Japan began the defence of their title.",
+    ]);
+    expect(lines.flatMap((s) => s.tokens)).toEqual(segmentText(text).flatMap((s) => s.tokens));
+    expect(segmentText(text)).toHaveLength(1);
+  });
+
   it("gives each sentence its first token's start and last token's end", () => {
     const text = "  It rained.  So what?\n";
     const [a, b] = segmentText(text);

@@ -31,7 +31,9 @@
  *
  * Sentences end after `.`, `?`, `!` or `...` (and any closing quotes or brackets glued to it)
  * where the next token starts with a capital letter, a digit or an opening quote or bracket, and
- * always at a blank line. An abbreviation kept whole never ends a sentence, so `U.S.` at the end
+ * always at a blank line; with `lineBreaks: "sentence"` at every line break too (text written a
+ * sentence, headline or table row a line, where a line without final punctuation would otherwise
+ * run into the next: CoNLL-2003's headlines, datelines and score tables). An abbreviation kept whole never ends a sentence, so `U.S.` at the end
  * of a sentence joins it to the next: a known, accepted error of this simple rule.
  */
 
@@ -213,12 +215,22 @@ const SENTENCE_END = new Set([".", "?", "!", "...", "…"]);
 const AFTER_END = new Set(['"', "''", "”", "’", "'", ")", "]", "}"]);
 const STARTS_SENTENCE = /^(?:\p{Lu}|\p{Nd}|["“‘'`([])/u;
 const BLANK_LINE = /\n[^\S\n]*\n/;
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+export interface SegmentOptions {
+  /**
+   * What a single line break is: `space` (the default: lines wrapped inside a paragraph) or
+   * `sentence` (every line break ends a sentence). A blank line always ends one.
+   */
+  readonly lineBreaks?: "space" | "sentence";
+}
 
 /**
  * The sentences of raw text, each token with its offsets (see the module comment for the rules).
  * Never returns an empty sentence; whitespace-only text gives none.
  */
-export function segmentText(text: string): TextSentence[] {
+export function segmentText(text: string, options: SegmentOptions = {}): TextSentence[] {
+  const breaks = options.lineBreaks === "sentence" ? LINE_BREAK : BLANK_LINE;
   const sentences: TextSentence[] = [];
   let current: TextToken[] = [];
   let pendingEnd = false;
@@ -234,7 +246,7 @@ export function segmentText(text: string): TextSentence[] {
   for (let m = CHUNK.exec(text); m !== null; m = CHUNK.exec(text)) {
     const gap = text.slice(previousEnd, m.index);
     const firstOfLine = previousEnd === 0 || gap.includes("\n");
-    if (previousEnd > 0 && BLANK_LINE.test(gap)) close();
+    if (previousEnd > 0 && breaks.test(gap)) close();
     previousEnd = m.index + m[0].length;
     bounds.length = 0;
     tokenizeChunk(text, m.index, previousEnd, firstOfLine || pendingEnd, bounds);

@@ -14,7 +14,7 @@ import {
   LagrangeError,
 } from "@lagrange/core";
 import type { Corpus, LabelScheme, Sentence } from "@lagrange/datasets";
-import { needsConstraints, standardDecoders } from "../decoders.js";
+import { chainDecoders, needsConstraints, standardDecoders } from "../decoders.js";
 import {
   type ExplainSentenceOptions,
   explainSentence,
@@ -51,6 +51,7 @@ import {
   failureOf,
   type Refusals,
   sentenceFailure,
+  wantsConfidence,
 } from "./tag-items.js";
 
 /**
@@ -68,7 +69,7 @@ export function chainTaggerOf(parts: ChainTaggerParts): SequenceTagger {
 
 /** What {@link chainTagger} decodes a model in memory with (`openTagger` reads these from a spec). */
 export interface ChainTaggerOptions {
-  /** Default {@link standardDecoders}. */
+  /** Default {@link standardDecoders} ({@link chainDecoders} for {@link taggerFromModel}). */
   readonly registry?: DecoderRegistry;
   /** A decoder name in `registry` (default `viterbi`), or a decoder built elsewhere. */
   readonly decoder?: string | Decoder;
@@ -87,7 +88,26 @@ export interface ChainTaggerOptions {
  * {@link SequenceTagger}: the same checks and the same path as `openTagger`, without a file.
  */
 export function chainTagger(model: CrfModel, options: ChainTaggerOptions = {}): SequenceTagger {
-  const registry = options.registry ?? standardDecoders();
+  return chainTaggerIn(options.registry ?? standardDecoders(), model, options);
+}
+
+/**
+ * {@link chainTagger} for a page: a chain CRF loaded from bytes (chain-crf's `loadModelFromBytes`)
+ * as the {@link SequenceTagger} `tagText` takes, decoded by default over {@link chainDecoders}
+ * (Viterbi, and the chain's marginals for the scores) so that a bundle which tags text carries no
+ * other decoder. The model's embedded resources (clusters, lexicons) and its document context are
+ * read as in Node. Constraints the model records are not applied: pass a registry with their
+ * decoder and `constraints` for that, or tag with `openTagger` in Node.
+ */
+export function taggerFromModel(model: CrfModel, options: ChainTaggerOptions = {}): SequenceTagger {
+  return chainTaggerIn(options.registry ?? chainDecoders(), model, options);
+}
+
+function chainTaggerIn(
+  registry: DecoderRegistry,
+  model: CrfModel,
+  options: ChainTaggerOptions,
+): SequenceTagger {
   const decoder = options.decoder ?? defaultChainDecoder(options.constraints);
   const definition = typeof decoder === "string" ? registry.decoder(decoder) : undefined;
   const slaves = options.slaves ?? [];
@@ -269,12 +289,7 @@ export class ChainCrfTagger implements SequenceTagger {
   ): Promise<TaggedBatch> {
     const engine = this.#engine;
     const { signal } = request;
-    const confidence =
-      request.confidence?.marginals === true ||
-      request.confidence?.probability === true ||
-      request.confidence?.spans === true
-        ? request.confidence
-        : undefined;
+    const confidence = wantsConfidence(request);
     const explain = request.explain === true;
     const before = engine.time;
     const checkpoint = checkpoints(signal);

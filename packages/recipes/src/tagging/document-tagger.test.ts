@@ -251,4 +251,39 @@ describe("lagrange tag with document constraints", () => {
     });
     expect(() => tagger.check({ nbest: { k: 2 } })).toThrow(/a document at a time/);
   });
+
+  it("scores each sentence's labels and spans under its chain, chain-unconstrained where linked", async () => {
+    const tagger = await openTagger({
+      model,
+      constraints: { source: "doc.json", text: constraints },
+    });
+    const plain = await openTagger({ model });
+    const confidence = { marginals: true, probability: true, spans: true } as const;
+    const batch = await tagger.tag(data.sentences, { confidence });
+    let linked = 0;
+    let compared = 0;
+    for (const [k, item] of batch.items.entries()) {
+      if (isTagFailure(item)) throw new Error(item.reason);
+      const record = item.confidence!;
+      // The same chain as the sentence tagger's: where the document's decoding kept the chain's
+      // Viterbi labels, its probability and span scores are the sentence tagger's.
+      const forced = await plain.tag([data.sentences[k]!], { confidence });
+      const own = forced.items[0]!;
+      if (isTagFailure(own)) throw new Error(own.reason);
+      const same = own.labels.every((label, i) => label === item.labels[i]);
+      for (const span of record.spans!) {
+        expect(span.probability).toBeGreaterThan(0);
+        expect(span.probability).toBeLessThanOrEqual(1 + 1e-9);
+      }
+      if (item.stats.changed !== true && same) {
+        expect(record.probability).toBeCloseTo(own.confidence!.probability!, 9);
+        expect(record.spans).toEqual(own.confidence!.spans);
+        compared++;
+      }
+      if (record.spansOf === "chain-unconstrained") linked++;
+      else expect(record.spansOf).toBe("chain");
+    }
+    expect(linked).toBeGreaterThan(0);
+    expect(compared).toBeGreaterThan(0);
+  });
 });

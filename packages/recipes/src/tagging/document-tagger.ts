@@ -15,6 +15,7 @@ import { corpusGroups } from "../general-crf-tagging.js";
 import { type GoldLabels, withDocumentInputs } from "../model-input.js";
 import type { Tagger, TaggingTime } from "../tagger.js";
 import { type ChainTaggerParts, chainEngine, HardConstraintCheck } from "./chain-parts.js";
+import { confidenceRecord } from "./confidence.js";
 import type {
   AttributeItem,
   SequenceTagger,
@@ -25,7 +26,7 @@ import type {
   TagItem,
   TagRequest,
 } from "./sequence-tagger.js";
-import { checkRequest, decodingStats, sentenceFailure } from "./tag-items.js";
+import { checkRequest, decodingStats, sentenceFailure, wantsConfidence } from "./tag-items.js";
 
 /** One decoded document's figures, for the summary. */
 interface DocumentFigures {
@@ -52,7 +53,9 @@ export class DocumentTagger implements SequenceTagger {
     this.#check = new HardConstraintCheck(parts, sentences.decoder);
     this.#grouping = parts.documentGroups ?? "documents";
     this.#model = parts.model;
-    this.can = { ...sentences.can, marginals: false, nbest: false, forced: false };
+    // Marginals are the chain's of each sentence (marked chain-unconstrained where the document
+    // was decoded under constraints), as a sentence tagger's under constraints are.
+    this.can = { ...sentences.can, nbest: false, forced: false };
   }
 
   get kind(): TaggerKind {
@@ -153,6 +156,8 @@ export class DocumentTagger implements SequenceTagger {
     const before = engine.time;
     const checkpoint = checkpoints(signal);
     const groups = corpusGroups(batch, this.#grouping);
+    const confidence = wantsConfidence(request);
+    const labelNames = this.#model.labels.names();
     // Tweet groups interleave: each item goes to its sentence's place, so items stay in order.
     const placed: (TagItem | undefined)[] = new Array(batch.length);
     let failedAt = batch.length;
@@ -188,7 +193,18 @@ export class DocumentTagger implements SequenceTagger {
           for (let p = starts[j]!; p < starts[j]! + sentence.length && !changed; p++) {
             changed = labels[p] !== first[p];
           }
-          placed[members[j]!] = { labels: sentence, stats: { ...stats, changed, unit: g } };
+          placed[members[j]!] = {
+            labels: sentence,
+            stats: { ...stats, changed, unit: g },
+            ...(confidence === undefined
+              ? {}
+              : {
+                  confidence: confidenceRecord(
+                    engine.confidence(tagged.sentences[j]!, confidence),
+                    labelNames,
+                  ),
+                }),
+          };
         });
       } catch (error) {
         members.forEach((k, j) => {

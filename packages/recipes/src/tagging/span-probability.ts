@@ -48,22 +48,12 @@ export function spanProbabilities(
     // Whether a label next to the span breaks it is a matter of the pair alone (conlleval's
     // chunk start and end read two neighbouring labels), so the extractor decides it on two.
     if (span.start > 0) {
-      const first = decoded[span.start]!;
-      for (let t = 0; t < L; t++) {
-        const opens = schemeSpans([names[t]!, first], scheme).some(
-          (s) => s.level === span.level && s.type === span.type && s.start === 1,
-        );
-        adjustment[(span.start - 1) * L + t] = opens ? 0 : NEG;
-      }
+      const opens = boundary(names, scheme, "opens", labels[span.start]!, span);
+      for (let t = 0; t < L; t++) adjustment[(span.start - 1) * L + t] = opens[t] ? 0 : NEG;
     }
     if (span.end < n) {
-      const last = decoded[span.end - 1]!;
-      for (let t = 0; t < L; t++) {
-        const closes = schemeSpans([last, names[t]!], scheme).some(
-          (s) => s.level === span.level && s.type === span.type && s.start === 0 && s.end === 1,
-        );
-        adjustment[span.end * L + t] = closes ? 0 : NEG;
-      }
+      const closes = boundary(names, scheme, "closes", labels[span.end - 1]!, span);
+      for (let t = 0; t < L; t++) adjustment[span.end * L + t] = closes[t] ? 0 : NEG;
     }
     const restricted = logPartition(scores, { adjustment, context });
     const probability =
@@ -73,3 +63,46 @@ export function spanProbabilities(
   }
   return out;
 }
+
+/**
+ * Per label t, 1 where t before the span's first label opens the span (`opens`: the pair
+ * [t, first] starts a span of its level and type at the second), or where t after its last label
+ * closes it (`closes`: [last, t] has the span end at the first). The same few answers come up
+ * sentence after sentence, and each costs L calls of schemeSpans: kept per labels and scheme.
+ */
+function boundary(
+  names: readonly string[],
+  scheme: LabelScheme,
+  side: "opens" | "closes",
+  label: number,
+  span: Span,
+): Uint8Array {
+  let byScheme = boundaries.get(names);
+  if (byScheme === undefined) {
+    byScheme = new Map();
+    boundaries.set(names, byScheme);
+  }
+  const key = `${scheme}\u0000${side}\u0000${label}\u0000${span.level}\u0000${span.type}`;
+  let found = byScheme.get(key);
+  if (found === undefined) {
+    const L = names.length;
+    const end = names[label]!;
+    found = new Uint8Array(L);
+    for (let t = 0; t < L; t++) {
+      const pair = side === "opens" ? [names[t]!, end] : [end, names[t]!];
+      const at = side === "opens" ? 1 : 0;
+      const yes = schemeSpans(pair, scheme).some(
+        (s) =>
+          s.level === span.level &&
+          s.type === span.type &&
+          s.start === at &&
+          (side === "opens" || s.end === 1),
+      );
+      found[t] = yes ? 1 : 0;
+    }
+    byScheme.set(key, found);
+  }
+  return found;
+}
+
+const boundaries = new WeakMap<readonly string[], Map<string, Uint8Array>>();

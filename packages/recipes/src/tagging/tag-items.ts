@@ -10,6 +10,7 @@ import {
 } from "@lagrange/core";
 import { type Sentence, tokenPlace } from "@lagrange/datasets";
 import { InfeasibleSentenceError } from "../tagger.js";
+import type { ConfidenceRequest } from "./confidence.js";
 import type {
   DecodingStats,
   TagFailure,
@@ -92,6 +93,12 @@ export interface Refusals {
   readonly marginals: string;
   readonly nbest: string;
   readonly explain: string;
+}
+
+/** The confidence a request asks for, or undefined where it asks none. */
+export function wantsConfidence(request: TagRequest): ConfidenceRequest | undefined {
+  const c = request.confidence;
+  return c?.marginals === true || c?.probability === true || c?.spans === true ? c : undefined;
 }
 
 /** What a request asks beyond labels, each as the flags that ask it. */

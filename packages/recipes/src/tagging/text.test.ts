@@ -4,6 +4,7 @@ import type { Corpus, Sentence } from "@lagrange/datasets";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Tagger } from "../tagger.js";
 import { trainOnCorpus } from "../training.js";
+import { taggerFromModel } from "./chain-tagger.js";
 import { openTagger } from "./open-tagger.js";
 import type { SequenceTagger } from "./sequence-tagger.js";
 import { labelsAndSpans, tagText } from "./text.js";
@@ -104,6 +105,14 @@ describe("tagText: text in, entities with offsets out", () => {
     // Labels are the output scheme's (IOB2), although the model decodes under BIOES.
     expect(tagged.sentences[0]!.labels.slice(0, 2)).toEqual(["B-PER", "I-PER"]);
     expect(tagged.entities).toEqual(tagged.sentences.flatMap((s) => s.entities));
+  });
+
+  it("taggerFromModel (a page's tagger over a model from bytes) gives openTagger's entities and scores", async () => {
+    const fromBytes = taggerFromModel(loadModelFromBytes(bytes, "words.model"), {
+      modelName: "words.model",
+    });
+    expect(fromBytes.decoder).toBe("viterbi");
+    expect(await tagText(fromBytes, TEXT)).toEqual(await tagText(chain, TEXT));
   });
 
   it("a span's score is at most each of its tokens' marginals, computed on the model's scores", async () => {

@@ -11,6 +11,7 @@ import type { CrfModel } from "@lagrange/chain-crf";
 import { LagrangeError } from "@lagrange/core";
 import {
   type LabelScheme,
+  type SegmentOptions,
   type Sentence,
   type Span,
   schemeSpans,
@@ -68,6 +69,8 @@ export interface TextRequest {
   readonly onProgress?: (progress: TagProgress) => void;
   /** The text's name in messages (a file's path; default `the text`). */
   readonly source?: string;
+  /** Whether a single line break ends a sentence (`segmentText`'s option; default `space`). */
+  readonly lineBreaks?: SegmentOptions["lineBreaks"];
 }
 
 /**
@@ -81,7 +84,10 @@ export async function tagText(
   request: TextRequest = {},
 ): Promise<TaggedText> {
   checkTextInput(tagger);
-  const segmented = segmentText(text);
+  const segmented = segmentText(
+    text,
+    request.lineBreaks === undefined ? {} : { lineBreaks: request.lineBreaks },
+  );
   const file = request.source ?? "the text";
   const document = { index: 0 };
   const lines = lineStarts(text);
@@ -107,7 +113,9 @@ export async function tagText(
     if (isTagFailure(item)) throw new LagrangeError("bad-input", `${item.place}: ${item.reason}`);
     const sentence = segmented[i]!;
     const scored = item.confidence?.spans;
-    if (item.confidence?.spansOf !== undefined) scoreOf = item.confidence.spansOf;
+    // A document decoded under constraints marks its sentences' scores chain-unconstrained.
+    const spansOf = item.confidence?.spansOf;
+    if (spansOf !== undefined && scoreOf !== "chain-unconstrained") scoreOf = spansOf;
     const entities = schemeSpans(item.labels, tagger.scheme).map((span): TextEntity => {
       const start = sentence.tokens[span.start]!.start;
       const end = sentence.tokens[span.end - 1]!.end;

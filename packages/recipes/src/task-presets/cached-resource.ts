@@ -33,16 +33,24 @@ export interface CachedResource<T, B extends T = T> {
   readonly format: (built: B) => string;
 }
 
+/** The file `resource` is read from (the resources folder's, the shipped one, the cache's), if any. */
+export function findResource<T, B extends T>(
+  resource: CachedResource<T, B>,
+  options: Pick<ResourceOptions, "resourcesDir">,
+): string | undefined {
+  return [
+    ...(options.resourcesDir === undefined ? [] : [join(options.resourcesDir, resource.given)]),
+    shippedResource(basename(resource.cached)),
+    resource.cached,
+  ].find((file) => file !== undefined && existsSync(file));
+}
+
 export async function cachedResource<T, B extends T = T>(
   language: ClusterLanguage,
   resource: CachedResource<T, B>,
   options: ResourceOptions,
 ): Promise<T & Provenance> {
-  const found = [
-    ...(options.resourcesDir === undefined ? [] : [join(options.resourcesDir, resource.given)]),
-    shippedResource(basename(resource.cached)),
-    resource.cached,
-  ].find((file) => file !== undefined && existsSync(file));
+  const found = findResource(resource, options);
   if (found !== undefined) {
     return {
       ...(await resource.read(found, options.signal)),

@@ -13,11 +13,20 @@ import {
   type WordClusters,
 } from "@lagrange/clusters";
 import { readInput } from "@lagrange/core/node";
-import { checkLineEndings } from "@lagrange/datasets";
-import { cacheDir, openLexicon, readLexiconFile } from "@lagrange/datasets/node";
+import { checkLineEndings, LEXICONS } from "@lagrange/datasets";
+import { cacheDir, findMirrorDir, openLexicon, readLexiconFile } from "@lagrange/datasets/node";
 import { definedFields } from "../training/defined-fields.js";
-import { type CachedResource, cachedResource, type Provenance } from "./cached-resource.js";
-import { embeddingClusters, type LoadedEmbeddingClusters } from "./embedding-clusters.js";
+import {
+  type CachedResource,
+  cachedResource,
+  findResource,
+  type Provenance,
+} from "./cached-resource.js";
+import {
+  embeddingClusters,
+  embeddingResource,
+  type LoadedEmbeddingClusters,
+} from "./embedding-clusters.js";
 import {
   CLUSTER_RECIPES,
   type ClusterLanguage,
@@ -155,4 +164,56 @@ export async function loadTaskResources(
   const e = embeddingFile;
   const embeddings = e.sizes.map((size, s) => ({ size, words: e.words, clusters: e.clusters[s]! }));
   return { clusters, embeddings, embeddingFile: e, gazetteers };
+}
+
+/** One resource a task preset reads: a file where it is one, else the npm packages it comes from. */
+export interface TaskResourceSource {
+  readonly kind: "clusters" | "embeddings" | "gazetteer";
+  readonly name: string;
+  /** Undefined where it is no file (a gazetteer built from npm packages) or none is found yet. */
+  readonly file?: string;
+  readonly packages?: readonly string[];
+}
+
+/**
+ * Where each resource `loadTaskResources(preset, options)` reads is found, in the same order of
+ * places, without reading any: a resource not built yet has no file.
+ */
+export function taskResourceSources(
+  preset: TaskPreset,
+  options: Pick<ResourceOptions, "resourcesDir"> = {},
+): TaskResourceSource[] {
+  const sources: TaskResourceSource[] = [];
+  const language = preset.clusters;
+  if (language !== null) {
+    for (const size of [CLUSTER_RECIPES[language].clusters, ...preset.wideClusters]) {
+      const resource = clusterResource(language, options, size);
+      const file = findResource(resource, options);
+      sources.push({ kind: "clusters", name: resource.given, ...definedFields({ file }) });
+    }
+    if (preset.embeddings.length > 0) {
+      const resource = embeddingResource(language, preset.embeddings, options);
+      const file = findResource(resource, options);
+      sources.push({ kind: "embeddings", name: resource.given, ...definedFields({ file }) });
+    }
+  }
+  for (const name of preset.gazetteers) {
+    const given =
+      options.resourcesDir === undefined ? undefined : join(options.resourcesDir, `${name}.txt`);
+    const info = LEXICONS.find((l) => l.name === name);
+    const mirror = info?.source === "mirror" ? findMirrorDir() : undefined;
+    const file =
+      given !== undefined && existsSync(given)
+        ? given
+        : info?.source === "mirror" && mirror !== undefined
+          ? join(mirror, info.file)
+          : undefined;
+    sources.push({
+      kind: "gazetteer",
+      name,
+      ...definedFields({ file }),
+      ...(file === undefined && info?.source === "package" ? { packages: info.packages } : {}),
+    });
+  }
+  return sources;
 }

@@ -57,6 +57,11 @@ export const CLUSTER_RECIPES: Readonly<Record<ClusterLanguage, ClusterRecipe>> =
 export interface TaskPreset {
   readonly name: string;
   readonly description: string;
+  /**
+   * The registry split (`dataset:split`) the preset's parts were chosen on (its held-out cut) and
+   * that `lagrange models build` trains the task's model on, as `train --data` reads it.
+   */
+  readonly data: string;
   /** The chain-crf feature preset the spec builds on (read over the data's column layout). */
   readonly base: string;
   readonly clusters: ClusterLanguage | null;
@@ -223,6 +228,7 @@ const NONE: TaskParts = {
 export const TASK_PRESETS: readonly TaskPreset[] = [
   {
     name: "ner-en",
+    data: "conll2003:train",
     description: `English NER (CoNLL-2003 layout word, pos, chunk): ner.py's features, Brown clusters (C = 500 and 1,000) and PPMI-SVD k-means clusters of English raw text, first names, place and npm open-data gazetteers, jackknifed lexicons mined from the training labels, document context, trained under BIOES${HELD_OUT_TEXT}`,
     ...NER,
     clusters: "en",
@@ -238,6 +244,7 @@ export const TASK_PRESETS: readonly TaskPreset[] = [
   },
   {
     name: "ner-es",
+    data: "conll2002-es:train",
     description: `Spanish NER (CoNLL-2002 layout word, pos): ner.py's features on the columns present, Brown and PPMI-SVD k-means clusters of Spanish text (CESS-ESP and the training words), gazetteers, jackknifed mined lexicons, document context, trained under BIOES${HELD_OUT_TEXT}`,
     ...NER,
     clusters: "es",
@@ -247,6 +254,7 @@ export const TASK_PRESETS: readonly TaskPreset[] = [
   },
   {
     name: "ner-nl",
+    data: "conll2002-nl:train",
     description: `Dutch NER (CoNLL-2002 layout word, pos): ner.py's features on the columns present, Brown clusters of Dutch text (Alpino and the training words), gazetteers with the npm open-data ones, jackknifed mined lexicons, document context, trained under BIOES${HELD_OUT_TEXT}`,
     ...NER,
     clusters: "nl",
@@ -257,6 +265,7 @@ export const TASK_PRESETS: readonly TaskPreset[] = [
   },
   {
     name: "ner-tweets",
+    data: "wnut16:train",
     description: `Tweet NER (words only, WNUT-16/17): ner.py's word features, Brown and PPMI-SVD k-means clusters of English text, gazetteers with the npm open-data ones, jackknifed mined lexicons, trained under BIOES${HELD_OUT_TEXT}`,
     ...NER,
     clusters: "en",
@@ -266,6 +275,7 @@ export const TASK_PRESETS: readonly TaskPreset[] = [
   },
   {
     name: "pos-en",
+    data: "ud-en-ewt:train",
     description:
       "English POS tagging (UD UPOS): the pos preset plus Brown and PPMI-SVD k-means clusters of English text; stops when token accuracy on a tuning tenth of train stops improving, then trains on all of it for that long",
     base: "pos",

@@ -196,6 +196,34 @@ const describeDense = (dense: readonly number[]) =>
       ? `${dense[0]! + 1}-${dense[dense.length - 1]! + 1}`
       : dense.map((c) => c + 1).join(",");
 
+/**
+ * The task preset `name` as a run uses it: the parts `use` switches on or off, its gazetteers
+ * with the large ones where they are on, and `folds` for its mined lexicons where given.
+ */
+export function taskPresetAsUsed(
+  name: string,
+  use: FeatureRequest["use"] = {},
+  folds?: number,
+): TaskPreset {
+  const full = getTaskPreset(name);
+  const on = { ...full.on, ...definedFields(pick(use)) };
+  return {
+    ...full,
+    on,
+    ...(use.clusters === false ? { clusters: null } : {}),
+    gazetteers:
+      use.gazetteers === false
+        ? []
+        : on.largeGazetteers
+          ? [...full.gazetteers, ...full.largeGazetteers]
+          : full.gazetteers,
+    ...(use.mined === false ? { mined: false } : {}),
+    wideClusters: on.wideClusters ? full.wideClusters : [],
+    embeddings: on.embeddings ? full.embeddings : [],
+    ...(folds === undefined ? {} : { folds }),
+  };
+}
+
 async function sparseTrainingFeatures(
   request: FeatureRequest,
   corpus: Corpus,
@@ -239,24 +267,7 @@ async function sparseTrainingFeatures(
     throw new LagrangeError("usage", "give --preset (a feature or task preset) or --template");
   }
   if (isTaskPreset(name)) {
-    const full = getTaskPreset(name);
-    const off = request.use ?? {};
-    const on = { ...full.on, ...definedFields(pick(off)) };
-    const task: TaskPreset = {
-      ...full,
-      on,
-      ...(off.clusters === false ? { clusters: null } : {}),
-      gazetteers:
-        off.gazetteers === false
-          ? []
-          : on.largeGazetteers
-            ? [...full.gazetteers, ...full.largeGazetteers]
-            : full.gazetteers,
-      ...(off.mined === false ? { mined: false } : {}),
-      wideClusters: on.wideClusters ? full.wideClusters : [],
-      embeddings: on.embeddings ? full.embeddings : [],
-      ...(request.folds === undefined ? {} : { folds: request.folds }),
-    };
+    const task = taskPresetAsUsed(name, request.use, request.folds);
     const resources = await loadTaskResources(task, options);
     for (const c of resources.clusters) {
       notes.push(
