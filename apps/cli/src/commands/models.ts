@@ -15,17 +15,18 @@ import { givenOptions } from "../options.js";
 import { version } from "../version.js";
 import { trainCommand } from "./train.js";
 
-/** `lagrange models build`'s options: the train flags it passes on, and `--out`. */
-export interface ModelsBuildOptions {
-  readonly out?: string;
-  readonly wordsOnly?: boolean;
-  readonly threads?: number;
-  readonly c1?: number;
-  readonly c2?: number;
-  readonly maxIterations?: number;
-  readonly delta?: number;
-  readonly resources?: string;
-}
+/** `lagrange models build`'s options: `--out`, and the train flags it passes on. */
+export type ModelsBuildOptions = { readonly out?: string } & Pick<
+  TrainOptions,
+  | "wordsOnly"
+  | "documentConstraints"
+  | "threads"
+  | "c1"
+  | "c2"
+  | "maxIterations"
+  | "delta"
+  | "resources"
+>;
 
 /**
  * `lagrange models build <task>`: trains through `lagrange train`'s own pipeline (its defaults,

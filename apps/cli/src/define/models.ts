@@ -1,9 +1,21 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { declareFiles } from "../files-declared.js";
-import { parseInteger, parseNonNegative, parsePositive } from "../options.js";
 import { lazy } from "./lazy.js";
 import { PACKAGE_DEFAULTS } from "./values.js";
 
+/** `lagrange train`'s flags that `models build` takes too (`ModelsBuildOptions`). */
+export const MODELS_BUILD_TRAIN_FLAGS = [
+  "--words-only",
+  "--document-constraints",
+  "--threads",
+  "--c1",
+  "--c2",
+  "--max-iterations",
+  "--delta",
+  "--resources",
+] as const;
+
+/** `lagrange models`; after `defineTrain`, whose flags `models build` shares. */
 export function defineModels(program: Command): void {
   const models = program
     .command("models")
@@ -19,33 +31,15 @@ export function defineModels(program: Command): void {
     .option(
       "--out <model>",
       "model file to write (atomically; default <cache dir>/models/<task>.lgm, the cache dir LAGRANGE_CACHE_DIR or ~/.cache/lagrange); the provenance goes to <model>.provenance.json",
-    )
-    .option(
-      "--words-only",
-      "read the data through its word column alone, so that the model tags raw text (lagrange tag --format text)",
-    )
-    .option(
-      "--threads <n>",
-      "worker threads for the L-BFGS objective (at most the number of cores)",
-      parseInteger,
-    )
-    .option("--c1 <x>", "L1 coefficient c1·‖w‖₁ (default 0: L2 alone)", parseNonNegative)
-    .option("--c2 <x>", "L2 coefficient c2·‖w‖², CRFsuite's convention", parseNonNegative)
-    .option(
-      "--max-iterations <n>",
-      "at most n L-BFGS iterations, replacing the preset's held-out stopping rule (as train --max-iterations does)",
-      parseInteger,
-    )
-    .option(
-      "--delta <x>",
-      "stop when the loss falls by less than this (relative) over 10 iterations, replacing the preset's held-out stopping rule",
-      parsePositive,
-    )
-    .option(
-      "--resources <dir>",
-      "a folder with clusters-<language>.paths and <lexicon>.txt files to use instead of the shipped or registry ones (as train --resources)",
-    )
-    .action(lazy(() => import("../commands/models.js"), "modelsBuildAction"));
+    );
+  // The train flags a build passes on, as lagrange train declares them (one declaration).
+  const train = program.commands.find((c) => c.name() === "train");
+  for (const flag of MODELS_BUILD_TRAIN_FLAGS) {
+    const option = train?.options.find((o) => o.long === flag);
+    if (option === undefined) throw new Error(`lagrange train declares no ${flag}`);
+    build.addOption(copyOption(option));
+  }
+  build.action(lazy(() => import("../commands/models.js"), "modelsBuildAction"));
   declareFiles(build, { inputs: { "--resources": "folder" }, outputs: ["--out"] });
   const list = models
     .command("list")
@@ -56,4 +50,15 @@ export function defineModels(program: Command): void {
     .option("--json", "one JSON object a line (NDJSON), with each model's provenance")
     .action(lazy(() => import("../commands/models.js"), "modelsListAction"));
   declareFiles(list, { inputs: { "--dir": "folder" }, outputs: [] });
+}
+
+/** A fresh copy of a declared option: help layout marks options hidden, per command. */
+function copyOption(option: Option): Option {
+  const copy = new Option(option.flags, option.description);
+  if (option.parseArg !== undefined) copy.argParser(option.parseArg);
+  if (option.argChoices !== undefined) copy.choices(option.argChoices);
+  if (option.defaultValue !== undefined) {
+    copy.default(option.defaultValue, option.defaultValueDescription);
+  }
+  return copy;
 }
