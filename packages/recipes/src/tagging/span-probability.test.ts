@@ -112,4 +112,18 @@ describe("spanProbabilities", () => {
     expect(span).toMatchObject({ start: 0, end: 2, type: "A" });
     expect(span!.probability).toBeCloseTo(1, 9);
   });
+
+  it("gives 0, not NaN, where the chain gives the span's labels no mass", () => {
+    // B-A → I-A is forbidden: the decoded span's inner pair has no mass, nor does its marginal.
+    const scores: ChainScores = {
+      n: 3,
+      L: 3,
+      unary: new Float64Array(9),
+      transition: Float64Array.from([0, 0, 0, 0, 0, -Infinity, 0, 0, 0]),
+    };
+    const spans = spanProbabilities(scores, [0, 1, 2], ["O", "B-A", "I-A"], "IOB2");
+    expect(spans.map((s) => s.probability)).toEqual([0]);
+    const none: ChainScores = { ...scores, unary: new Float64Array(9).fill(-Infinity) };
+    expect(spanProbabilities(none, [1, 2, 0], ["O", "B-A", "I-A"], "IOB2")[0]!.probability).toBe(0);
+  });
 });

@@ -2,10 +2,11 @@
  * How sure a chain model is of each entity it output: the probability, under the chain CRF, that a
  * decoded span is exactly that entity — its tokens carry the decoded labels and the entity
  * neither extends left nor right. A token's marginal says nothing of its neighbours, and a
- * product of marginals is not a probability of anything; the span's own is one forward pass with
- * the span's positions (and the two around it) restricted: log Z restricted − log Z.
+ * product of marginals is not a probability of anything; the span's own is read off one
+ * forward-backward pass: the chain is Markov, so the span's probability is the pairwise marginal
+ * into its first label, times the conditional of each next label given the one before it.
  */
-import { InferenceContext, logPartition } from "@lagrange/chain-crf";
+import { forwardBackward, InferenceContext } from "@lagrange/chain-crf";
 import type { ChainScores } from "@lagrange/core";
 import { type LabelScheme, type Span, schemeSpans } from "@lagrange/datasets";
 
@@ -22,6 +23,13 @@ let context: InferenceContext | undefined;
  * every level) with its probability under `scores`: p(y[s..e) = labels[s..e), the label before
  * does not continue the span, the label after does not extend it). 0 where the chain gives the
  * span (or the sentence) no feasible labelling.
+ *
+ * One forward-backward pass with per-position pairwise marginals P_i(a, b) = p(y_{i−1} = a,
+ * y_i = b) serves every span, in O(its length + L) each: by the Markov property
+ * p = Σ_{a opens} P_s(a, l_s) · Π_{s<i<e} P_i(l_{i−1}, l_i) / m_{i−1}(l_{i−1})
+ *     · Σ_{b closes} P_e(l_{e−1}, b) / m_{e−1}(l_{e−1}),
+ * with m the token marginals, m_0(l_0) for the first factor at s = 0 and no last one at e = n. A
+ * pass restricted to each span instead (log Z restricted − log Z) costs a whole chain per span.
  */
 export function spanProbabilities(
   scores: ChainScores,
@@ -34,32 +42,39 @@ export function spanProbabilities(
   const spans = schemeSpans(decoded, scheme);
   if (spans.length === 0) return [];
   context ??= new InferenceContext();
-  const logZ = logPartition(scores, { context });
-  const NEG = Number.NEGATIVE_INFINITY;
-  const adjustment = new Float64Array(n * L);
+  const { marginals, pairwise } = forwardBackward(scores, { context, pairwise: true });
+  // Block i − 1 of `pairwise` is the pair (i − 1, i).
+  const pair = (i: number, a: number, b: number) => pairwise![(i - 1) * L * L + a * L + b]!;
+  // p · P(next | y_at = label) from a pairwise mass; a label the chain never gives (an underflowed
+  // marginal included) leaves no mass to condition on.
+  const given = (p: number, joint: number, label: number, at: number) => {
+    const m = marginals[at * L + label]!;
+    return m > 0 ? (p * joint) / m : 0;
+  };
   const out: SpanProbability[] = [];
   for (const span of spans) {
-    const from = Math.max(0, span.start - 1);
-    const to = Math.min(n, span.end + 1);
-    for (let i = span.start; i < span.end; i++) {
-      const y = labels[i]!;
-      for (let t = 0; t < L; t++) adjustment[i * L + t] = t === y ? 0 : NEG;
+    const { start, end } = span;
+    const first = labels[start]!;
+    let probability = 0;
+    if (start === 0) probability = marginals[first]!;
+    else {
+      // Whether a label next to the span breaks it is a matter of the pair alone (conlleval's
+      // chunk start and end read two neighbouring labels), so the extractor decides it on two.
+      const opens = boundary(names, scheme, "opens", first, span);
+      for (let a = 0; a < L; a++) if (opens[a] === 1) probability += pair(start, a, first);
     }
-    // Whether a label next to the span breaks it is a matter of the pair alone (conlleval's
-    // chunk start and end read two neighbouring labels), so the extractor decides it on two.
-    if (span.start > 0) {
-      const opens = boundary(names, scheme, "opens", labels[span.start]!, span);
-      for (let t = 0; t < L; t++) adjustment[(span.start - 1) * L + t] = opens[t] ? 0 : NEG;
+    for (let i = start + 1; i < end && probability > 0; i++) {
+      const before = labels[i - 1]!;
+      probability = given(probability, pair(i, before, labels[i]!), before, i - 1);
     }
-    if (span.end < n) {
-      const closes = boundary(names, scheme, "closes", labels[span.end - 1]!, span);
-      for (let t = 0; t < L; t++) adjustment[span.end * L + t] = closes[t] ? 0 : NEG;
+    if (end < n && probability > 0) {
+      const last = labels[end - 1]!;
+      const closes = boundary(names, scheme, "closes", last, span);
+      let after = 0;
+      for (let b = 0; b < L; b++) if (closes[b] === 1) after += pair(end, last, b);
+      probability = given(probability, after, last, end - 1);
     }
-    const restricted = logPartition(scores, { adjustment, context });
-    const probability =
-      restricted === NEG || logZ === NEG ? 0 : Math.min(1, Math.exp(restricted - logZ));
-    out.push({ ...span, probability });
-    adjustment.fill(0, from * L, to * L);
+    out.push({ ...span, probability: Math.min(1, probability) });
   }
   return out;
 }
