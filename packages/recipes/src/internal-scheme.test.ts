@@ -14,6 +14,7 @@ import { attributesOf } from "./model-input.js";
 import { modelOutputScheme, modelScheme, schemeEdge } from "./model-scheme.js";
 import { Tagger } from "./tagger.js";
 import { chainTagger } from "./tagging/chain-tagger.js";
+import { confidenceRecord } from "./tagging/confidence.js";
 import { isTagFailure, type TaggedSentence } from "./tagging/sequence-tagger.js";
 import { openTrainer } from "./training/open-trainer.js";
 import { trainOnCorpus } from "./training.js";
@@ -121,6 +122,23 @@ describe("a chain CRF trained under an internal scheme", () => {
     expect((forced.items[0] as TaggedSentence).labels[0]).toBe("I-ORG");
   });
 
+  it("gives marginals and each token's confidence in IOB1 labels", () => {
+    const engine = new Tagger({ model });
+    const { labels } = engine.edge;
+    const J = labels.length;
+    for (const sentence of dev.sentences.slice(0, 5)) {
+      const tagged = engine.tagAttributes(engine.attributes(sentence), sentence.tokens);
+      const c = engine.confidence(tagged, { marginals: true });
+      expect(c.marginals).toHaveLength(sentence.tokens.length * J);
+      tagged.labels.forEach((label, i) => {
+        expect(c.confidence![i]).toBe(c.marginals![i * J + labels.indexOf(label)]);
+      });
+      for (const map of confidenceRecord(c, labels).marginals!) {
+        for (const key of Object.keys(map)) expect(labels).toContain(key);
+      }
+    }
+  });
+
   it("refuses a forced IOB1 label the internal labels cannot give, rather than ignoring it", async () => {
     const tagger = chainTagger(model);
     const sentence = dev.sentences[0]!;
@@ -183,6 +201,7 @@ describe("a chain CRF trained under an internal scheme", () => {
     expect(modelScheme(plain)).toBe("IOB1");
     expect(plain.settings.outputScheme).toBeUndefined();
     expect(schemeEdge(plain).labels).toEqual(plain.labels.names());
+    expect(schemeEdge(plain).marginals).toBeUndefined();
     const bilou: Corpus = {
       ...train,
       scheme: "BILOU",

@@ -12,6 +12,7 @@ import {
   type Span,
   schemeLabels,
 } from "@lagrange/datasets";
+import { type OutputMarginals, outputMarginals } from "./tagging/output-marginals.js";
 
 /** The label scheme a model was trained under (recorded in its settings; `none` when absent). */
 export function modelScheme(model: CrfModel): LabelScheme {
@@ -86,6 +87,11 @@ export interface SchemeEdge {
    * IOB1 and IOE1 a forced `B-`/`E-` also needs its neighbour's type, which the chain decides.
    */
   liftRestriction(restriction: LabelRestriction, n: number): LabelRestriction;
+  /**
+   * Token marginals over the model's labels as ones over {@link labels}; undefined where the
+   * two are the same labels (the marginals are then the model's as they are).
+   */
+  readonly marginals: OutputMarginals | undefined;
 }
 
 /** The {@link SchemeEdge} of a model. */
@@ -99,6 +105,7 @@ export function schemeEdge(model: CrfModel): SchemeEdge {
       out: (labels) => labels,
       in: (labels) => labels,
       liftRestriction: (restriction) => restriction,
+      marginals: undefined,
     };
   }
   const { internal, output } = schemes;
@@ -109,6 +116,7 @@ export function schemeEdge(model: CrfModel): SchemeEdge {
   }
   const labels = schemeLabels(types, output);
   let compatible: Uint8Array | undefined;
+  let marginals: OutputMarginals | undefined;
   return {
     labels,
     scheme: output,
@@ -132,6 +140,11 @@ export function schemeEdge(model: CrfModel): SchemeEdge {
         }
       }
       return lifted;
+    },
+    // Built when first asked for: its tables convert every window of labels once.
+    get marginals() {
+      marginals ??= outputMarginals(names, labels, internal, output);
+      return marginals;
     },
   };
 }

@@ -466,8 +466,9 @@ export class Tagger {
   /**
    * Marginals and p(y|x) of a sentence this tagger tagged: the decoder's own marginals where it
    * has them (bcrf, mean-field), else the chain's, marked `chain-unconstrained` when the sentence
-   * was decoded under constraints or slaves. Spans: each output span's probability under the
-   * chain, over the model's own labels and scheme (an output scheme keeps the same spans).
+   * was decoded under constraints or slaves. Marginals and each token's confidence are of the
+   * labels output ({@link edge}'s). Spans: each output span's probability under the chain, over
+   * the model's own labels and scheme (an output scheme keeps the same spans).
    */
   confidence(tagged: Tagged, request: ConfidenceRequest): LabellingConfidence {
     if (this.labelsOnly) throw secondOrderOnly("--marginals and --probability");
@@ -479,6 +480,7 @@ export class Tagger {
       constrained,
       request,
       this.#options,
+      request.marginals === true ? this.edge.marginals : undefined,
     );
     if (request.spans !== true) return confidence;
     return {

@@ -316,7 +316,7 @@ export class ChainCrfTagger implements SequenceTagger {
               : {
                   confidence: confidenceRecord(
                     engine.confidence(tagged, confidence),
-                    this.model.labels.names(),
+                    engine.edge.labels,
                   ),
                 }),
           });
@@ -336,7 +336,7 @@ export class ChainCrfTagger implements SequenceTagger {
           const listed = { ...tagged, decoding: { ...tagged.decoding, labels: best.labels } };
           record = confidenceRecord(
             this.#side.confidence(listed, confidence),
-            this.model.labels.names(),
+            this.#side.edge.labels,
           );
         }
         items.push({

@@ -7,6 +7,7 @@
  */
 import { forwardBackward, InferenceContext } from "@lagrange/chain-crf";
 import { type ChainScores, type DecodeOptions, type Decoder, scoreLabelling } from "@lagrange/core";
+import type { OutputMarginals } from "./output-marginals.js";
 import type { SpanProbability } from "./span-probability.js";
 
 /** What to compute for each tagged sentence. */
@@ -22,12 +23,18 @@ export interface ConfidenceRequest {
 /**
  * Whose marginals: `chain` (the chain CRF's, exact), `chain-unconstrained` (the chain's, although
  * the labels were decoded under constraints or slaves the chain does not see: not the constrained
- * distribution), or the name of a decoder with marginals of its own (`bcrf`, `mean-field`).
+ * distribution), or the name of a decoder with marginals of its own (`bcrf`, `mean-field`);
+ * `<decoder>-factored` where its marginals, which hold no pairs, were read in an output scheme
+ * whose label at a token depends on a neighbour's (IOB1, IOE1 out of BIOES) as if neighbouring
+ * tokens were independent.
  */
 export type MarginalsSource = "chain" | "chain-unconstrained" | (string & {});
 
 export interface LabellingConfidence {
-  /** p(y_i = t) at [i·L + t], label ids as the model numbers them (with `marginals`). */
+  /**
+   * p(y_i = t) at [i·L + t] (with `marginals`): label ids as the model numbers them, or, given an
+   * output scheme's {@link OutputMarginals}, as its `labels` do.
+   */
   readonly marginals?: Float64Array;
   readonly marginalsOf?: MarginalsSource;
   /** Per token, the marginal of the label output there (with `marginals`). */
@@ -57,6 +64,8 @@ export function marginalsSource(decoder: Decoder, constrained: boolean): Margina
 /**
  * The confidence of `labels` (label ids) decoded from `scores` by `decoder`. `constrained`: the
  * sentence was decoded under constraints or slaves (the chain's marginals are then marked so).
+ * `output`: the model is read in another scheme than it was trained under (`SchemeEdge.marginals`),
+ * and the marginals, and each token's confidence, are those of the labels it outputs.
  */
 export function labellingConfidence(
   scores: ChainScores,
@@ -65,13 +74,16 @@ export function labellingConfidence(
   constrained: boolean,
   request: ConfidenceRequest,
   decodeOptions: DecodeOptions = {},
+  output?: OutputMarginals,
 ): LabellingConfidence {
   const { n, L } = scores;
   const own = request.marginals === true ? decoder.marginals?.bind(decoder) : undefined;
-  // One forward-backward gives log Z and the chain's marginals together.
+  // One forward-backward gives log Z and the chain's marginals together (and the pairs an output
+  // scheme that reads neighbours needs).
   const needChain = request.probability === true || (request.marginals === true && !own);
+  const pairwise = request.marginals === true && !own && output !== undefined && !output.local;
   context ??= new InferenceContext();
-  const chain = needChain ? forwardBackward(scores, { context }) : undefined;
+  const chain = needChain ? forwardBackward(scores, { context, pairwise }) : undefined;
   const result: {
     marginals?: Float64Array;
     marginalsOf?: MarginalsSource;
@@ -80,11 +92,16 @@ export function labellingConfidence(
     logProbability?: number;
   } = {};
   if (request.marginals === true) {
-    const marginals = own !== undefined ? own({ scores }, decodeOptions) : chain!.marginals;
+    const internal = own !== undefined ? own({ scores }, decodeOptions) : chain!.marginals;
+    const marginals = output === undefined ? internal : output.convert(internal, own === undefined ? chain!.pairwise : undefined);
+    const ids = output === undefined ? labels : output.ids(labels);
+    const width = output === undefined ? L : output.labels.length;
     const confidence = new Float64Array(n);
-    for (let i = 0; i < n; i++) confidence[i] = marginals[i * L + labels[i]!]!;
+    for (let i = 0; i < n; i++) confidence[i] = marginals[i * width + ids[i]!]!;
+    const source = marginalsSource(decoder, constrained);
     result.marginals = marginals;
-    result.marginalsOf = marginalsSource(decoder, constrained);
+    result.marginalsOf =
+      own !== undefined && output !== undefined && !output.local ? `${source}-factored` : source;
     result.confidence = confidence;
   }
   if (request.probability === true) {

@@ -157,7 +157,8 @@ export class DocumentTagger implements SequenceTagger {
     const checkpoint = checkpoints(signal);
     const groups = corpusGroups(batch, this.#grouping);
     const confidence = wantsConfidence(request);
-    const labelNames = this.#model.labels.names();
+    // The labels the marginals are of: the output scheme's (the model's own without one).
+    const labelNames = engine.edge.labels;
     // Tweet groups interleave: each item goes to its sentence's place, so items stay in order.
     const placed: (TagItem | undefined)[] = new Array(batch.length);
     let failedAt = batch.length;
