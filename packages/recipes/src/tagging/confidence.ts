@@ -93,7 +93,10 @@ export function labellingConfidence(
   } = {};
   if (request.marginals === true) {
     const internal = own !== undefined ? own({ scores }, decodeOptions) : chain!.marginals;
-    const marginals = output === undefined ? internal : output.convert(internal, own === undefined ? chain!.pairwise : undefined);
+    const marginals =
+      output === undefined
+        ? internal
+        : output.convert(internal, own === undefined ? chain!.pairwise : undefined);
     const ids = output === undefined ? labels : output.ids(labels);
     const width = output === undefined ? L : output.labels.length;
     const confidence = new Float64Array(n);

@@ -65,7 +65,11 @@ export function outputMarginals(
   const E = L;
   const W = L + 1;
   const canPair = (a: number, b: number): boolean =>
-    a === E ? mask.allowedStart[b] === 1 : b === E ? mask.allowedEnd[a] === 1 : mask.allowed[a * L + b] === 1;
+    a === E
+      ? mask.allowedStart[b] === 1
+      : b === E
+        ? mask.allowedEnd[a] === 1
+        : mask.allowed[a * L + b] === 1;
   // The output label of b between a and c (either may be the edge), converted as a window alone.
   const middle = (a: number, b: number, c: number): number => {
     const window = [names[b]!];
@@ -106,17 +110,25 @@ export function outputMarginals(
     }
     return table;
   };
-  // Tables over the window actually read: the token, (i − 1, i), (i, i + 1) or all three.
-  const single = fill(
-    Int32Array.from({ length: L }, (_, b) => {
-      for (let c = 0; c <= L; c++) if (byRight[b * W + c] !== -1) return byRight[b * W + c]!;
-      return -1;
-    }),
-    (b) => [E, b, E],
-  );
-  const fromLeft = fill(byLeft, (k) => [Math.floor(k / L), k % L, E]);
-  const fromRight = fill(byRight, (k) => [E, Math.floor(k / W), k % W]);
-  const both = fill(full, (k) => [Math.floor(k / (L * W)), Math.floor(k / W) % L, k % W]);
+  // The table of the window actually read (the token, (i − 1, i), (i, i + 1) or all three),
+  // completed; the others stay unused and unfilled (L³ conversions for a large label set).
+  const none = new Int32Array(0);
+  const single =
+    left || right
+      ? none
+      : fill(
+          Int32Array.from({ length: L }, (_, b) => {
+            for (let c = 0; c <= L; c++) if (byRight[b * W + c] !== -1) return byRight[b * W + c]!;
+            return -1;
+          }),
+          (b) => [E, b, E],
+        );
+  const fromLeft = left && !right ? fill(byLeft, (k) => [Math.floor(k / L), k % L, E]) : none;
+  const fromRight = right && !left ? fill(byRight, (k) => [E, Math.floor(k / W), k % W]) : none;
+  const both =
+    left && right
+      ? fill(full, (k) => [Math.floor(k / (L * W)), Math.floor(k / W) % L, k % W])
+      : none;
 
   const convert = (m: Float64Array, given?: Float64Array): Float64Array => {
     const n = L === 0 ? 0 : m.length / L;
