@@ -9,7 +9,16 @@ import {
   type DecoderChoice,
   decoderChoices,
 } from "./inspect.js";
-import { el, renderChart, renderFired, renderHeatmap, renderLabelling } from "./render.js";
+import {
+  byId,
+  el,
+  fetchBytes,
+  messageOf,
+  renderChart,
+  renderFired,
+  renderHeatmap,
+  renderLabelling,
+} from "./render.js";
 import { setUpTextTagging } from "./text.js";
 
 const SHIPPED_MODEL = "citation.model";
@@ -24,7 +33,6 @@ interface Provenance {
   readonly modelBytes: number;
 }
 
-const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const form = byId<HTMLFormElement>("decode-form");
 const citation = byId<HTMLTextAreaElement>("citation");
 const example = byId<HTMLSelectElement>("example");
@@ -66,16 +74,6 @@ const state: {
 function showError(message: string | null): void {
   errorBox.hidden = message === null;
   errorBox.textContent = message ?? "";
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-async function fetchBytes(path: string): Promise<Uint8Array> {
-  const response = await fetch(path);
-  if (!response.ok) throw new Error(`cannot fetch ${path}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
 }
 
 function setModel(model: CrfModel, source: string): void {

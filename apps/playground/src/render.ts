@@ -8,6 +8,21 @@ import type {
 type Children = (Node | string)[];
 
 /** A DOM element with attributes and children: the page's one way of building markup. */
+/** An element of the page by id (the ids index.html declares). */
+export const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** What an error says, for the page's error line. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A file served beside the page, as bytes; a failed fetch says which file and its status. */
+export async function fetchBytes(path: string): Promise<Uint8Array> {
+  const response = await fetch(path);
+  if (!response.ok) throw new Error(`cannot fetch ${path}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attributes: Record<string, string> = {},

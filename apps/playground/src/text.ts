@@ -11,7 +11,7 @@ import {
   taggerFromModel,
   tagText,
 } from "@lagrange/recipes/browser";
-import { el } from "./render.js";
+import { byId, el, fetchBytes, messageOf } from "./render.js";
 
 const SHIPPED_MODEL = "ner-en.lgm.gz";
 const PROVENANCE = "ner-en.json";
@@ -43,12 +43,6 @@ const TYPE_COLOURS: Readonly<Record<string, string>> = {
   LOC: "#dff5d8",
   MISC: "#f6dcf3",
 };
-
-const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Bytes that start with gzip's magic number are gunzipped in the page (no library). */
 async function gunzipped(bytes: Uint8Array): Promise<Uint8Array> {
@@ -174,9 +168,7 @@ export function setUpTextTagging(): void {
 
   const shipped = async () => {
     info.textContent = `Loading the English model ${SHIPPED_MODEL}…`;
-    const response = await fetch(SHIPPED_MODEL);
-    if (!response.ok) throw new Error(`cannot fetch ${SHIPPED_MODEL}: HTTP ${response.status}`);
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    const bytes = await fetchBytes(SHIPPED_MODEL);
     const provenance = await fetch(PROVENANCE)
       .then((r) => (r.ok ? (r.json() as Promise<TextProvenance>) : undefined))
       .catch(() => undefined);

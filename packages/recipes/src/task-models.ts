@@ -118,7 +118,7 @@ export interface BuiltTaskModel<T> {
 export async function buildTaskModel<T>(request: TaskModelRequest<T>): Promise<BuiltTaskModel<T>> {
   const { signal } = request;
   const plan = taskModelPlan(request.task, request.out);
-  const dataFiles = [await splitFile(plan.data, signal)];
+  const dataFile = await splitFile(plan.data, signal);
   if (request.out === undefined) mkdirSync(dirname(plan.out), { recursive: true });
   const started = performance.now();
   const trained = await request.train(plan);
@@ -138,7 +138,7 @@ export async function buildTaskModel<T>(request: TaskModelRequest<T>): Promise<B
   const provenance: TaskModelProvenance = {
     task: plan.task.name,
     preset: { name: plan.task.name, parts: { ...plan.task.on } },
-    data: { spec: plan.data, files: [await fileRecord(dataFiles[0]!, signal)] },
+    data: { spec: plan.data, files: [await fileRecord(dataFile, signal)] },
     resources,
     options: request.options ?? {},
     lagrange: request.version,
