@@ -32,6 +32,7 @@ const value = (x: number | null | undefined) =>
   x === null || x === undefined || !Number.isFinite(x) ? "—" : x.toPrecision(10);
 const small = (x: number | null | undefined) =>
   x === null || x === undefined || !Number.isFinite(x) ? "—" : x.toExponential(1);
+const ns = (x: number | null) => (x === null ? "—" : x >= 100 ? x.toFixed(0) : x.toPrecision(3));
 const ratio = (x: number | null) => (x === null ? "—" : `${x.toFixed(2)}×`);
 const its = (run: SystemRun | null) =>
   run === null || run.iterations === null ? "—" : String(run.iterations);
@@ -72,12 +73,15 @@ export function ad3GraphsMarkdown(s: Ad3GraphsSection): string {
         "graph",
         "vars",
         "factors",
+        "edges",
         "Lagrange ms wall / CPU",
         "it",
         "status",
+        "ns / it·edge",
         "AD3 C++ ms wall / CPU",
         "it",
         "status",
+        "ns / it·edge",
         "÷ AD3",
         "PSDD ms wall / CPU",
         "it",
@@ -91,12 +95,15 @@ export function ad3GraphsMarkdown(s: Ad3GraphsSection): string {
           r.graph,
           r.variables ?? "—",
           r.factors ?? "—",
+          r.edges ?? "—",
           ms(L),
           its(L),
           L === null ? "failed" : `${L.status}${L.certified ? " ✓" : ""}`,
+          ns(r.nsPerIterationEdgeLagrange),
           ms(A),
           its(A),
           state(A, r.ad3),
+          ns(r.nsPerIterationEdgeAd3),
           ratio(r.timeRatioAd3),
           ms(P),
           its(P),
@@ -104,7 +111,7 @@ export function ad3GraphsMarkdown(s: Ad3GraphsSection): string {
         ];
       }),
     ),
-    "✓: certified (integral primal within the gap tolerance of the dual). ÷: Lagrange's CPU time over C++'s (> 1: Lagrange slower); both run one thread, and CPU time is what a busy machine inflates least.",
+    "✓: certified (integral primal within the gap tolerance of the dual). factors: as the file declares them; edges: Σ over the factors of the binary problem both AD3s solve (UAI: its tables over two or more variables and one XOR per variable) of the variables each links. ns / it·edge: CPU time ÷ iterations ÷ edges, the cost of one edge's update in one iteration. ÷: Lagrange's CPU time over C++'s (> 1: Lagrange slower); both run one thread, and CPU time is what a busy machine inflates least.",
     "",
     "### Values",
     "",
@@ -148,6 +155,8 @@ export function ad3GraphsMarkdown(s: Ad3GraphsSection): string {
     "dual: the best (lowest) dual, an upper bound; primal: the objective of the relaxed solution (the posteriors), which need not lie below the dual before convergence; gap = dual − primal. LP rel. diff: |dual − dual of C++ AD3| ÷ max(1, |dual of C++ AD3|); *: C++ AD3 stopped at the iteration cap, so its dual is not yet the LP-MAP value. Curves (ad3-<graph>.svg beside the JSON): each system's dual at each iteration it computes one (Lagrange every iteration, ad3_multi every 50th and near the end), Lagrange's best 0/1 primal, ad3_multi's relaxed primal where it computes one; iteration k of n is drawn at k/n of the system's median CPU time.",
     "",
     ...(failures.length === 0 ? [] : [`Failed: ${failures.join("; ")}.`, ""]),
+    "**Targets (graphs)**: CPU times, this run; a multi-factor graph is one whose binary problem has more than one factor (a single factor is one projection, with no master to speak of), counted where neither AD3 failed and C++'s time is above its clock's resolution.",
+    "",
     targetsTable(s.targets),
   ].join("\n");
 }

@@ -71,6 +71,13 @@ export interface GraphRow {
   readonly format: "ad3" | "uai";
   readonly variables: number | null;
   readonly factors: number | null;
+  /**
+   * Factors of the binary problem both AD3s solve (UAI: its tables over two or more variables
+   * and one XOR per variable; single-variable tables become unaries): > 1 is a multi-factor graph.
+   */
+  readonly problemFactors: number | null;
+  /** Edges: Σ over the problem's factors of the variables each links. */
+  readonly edges: number | null;
   readonly lagrange: Outcome<LagrangeRun>;
   /** Null: the peer was not run (the reason in the section's `peer`). */
   readonly ad3: Outcome<SystemRun> | null;
@@ -78,6 +85,9 @@ export interface GraphRow {
   /** Lagrange ÷ C++ (> 1: Lagrange slower), CPU times where both have them. */
   readonly timeRatioAd3: number | null;
   readonly timeRatioPsdd: number | null;
+  /** Time ÷ iterations ÷ edges, ns (CPU where measured, else wall): the cost of one edge's update. */
+  readonly nsPerIterationEdgeLagrange: number | null;
+  readonly nsPerIterationEdgeAd3: number | null;
   /** |dual_Lagrange − dual_C++AD3| ÷ max(1, |dual_C++AD3|): the certificate's own scale. */
   readonly lpRelativeDifference: number | null;
 }

@@ -202,6 +202,8 @@ export interface CitationTaskResult {
   readonly testCitations: number;
   readonly constraints: number;
   readonly viterbiF1: number;
+  /** Viterbi's traced pass over the same citations (the chain alone), seconds: the steps' × Viterbi. */
+  readonly viterbiSeconds: number;
   readonly subgradient: StepRun;
   readonly ad3: StepRun;
   /** The timing harness (warm medians, alternating runs): Viterbi, Soft-DD subgradient, Soft-DD AD3. */

@@ -5,7 +5,12 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DecodeOptions, DecodeProblem, Decoder, Decoding } from "@lagrange/core";
 import { afterAll, describe, expect, it } from "vitest";
-import { ad3TaskOptionsFromFlags, type DecodeTrace } from "./ad3-task-options.js";
+import {
+  ad3TaskOptionsFromFlags,
+  type CitationTaskResult,
+  type DecodeTrace,
+  type GroupTaskResult,
+} from "./ad3-task-options.js";
 import { ad3TaskMarkdown, writeAd3TaskFigures } from "./ad3-task-report.js";
 import {
   certifiedWithin,
@@ -177,6 +182,93 @@ describe("ad3-tasks traces", () => {
     expect(() => ad3TaskOptionsFromFlags({ tasks: ["conll2002"] })).toThrow(
       /unknown task "conll2002"/,
     );
+  });
+
+  it("states issue 41's task targets against Viterbi, the subgradient step and its time", () => {
+    const timing = (decoder: string, decodingRatio: number) => ({
+      decoder,
+      taggingMs: 10 * decodingRatio,
+      decodingMs: decodingRatio,
+      taggingRatio: decodingRatio,
+      decodingRatio,
+    });
+    const umass: CitationTaskResult = {
+      kind: "citations",
+      id: "umass",
+      data: "generated",
+      generated: true,
+      testCitations: 3,
+      constraints: 5,
+      viterbiF1: 90,
+      viterbiSeconds: 0.008,
+      subgradient: stepRun("subgradient", 200, traces.slice(0, 2), 91, 0.008),
+      ad3: stepRun("ad3", 1000, traces, 91.05, 0.008),
+      timing: [
+        timing("viterbi", 1),
+        timing("soft-dd (subgradient)", 1.2),
+        timing("soft-dd (ad3)", 2.5),
+      ],
+    };
+    const sg = stepRun("subgradient", 200, traces.slice(0, 2), 80, 0.008);
+    const conll: GroupTaskResult = {
+      kind: "groups",
+      id: "conll2003",
+      grouping: "documents",
+      sizes: { train: 1, dev: 1, devTokens: 1, groups: 4, withFactors: 3, largestPositions: 9 },
+      model: {
+        trainDecoder: "two-slave",
+        crfIterations: 1,
+        folds: 2,
+        epochs: 1,
+        weights: {},
+        crfSeconds: 0,
+        perceptronSeconds: 0,
+      },
+      viterbi: { seconds: 0.008, f: 80 },
+      decompositions: [
+        {
+          decoder: "two-slave",
+          subgradient: sg,
+          ad3: stepRun("ad3", 1000, traces, 80, 0.008),
+          ad3CertifiedAtSubgradientTime: certifiedWithin(traces, sg.seconds),
+          ad3SecondsToSubgradientRate: secondsToRate(traces, sg.certifiedRate),
+        },
+      ],
+      exact: [],
+    };
+    const targets = ad3TaskTargets([umass, conll]);
+    const byName = (start: string) => targets.find((t) => t.name.startsWith(start))!;
+    expect(byName("UMass Soft-DD, AD3 step: ≥ 99.5 %")).toMatchObject({
+      value: "66.7 %",
+      met: false,
+    });
+    expect(byName("UMass Soft-DD, AD3 step: decoding ≤ 3× Viterbi")).toMatchObject({
+      value: "2.50× (traced pass 2.00×)",
+      met: true,
+    });
+    expect(byName("UMass Soft-DD, AD3 step: field F1 unchanged").met).toBe(true);
+    expect(byName("UMass Soft-DD, subgradient step: decoding ≤ 1.3× Viterbi")).toMatchObject({
+      value: "1.20× (traced pass 0.88×)",
+      met: true,
+    });
+    // The subgradient pass took 7 ms: AD3 certifies one counted decode of three by then.
+    expect(byName("CoNLL-2003 documents, two-slave, AD3 step")).toMatchObject({
+      value: "33.3 % within 0.01 s (subgradient 100.0 %; AD3 uncapped 66.7 %)",
+      met: false,
+    });
+    expect(
+      ad3TaskMarkdown({
+        settings: {
+          subgradientIterations: 200,
+          ad3Iterations: 1000,
+          limit: null,
+          exactTimeLimitMs: 1,
+        },
+        tasks: [umass, conll],
+        skipped: [],
+        targets,
+      }),
+    ).toContain("Viterbi (the chain alone): field F1 90.00, 0.008 s.");
   });
 
   it("marks every target not run when no task ran", () => {

@@ -141,6 +141,7 @@ async function citationTask(o: Resolved): Promise<CitationTaskResult> {
     testCitations: experiment.testSentences.length,
     constraints: entries.length,
     viterbiF1: viterbiDecoded.scores.f1,
+    viterbiSeconds,
     subgradient: runs.subgradient,
     ad3: runs.ad3,
     timing,
@@ -366,14 +367,23 @@ export async function ad3TaskSection(options: Ad3TaskOptions = {}): Promise<Ad3T
   };
 }
 
-/** The issue's targets on the tasks, against what was measured (null: that task was not run). */
+/**
+ * The targets on the tasks against what was measured (null: that task was not run): issue 41's
+ * (UMass Soft-DD, CoNLL-2003 documents), then issue 29's on WNUT-16 that still say something.
+ */
 export function ad3TaskTargets(tasks: readonly Ad3TaskEntry[]): Ad3TaskResult["targets"] {
   const umass = tasks.find((t): t is CitationTaskResult => t.kind === "citations");
-  const wnut = tasks.find((t): t is GroupTaskResult => t.kind === "groups" && t.id === "wnut16");
+  const group = (id: string) =>
+    tasks.find((t): t is GroupTaskResult => t.kind === "groups" && t.id === id);
+  const conll = group("conll2003")?.decompositions.find((d) => d.decoder === "two-slave");
+  const wnut = group("wnut16");
+  // The timing harness's order: Viterbi, Soft-DD subgradient, Soft-DD AD3 (warm, untraced).
+  const sgTiming = umass?.timing[1];
   const ad3Timing = umass?.timing[2];
   const twoSlave = wnut?.decompositions.find((d) => d.decoder === "two-slave");
   const ilp = wnut?.exact.find((e) => e.decoder.startsWith("exact ILP"));
   const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+  const times = (x: number) => `${x.toFixed(2)}×`;
   return [
     {
       name: "UMass Soft-DD, AD3 step: ≥ 99.5 % certified",
@@ -381,9 +391,12 @@ export function ad3TaskTargets(tasks: readonly Ad3TaskEntry[]): Ad3TaskResult["t
       met: umass === undefined ? null : umass.ad3.certifiedRate >= 0.995,
     },
     {
-      name: "UMass Soft-DD, AD3 step: decoding ≤ 1.3× Viterbi (timing harness)",
-      value: ad3Timing === undefined ? "not run" : `${ad3Timing.decodingRatio.toFixed(2)}×`,
-      met: ad3Timing === undefined ? null : ad3Timing.decodingRatio <= 1.3,
+      name: "UMass Soft-DD, AD3 step: decoding ≤ 3× Viterbi (timing harness)",
+      value:
+        ad3Timing === undefined
+          ? "not run"
+          : `${times(ad3Timing.decodingRatio)} (traced pass ${times(umass!.ad3.overViterbi)})`,
+      met: ad3Timing === undefined ? null : ad3Timing.decodingRatio <= 3,
     },
     {
       name: "UMass Soft-DD, AD3 step: field F1 unchanged (within 0.1 of the subgradient step's)",
@@ -393,13 +406,29 @@ export function ad3TaskTargets(tasks: readonly Ad3TaskEntry[]): Ad3TaskResult["t
           : `${umass.ad3.f.toFixed(2)} vs ${umass.subgradient.f.toFixed(2)}`,
       met: umass === undefined ? null : Math.abs(umass.ad3.f - umass.subgradient.f) <= 0.1,
     },
+    {
+      name: "UMass Soft-DD, subgradient step: decoding ≤ 1.3× Viterbi (timing harness)",
+      value:
+        sgTiming === undefined
+          ? "not run"
+          : `${times(sgTiming.decodingRatio)} (traced pass ${times(umass!.subgradient.overViterbi)})`,
+      met: sgTiming === undefined ? null : sgTiming.decodingRatio <= 1.3,
+    },
+    {
+      name: "CoNLL-2003 documents, two-slave, AD3 step: ≥ 99 % of documents certified within the subgradient step's time",
+      value:
+        conll === undefined
+          ? "not run"
+          : `${pct(conll.ad3CertifiedAtSubgradientTime)} within ${conll.subgradient.seconds.toFixed(2)} s (subgradient ${pct(conll.subgradient.certifiedRate)}; AD3 uncapped ${pct(conll.ad3.certifiedRate)})`,
+      met: conll === undefined ? null : conll.ad3CertifiedAtSubgradientTime >= 0.99,
+    },
     ...(wnut?.decompositions ?? []).map((d) => ({
-      name: `WNUT-16 ${d.decoder}, AD3 step: ≥ 99 % of groups certified within the time of ${d.subgradient.maxIterations} subgradient iterations`,
+      name: `WNUT-16 ${d.decoder}, AD3 step: ≥ 99 % of groups certified within the time of ${d.subgradient.maxIterations} subgradient iterations (issue 29)`,
       value: `${pct(d.ad3CertifiedAtSubgradientTime)} (subgradient ${pct(d.subgradient.certifiedRate)}; AD3 uncapped ${pct(d.ad3.certifiedRate)})`,
       met: d.ad3CertifiedAtSubgradientTime >= 0.99,
     })),
     {
-      name: "WNUT-16: exact ILP ≥ 40× slower than two-slave AD3 at equal F",
+      name: "WNUT-16: exact ILP ≥ 40× slower than two-slave AD3 at equal F (issue 29)",
       value:
         ilp === undefined || twoSlave === undefined
           ? "not run"

@@ -294,9 +294,11 @@ export async function ad3GraphsSection(
       status(`${graph}`);
       let lagrange: Outcome<LagrangeRun>;
       let counts: { variables: number; factors: number } | null = null;
+      let shape: { factors: number; edges: number } | null = null;
       try {
         const parsed = parseGraph(text, file);
         counts = parsed.counts;
+        shape = problemShape(parsed);
         lagrange = runLagrange(parsed, lagrangeOptions, minSampleMs);
       } catch (error) {
         lagrange = { failed: message(error) };
@@ -326,11 +328,15 @@ export async function ad3GraphsSection(
         format: formatOf(graph),
         variables: counts?.variables ?? null,
         factors: counts?.factors ?? null,
+        problemFactors: shape?.factors ?? null,
+        edges: shape?.edges ?? null,
         lagrange,
         ad3,
         psdd,
         timeRatioAd3: timeRatio(L, A),
         timeRatioPsdd: timeRatio(L, P),
+        nsPerIterationEdgeLagrange: nsPerIterationEdge(L, shape?.edges),
+        nsPerIterationEdgeAd3: nsPerIterationEdge(A, shape?.edges),
         lpRelativeDifference:
           L?.dual != null && A?.dual != null
             ? Math.abs(L.dual - A.dual) / Math.max(1, Math.abs(A.dual))
@@ -341,6 +347,21 @@ export async function ad3GraphsSection(
     await rm(work, { recursive: true, force: true });
   }
   return { skipped: null, dataDir, settings, peer, rows, targets: graphTargets(rows) };
+}
+
+/** The problem's factors and edges (a factor's edges: the variables it links). */
+function problemShape(parsed: FactorGraphFile): { factors: number; edges: number } {
+  let edges = 0;
+  for (const f of parsed.problem.factors) edges += f.variables.length;
+  return { factors: parsed.problem.factors.length, edges };
+}
+
+/** CPU time (else wall) ÷ iterations ÷ edges, ns; null where any is missing or 0. */
+function nsPerIterationEdge(run: SystemRun | null, edges: number | undefined): number | null {
+  if (run === null || edges === undefined || edges === 0 || !run.iterations) return null;
+  const seconds = Number.isFinite(run.cpuSeconds) ? run.cpuSeconds : run.seconds;
+  if (!(seconds > 0)) return null;
+  return (1e9 * seconds) / run.iterations / edges;
 }
 
 /**
@@ -355,15 +376,24 @@ function timeRatio(L: SystemRun | null, peer: SystemRun | null): number | null {
   return peer.seconds > 0 ? L.seconds / peer.seconds : null;
 }
 
-function graphTargets(rows: readonly GraphRow[]): Ad3GraphsSection["targets"] {
+/** The issue's targets on the graphs (issue 41), against what was measured. */
+export function graphTargets(rows: readonly GraphRow[]): Ad3GraphsSection["targets"] {
   const compared = rows.filter((r) => r.lpRelativeDifference !== null && cppSolvedLp(r));
   const same = compared.filter((r) => r.lpRelativeDifference! <= 1e-6);
-  const timed = rows.filter((r) => r.timeRatioAd3 !== null);
-  const within = timed.filter((r) => r.timeRatioAd3! <= 1.5);
+  // Multi-factor graphs both AD3s ran to an answer on (a single factor is one projection, no master).
+  const multi = rows.filter((r) => (r.problemFactors ?? 0) > 1 && r.timeRatioAd3 !== null);
+  const ratios = multi.map((r) => r.timeRatioAd3!);
+  const worst = multi.reduce<GraphRow | null>(
+    (w, r) => (w === null || r.timeRatioAd3! > w.timeRatioAd3! ? r : w),
+    null,
+  );
+  const above = multi.filter((r) => r.timeRatioAd3! > 3);
   const vsPsdd = rows.filter((r) => r.timeRatioPsdd !== null);
   const faster = vsPsdd.filter((r) => r.timeRatioPsdd! < 1);
   const count = (hit: readonly GraphRow[], all: readonly GraphRow[]) =>
     all.length === 0 ? "—" : `${hit.length} of ${all.length} graphs`;
+  const times = (x: number) => `${x.toFixed(2)}×`;
+  const mid = ratios.length === 0 ? null : median(ratios);
   return [
     {
       name: "the same LP-MAP value as C++ AD3 where it solved the LP (best duals within 1e-6 relative)",
@@ -371,14 +401,22 @@ function graphTargets(rows: readonly GraphRow[]): Ad3GraphsSection["targets"] {
       met: compared.length === 0 ? null : same.length === compared.length,
     },
     {
-      name: "within 1.5× C++ AD3's time (CPU)",
-      value: count(within, timed),
-      met: timed.length === 0 ? null : within.length === timed.length,
+      name: `median of Lagrange CPU ÷ C++ AD3 CPU over the multi-factor graphs both ran (${multi.length}): ≤ 1.5× (moonshot ≤ 1.0×)`,
+      value: mid === null ? "—" : times(mid),
+      met: mid === null ? null : mid <= 1.5,
     },
     {
-      name: "faster than C++ PSDD (CPU)",
+      name: "none of those above 3× (the worst named)",
+      value:
+        worst === null
+          ? "—"
+          : `max ${times(worst.timeRatioAd3!)} (${worst.graph}); ${above.length} of ${multi.length} above 3×`,
+      met: worst === null ? null : above.length === 0,
+    },
+    {
+      name: "faster than C++ PSDD (CPU) on at least half of the graphs PSDD ran",
       value: count(faster, vsPsdd),
-      met: vsPsdd.length === 0 ? null : faster.length === vsPsdd.length,
+      met: vsPsdd.length === 0 ? null : 2 * faster.length >= vsPsdd.length,
     },
   ];
 }

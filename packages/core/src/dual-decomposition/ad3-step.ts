@@ -194,10 +194,13 @@ export function solveWithAd3(
       labelling.offerWholeSlaves(slaveLabels, candidate);
     },
   };
+  // The decoders' stall rule counts dual passes: a pass at least every 5 iterations keeps it
+  // measured in iterations as the subgradient step's is.
+  const options: Ad3Options = { dualEvery: 5, ...o };
   const { status, iterations } =
-    o.exact === true
-      ? branchAndBound(run, o, hooks)
-      : runAd3(run, o, hooks, after?.iterations ?? 0);
+    options.exact === true
+      ? branchAndBound(run, options, hooks)
+      : runAd3(run, options, hooks, after?.iterations ?? 0);
   // λ_k: the row's own multiplier in the MAP of its factor at the final agreement multipliers.
   const multipliers = new Float64Array(m);
   const { edgeStart } = run.layout;

@@ -9,6 +9,39 @@ const DROP = 1e-14;
 const RIDGE = 1e-12;
 
 /**
+ * The buffers one projection uses and none keeps between calls, shared by every solver of a run
+ * (one projects at a time): a run over 80,000 small factors allocates them once, not per factor.
+ */
+export class ActiveSetScratch {
+  kkt = EMPTY;
+  rhs = EMPTY;
+  solution = EMPTY;
+  candidate = EMPTY;
+  candidateOnes = EMPTY_INT;
+  adjustment = EMPTY;
+  q = EMPTY;
+
+  /** Grows the buffers to fit a factor of `size` variables and `capacity` configurations. */
+  fit(size: number, capacity: number): void {
+    const width = capacity + 1;
+    if (this.kkt.length < width * width) {
+      this.kkt = new Float64Array(width * width);
+      this.rhs = new Float64Array(width);
+      this.solution = new Float64Array(width);
+    }
+    if (this.candidate.length < size) {
+      this.candidate = new Float64Array(size);
+      this.candidateOnes = new Int32Array(size);
+      this.adjustment = new Float64Array(size);
+      this.q = new Float64Array(size);
+    }
+  }
+}
+
+/** At most this many configurations are kept (a factor of fewer variables keeps size + 2). */
+const MAX_CAPACITY = 48;
+
+/**
  * The quadratic step for a factor that only has a MAP oracle — AD3's `GenericFactor` (Martins et
  * al. 2015, §6.3), an active-set method (Nocedal & Wright, Alg. 16.3) over the weights μ of the
  * factor's configurations:
@@ -40,40 +73,47 @@ export class ActiveSetSolver {
   #weights = EMPTY;
   /** Gram matrix of the configurations, capacity × capacity. */
   #gram = EMPTY;
-  #kkt = EMPTY;
-  #rhs = EMPTY;
-  #solution = EMPTY;
-  #candidate = EMPTY;
-  #candidateOnes = EMPTY_INT;
-  #adjustment = EMPTY;
-  #q = EMPTY;
+  readonly #scratch: ActiveSetScratch;
+  /** Views of `size` entries on the scratch (a factor's oracle sees its own length). */
+  readonly #candidate: Float64Array;
+  readonly #candidateOnes: Int32Array;
+  readonly #adjustment: Float64Array;
+  readonly #q: Float64Array;
   #count = 0;
 
-  constructor(factor: BinaryFactor, weights?: Float64Array, capacity = 48, maxSteps = 20) {
+  /**
+   * `capacity`: configurations kept (default: size + 2, at most 48; the projection is a mixture of
+   * at most size + 1 of them, Carathéodory). `scratch`: buffers shared with the run's other solvers.
+   */
+  constructor(
+    factor: BinaryFactor,
+    weights?: Float64Array,
+    scratch: ActiveSetScratch = new ActiveSetScratch(),
+    capacity = Math.min(MAX_CAPACITY, factor.size + 2),
+    maxSteps = 20,
+  ) {
     const size = factor.size;
     this.#w = weights ?? new Float64Array(size).fill(1);
     this.#factor = factor;
     this.#size = size;
     this.#capacity = capacity;
     this.#maxSteps = maxSteps;
+    this.#scratch = scratch;
+    scratch.fit(size, capacity);
+    this.#candidate = scratch.candidate.subarray(0, size);
+    this.#candidateOnes = scratch.candidateOnes.subarray(0, size);
+    this.#adjustment = scratch.adjustment.subarray(0, size);
+    this.#q = scratch.q.subarray(0, size);
   }
 
   /** Buffers on first use: most decodings certify on the MAP pass and never project. */
   #allocate(): void {
-    const size = this.#size;
     const capacity = this.#capacity;
     this.#ones = Array.from({ length: capacity }, () => new Int32Array(0));
     this.#onCount = new Int32Array(capacity);
     this.#scores = new Float64Array(capacity);
     this.#weights = new Float64Array(capacity);
     this.#gram = new Float64Array(capacity * capacity);
-    this.#kkt = new Float64Array((capacity + 1) * (capacity + 1));
-    this.#rhs = new Float64Array(capacity + 1);
-    this.#solution = new Float64Array(capacity + 1);
-    this.#candidate = new Float64Array(size);
-    this.#candidateOnes = new Int32Array(size);
-    this.#adjustment = new Float64Array(size);
-    this.#q = new Float64Array(size);
   }
 
   /** The score of the last projection, Σ_c μ_c s_c: the factor's share of the relaxed primal. */
@@ -104,7 +144,7 @@ export class ActiveSetSolver {
     for (let step = 0; step < this.#maxSteps; step++) {
       const k = this.#count;
       this.#solveKkt(v, scale);
-      const solution = this.#solution;
+      const solution = this.#scratch.solution;
       let feasible = true;
       for (let a = 0; a < k; a++) if (solution[a]! < -DROP) feasible = false;
       if (!feasible) {
@@ -286,8 +326,8 @@ export class ActiveSetSolver {
     const k = this.#count;
     const capacity = this.#capacity;
     const width = k + 1;
-    const kkt = this.#kkt;
-    const rhs = this.#rhs;
+    const kkt = this.#scratch.kkt;
+    const rhs = this.#scratch.rhs;
     const gram = this.#gram;
     const w = this.#w;
     for (let a = 0; a < k; a++) {
@@ -305,7 +345,7 @@ export class ActiveSetSolver {
     }
     kkt[k * width + k] = 0;
     rhs[k] = 1;
-    const x = this.#solution;
+    const x = this.#scratch.solution;
     for (let col = 0; col < width; col++) {
       let pivot = col;
       for (let row = col + 1; row < width; row++) {

@@ -1,7 +1,16 @@
 import { LagrangeError, ProblemValidationError } from "../../errors.js";
 import { Bounds } from "../bounds.js";
-import { ActiveSetSolver } from "./active-set.js";
+import { ActiveSetScratch, ActiveSetSolver } from "./active-set.js";
 import type { BinaryFactor, BinaryProblem } from "./binary-factor.js";
+import {
+  BoxScratch,
+  mapUnitBox,
+  projectBoxConstraint,
+  projectUnitBox,
+  unitCoefficients,
+} from "./box-kernels.js";
+import { projectPair } from "./dense-factors.js";
+import { mapOrOut, OrOutScratch, projectOrOut } from "./logic-factors.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 const POS_INF = Number.POSITIVE_INFINITY;
@@ -23,6 +32,13 @@ export interface PrimalHooks {
 
 const CACHE_TOLERANCE = 1e-12;
 
+/** How a factor projects (Ad3Layout.kind). */
+const CALLED = 0;
+const BOX = 1;
+const UNIT_BOX = 2;
+const PAIR = 3;
+const OR_OUT = 4;
+
 /** The problem's factors laid out on flat edge arrays: edge e joins factor f and variable edgeVariable[e]. */
 export class Ad3Layout {
   readonly variables: number;
@@ -39,6 +55,24 @@ export class Ad3Layout {
   /** Per factor, its edges' common weight, or 0 when they differ (then the active-set solver). */
   readonly uniformWeight: Float64Array;
   readonly maxSize: number;
+  /** The factor each edge belongs to. */
+  readonly edgeFactor: Int32Array;
+  /**
+   * How each factor projects (see FactorKernel): a closed-form kernel on the edge buffers — BOX
+   * (UNIT_BOX when every coefficient is ±1), PAIR, OR_OUT — or CALLED (its own `project`, or the
+   * active-set method). Per edge: the box factors' folded coefficients, OR-out's literal signs;
+   * per factor: the box's rhs, lower end of μ (0, or −∞ for an equality) and penalty, PAIR's score.
+   */
+  readonly kind: Uint8Array;
+  readonly edgeCoefficient: Float64Array;
+  readonly edgeSign: Uint8Array;
+  readonly boxRhs: Float64Array;
+  readonly boxLower: Float64Array;
+  readonly boxPenalty: Float64Array;
+  readonly pairScore: Float64Array;
+  /** Each variable's edges, in edge order (CSR: variable i's at varEdgeStart[i] …). */
+  readonly varEdgeStart: Int32Array;
+  readonly varEdges: Int32Array;
 
   /**
    * `edgeWeights` (one per factor–variable edge, default 1) weigh the consensus: the augmented
@@ -113,13 +147,16 @@ export class Ad3Layout {
     for (let e = 0; e < E; e++) weightSum[edgeVariable[e]!]! += weights[e]!;
     // A factor with its own projection takes one weight for all its edges (its η scales).
     const uniform = new Float64Array(F);
+    // One scratch for every solver, fitted to the largest first (their views stay on it).
+    const scratch = new ActiveSetScratch();
+    scratch.fit(maxSize, Math.min(48, maxSize + 2));
     this.solvers = this.factors.map((factor, f) => {
       const own = weights.subarray(edgeStart[f]!, edgeStart[f + 1]!);
       const first = own[0] ?? 1;
       const same = own.every((w) => w === first);
       uniform[f] = same ? first : 0;
       return factor.project === undefined || !same
-        ? new ActiveSetSolver(factor, own.slice())
+        ? new ActiveSetSolver(factor, own.slice(), scratch)
         : null;
     });
     this.edgeWeight = weights;
@@ -127,6 +164,45 @@ export class Ad3Layout {
     this.weightSum = weightSum;
     this.uniformWeight = uniform;
     this.maxSize = maxSize;
+    this.edgeFactor = new Int32Array(E);
+    for (let f = 0; f < F; f++) this.edgeFactor.fill(f, edgeStart[f]!, edgeStart[f + 1]!);
+    this.kind = new Uint8Array(F);
+    this.edgeCoefficient = new Float64Array(E);
+    this.edgeSign = new Uint8Array(E);
+    this.boxRhs = new Float64Array(F);
+    this.boxLower = new Float64Array(F);
+    this.boxPenalty = new Float64Array(F);
+    this.pairScore = new Float64Array(F);
+    this.factors.forEach((factor, f) => {
+      const kernel = factor.kernel;
+      // A factor whose edges weigh differently projects in its own norm: the active-set solver.
+      if (kernel === undefined || this.solvers[f] !== null) {
+        this.kind[f] = CALLED;
+        return;
+      }
+      const at = edgeStart[f]!;
+      if (kernel.kind === "box") {
+        this.kind[f] = unitCoefficients(kernel.coefficients) ? UNIT_BOX : BOX;
+        this.edgeCoefficient.set(kernel.coefficients, at);
+        this.boxRhs[f] = kernel.rhs;
+        this.boxLower[f] = kernel.equality ? NEG_INF : 0;
+        this.boxPenalty[f] = kernel.penalty;
+      } else if (kernel.kind === "pair") {
+        this.kind[f] = PAIR;
+        this.pairScore[f] = kernel.score;
+      } else {
+        this.kind[f] = OR_OUT;
+        this.edgeSign.set(kernel.negated, at);
+      }
+    });
+    const varEdgeStart = new Int32Array(V + 1);
+    for (let e = 0; e < E; e++) varEdgeStart[edgeVariable[e]! + 1]!++;
+    for (let i = 0; i < V; i++) varEdgeStart[i + 1]! += varEdgeStart[i]!;
+    const varEdges = new Int32Array(E);
+    const fill = varEdgeStart.slice(0, V);
+    for (let e = 0; e < E; e++) varEdges[fill[edgeVariable[e]!]!++] = e;
+    this.varEdgeStart = varEdgeStart;
+    this.varEdges = varEdges;
   }
 }
 
@@ -154,9 +230,14 @@ export class Ad3Run {
   readonly lambda: Float64Array;
   readonly q: Float64Array;
   readonly p: Float64Array;
-  readonly previousP: Float64Array;
   readonly lastInput: Float64Array;
   readonly cached: Uint8Array;
+  /** Every edge's quadratic input, and MAP adjustment (the factors' views below are on it). */
+  readonly input: Float64Array;
+  /** Every edge's MAP maximiser, and rounding scratch. */
+  readonly output: Float64Array;
+  readonly boxScratch: BoxScratch;
+  readonly orOutScratch: OrOutScratch;
   /** Per factor, views on edge-sized buffers: its quadratic input, its MAP output, its q. */
   readonly inputs: readonly Float64Array[];
   readonly outputs: readonly Float64Array[];
@@ -170,7 +251,30 @@ export class Ad3Run {
   readonly shares: Float64Array;
   primalResidual = 0;
   dualResidual = 0;
-  eta = 1;
+  /** The last MAP pass's dual value (−∞: a factor had no configuration). */
+  dual = POS_INF;
+  #eta = 1;
+  /**
+   * The step touches only what can move: the active factors (an input changed, or an edge of
+   * theirs still disagrees with p) and the variables whose copies moved. A quiet factor keeps its
+   * q, its variables their p, its edges their λ: on AD3's graphs most factors settle long before
+   * the run ends. `everything` (after a seed, a new η, new fixings) makes the next step whole.
+   */
+  readonly #active: Int32Array;
+  #activeCount = 0;
+  readonly #next: Int32Array;
+  readonly #queued: Uint8Array;
+  readonly #visited: Uint8Array;
+  readonly #dirty: Int32Array;
+  #dirtyCount = 0;
+  readonly #isDirty: Uint8Array;
+  readonly #moved: Uint8Array;
+  readonly #oldQ: Float64Array;
+  /** p before a full step. */
+  readonly #before: Float64Array;
+  #everything = true;
+  #nextCount = 0;
+  #mapped = 0;
   /** Best primal and dual, certificate and progress, shared with a caller's candidates (hooks). */
   readonly bounds = new Bounds();
   /** Whether the last MAP pass found a factor with no configuration. */
@@ -193,11 +297,14 @@ export class Ad3Run {
     this.lambda = new Float64Array(E);
     this.q = new Float64Array(E);
     this.p = new Float64Array(V);
-    this.previousP = new Float64Array(V);
     this.lastInput = new Float64Array(E).fill(Number.NaN);
     this.cached = new Uint8Array(layout.factors.length);
     const input = new Float64Array(E);
+    this.input = input;
+    this.boxScratch = new BoxScratch(layout.maxSize);
+    this.orOutScratch = new OrOutScratch(layout.maxSize);
     const output = new Float64Array(E);
+    this.output = output;
     const { edgeStart } = layout;
     const view = (buffer: Float64Array) =>
       layout.factors.map((_, f) => buffer.subarray(edgeStart[f]!, edgeStart[f + 1]!));
@@ -209,6 +316,33 @@ export class Ad3Run {
     this.bestAssignment = new Uint8Array(V);
     this.seedDegree = new Float64Array(V);
     this.shares = new Float64Array(V);
+    const F = layout.factors.length;
+    this.#active = new Int32Array(F);
+    this.#next = new Int32Array(F);
+    this.#queued = new Uint8Array(F);
+    this.#visited = new Uint8Array(F);
+    this.#dirty = new Int32Array(V);
+    this.#isDirty = new Uint8Array(V);
+    this.#moved = new Uint8Array(V);
+    this.#oldQ = new Float64Array(layout.maxSize);
+    this.#before = new Float64Array(V);
+  }
+
+  /** The quadratic penalty; a new one re-projects every factor (as AD3). */
+  get eta(): number {
+    return this.#eta;
+  }
+
+  set eta(value: number) {
+    if (value === this.#eta) return;
+    this.#eta = value;
+    this.cached.fill(0);
+    this.#everything = true;
+  }
+
+  /** After p, λ or the fixings changed from outside the step: the next step is whole. */
+  invalidate(): void {
+    this.#everything = true;
   }
 
   /** shares[i] = θ_i + fix_i shared equally among the factors of i (before each pass). */
@@ -222,50 +356,50 @@ export class Ad3Run {
   }
 
   /**
-   * The MAP pass at the current λ: the dual value (and p from the maximisers when `seed`).
-   * Returns the dual; −∞ when a factor has no configuration.
+   * The MAP pass at the current λ: the dual value into `dual` (and p from the maximisers when
+   * `seed`); −∞ when a factor has no configuration. The closed-form families take their MAP in
+   * place on the edge buffers; the others are called.
    */
-  mapPass(hooks: PrimalHooks | undefined, seed: boolean): number {
-    const { factors, edgeStart, edgeVariable, degree, variables } = this.layout;
-    const { inputs, outputs, lambda, p, shares } = this;
+  mapPass(hooks: PrimalHooks | undefined, seed: boolean): void {
+    const layout = this.layout;
+    const { factors, edgeStart, edgeVariable, degree, variables, kind } = layout;
+    const { input, output, outputs, lambda, p, shares } = this;
     this.refreshShares();
     const seeding = seed ? (hooks?.seedFactors ?? factors.length) : 0;
     const seedDegree = this.seedDegree;
     if (seed) {
       p.fill(0);
       seedDegree.fill(0);
+      this.#everything = true;
     }
     let dual = 0;
     this.infeasible = false;
     for (let f = 0; f < factors.length; f++) {
-      const factor = factors[f]!;
       const at = edgeStart[f]!;
-      const size = factor.size;
-      const adjustment = inputs[f]!;
-      const out = outputs[f]!;
-      for (let j = 0; j < size; j++)
-        adjustment[j] = shares[edgeVariable[at + j]!]! + lambda[at + j]!;
-      const value = factor.map(adjustment, out);
+      const end = edgeStart[f + 1]!;
+      for (let e = at; e < end; e++) input[e] = shares[edgeVariable[e]!]! + lambda[e]!;
+      this.#map(f, kind[f]!);
+      const value = this.#mapped;
       if (Number.isNaN(value) || value === POS_INF) {
         throw new LagrangeError(
           "bad-input",
-          `AD3: factor ${f} ("${factor.name}") has a MAP value of ${value}; expected a finite number, or −∞ for no configuration (are its log-potentials finite?)`,
+          `AD3: factor ${f} ("${factors[f]!.name}") has a MAP value of ${value}; expected a finite number, or −∞ for no configuration (are its log-potentials finite?)`,
         );
       }
       if (value === NEG_INF) this.infeasible = true;
       dual += value;
       if (f < seeding) {
-        for (let j = 0; j < size; j++) {
-          const i = edgeVariable[at + j]!;
-          p[i]! += out[j]!;
+        for (let e = at; e < end; e++) {
+          const i = edgeVariable[e]!;
+          p[i]! += output[e]!;
           seedDegree[i]!++;
         }
       }
-      hooks?.afterMap?.(f, out);
+      hooks?.afterMap?.(f, outputs[f]!);
     }
     for (let i = 0; i < variables; i++) {
       const d = degree[i]!;
-      const theta = this.layout.unary[i]! + this.fix[i]!;
+      const theta = layout.unary[i]! + this.fix[i]!;
       // A variable fixed on adds its fixing to every score of its subtree: bound the original one.
       if (this.fix[i]! > 0) dual -= this.fix[i]!;
       if (d === 0) {
@@ -273,67 +407,294 @@ export class Ad3Run {
         if (seed) p[i] = theta > 0 ? 1 : 0;
       } else if (seed && seedDegree[i]! > 0) p[i]! /= seedDegree[i]!;
     }
-    return this.infeasible ? NEG_INF : dual;
+    this.dual = this.infeasible ? NEG_INF : dual;
+  }
+
+  /**
+   * Factor f's MAP at the adjustment in the input buffer, into the output buffer; its value into
+   * #mapped (a returned double is boxed where the call is not inlined).
+   */
+  #map(f: number, kind: number): void {
+    const layout = this.layout;
+    const at = layout.edgeStart[f]!;
+    const size = layout.edgeStart[f + 1]! - at;
+    const { input, output } = this;
+    if (kind === UNIT_BOX) {
+      const scratch = this.boxScratch;
+      scratch.bounds[0] = layout.boxRhs[f]!;
+      scratch.bounds[1] = layout.boxLower[f]!;
+      scratch.bounds[2] = layout.boxPenalty[f]!;
+      mapUnitBox(input, layout.edgeCoefficient, output, at, size, scratch);
+      this.#mapped = scratch.bounds[3]!;
+      return;
+    }
+    if (kind === PAIR) {
+      const a = input[at]!;
+      const b = input[at + 1]!;
+      const both = a + b + layout.pairScore[f]!;
+      let value = 0;
+      let z0 = 0;
+      let z1 = 0;
+      if (a > value) {
+        value = a;
+        z0 = 1;
+      }
+      if (b > value) {
+        value = b;
+        z0 = 0;
+        z1 = 1;
+      }
+      if (both > value) {
+        value = both;
+        z0 = 1;
+        z1 = 1;
+      }
+      output[at] = z0;
+      output[at + 1] = z1;
+      this.#mapped = value;
+      return;
+    }
+    if (kind === OR_OUT) {
+      mapOrOut(input, layout.edgeSign, output, at, size, this.orOutScratch);
+      this.#mapped = this.orOutScratch.result[0]!;
+      return;
+    }
+    this.#mapped = layout.factors[f]!.map(this.inputs[f]!, this.outputs[f]!);
   }
 
   /** One ADMM iteration; leaves the squared primal and dual residuals, summed over edges. */
   admmStep(): void {
-    const { factors, edgeStart, edgeVariable, degree, solvers, variables } = this.layout;
-    const { inputs, qs, lambda, q, p, previousP, lastInput, cached, shares } = this;
+    const layout = this.layout;
+    const { edgeStart, edgeVariable, edgeFactor, varEdgeStart, varEdges, degree } = layout;
+    const { edgeWeight, inverseWeight, weightSum, unary, variables } = layout;
+    const { input, lambda, q, p, lastInput, cached, shares, fix } = this;
+    const active = this.#active;
+    const dirty = this.#dirty;
+    const isDirty = this.#isDirty;
+    const moved = this.#moved;
+    const oldQ = this.#oldQ;
     // Weighted consensus (see Ad3Layout): edge e's augmented term is (η·w_e/2)(q_e − p)².
-    const eta = this.eta;
+    const eta = this.#eta;
     const scale = 1 / eta;
-    this.refreshShares();
-    const { edgeWeight, inverseWeight, weightSum, uniformWeight } = this.layout;
-    for (let f = 0; f < factors.length; f++) {
-      const factor = factors[f]!;
+    const whole = this.#everything;
+    if (whole) {
+      this.#everything = false;
+      this.refreshShares();
+    }
+    // Where most edges are active anyway (every factor early on; densely shared variables), the
+    // plain passes over every edge cost less than the bookkeeping that finds the quiet ones.
+    let activeEdges = 0;
+    for (let k = 0; k < this.#activeCount; k++) {
+      const f = active[k]!;
+      activeEdges += edgeStart[f + 1]! - edgeStart[f]!;
+    }
+    const full = whole || 3 * activeEdges > input.length;
+    if (full) {
+      for (let f = 0; f < active.length; f++) active[f] = f;
+      this.#activeCount = active.length;
+    }
+    // 1. The active factors: inputs, AD3's caching (an input within 1e-12 of the last one is the
+    // same input), the projection; a variable whose copy moved is dirty.
+    const activeCount = this.#activeCount;
+    for (let k = 0; k < activeCount; k++) {
+      const f = active[k]!;
       const at = edgeStart[f]!;
-      const size = factor.size;
-      const v = inputs[f]!;
+      const end = edgeStart[f + 1]!;
       let same = cached[f] === 1;
-      for (let j = 0; j < size; j++) {
-        const e = at + j;
+      for (let e = at; e < end; e++) {
         const i = edgeVariable[e]!;
         const value = p[i]! + (shares[i]! + lambda[e]!) * scale * inverseWeight[e]!;
-        v[j] = value;
-        // AD3's caching tolerance: an input within 1e-12 of the last one is the same input.
-        if (Math.abs(value - lastInput[e]!) > CACHE_TOLERANCE || Number.isNaN(lastInput[e]!)) {
-          same = false;
+        input[e] = value;
+        if (!(Math.abs(value - lastInput[e]!) <= CACHE_TOLERANCE)) {
           lastInput[e] = value;
+          same = false;
         }
       }
-      if (!same) {
-        const out = qs[f]!;
-        const solver = solvers[f];
-        if (solver === null || solver === undefined) {
-          factor.project!(v, scale / uniformWeight[f]!, out);
-        } else solver.project(v, scale, out);
+      if (same) continue;
+      if (full) {
+        this.#project(f);
         cached[f] = 1;
-      }
-    }
-    previousP.set(p);
-    p.fill(0);
-    for (let e = 0; e < q.length; e++) p[edgeVariable[e]!]! += edgeWeight[e]! * q[e]!;
-    let dualResidual = 0;
-    for (let i = 0; i < variables; i++) {
-      if (degree[i] === 0) {
-        p[i] = this.layout.unary[i]! + this.fix[i]! > 0 ? 1 : 0;
         continue;
       }
-      const total = weightSum[i]!;
-      p[i]! /= total;
-      const change = p[i]! - previousP[i]!;
-      dualResidual += total * change * change;
+      for (let e = at; e < end; e++) oldQ[e - at] = q[e]!;
+      this.#project(f);
+      cached[f] = 1;
+      for (let e = at; e < end; e++) {
+        if (q[e] === oldQ[e - at]) continue;
+        const i = edgeVariable[e]!;
+        if (isDirty[i] === 0) {
+          isDirty[i] = 1;
+          dirty[this.#dirtyCount++] = i;
+        }
+      }
     }
-    let primalResidual = 0;
-    for (let e = 0; e < q.length; e++) {
-      const diff = q[e]! - p[edgeVariable[e]!]!;
-      const w = edgeWeight[e]!;
-      lambda[e]! -= eta * w * diff;
-      primalResidual += w * diff * diff;
+    // 2. p of the dirty variables (full: of all): their copies' weighted average, in edge order.
+    let dualResidual = 0;
+    const dirtyCount = this.#dirtyCount;
+    if (full) {
+      const before = this.#before;
+      before.set(p);
+      p.fill(0);
+      for (let e = 0; e < q.length; e++) p[edgeVariable[e]!]! += edgeWeight[e]! * q[e]!;
+      for (let i = 0; i < variables; i++) {
+        let value: number;
+        if (degree[i] === 0) value = unary[i]! + fix[i]! > 0 ? 1 : 0;
+        else {
+          value = p[i]! / weightSum[i]!;
+          const change = value - before[i]!;
+          dualResidual += weightSum[i]! * change * change;
+        }
+        p[i] = value;
+        moved[i] = value === before[i] ? 0 : 1;
+      }
+      for (let k = 0; k < dirtyCount; k++) isDirty[dirty[k]!] = 0;
+    } else {
+      for (let k = 0; k < dirtyCount; k++) {
+        const i = dirty[k]!;
+        isDirty[i] = 0;
+        const before = p[i]!;
+        let value: number;
+        if (degree[i] === 0) value = unary[i]! + fix[i]! > 0 ? 1 : 0;
+        else {
+          let total = 0;
+          for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
+            const e = varEdges[r]!;
+            total += edgeWeight[e]! * q[e]!;
+          }
+          value = total / weightSum[i]!;
+          const change = value - before;
+          dualResidual += weightSum[i]! * change * change;
+        }
+        p[i] = value;
+        moved[i] = value === before ? 0 : 1;
+      }
     }
-    this.primalResidual = primalResidual;
+    // 3. λ on the edges of the active factors and of every factor a moved variable touches (full:
+    // of all); a factor with an edge still off p, or a moved variable, is active next iteration.
+    // Any other edge has q_e = p_i: its λ stays.
+    this.primalResidual = 0;
+    this.#nextCount = 0;
+    if (full) {
+      // Every factor once, in edge order: λ, the residual, and whether it stays active.
+      const next = this.#next;
+      let nextCount = 0;
+      let residual = 0;
+      const factors = edgeStart.length - 1;
+      for (let f = 0; f < factors; f++) {
+        let keep = false;
+        for (let e = edgeStart[f]!; e < edgeStart[f + 1]!; e++) {
+          const i = edgeVariable[e]!;
+          const diff = q[e]! - p[i]!;
+          if (diff !== 0) {
+            const w = edgeWeight[e]!;
+            lambda[e]! -= eta * w * diff;
+            residual += w * diff * diff;
+            keep = true;
+          } else if (moved[i] === 1) keep = true;
+        }
+        if (keep) next[nextCount++] = f;
+      }
+      this.primalResidual = residual;
+      this.#nextCount = nextCount;
+    } else {
+      const visited = this.#visited;
+      for (let k = 0; k < activeCount; k++) {
+        visited[active[k]!] = 1;
+        this.#visit(active[k]!);
+      }
+      for (let k = 0; k < dirtyCount; k++) {
+        const i = dirty[k]!;
+        if (moved[i] === 0) continue;
+        for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
+          const f = edgeFactor[varEdges[r]!]!;
+          if (visited[f] === 0) {
+            visited[f] = 1;
+            this.#visit(f);
+          }
+        }
+      }
+      for (let k = 0; k < activeCount; k++) visited[active[k]!] = 0;
+      for (let k = 0; k < dirtyCount; k++) {
+        const i = dirty[k]!;
+        if (moved[i] === 0) continue;
+        for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
+          visited[edgeFactor[varEdges[r]!]!] = 0;
+        }
+      }
+    }
+    const next = this.#next;
+    const queued = this.#queued;
+    const nextCount = this.#nextCount;
+    for (let k = 0; k < nextCount; k++) {
+      const f = next[k]!;
+      queued[f] = 0;
+      active[k] = f;
+    }
+    this.#activeCount = nextCount;
+    this.#dirtyCount = 0;
     this.dualResidual = dualResidual;
+  }
+
+  /**
+   * λ_e −= η·w_e (q_e − p_i) on factor f's edges, adding to the primal residual; queues f for the
+   * next step when an edge is still off p or a variable of it moved.
+   */
+  #visit(f: number): void {
+    const { edgeStart, edgeVariable, edgeWeight } = this.layout;
+    const eta = this.#eta;
+    const { q, p, lambda } = this;
+    const moved = this.#moved;
+    let keep = false;
+    let residual = 0;
+    for (let e = edgeStart[f]!; e < edgeStart[f + 1]!; e++) {
+      const i = edgeVariable[e]!;
+      const diff = q[e]! - p[i]!;
+      if (diff !== 0) {
+        const w = edgeWeight[e]!;
+        lambda[e]! -= eta * w * diff;
+        residual += w * diff * diff;
+        keep = true;
+      } else if (moved[i] === 1) keep = true;
+    }
+    this.primalResidual += residual;
+    if (keep && this.#queued[f] === 0) {
+      this.#queued[f] = 1;
+      this.#next[this.#nextCount++] = f;
+    }
+  }
+
+  /** Factor f's quadratic step on the input buffer into q, by its kind. */
+  #project(f: number): void {
+    const layout = this.layout;
+    // η is read here, not passed: a double argument to a call that is not inlined is boxed.
+    const scale = 1 / this.#eta;
+    const { edgeStart, uniformWeight } = layout;
+    const at = edgeStart[f]!;
+    const size = edgeStart[f + 1]! - at;
+    const kind = layout.kind[f]!;
+    if (kind === BOX || kind === UNIT_BOX) {
+      const scratch = this.boxScratch;
+      const bounds = scratch.bounds;
+      const penalty = layout.boxPenalty[f]!;
+      bounds[0] = layout.boxRhs[f]!;
+      bounds[1] = layout.boxLower[f]!;
+      bounds[2] = penalty === POS_INF ? POS_INF : (penalty * scale) / uniformWeight[f]!;
+      if (kind === UNIT_BOX)
+        projectUnitBox(this.input, layout.edgeCoefficient, this.q, at, size, scratch);
+      else projectBoxConstraint(this.input, layout.edgeCoefficient, this.q, at, size, scratch);
+    } else if (kind === PAIR) {
+      const weight = this.boxScratch.bounds;
+      weight[0] = (layout.pairScore[f]! * scale) / uniformWeight[f]!;
+      projectPair(this.input, this.q, at, weight);
+    } else if (kind === OR_OUT) {
+      projectOrOut(this.input, layout.edgeSign, this.q, at, size, this.orOutScratch);
+    } else {
+      const solver = layout.solvers[f];
+      const out = this.qs[f]!;
+      if (solver === null || solver === undefined) {
+        layout.factors[f]!.project!(this.inputs[f]!, scale / uniformWeight[f]!, out);
+      } else solver.project(this.inputs[f]!, scale, out);
+    }
   }
 
   /** Rounds p (one-hot groups: their largest; others at ½) into `assignment`; keeps it if best. */
@@ -351,12 +712,38 @@ export class Ad3Run {
     }
     let total = 0;
     for (let i = 0; i < variables; i++) if (assignment[i] === 1) total += unary[i]!;
+    const { kind, edgeCoefficient, edgeSign, boxRhs, boxLower, boxPenalty, pairScore } =
+      this.layout;
     for (let f = 0; f < factors.length && total > NEG_INF; f++) {
-      const factor = factors[f]!;
       const at = edgeStart[f]!;
-      const z = this.outputs[f]!;
-      for (let j = 0; j < factor.size; j++) z[j] = assignment[edgeVariable[at + j]!]!;
-      total += factor.score(z);
+      const end = edgeStart[f + 1]!;
+      const k = kind[f]!;
+      if (k === UNIT_BOX) {
+        let sum = 0;
+        for (let e = at; e < end; e++) sum += edgeCoefficient[e]! * assignment[edgeVariable[e]!]!;
+        const excess = sum - boxRhs[f]!;
+        const penalty = boxPenalty[f]!;
+        if (penalty === POS_INF) {
+          const equality = boxLower[f] === NEG_INF;
+          if (equality ? excess !== 0 : excess > 0) total = NEG_INF;
+        } else if (excess > 0) total -= penalty * excess;
+      } else if (k === PAIR) {
+        if (assignment[edgeVariable[at]!] === 1 && assignment[edgeVariable[at + 1]!] === 1) {
+          total += pairScore[f]!;
+        }
+      } else if (k === OR_OUT) {
+        // The output literal (the last) is on exactly when an input literal is.
+        let any = 0;
+        for (let e = at; e < end - 1; e++) {
+          if ((assignment[edgeVariable[e]!]! ^ edgeSign[e]!) === 1) any = 1;
+        }
+        const e = end - 1;
+        if ((assignment[edgeVariable[e]!]! ^ edgeSign[e]!) !== any) total = NEG_INF;
+      } else {
+        const z = this.outputs[f]!;
+        for (let e = at; e < end; e++) z[e - at] = assignment[edgeVariable[e]!]!;
+        total += factors[f]!.score(z);
+      }
     }
     if (total > this.bounds.bestPrimal) {
       this.bounds.bestPrimal = total;

@@ -33,7 +33,31 @@ export interface BinaryFactor {
   project?(v: Float64Array, scale: number, out: Float64Array): void;
   /** Own score of a 0/1 configuration of its variables; −∞ when the factor forbids it. */
   score(z: ArrayLike<number>): number;
+  /**
+   * The closed-form family its `project` belongs to, declared so that a run projects every factor
+   * of the family in one loop over its edge buffer (no call per factor); `project` stays the
+   * reference the kernels are tested against.
+   */
+  readonly kernel?: FactorKernel;
 }
+
+/**
+ * A quadratic step in closed form over flat parameters:
+ * - `box`: the box cut by a·z ≤ rhs (= rhs when `equality`), negations folded into a and rhs; a
+ *   finite `penalty` makes the constraint soft (score −penalty·max(0, a·z − rhs));
+ * - `pair`: AD3's PAIR, `score` when both variables are on;
+ * - `or-out`: the last literal is the OR of the others (literal i negated where `negated[i]`).
+ */
+export type FactorKernel =
+  | {
+      readonly kind: "box";
+      readonly coefficients: Float64Array;
+      readonly rhs: number;
+      readonly equality: boolean;
+      readonly penalty: number;
+    }
+  | { readonly kind: "pair"; readonly score: number }
+  | { readonly kind: "or-out"; readonly negated: Uint8Array };
 
 /** A factor and the global variables its local ones stand for: local j is global `variables[j]`. */
 export interface BinaryFactorBinding {

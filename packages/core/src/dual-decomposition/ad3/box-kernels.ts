@@ -52,89 +52,430 @@ export function clip01(x: number): number {
 }
 
 /** clip(v − μ a): a zero coefficient ignores μ, so μ = ±∞ stays well defined. */
-export function stepped(v: number, a: number, mu: number): number {
+function stepped(v: number, a: number, mu: number): number {
   return a === 0 ? clip01(v) : clip01(v - mu * a);
 }
 
-/** a·clip(v − μ a, 0, 1): nonincreasing in μ. */
-export function constraintAt(v: Float64Array, a: Float64Array, n: number, mu: number): number {
-  let s = 0;
-  for (let i = 0; i < n; i++) {
-    const ai = a[i]!;
-    if (ai !== 0) s += ai * stepped(v[i]!, ai, mu);
+/**
+ * The projection's scratch: breakpoints and their slope changes, for factors of up to `size`
+ * variables (allocated once per run, shared by every factor).
+ */
+export class BoxScratch {
+  readonly key: Float64Array;
+  readonly delta: Float64Array;
+  readonly active: Int32Array;
+  /**
+   * In: the constraint's rhs, μ's range [lo, hi] (lo = −∞: an equality; hi: the penalty, ∞ when
+   * hard), set before every call (a projection may move lo up). Out: [3] the MAP's maximum. Doubles passed to or returned from a call the compiler
+   * does not inline are boxed, one allocation each: the kernels trade them through here.
+   */
+  readonly bounds = new Float64Array(4);
+  constructor(size: number) {
+    this.key = new Float64Array(2 * size + 2);
+    this.delta = new Float64Array(2 * size + 2);
+    this.active = new Int32Array(size);
   }
-  return s;
 }
 
 /**
- * The μ ∈ [lo, hi] of the projection of v onto box ∩ {a·z ≤ rhs} (lo = 0) or {a·z = rhs}
- * (lo = −∞), with hi = ∞ for a hard constraint and the penalty for a soft one: μ = lo when
- * h(lo) ≤ rhs, hi when h(hi) ≥ rhs, else the root of h(μ) = rhs, where h(μ) = a·clip(v − μa).
- * h is piecewise linear with breakpoints v_i/a_i and (v_i − 1)/a_i; a binary search over the sorted
- * breakpoints brackets the root on one linear piece, where it is solved in closed form from the set
- * of unclipped coordinates. `points` has length ≥ 2n + 2.
+ * Projects v[start … start+n) onto box ∩ {a·z ≤ rhs} (lo = 0) or {a·z = rhs} (lo = −∞), with
+ * hi = ∞ for a hard constraint and the penalty for a soft one (rhs, lo, hi: `scratch.bounds`),
+ * writing q[start …]: q = clip(v − μa)
+ * where h(μ) = a·clip(v − μa) is nonincreasing and μ = lo when h(lo) ≤ rhs, hi when h(hi) ≥ rhs,
+ * else the root of h(μ) = rhs. a, v and q are read at the same offsets (a run's edge buffers).
+ *
+ * Only coordinates whose linear piece meets (lo, hi) can move the root: the others are constant
+ * there, so a row over hundreds of indicators most of which sit at 0 sorts only the few that do
+ * not (O(n + m log m), m the moving ones). A scan over the sorted breakpoints finds the linear
+ * piece that holds the root; μ then comes in closed form from the piece's unclipped coordinates.
  */
-export function boxMultiplier(
+export function projectBoxConstraint(
   v: Float64Array,
   a: Float64Array,
+  q: Float64Array,
+  start: number,
   n: number,
-  rhs: number,
-  lo: number,
-  hi: number,
-  points: Float64Array,
-): number {
-  if (constraintAt(v, a, n, lo) <= rhs) return lo;
-  if (constraintAt(v, a, n, hi) >= rhs) return hi;
-  let m = 0;
-  for (let i = 0; i < n; i++) {
-    const ai = a[i]!;
+  scratch: BoxScratch,
+): void {
+  boxRoot(v, a, start, start + n, scratch);
+  const mu = scratch.bounds[3]!;
+  for (let e = start; e < start + n; e++) q[e] = stepped(v[e]!, a[e]!, mu);
+}
+
+/** {@link projectBoxConstraint}'s μ, into bounds[3]. */
+function boxRoot(
+  v: Float64Array,
+  a: Float64Array,
+  start: number,
+  end: number,
+  scratch: BoxScratch,
+): void {
+  const { bounds } = scratch;
+  const rhs = bounds[0]!;
+  const hi = bounds[2]!;
+  let atLo = 0;
+  if (bounds[1] === Number.NEGATIVE_INFINITY) {
+    // An equality: every coordinate moves somewhere, so bracket the root from below first. At the
+    // last coordinate's lower breakpoint c, h(c) ≥ rhs holds for a simplex (XOR) and often
+    // otherwise; then the root lies above c (the new lo) and the coordinates off there drop out.
+    let c = Number.NEGATIVE_INFINITY;
+    for (let e = start; e < end; e++) {
+      const ai = a[e]!;
+      if (ai === 0) continue;
+      atLo += Math.max(ai, 0);
+      c = Math.max(c, ai > 0 ? (v[e]! - 1) / ai : v[e]! / ai);
+    }
+    if (atLo > rhs && c > Number.NEGATIVE_INFINITY) {
+      let atC = 0;
+      for (let e = start; e < end; e++) {
+        const ai = a[e]!;
+        if (ai !== 0) atC += ai * stepped(v[e]!, ai, c);
+      }
+      if (atC >= rhs) {
+        bounds[1] = c;
+        atLo = atC;
+      }
+    }
+  } else {
+    const given = bounds[1]!;
+    for (let e = start; e < end; e++) {
+      const ai = a[e]!;
+      if (ai !== 0) atLo += ai * stepped(v[e]!, ai, given);
+    }
+  }
+  const lo = bounds[1]!;
+  // Most calls end here: the constraint holds at μ = lo (or binds at μ = hi).
+  if (atLo <= rhs) {
+    bounds[3] = lo;
+    return;
+  }
+  const highest = hi === Number.POSITIVE_INFINITY;
+  let atHi = 0;
+  for (let e = start; e < end; e++) {
+    const ai = a[e]!;
+    if (ai !== 0) atHi += highest ? Math.min(ai, 0) : ai * stepped(v[e]!, ai, hi);
+  }
+  if (atHi >= rhs) {
+    bounds[3] = hi;
+    return;
+  }
+  // The coordinates constant on (lo, hi) set aside; the others' breakpoints become events.
+  const { key, delta, active } = scratch;
+  let fixedOn = 0;
+  let moving = 0;
+  let events = 0;
+  let slope = 0;
+  for (let e = start; e < end; e++) {
+    const ai = a[e]!;
     if (ai === 0) continue;
-    const b0 = v[i]! / ai;
-    const b1 = (v[i]! - 1) / ai;
-    if (b0 > lo && b0 < hi) points[m++] = b0;
-    if (b1 > lo && b1 < hi) points[m++] = b1;
+    const vi = v[e]!;
+    const x0 = vi / ai;
+    const x1 = (vi - 1) / ai;
+    const lower = ai > 0 ? x1 : x0;
+    const upper = ai > 0 ? x0 : x1;
+    if (upper <= lo || lower >= hi) {
+      // Off for a > 0 past its upper breakpoint, on before its lower one (a < 0: the reverse).
+      if ((ai > 0 && lower >= hi) || (ai < 0 && upper <= lo)) fixedOn += ai;
+      continue;
+    }
+    active[moving++] = e;
+    const a2 = ai * ai;
+    if (lower > lo) {
+      key[events] = lower;
+      delta[events++] = -a2;
+    } else slope -= a2;
+    if (upper < hi) {
+      key[events] = upper;
+      delta[events++] = a2;
+    }
   }
-  if (Number.isFinite(lo)) points[m++] = lo;
-  if (Number.isFinite(hi)) points[m++] = hi;
-  // Only the m points found are sorted (a view: no padding to sort past).
-  points.subarray(0, m).sort();
-  // Below the first point h equals h(lo) > rhs, above the last h(hi) < rhs: the root is inside.
-  let i0 = 0;
-  let i1 = m - 1;
-  while (i1 - i0 > 1) {
-    const mid = (i0 + i1) >> 1;
-    if (constraintAt(v, a, n, points[mid]!) > rhs) i0 = mid;
-    else i1 = mid;
+  sortPairs(key, delta, events);
+  // Walk up from lo: the root lies on the first piece where h falls to rhs.
+  let from = lo;
+  let value = atLo;
+  let to = Number.POSITIVE_INFINITY;
+  for (let k = 0; k < events; k++) {
+    const at = key[k]!;
+    const next = slope === 0 ? value : value + slope * (at - from);
+    if (next <= rhs) {
+      to = at;
+      break;
+    }
+    from = at;
+    value = next;
+    slope += delta[k]!;
   }
-  const p0 = points[i0]!;
-  const p1 = points[i1]!;
-  const pm = 0.5 * (p0 + p1);
-  let numerator = -rhs;
+  to = Math.min(to, hi);
+  // Closed form on the piece (from, to): Σ_on a_i + Σ_between a_i (v_i − μ a_i) = rhs.
+  const inside = Number.isFinite(to) ? 0.5 * (from + to) : from + 1;
+  let numerator = fixedOn - rhs;
   let denominator = 0;
-  for (let i = 0; i < n; i++) {
-    const ai = a[i]!;
-    if (ai === 0) continue;
-    const x = v[i]! - pm * ai;
+  for (let k = 0; k < moving; k++) {
+    const e = active[k]!;
+    const ai = a[e]!;
+    const x = v[e]! - inside * ai;
     if (x >= 1) numerator += ai;
     else if (x > 0) {
-      numerator += ai * v[i]!;
+      numerator += ai * v[e]!;
       denominator += ai * ai;
     }
   }
-  if (!(denominator > 0)) return p1;
-  const mu = numerator / denominator;
-  return mu < p0 ? p0 : Math.min(mu, p1);
+  const mu = denominator > 0 ? numerator / denominator : to;
+  bounds[3] = Math.min(Math.max(mu, from), to);
 }
 
-/** Writes clip(v − μ a) to out. */
-export function writeStepped(
+/** Whether every coefficient is ±1 (then {@link projectUnitBox} applies). */
+export function unitCoefficients(a: Float64Array): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== 1 && a[i] !== -1) return false;
+  return true;
+}
+
+/**
+ * {@link projectBoxConstraint} for coefficients that are all ±1 (XOR, AtMostOne, OR, IMPLY, BUDGET,
+ * and most constraint rows): in t-space, t = v where a = 1 and 1 − v where a = −1, every
+ * coordinate is clip(t − μ) and the constraint reads Σ clip(t − μ) = rhs + #(a = −1) — a capped
+ * simplex. No divisions; the moving coordinates' t are sorted once (each coordinate's two
+ * breakpoints t − 1 and t keep that order), and a scan over both event streams carries the piece's
+ * state (how many are on, how many between and their Σ t), so μ comes out of the piece it lies on.
+ */
+export function projectUnitBox(
   v: Float64Array,
   a: Float64Array,
+  q: Float64Array,
+  start: number,
   n: number,
-  mu: number,
+  scratch: BoxScratch,
+): void {
+  unitRoot(v, a, start, start + n, scratch);
+  const mu = scratch.bounds[3]!;
+  for (let e = start; e < start + n; e++) {
+    const x = a[e]! < 0 ? v[e]! + mu : v[e]! - mu;
+    q[e] = Math.min(Math.max(x, 0), 1);
+  }
+}
+
+/** {@link projectUnitBox}'s μ, into bounds[3]. */
+function unitRoot(
+  v: Float64Array,
+  a: Float64Array,
+  start: number,
+  end: number,
+  scratch: BoxScratch,
+): void {
+  const { bounds, key } = scratch;
+  let target = bounds[0]!;
+  const hi = bounds[2]!;
+  let atLo = 0;
+  let top = Number.NEGATIVE_INFINITY;
+  const lowest = bounds[1] === Number.NEGATIVE_INFINITY;
+  const given = bounds[1]!;
+  for (let e = start; e < end; e++) {
+    const negative = a[e]! < 0;
+    const t = negative ? 1 - v[e]! : v[e]!;
+    if (negative) target += 1;
+    top = Math.max(top, t);
+    // (An equality counts every literal on at μ = −∞; accumulated, not assigned from n: a double
+    // merged with an integer argument is boxed on every call.)
+    atLo += lowest ? 1 : Math.min(Math.max(t - given, 0), 1);
+  }
+  if (lowest) {
+    // At c = max t − 1 the largest coordinate is fully on, so Σ ≥ 1: for a simplex (target 1)
+    // the root lies above c (the new lo), and the coordinates off there drop out of the search.
+    const c = top - 1;
+    let atC = 0;
+    for (let e = start; e < end; e++) {
+      const t = a[e]! < 0 ? 1 - v[e]! : v[e]!;
+      atC += Math.min(Math.max(t - c, 0), 1);
+    }
+    if (atC >= target) {
+      bounds[1] = c;
+      atLo = atC;
+    }
+  }
+  const lo = bounds[1]!;
+  if (atLo <= target) {
+    bounds[3] = lo;
+    return;
+  }
+  if (hi === Number.POSITIVE_INFINITY) {
+    if (target <= 0) {
+      bounds[3] = hi;
+      return;
+    }
+  } else {
+    let atHi = 0;
+    for (let e = start; e < end; e++) {
+      const t = a[e]! < 0 ? 1 - v[e]! : v[e]!;
+      atHi += Math.min(Math.max(t - hi, 0), 1);
+    }
+    if (atHi >= target) {
+      bounds[3] = hi;
+      return;
+    }
+  }
+  // Coordinates on throughout (lo, hi) count once; those off there not at all.
+  let fixedOn = 0;
+  let m = 0;
+  for (let e = start; e < end; e++) {
+    const t = a[e]! < 0 ? 1 - v[e]! : v[e]!;
+    if (t <= lo) continue;
+    if (t - 1 >= hi) fixedOn++;
+    else key[m++] = t;
+  }
+  sortPairs(key, null, m);
+  // At μ = lo: coordinates with t − 1 ≤ lo are between (value t − μ), the rest on.
+  let on = 0;
+  let between = 0;
+  let sum = 0;
+  let upper = 0;
+  for (let k = 0; k < m; k++) {
+    const t = key[k]!;
+    if (t - 1 <= lo) {
+      between++;
+      sum += t;
+    } else on++;
+  }
+  let lower = m - on;
+  let mu = hi;
+  for (;;) {
+    // The next event: a coordinate leaving (its t) or one starting to move (its t − 1).
+    const nextUpper = upper < m ? key[upper]! : Number.POSITIVE_INFINITY;
+    const nextLower = lower < m ? key[lower]! - 1 : Number.POSITIVE_INFINITY;
+    const next = Math.min(nextUpper, nextLower, hi);
+    const atNext = fixedOn + on + sum - between * next;
+    if (atNext <= target || next === hi) {
+      if (between > 0) mu = (fixedOn + on + sum - target) / between;
+      mu = Math.min(mu, next);
+      break;
+    }
+    if (nextLower <= nextUpper) {
+      on--;
+      between++;
+      sum += key[lower++]!;
+    } else {
+      between--;
+      sum -= key[upper++]!;
+    }
+  }
+  bounds[3] = Math.max(mu, lo);
+}
+
+/**
+ * The MAP of a unit-coefficient box factor (see {@link projectUnitBox}): maximise adj·z (less
+ * penalty·max(0, a·z − rhs) when soft) over the box cut by the constraint. In t-space a literal
+ * gains g = ±adj; the largest gains fill the rhs (a fractional rhs leaves one literal fractional,
+ * as the box LP does), then a soft constraint takes the literals whose gain beats the penalty.
+ * Writes z to out[start …] and the maximum (−∞: no point of the box meets a hard constraint) to
+ * bounds[3].
+ */
+export function mapUnitBox(
+  adj: Float64Array,
+  a: Float64Array,
   out: Float64Array,
-) {
-  for (let i = 0; i < n; i++) out[i] = stepped(v[i]!, a[i]!, mu);
+  start: number,
+  n: number,
+  scratch: BoxScratch,
+): void {
+  const end = start + n;
+  const { bounds, key, delta } = scratch;
+  const rhs = bounds[0]!;
+  const equality = bounds[1] === Number.NEGATIVE_INFINITY;
+  const penalty = bounds[2]!;
+  const hard = penalty === Number.POSITIVE_INFINITY;
+  let target = rhs;
+  let constant = 0;
+  let m = 0;
+  for (let e = start; e < end; e++) {
+    const negative = a[e]! < 0;
+    const gain = negative ? -adj[e]! : adj[e]!;
+    if (negative) {
+      target += 1;
+      constant += adj[e]!;
+    }
+    // Every literal starts off: z = 0, or 1 where negated.
+    out[e] = negative ? 1 : 0;
+    // Only a literal that gains can be worth taking, unless an equality must be filled.
+    if (gain > 0 || equality) {
+      key[m] = -gain;
+      delta[m++] = e;
+    }
+  }
+  if ((hard && target < 0) || (equality && target > n)) {
+    // No point of the box meets it: the least-violating vertex, every literal off.
+    for (let e = start; e < end; e++) out[e] = a[e]! < 0 ? 1 : 0;
+    bounds[3] = Number.NEGATIVE_INFINITY;
+    return;
+  }
+  sortPairs(key, delta, m);
+  let remaining = target;
+  let value = constant;
+  let taken = 0;
+  for (let k = 0; k < m; k++) {
+    const gain = -key[k]!;
+    let lit = 0;
+    if (remaining >= 1) lit = 1;
+    else if (remaining > 0) lit = hard || gain <= penalty ? remaining : 1;
+    else if (!hard && gain > penalty) lit = 1;
+    else break;
+    remaining -= lit;
+    taken += lit;
+    value += gain * lit;
+    const e = delta[k]!;
+    out[e] = a[e]! < 0 ? 1 - lit : lit;
+  }
+  if (!hard && taken > target) value -= penalty * (taken - target);
+  bounds[3] = value;
+}
+
+/**
+ * Sorts keys[0 … m) ascending, moving values[] (when given) along, in place and without
+ * allocating: insertion sort for the short runs most factors have, heapsort beyond.
+ */
+export function sortPairs(keys: Float64Array, values: Float64Array | null, m: number): void {
+  if (m <= 24) {
+    for (let i = 1; i < m; i++) {
+      const k = keys[i]!;
+      const x = values === null ? 0 : values[i]!;
+      let j = i - 1;
+      while (j >= 0 && keys[j]! > k) {
+        keys[j + 1] = keys[j]!;
+        if (values !== null) values[j + 1] = values[j]!;
+        j--;
+      }
+      keys[j + 1] = k;
+      if (values !== null) values[j + 1] = x;
+    }
+    return;
+  }
+  for (let i = (m >> 1) - 1; i >= 0; i--) siftDown(keys, values, i, m);
+  for (let end = m - 1; end > 0; end--) {
+    const k = keys[0]!;
+    keys[0] = keys[end]!;
+    keys[end] = k;
+    if (values !== null) {
+      const x = values[0]!;
+      values[0] = values[end]!;
+      values[end] = x;
+    }
+    siftDown(keys, values, 0, end);
+  }
+}
+
+function siftDown(keys: Float64Array, values: Float64Array | null, root: number, m: number): void {
+  const k = keys[root]!;
+  const x = values === null ? 0 : values[root]!;
+  let i = root;
+  for (;;) {
+    let child = 2 * i + 1;
+    if (child >= m) break;
+    if (child + 1 < m && keys[child + 1]! > keys[child]!) child++;
+    if (keys[child]! <= k) break;
+    keys[i] = keys[child]!;
+    if (values !== null) values[i] = values[child]!;
+    i = child;
+  }
+  keys[i] = k;
+  if (values !== null) values[i] = x;
 }
 
 /**
@@ -176,8 +517,8 @@ export function boxLpMax(
     if (a[i] !== 0 && r > 0 && (r < c || r === Number.POSITIVE_INFINITY)) points[m++] = r;
   }
   if (Number.isFinite(c)) points[m++] = c;
-  // Only the m points found are sorted (a view: no padding to sort past).
-  points.subarray(0, m).sort();
+  // Only the m points found are sorted, in place.
+  sortPairs(points, null, m);
   let mu: number;
   if (rightSlope(a, ratio, n, rhs, points[m - 1]!) < 0) mu = points[m - 1]!;
   else {

@@ -2,10 +2,65 @@
 
 import { ProblemValidationError } from "../../errors.js";
 import type { BinaryFactor } from "./binary-factor.js";
-import { checkFinite, clip01 } from "./box-kernels.js";
+import { checkFinite } from "./box-kernels.js";
 
 // ---------------------------------------------------------------------------------------------
 // PAIR
+
+/**
+ * PAIR's quadratic step on v[start], v[start + 1] into q, w = weight[0] the scaled score (in a
+ * buffer: a double argument to a call that is not inlined is boxed). Each piece's objective
+ * bounds the true one from one side and equals it on the piece, so a piece's maximiser that lies
+ * in its own piece is optimal.
+ */
+export function projectPair(
+  v: Float64Array,
+  q: Float64Array,
+  start: number,
+  weight: Float64Array,
+): void {
+  const w = weight[0]!;
+  const v0 = v[start]!;
+  const v1 = v[start + 1]!;
+  // Each branch writes its own answer: locals merged from several paths were boxed per call.
+  if (w >= 0) {
+    const a0 = Math.min(1, Math.max(0, v0 + w));
+    const a1 = Math.min(1, Math.max(0, v1));
+    if (a0 <= a1) {
+      q[start] = a0;
+      q[start + 1] = a1;
+      return;
+    }
+    const b0 = Math.min(1, Math.max(0, v0));
+    const b1 = Math.min(1, Math.max(0, v1 + w));
+    if (b1 <= b0) {
+      q[start] = b0;
+      q[start + 1] = b1;
+      return;
+    }
+    const t = Math.min(1, Math.max(0, 0.5 * (v0 + v1 + w)));
+    q[start] = t;
+    q[start + 1] = t;
+    return;
+  }
+  const a0 = Math.min(1, Math.max(0, v0));
+  const a1 = Math.min(1, Math.max(0, v1));
+  if (a0 + a1 <= 1) {
+    q[start] = a0;
+    q[start + 1] = a1;
+    return;
+  }
+  const b0 = Math.min(1, Math.max(0, v0 + w));
+  const b1 = Math.min(1, Math.max(0, v1 + w));
+  if (b0 + b1 >= 1) {
+    q[start] = b0;
+    q[start + 1] = b1;
+    return;
+  }
+  const t = Math.min(1, Math.max(0, 0.5 * (v0 - v1 + 1)));
+  q[start] = t;
+  q[start + 1] = 1 - t;
+}
 
 /**
  * AD3's PAIR: two variables, `score` added when both are 1. Its score over [0,1]² is the concave
@@ -14,6 +69,7 @@ import { checkFinite, clip01 } from "./box-kernels.js";
  */
 export function pairFactor(score: number): BinaryFactor {
   checkFinite("pairFactor.score", score);
+  const weight = new Float64Array(1);
   return {
     name: "pair",
     size: 2,
@@ -44,49 +100,10 @@ export function pairFactor(score: number): BinaryFactor {
       return value;
     },
     project(v, scale, out) {
-      const v0 = v[0]!;
-      const v1 = v[1]!;
-      const w = scale * score;
-      // Each piece's objective bounds the true one from one side and equals it on the piece, so
-      // a piece's maximiser that lies in its own piece is optimal.
-      if (w >= 0) {
-        let q0 = clip01(v0 + w);
-        let q1 = clip01(v1);
-        if (q0 <= q1) {
-          out[0] = q0;
-          out[1] = q1;
-          return;
-        }
-        q0 = clip01(v0);
-        q1 = clip01(v1 + w);
-        if (q1 <= q0) {
-          out[0] = q0;
-          out[1] = q1;
-          return;
-        }
-        const t = clip01(0.5 * (v0 + v1 + w));
-        out[0] = t;
-        out[1] = t;
-        return;
-      }
-      let q0 = clip01(v0);
-      let q1 = clip01(v1);
-      if (q0 + q1 <= 1) {
-        out[0] = q0;
-        out[1] = q1;
-        return;
-      }
-      q0 = clip01(v0 + w);
-      q1 = clip01(v1 + w);
-      if (q0 + q1 >= 1) {
-        out[0] = q0;
-        out[1] = q1;
-        return;
-      }
-      const t = clip01(0.5 * (v0 - v1 + 1));
-      out[0] = t;
-      out[1] = 1 - t;
+      weight[0] = scale * score;
+      projectPair(v, out, 0, weight);
     },
+    kernel: { kind: "pair", score },
     score(z) {
       return (z[0] ?? 0) > 0.5 && (z[1] ?? 0) > 0.5 ? score : 0;
     },

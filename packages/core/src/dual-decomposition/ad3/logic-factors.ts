@@ -17,14 +17,18 @@
 import { ProblemValidationError } from "../../errors.js";
 import type { BinaryFactor } from "./binary-factor.js";
 import {
+  BoxScratch,
   boxLpMax,
-  boxMultiplier,
   checkFinite,
   checkSize,
   clip01,
   literalSigns,
+  mapUnitBox,
   noFlip,
-  writeStepped,
+  projectBoxConstraint,
+  projectUnitBox,
+  sortPairs,
+  unitCoefficients,
 } from "./box-kernels.js";
 
 /** A linear-constraint factor: {@link BinaryFactor} plus the multiplier of its last `map`. */
@@ -74,33 +78,45 @@ function literal(z: ArrayLike<number>, signs: Uint8Array, i: number): number {
 }
 
 /**
- * The literal-space adjustment (adj_i negated → −adj_i) and the constant Σ_{negated} adj_i it
- * drops: adj·z = constant + adj'·lit.
+ * MAP, projection and declared kernel of a factor over box ∩ {a·z ≤ rhs} (= rhs when `equality`),
+ * hard: the unit kernels where every coefficient is ±1 (the run batches the same ones), else the
+ * general ones.
  */
-function literalAdjustment(adj: Float64Array, signs: Uint8Array, n: number, into: Float64Array) {
-  let constant = 0;
-  for (let i = 0; i < n; i++) {
-    const x = adj[i]!;
-    if (signs[i] !== 0) {
-      into[i] = -x;
-      constant += x;
-    } else into[i] = x;
-  }
-  return constant;
-}
-
-function writeLiterals(lit: Float64Array, signs: Uint8Array, n: number, out: Float64Array) {
-  for (let i = 0; i < n; i++) out[i] = signs[i] !== 0 ? 1 - lit[i]! : lit[i]!;
-}
-
-/** A projection onto box ∩ {a·z ≤ rhs} (or = rhs) with preallocated breakpoints. */
-function boxProjector(folded: Folded, equality: boolean) {
-  const n = folded.a.length;
-  const points = new Float64Array(2 * n + 2);
+function boxMethods(
+  folded: Folded,
+  equality: boolean,
+): Pick<BinaryFactor, "map" | "project" | "kernel"> {
+  const { a, rhs } = folded;
+  const n = a.length;
+  const scratch = new BoxScratch(n);
   const lo = equality ? Number.NEGATIVE_INFINITY : 0;
-  return (v: Float64Array, _scale: number, out: Float64Array): void => {
-    const mu = boxMultiplier(v, folded.a, n, folded.rhs, lo, Number.POSITIVE_INFINITY, points);
-    writeStepped(v, folded.a, n, mu, out);
+  const unit = unitCoefficients(a);
+  const setBounds = (): void => {
+    scratch.bounds[0] = rhs;
+    scratch.bounds[1] = lo;
+    scratch.bounds[2] = Number.POSITIVE_INFINITY;
+  };
+  const ratio = new Float64Array(n);
+  const points = new Float64Array(n + 2);
+  return {
+    map(adjustment, out) {
+      if (unit) {
+        setBounds();
+        mapUnitBox(adjustment, a, out, 0, n, scratch);
+        return scratch.bounds[3]!;
+      }
+      const mu = boxLpMax(adjustment, a, n, rhs, Number.POSITIVE_INFINITY, ratio, points, out);
+      if (mu === Number.POSITIVE_INFINITY) return Number.NEGATIVE_INFINITY;
+      let value = 0;
+      for (let i = 0; i < n; i++) value += adjustment[i]! * out[i]!;
+      return value;
+    },
+    project(v, _scale, out) {
+      setBounds();
+      if (unit) projectUnitBox(v, a, out, 0, n, scratch);
+      else projectBoxConstraint(v, a, out, 0, n, scratch);
+    },
+    kernel: { kind: "box", coefficients: a, rhs, equality, penalty: Number.POSITIVE_INFINITY },
   };
 }
 
@@ -116,21 +132,10 @@ export function xorFactor(size: number, negated?: Uint8Array): BinaryFactor {
   checkSize("xorFactor", size, 1);
   const signs = literalSigns("xorFactor", size, negated, noFlip);
   const folded = fold(ones(size), signs, 1);
-  const lit = new Float64Array(size);
   return {
     name: "xor",
     size,
-    map(adjustment, out) {
-      const constant = literalAdjustment(adjustment, signs, size, lit);
-      let best = 0;
-      for (let i = 1; i < size; i++) if (lit[i]! > lit[best]!) best = i;
-      const value = constant + lit[best]!;
-      lit.fill(0);
-      lit[best] = 1;
-      writeLiterals(lit, signs, size, out);
-      return value;
-    },
-    project: boxProjector(folded, true),
+    ...boxMethods(folded, true),
     score(z) {
       let on = 0;
       for (let i = 0; i < size; i++) on += literal(z, signs, i);
@@ -144,21 +149,10 @@ export function atMostOneFactor(size: number, negated?: Uint8Array): BinaryFacto
   checkSize("atMostOneFactor", size, 1);
   const signs = literalSigns("atMostOneFactor", size, negated, noFlip);
   const folded = fold(ones(size), signs, 1);
-  const lit = new Float64Array(size);
   return {
     name: "at-most-one",
     size,
-    map(adjustment, out) {
-      const constant = literalAdjustment(adjustment, signs, size, lit);
-      let best = 0;
-      for (let i = 1; i < size; i++) if (lit[i]! > lit[best]!) best = i;
-      const gain = lit[best]!;
-      lit.fill(0);
-      if (gain > 0) lit[best] = 1;
-      writeLiterals(lit, signs, size, out);
-      return constant + Math.max(gain, 0);
-    },
-    project: boxProjector(folded, false),
+    ...boxMethods(folded, false),
     score(z) {
       let on = 0;
       for (let i = 0; i < size; i++) on += literal(z, signs, i);
@@ -171,29 +165,10 @@ function orLike(name: string, where: string, size: number, signs: Uint8Array): B
   checkSize(where, size, 1);
   // Σ lit ≥ 1  ⇔  −Σ lit ≤ −1.
   const folded = fold(new Float64Array(size).fill(-1), signs, -1);
-  const lit = new Float64Array(size);
   return {
     name,
     size,
-    map(adjustment, out) {
-      const constant = literalAdjustment(adjustment, signs, size, lit);
-      let best = 0;
-      let sum = 0;
-      let any = false;
-      for (let i = 0; i < size; i++) {
-        const x = lit[i]!;
-        if (x > lit[best]!) best = i;
-        if (x > 0) {
-          sum += x;
-          any = true;
-        }
-      }
-      if (!any) sum = lit[best]!;
-      for (let i = 0; i < size; i++) lit[i] = lit[i]! > 0 || (!any && i === best) ? 1 : 0;
-      writeLiterals(lit, signs, size, out);
-      return constant + sum;
-    },
-    project: boxProjector(folded, false),
+    ...boxMethods(folded, false),
     score(z) {
       for (let i = 0; i < size; i++) if (literal(z, signs, i) === 1) return 0;
       return Number.NEGATIVE_INFINITY;
@@ -267,29 +242,10 @@ function singleConstraint(
   folded: Folded,
   allows: (z: ArrayLike<number>) => boolean,
 ): BinaryFactor {
-  const n = folded.a.length;
-  const ratio = new Float64Array(n);
-  const points = new Float64Array(n + 2);
   return {
     name,
-    size: n,
-    map(adjustment, out) {
-      const mu = boxLpMax(
-        adjustment,
-        folded.a,
-        n,
-        folded.rhs,
-        Number.POSITIVE_INFINITY,
-        ratio,
-        points,
-        out,
-      );
-      if (mu === Number.POSITIVE_INFINITY) return Number.NEGATIVE_INFINITY;
-      let value = 0;
-      for (let i = 0; i < n; i++) value += adjustment[i]! * out[i]!;
-      return value;
-    },
-    project: boxProjector(folded, false),
+    size: folded.a.length,
+    ...boxMethods(folded, false),
     score(z) {
       return allows(z) ? 0 : Number.NEGATIVE_INFINITY;
     },
@@ -299,80 +255,133 @@ function singleConstraint(
 // ---------------------------------------------------------------------------------------------
 // OR with output, AND with output
 
+/** Buffers for {@link projectOrOut} over factors of up to `size` variables. */
+export class OrOutScratch {
+  /** [0]: the last {@link mapOrOut}'s maximum. */
+  readonly result = new Float64Array(1);
+  readonly lit: Float64Array;
+  readonly x: Float64Array;
+  readonly sorted: Float64Array;
+  readonly ones: Float64Array;
+  readonly box: BoxScratch;
+  constructor(size: number) {
+    this.lit = new Float64Array(size);
+    this.x = new Float64Array(size);
+    this.sorted = new Float64Array(size);
+    this.ones = ones(size);
+    this.box = new BoxScratch(size);
+  }
+}
+
+/**
+ * OR-with-output's MAP on adj[start … start+size) into out, the maximum into scratch.result[0]:
+ * in literal space, all off (value 0), or the output on with every positive input and, when none
+ * is positive, the best single input.
+ */
+export function mapOrOut(
+  adj: Float64Array,
+  signs: Uint8Array,
+  out: Float64Array,
+  start: number,
+  size: number,
+  scratch: OrOutScratch,
+): void {
+  const { lit } = scratch;
+  const m = size - 1;
+  let constant = 0;
+  for (let i = 0; i < size; i++) {
+    const x = adj[start + i]!;
+    if (signs[start + i] !== 0) {
+      lit[i] = -x;
+      constant += x;
+    } else lit[i] = x;
+  }
+  let sum = 0;
+  let best = -1;
+  let any = false;
+  for (let i = 0; i < m; i++) {
+    const y = lit[i]!;
+    if (best < 0 || y > lit[best]!) best = i;
+    if (y > 0) {
+      sum += y;
+      any = true;
+    }
+  }
+  let onValue = Number.NEGATIVE_INFINITY;
+  if (best >= 0) onValue = lit[m]! + (any ? sum : lit[best]!);
+  const on = onValue > 0;
+  for (let i = 0; i < m; i++) lit[i] = on && (lit[i]! > 0 || (!any && i === best)) ? 1 : 0;
+  lit[m] = on ? 1 : 0;
+  for (let i = 0; i < size; i++) out[start + i] = signs[start + i] !== 0 ? 1 - lit[i]! : lit[i]!;
+  scratch.result[0] = constant + (on ? onValue : 0);
+}
+
+/**
+ * OR-with-output's quadratic step on v[start … start+size) (literal signs at the same offsets),
+ * into q: in literal space project onto {0 ≤ u_i ≤ w ≤ 1} first — u_i = clip(a_i, 0, w), w the
+ * clipped root of (w − b) − Σ max(0, a_i − w) — and when that breaks w ≤ Σ u, onto that face,
+ * where (u, 1 − w) lies in the simplex.
+ */
+export function projectOrOut(
+  v: Float64Array,
+  signs: Uint8Array,
+  q: Float64Array,
+  start: number,
+  size: number,
+  scratch: OrOutScratch,
+): void {
+  const { lit, x, sorted } = scratch;
+  const m = size - 1;
+  for (let i = 0; i < size; i++) {
+    const vi = v[start + i]!;
+    lit[i] = signs[start + i] !== 0 ? 1 - vi : vi;
+  }
+  const b = lit[m]!;
+  for (let i = 0; i < m; i++) sorted[i] = lit[i]!;
+  sortPairs(sorted, null, m);
+  let w = b;
+  let above = 0;
+  for (let k = 0; k <= m; k++) {
+    w = (b + above) / (1 + k);
+    const next = k < m ? sorted[m - 1 - k]! : Number.NEGATIVE_INFINITY;
+    if (w >= next) break;
+    above += next;
+  }
+  w = clip01(w);
+  let total = 0;
+  for (let i = 0; i < m; i++) {
+    const u = lit[i]! <= 0 ? 0 : Math.min(lit[i]!, w);
+    x[i] = u;
+    total += u;
+  }
+  if (w <= total) {
+    x[m] = w;
+  } else {
+    lit[m] = 1 - b;
+    const bounds = scratch.box.bounds;
+    bounds[0] = 1;
+    bounds[1] = Number.NEGATIVE_INFINITY;
+    bounds[2] = Number.POSITIVE_INFINITY;
+    projectUnitBox(lit, scratch.ones, x, 0, size, scratch.box);
+    x[m] = 1 - x[m]!;
+  }
+  for (let i = 0; i < size; i++) q[start + i] = signs[start + i] !== 0 ? 1 - x[i]! : x[i]!;
+}
+
 function orOutLike(name: string, size: number, signs: Uint8Array): BinaryFactor {
   const m = size - 1;
-  const lit = new Float64Array(size);
-  const x = new Float64Array(size);
-  const sorted = new Float64Array(m);
-  const simplexA = ones(size);
-  const points = new Float64Array(2 * size + 2);
+  const scratch = new OrOutScratch(size);
   return {
     name,
     size,
     map(adjustment, out) {
-      // Literal space: all off (value 0), or the output on with every positive input and, when
-      // none is positive, the best single input.
-      const constant = literalAdjustment(adjustment, signs, size, lit);
-      let sum = 0;
-      let best = -1;
-      let any = false;
-      for (let i = 0; i < m; i++) {
-        const y = lit[i]!;
-        if (best < 0 || y > lit[best]!) best = i;
-        if (y > 0) {
-          sum += y;
-          any = true;
-        }
-      }
-      let onValue = Number.NEGATIVE_INFINITY;
-      if (best >= 0) onValue = lit[m]! + (any ? sum : lit[best]!);
-      const on = onValue > 0;
-      for (let i = 0; i < m; i++) lit[i] = on && (lit[i]! > 0 || (!any && i === best)) ? 1 : 0;
-      lit[m] = on ? 1 : 0;
-      writeLiterals(lit, signs, size, out);
-      return constant + (on ? onValue : 0);
+      mapOrOut(adjustment, signs, out, 0, size, scratch);
+      return scratch.result[0]!;
     },
     project(v, _scale, out) {
-      for (let i = 0; i < size; i++) lit[i] = signs[i] !== 0 ? 1 - v[i]! : v[i]!;
-      // {0 ≤ u_i ≤ w ≤ 1}: u_i = clip(a_i, 0, w), w = clip to [0,1] of the root of
-      // (w − b) − Σ max(0, a_i − w) (the minimiser of a convex function of w).
-      const b = lit[m]!;
-      for (let i = 0; i < m; i++) sorted[i] = lit[i]!;
-      sorted.sort();
-      let w = b;
-      let above = 0;
-      for (let k = 0; k <= m; k++) {
-        w = (b + above) / (1 + k);
-        const next = k < m ? sorted[m - 1 - k]! : Number.NEGATIVE_INFINITY;
-        if (w >= next) break;
-        above += next;
-      }
-      w = clip01(w);
-      let total = 0;
-      for (let i = 0; i < m; i++) {
-        const u = lit[i]! <= 0 ? 0 : Math.min(lit[i]!, w);
-        x[i] = u;
-        total += u;
-      }
-      if (w <= total) {
-        x[m] = w;
-      } else {
-        // The projection lies on the face w = Σ u, where (u, 1 − w) is in the simplex.
-        lit[m] = 1 - b;
-        const mu = boxMultiplier(
-          lit,
-          simplexA,
-          size,
-          1,
-          Number.NEGATIVE_INFINITY,
-          Number.POSITIVE_INFINITY,
-          points,
-        );
-        writeStepped(lit, simplexA, size, mu, x);
-        x[m] = 1 - x[m]!;
-      }
-      writeLiterals(x, signs, size, out);
+      projectOrOut(v, signs, out, 0, size, scratch);
     },
+    kernel: { kind: "or-out", negated: signs },
     score(z) {
       let anyOn = 0;
       for (let i = 0; i < m; i++) if (literal(z, signs, i) === 1) anyOn = 1;
@@ -431,7 +440,8 @@ export function linearConstraintFactor(options: LinearConstraintOptions): Linear
   const hard = penalty === Number.POSITIVE_INFINITY;
   const ratio = new Float64Array(n);
   const lpPoints = new Float64Array(n + 2);
-  const points = new Float64Array(2 * n + 2);
+  const scratch = new BoxScratch(n);
+  const unit = unitCoefficients(a);
   let lastMultiplier = 0;
   const excess = (z: ArrayLike<number>): number => {
     let s = 0;
@@ -454,8 +464,9 @@ export function linearConstraintFactor(options: LinearConstraintOptions): Linear
       return value;
     },
     project(v, scale, out) {
-      const mu = boxMultiplier(v, a, n, rhs, 0, hard ? penalty : scale * penalty, points);
-      writeStepped(v, a, n, mu, out);
+      scratch.bounds.set([rhs, 0, hard ? penalty : scale * penalty]);
+      if (unit) projectUnitBox(v, a, out, 0, n, scratch);
+      else projectBoxConstraint(v, a, out, 0, n, scratch);
     },
     score(z) {
       const e = excess(z);
@@ -465,5 +476,6 @@ export function linearConstraintFactor(options: LinearConstraintOptions): Linear
     multiplier() {
       return lastMultiplier;
     },
+    kernel: { kind: "box", coefficients: a, rhs, equality: false, penalty },
   };
 }
