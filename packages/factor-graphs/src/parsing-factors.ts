@@ -4,116 +4,229 @@ import type { BinaryFactor } from "@lagrange/core/dual-decomposition";
  * The dependency-parsing factors of AD3's `.fg` files: a spanning arborescence over arc
  * variables (ARBORESCENCE) and head automata scoring consecutive modifiers of one head
  * (HEAD_AUTOMATON, GRANDPARENT_HEAD_AUTOMATON). MAP oracles only; the master's active-set method
- * does the quadratic step, as AD3's GenericFactor does for them.
+ * does the quadratic step, as AD3's GenericFactor does for them, and calls them many times per
+ * iteration: every scratch buffer is allocated once per factor.
  */
 
 /**
- * The best arborescence rooted at node 0 over `n` nodes (Chu–Liu–Edmonds), `score[h * n + m]` the
- * arc h→m's score (−∞ for a missing arc): writes each node's head to `heads` (heads[0] = −1) and
- * returns the total, or −∞ when some node cannot be reached from the root.
+ * Chu–Liu–Edmonds over nodes 0..n−1 (node 0 the root) and the arcs `arcHeads[r] → arcModifiers[r]`
+ * (validated by the caller), with all scratch allocated once. `solve(adjustment, heads)` scores
+ * arc r by `adjustment[r]`, writes each node's head in the best arborescence to `heads`
+ * (heads[0] = −1), and returns false when some node cannot be reached from the root.
+ *
+ * Contraction rewrites the representative's row and column of one dense matrix in place instead
+ * of building a smaller one. Each level lists its nodes in the order the textbook recursion numbers
+ * them (the nodes outside the contracted cycle keep their order, the cycle comes last), so ties
+ * resolve exactly as they would there: the first best head in that order wins.
  */
-export function maximumArborescence(n: number, score: Float64Array, heads: Int32Array): number {
-  heads[0] = -1;
-  if (n <= 1) return 0;
-  if (!contract(n, score, heads)) return -Infinity;
-  let total = 0;
-  for (let m = 1; m < n; ++m) total += score[heads[m]! * n + m]!;
-  return total;
-}
+function arborescenceSolver(
+  n: number,
+  arcHeads: Int32Array,
+  arcModifiers: Int32Array,
+): (adjustment: Float64Array, heads: Int32Array) => boolean {
+  const arcs = arcHeads.length;
+  // Transposed scores, w[m * n + h] for the arc h→m (−∞: none), so a head scan reads a row.
+  const w = new Float64Array(n * n);
+  // Each node's incoming arcs by increasing head: the first level scans only those.
+  const arcAt = new Int32Array(n * n).fill(-1);
+  for (let r = 0; r < arcs; ++r) arcAt[arcModifiers[r]! * n + arcHeads[r]!] = r;
+  const inStart = new Int32Array(n + 1);
+  const inArc = new Int32Array(arcs);
+  for (let m = 0, k = 0; m < n; ++m) {
+    inStart[m] = k;
+    for (let h = 0; h < n; ++h) if (arcAt[m * n + h]! >= 0) inArc[k++] = arcAt[m * n + h]!;
+    inStart[m + 1] = k;
+  }
+  const parent = new Int32Array(n);
+  // Whether another head ties parent[m]'s score: only then may a contraction move m's head
+  // anywhere but the new cycle node.
+  const tied = new Uint8Array(n);
+  const mark = new Int32Array(n);
+  const inCycle = new Uint8Array(n);
+  const members = new Int32Array(n);
+  const memberIn = new Float64Array(n);
+  // Per level k (at most n − 2 contractions, each removing a node): its nodes at k·n, its size,
+  // the contracted cycle's representative and own heads, and for each node outside the cycle
+  // which cycle node its best arc enters (`enter`) or leaves (`leave`).
+  const order = new Int32Array(n * n);
+  const levelSize = new Int32Array(n);
+  const levelRep = new Int32Array(n);
+  const cycleParent = new Int32Array(n * n);
+  const enter = new Int32Array(n * n);
+  const leave = new Int32Array(n * n);
 
-/**
- * One level of Chu–Liu–Edmonds over `size` nodes with dense scores `s` (size × size), node 0 the
- * root; writes the chosen head of each node (in this level's numbering) to `heads`. Returns false
- * when no arborescence exists.
- */
-function contract(size: number, s: Float64Array, heads: Int32Array): boolean {
-  for (let m = 1; m < size; ++m) {
+  /** Sets `parent[m]` to m's best head among the level's nodes at `base`; false if none. */
+  const bestHead = (base: number, size: number, p: number, m: number): boolean => {
+    const row = m * n;
     let best = -Infinity;
     let arg = -1;
-    for (let h = 0; h < size; ++h) {
-      if (h === m) continue;
-      const value = s[h * size + m]!;
+    let tie = 0;
+    for (let q = 0; q < size; ++q) {
+      if (q === p) continue;
+      const value = w[row + order[base + q]!]!;
       if (value > best) {
         best = value;
-        arg = h;
+        arg = q;
+        tie = 0;
+      } else if (value === best) {
+        tie = 1;
       }
     }
     if (arg < 0) return false;
-    heads[m] = arg;
-  }
-  heads[0] = -1;
-  // Find a cycle among the chosen heads.
-  const mark = new Int32Array(size).fill(-1);
-  let cycleNode = -1;
-  for (let start = 1; start < size && cycleNode < 0; ++start) {
-    let v = start;
-    while (v > 0 && mark[v] === -1) {
-      mark[v] = start;
-      v = heads[v]!;
-    }
-    if (v > 0 && mark[v] === start) cycleNode = v;
-  }
-  if (cycleNode < 0) return true;
+    parent[m] = order[base + arg]!;
+    tied[m] = tie;
+    return true;
+  };
 
-  const inCycle = new Uint8Array(size);
-  let v = cycleNode;
-  do {
-    inCycle[v] = 1;
-    v = heads[v]!;
-  } while (v !== cycleNode);
-  // New numbering: the nodes outside the cycle keep their order, the cycle becomes the last node.
-  const index = new Int32Array(size);
-  let next = 0;
-  for (let u = 0; u < size; ++u) if (!inCycle[u]) index[u] = next++;
-  const c = next;
-  const small = c + 1;
-  for (let u = 0; u < size; ++u) if (inCycle[u]) index[u] = c;
-  const t = new Float64Array(small * small).fill(-Infinity);
-  // For arcs into the cycle, which cycle node they enter; for arcs out of it, which node leaves.
-  const enters = new Int32Array(small).fill(-1);
-  const leaves = new Int32Array(small).fill(-1);
-  for (let u = 0; u < size; ++u) {
-    for (let w = 1; w < size; ++w) {
-      if (u === w) continue;
-      const value = s[u * size + w]!;
-      if (value === -Infinity) continue;
-      if (inCycle[u] && inCycle[w]) continue;
-      if (inCycle[w]) {
-        const adjusted = value - s[heads[w]! * size + w]!;
-        const k = index[u]! * small + c;
-        if (adjusted > t[k]!) {
-          t[k] = adjusted;
-          enters[index[u]!] = w;
+  return (adjustment: Float64Array, heads: Int32Array): boolean => {
+    heads[0] = -1;
+    if (n <= 1) return true;
+    w.fill(-Infinity);
+    for (let m = 1; m < n; ++m) {
+      let best = -Infinity;
+      let arg = -1;
+      let tie = 0;
+      for (let k = inStart[m]!, end = inStart[m + 1]!; k < end; ++k) {
+        const r = inArc[k]!;
+        const h = arcHeads[r]!;
+        const value = adjustment[r]!;
+        w[m * n + h] = value;
+        if (value > best) {
+          best = value;
+          arg = h;
+          tie = 0;
+        } else if (value === best) {
+          tie = 1;
         }
-      } else if (inCycle[u]) {
-        const k = c * small + index[w]!;
-        if (value > t[k]!) {
-          t[k] = value;
-          leaves[index[w]!] = u;
-        }
-      } else {
-        t[index[u]! * small + index[w]!] = value;
       }
+      if (arg < 0) return false;
+      parent[m] = arg;
+      tied[m] = tie;
     }
-  }
-  const smallHeads = new Int32Array(small);
-  if (!contract(small, t, smallHeads)) return false;
-  // Expand: the cycle keeps its arcs but the one the chosen entering arc replaces.
-  const original = new Int32Array(small);
-  for (let u = 0; u < size; ++u) if (!inCycle[u]) original[index[u]!] = u;
-  const cycleHeads = new Int32Array(size);
-  for (let u = 0; u < size; ++u) cycleHeads[u] = heads[u]!;
-  for (let w = 1; w < size; ++w) {
-    if (inCycle[w]) {
-      heads[w] = cycleHeads[w]!;
-    } else {
-      const h = smallHeads[index[w]!]!;
-      heads[w] = h === c ? leaves[index[w]!]! : original[h]!;
+    for (let v = 0; v < n; ++v) order[v] = v;
+    let size = n;
+    let level = 0;
+    for (;;) {
+      const base = level * n;
+      levelSize[level] = size;
+      // The first cycle among the chosen heads, walking from each node in level order.
+      for (let p = 0; p < size; ++p) mark[order[base + p]!] = -1;
+      let cycleNode = -1;
+      for (let p = 1; p < size && cycleNode < 0; ++p) {
+        const start = order[base + p]!;
+        let v = start;
+        while (v > 0 && mark[v] === -1) {
+          mark[v] = start;
+          v = parent[v]!;
+        }
+        if (v > 0 && mark[v] === start) cycleNode = v;
+      }
+      if (cycleNode < 0) break;
+
+      const r = cycleNode;
+      levelRep[level] = r;
+      let v = r;
+      do {
+        inCycle[v] = 1;
+        cycleParent[base + v] = parent[v]!;
+        v = parent[v]!;
+      } while (v !== r);
+      let count = 0;
+      for (let p = 1; p < size; ++p) {
+        const c = order[base + p]!;
+        if (inCycle[c]) {
+          members[count] = c;
+          memberIn[count++] = w[c * n + parent[c]!]!;
+        }
+      }
+      // Contract into r: the arcs between u outside the cycle and the cycle are read only while
+      // handling u, so rewriting u→r and r→u as we go is safe.
+      const next = base + n;
+      let nextSize = 0;
+      for (let p = 0; p < size; ++p) {
+        const u = order[base + p]!;
+        if (inCycle[u]) continue;
+        order[next + nextSize++] = u;
+        let best = -Infinity;
+        let arg = -1;
+        for (let i = 0; i < count; ++i) {
+          const c = members[i]!;
+          const value = w[c * n + u]!;
+          if (value === -Infinity) continue;
+          const adjusted = value - memberIn[i]!;
+          if (adjusted > best) {
+            best = adjusted;
+            arg = c;
+          }
+        }
+        w[r * n + u] = best;
+        enter[base + u] = arg;
+        if (u === 0) continue;
+        best = -Infinity;
+        arg = -1;
+        const row = u * n;
+        for (let i = 0; i < count; ++i) {
+          const c = members[i]!;
+          const value = w[row + c]!;
+          if (value > best) {
+            best = value;
+            arg = c;
+          }
+        }
+        w[row + r] = best;
+        leave[base + u] = arg;
+      }
+      order[next + nextSize++] = r;
+      // Heads at the new level, without rescanning where the answer is known. A node whose head
+      // lies outside the cycle keeps it: that head was the first maximum, still comes before r,
+      // and r's arc (the best arc out of the cycle) is no better. A node whose head lies in the
+      // cycle with no tie moves to r, which now carries that unique maximum. Others scan again.
+      let reachable = bestHead(next, nextSize, nextSize - 1, r);
+      for (let p = 1; p < nextSize - 1 && reachable; ++p) {
+        const m = order[next + p]!;
+        const row = m * n;
+        const h = parent[m]!;
+        if (!inCycle[h]) {
+          if (w[row + r] === w[row + h]) tied[m] = 1;
+        } else if (!tied[m]) {
+          parent[m] = r;
+        } else {
+          reachable = bestHead(next, nextSize, p, m);
+        }
+      }
+      // inCycle is scratch shared across calls: clear it before any return.
+      for (let i = 0; i < count; ++i) inCycle[members[i]!] = 0;
+      if (!reachable) return false;
+      size = nextSize;
+      ++level;
     }
-  }
-  const from = smallHeads[c]!;
-  heads[enters[from]!] = original[from]!;
-  return true;
+
+    // Expand, last level first: arcs out of a cycle go back to the node they leave, the cycle
+    // keeps its own heads but for the node the chosen entering arc enters.
+    for (let p = 1; p < size; ++p) {
+      const m = order[level * n + p]!;
+      heads[m] = parent[m]!;
+    }
+    for (let k = level - 1; k >= 0; --k) {
+      const base = k * n;
+      const r = levelRep[k]!;
+      const above = base + n;
+      const aboveSize = levelSize[k + 1]!;
+      for (let p = 1; p < aboveSize; ++p) {
+        const m = order[above + p]!;
+        if (m !== r && heads[m] === r) heads[m] = leave[base + m]!;
+      }
+      const from = heads[r]!;
+      let c = r;
+      do {
+        const h = cycleParent[base + c]!;
+        heads[c] = h;
+        c = h;
+      } while (c !== r);
+      heads[enter[base + from]!] = from;
+    }
+    return true;
+  };
 }
 
 /**
@@ -141,22 +254,22 @@ export function arborescenceFactor(
     if (arcOf[h * length + m]! >= 0) throw new RangeError(`arc ${h}→${m} appears twice`);
     arcOf[h * length + m] = r;
   }
-  const scores = new Float64Array(length * length);
+  const solve = arborescenceSolver(length, arcHeads, arcModifiers);
   const heads = new Int32Array(length);
   const visited = new Int32Array(length);
   return {
     name: "ARBORESCENCE",
     size,
     map(adjustment: Float64Array, out: Float64Array): number {
-      scores.fill(-Infinity);
-      for (let r = 0; r < size; ++r) {
-        scores[arcHeads[r]! * length + arcModifiers[r]!] = adjustment[r]!;
-      }
       out.fill(0);
-      const value = maximumArborescence(length, scores, heads);
-      if (value === -Infinity) return value;
-      for (let m = 1; m < length; ++m) out[arcOf[heads[m]! * length + m]!] = 1;
-      return value;
+      if (!solve(adjustment, heads)) return -Infinity;
+      let total = 0;
+      for (let m = 1; m < length; ++m) {
+        const r = arcOf[heads[m]! * length + m]!;
+        total += adjustment[r]!;
+        out[r] = 1;
+      }
+      return total;
     },
     score(z: ArrayLike<number>): number {
       heads.fill(-1);
@@ -225,41 +338,17 @@ function headAutomaton(
       `${name} needs ${grandparents * (length - 1)} grandparent scores, got ${grandScores.length}`,
     );
   }
-  const sibling = (m: number, s: number): number => siblings[offsets[m]! + s - m - 1]!;
   const size = grandparents + length - 1;
+  const modifiers = length - 1;
+  const choices = grandparents === 0 ? 1 : grandparents;
+  // sibling(j, m) at into[m * length + j]: the transition scores into m, contiguous in j.
+  const into = new Float64Array((length + 1) * length);
+  for (let j = 0; j < length; ++j) {
+    for (let m = j + 1; m <= length; ++m) into[m * length + j] = siblings[offsets[j]! + m - j - 1]!;
+  }
   const values = new Float64Array(length);
-  const back = new Int32Array(length);
-  const bestBack = new Int32Array(length);
-
-  /** Best chain for grandparent g (−1: none); leaves the chain in `back`, returns its last node. */
-  const chain = (adjustment: Float64Array, g: number): [number, number] => {
-    values[0] = 0;
-    for (let m = 1; m < length; ++m) {
-      let best = -Infinity;
-      let arg = -1;
-      for (let j = 0; j < m; ++j) {
-        const value = values[j]! + sibling(j, m);
-        if (arg < 0 || value > best) {
-          best = value;
-          arg = j;
-        }
-      }
-      let own = adjustment[grandparents + m - 1]!;
-      if (g >= 0) own += grandScores[g * (length - 1) + m - 1]!;
-      values[m] = best + own;
-      back[m] = arg;
-    }
-    let best = -Infinity;
-    let last = -1;
-    for (let j = 0; j < length; ++j) {
-      const value = values[j]! + sibling(j, length);
-      if (last < 0 || value > best) {
-        best = value;
-        last = j;
-      }
-    }
-    return [best, last];
-  };
+  // One back-pointer row per grandparent choice, so the best chain needs no copy.
+  const back = new Int32Array(choices * length);
 
   return {
     name,
@@ -268,21 +357,48 @@ function headAutomaton(
       out.fill(0);
       let bestValue = -Infinity;
       let bestLast = -1;
-      let bestG = -1;
-      const choices = grandparents === 0 ? 1 : grandparents;
+      let bestChoice = 0;
       for (let c = 0; c < choices; ++c) {
         const g = grandparents === 0 ? -1 : c;
-        const [value, last] = chain(adjustment, g);
-        const total = value + (g >= 0 ? adjustment[g]! : 0);
+        const row = c * length;
+        const grand = g * modifiers - 1;
+        values[0] = 0;
+        for (let m = 1; m < length; ++m) {
+          const from = m * length;
+          let best = values[0]! + into[from]!;
+          let arg = 0;
+          for (let j = 1; j < m; ++j) {
+            const value = values[j]! + into[from + j]!;
+            if (value > best) {
+              best = value;
+              arg = j;
+            }
+          }
+          let own = adjustment[grandparents + m - 1]!;
+          if (g >= 0) own += grandScores[grand + m]!;
+          values[m] = best + own;
+          back[row + m] = arg;
+        }
+        const end = length * length;
+        let best = values[0]! + into[end]!;
+        let last = 0;
+        for (let j = 1; j < length; ++j) {
+          const value = values[j]! + into[end + j]!;
+          if (value > best) {
+            best = value;
+            last = j;
+          }
+        }
+        const total = best + (g >= 0 ? adjustment[g]! : 0);
         if (bestLast < 0 || total > bestValue) {
           bestValue = total;
           bestLast = last;
-          bestG = g;
-          bestBack.set(back);
+          bestChoice = c;
         }
       }
-      if (bestG >= 0) out[bestG] = 1;
-      for (let m = bestLast; m > 0; m = bestBack[m]!) out[grandparents + m - 1] = 1;
+      if (grandparents > 0) out[bestChoice] = 1;
+      const row = bestChoice * length;
+      for (let m = bestLast; m > 0; m = back[row + m]!) out[grandparents + m - 1] = 1;
       return bestValue;
     },
     score(z: ArrayLike<number>): number {
@@ -300,11 +416,11 @@ function headAutomaton(
       let previous = 0;
       for (let m = 1; m < length; ++m) {
         if (z[grandparents + m - 1] !== 1) continue;
-        total += sibling(previous, m);
-        if (g >= 0) total += grandScores[g * (length - 1) + m - 1]!;
+        total += into[m * length + previous]!;
+        if (g >= 0) total += grandScores[g * modifiers + m - 1]!;
         previous = m;
       }
-      return total + sibling(previous, length);
+      return total + into[length * length + previous]!;
     },
   };
 }

@@ -34,6 +34,7 @@ export type {
   BinaryFactor,
   BinaryFactorBinding,
   BinaryProblem,
+  FactorKernel,
 } from "./ad3/binary-factor.js";
 export { denseFactor, pairFactor } from "./ad3/dense-factors.js";
 export { type Ad3Options, type BinarySolution, solveBinaryProblem } from "./ad3/engine.js";

@@ -36,14 +36,18 @@ function someVariables(random: Random, V: number, size: number): Int32Array {
  * variables; `batchedOnly`: the batched ones alone (constraint rows with ±1 coefficients).
  */
 function mixedProblem(random: Random, batchedOnly = false): BinaryProblem {
-  const V = random.int(6, 40);
+  const V = random.int(10, 40);
   const unary = Float64Array.from({ length: V }, () => random.next() * 4 - 2);
   const factors: BinaryFactorBinding[] = [];
   const count = random.int(4, 30);
   for (let k = 0; k < count; k++) {
     const kind = batchedOnly ? random.pick([0, 1, 2, 3, 4, 5, 6, 8]) : random.int(0, 9);
     const size = Math.min(V, random.int(2, 12));
-    const variables = someVariables(random, V, kind === 0 ? 2 : kind === 9 ? 4 : size);
+    // A dense table over two or three variables of two or three states (two binary ones: the
+    // closed form; the others: the compiled active-set method).
+    const cardinalities = Int32Array.from({ length: random.int(2, 3) }, () => random.int(2, 3));
+    const tableSize = cardinalities.reduce((x, c) => x + c, 0);
+    const variables = someVariables(random, V, kind === 0 ? 2 : kind === 9 ? tableSize : size);
     const n = variables.length;
     const negated = Uint8Array.from({ length: n }, () => (random.bool(0.3) ? 1 : 0));
     const coefficients = Float64Array.from({ length: n }, () =>
@@ -64,8 +68,11 @@ function mixedProblem(random: Random, batchedOnly = false): BinaryProblem {
         ...(random.bool() ? { penalty: random.next() * 3 } : {}),
       }),
       denseFactor(
-        Int32Array.of(2, 2),
-        Float64Array.from({ length: 4 }, () => random.next() * 2 - 1),
+        cardinalities,
+        Float64Array.from(
+          { length: cardinalities.reduce((x, c) => x * c, 1) },
+          () => random.next() * 2 - 1,
+        ),
       ),
     ];
     factors.push({ factor: factors_[kind]!, variables });
@@ -88,6 +95,7 @@ function iterate(run: Ad3Run, iterations: number): void {
 }
 
 describe("the ADMM step over the compiled layout", () => {
+  // Closed forms and the active-set method agree to the latter's ridge (1e-12 on the Gram).
   it("projects the batched families as each factor's own projection does", () => {
     for (let seed = 0; seed < 150; seed++) {
       const problem = mixedProblem(createRandom(seed));
@@ -104,8 +112,8 @@ describe("the ADMM step over the compiled layout", () => {
       iterate(batched, 60);
       iterate(plain, 60);
       for (let e = 0; e < batched.q.length; e++) {
-        expect(batched.q[e]!).toBeCloseTo(plain.q[e]!, 12);
-        expect(batched.lambda[e]!).toBeCloseTo(plain.lambda[e]!, 10);
+        expect(batched.q[e]!).toBeCloseTo(plain.q[e]!, 9);
+        expect(batched.lambda[e]!).toBeCloseTo(plain.lambda[e]!, 8);
       }
       // The MAP pass and the rounding's scores, batched and called.
       batched.mapPass(undefined, false);

@@ -10,6 +10,7 @@ import {
   unitCoefficients,
 } from "./box-kernels.js";
 import { projectPair } from "./dense-factors.js";
+import { DenseKernels, type DenseTable, MAX_DENSE_CONFIGURATIONS } from "./dense-kernels.js";
 import { mapOrOut, OrOutScratch, projectOrOut } from "./logic-factors.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
@@ -24,8 +25,6 @@ export interface PrimalHooks {
   readonly seedFactors?: number;
   /** Builds a candidate from the posteriors and offers it to the run's bounds. */
   round(posteriors: Float64Array): void;
-  /** After a MAP pass: factor f's maximiser (local variables). */
-  afterMap?(factor: number, maximiser: Float64Array): void;
   /** After a MAP pass: offers the candidates collected from the factors' maximisers. */
   afterMapPass?(): void;
 }
@@ -38,6 +37,7 @@ const BOX = 1;
 const UNIT_BOX = 2;
 const PAIR = 3;
 const OR_OUT = 4;
+const DENSE = 5;
 
 /** The problem's factors laid out on flat edge arrays: edge e joins factor f and variable edgeVariable[e]. */
 export class Ad3Layout {
@@ -70,6 +70,9 @@ export class Ad3Layout {
   readonly boxLower: Float64Array;
   readonly boxPenalty: Float64Array;
   readonly pairScore: Float64Array;
+  /** DENSE factors: each one's index among them (−1: another kind), and their tables. */
+  readonly denseIndex: Int32Array;
+  readonly denseTables: readonly DenseTable[];
   /** Each variable's edges, in edge order (CSR: variable i's at varEdgeStart[i] …). */
   readonly varEdgeStart: Int32Array;
   readonly varEdges: Int32Array;
@@ -89,23 +92,28 @@ export class Ad3Layout {
     const F = problem.factors.length;
     const edgeStart = new Int32Array(F + 1);
     let maxSize = 0;
-    problem.factors.forEach((binding, f) => {
-      const { factor, variables } = binding;
+    const factors: BinaryFactor[] = new Array(F);
+    for (let f = 0; f < F; f++) {
+      const { factor, variables } = problem.factors[f]!;
       if (variables.length !== factor.size) {
         throw new ProblemValidationError(
           `problem.factors[${f}].variables`,
           `factor "${factor.name}" links ${factor.size} variables, got ${variables.length}`,
         );
       }
+      factors[f] = factor;
       edgeStart[f + 1] = edgeStart[f]! + factor.size;
       maxSize = Math.max(maxSize, factor.size);
-    });
+    }
     const E = edgeStart[F]!;
     const edgeVariable = new Int32Array(E);
+    const edgeFactor = new Int32Array(E);
     const degree = new Float64Array(V);
-    problem.factors.forEach((binding, f) => {
+    for (let f = 0; f < F; f++) {
+      const { variables } = problem.factors[f]!;
       const at = edgeStart[f]!;
-      binding.variables.forEach((i, j) => {
+      for (let j = 0; j < variables.length; j++) {
+        const i = variables[j]!;
         if (!(Number.isInteger(i) && i >= 0 && i < V)) {
           throw new ProblemValidationError(
             `problem.factors[${f}].variables[${j}]`,
@@ -113,9 +121,10 @@ export class Ad3Layout {
           );
         }
         edgeVariable[at + j] = i;
+        edgeFactor[at + j] = f;
         degree[i]!++;
-      });
-    });
+      }
+    }
     const unary = problem.unary ?? new Float64Array(V);
     if (unary.length !== V) {
       throw new ProblemValidationError(
@@ -133,15 +142,20 @@ export class Ad3Layout {
       }
     }
     this.variables = V;
-    this.factors = problem.factors.map((b) => b.factor);
+    this.factors = factors;
     this.edgeStart = edgeStart;
     this.edgeVariable = edgeVariable;
     this.degree = degree;
     this.unary = unary;
     this.oneHot = problem.oneHot ?? [];
     const weights = edgeWeights ?? new Float64Array(E).fill(1);
-    if (weights.length !== E || weights.some((w) => !(w > 0 && Number.isFinite(w)))) {
-      throw new ProblemValidationError("edgeWeights", `expected ${E} finite weights > 0`);
+    const inverse = new Float64Array(E);
+    for (let e = 0; e <= E; e++) {
+      const w = weights[e]!;
+      if (e === E ? weights.length !== E : !(w > 0 && Number.isFinite(w))) {
+        throw new ProblemValidationError("edgeWeights", `expected ${E} finite weights > 0`);
+      }
+      if (e < E) inverse[e] = 1 / w;
     }
     const weightSum = new Float64Array(V);
     for (let e = 0; e < E; e++) weightSum[edgeVariable[e]!]! += weights[e]!;
@@ -150,22 +164,29 @@ export class Ad3Layout {
     // One scratch for every solver, fitted to the largest first (their views stay on it).
     const scratch = new ActiveSetScratch();
     scratch.fit(maxSize, Math.min(48, maxSize + 2));
-    this.solvers = this.factors.map((factor, f) => {
-      const own = weights.subarray(edgeStart[f]!, edgeStart[f + 1]!);
-      const first = own[0] ?? 1;
-      const same = own.every((w) => w === first);
+    const solvers: (ActiveSetSolver | null)[] = new Array(F);
+    for (let f = 0; f < F; f++) {
+      const factor = factors[f]!;
+      const at = edgeStart[f]!;
+      const end = edgeStart[f + 1]!;
+      const first = at < end ? weights[at]! : 1;
+      let same = true;
+      for (let e = at + 1; e < end && same; e++) same = weights[e] === first;
       uniform[f] = same ? first : 0;
-      return factor.project === undefined || !same
-        ? new ActiveSetSolver(factor, own.slice(), scratch)
-        : null;
-    });
+      const dense =
+        factor.kernel?.kind === "dense" && factor.kernel.scores.length <= MAX_DENSE_CONFIGURATIONS;
+      solvers[f] =
+        (factor.project === undefined && !(dense && same)) || !same
+          ? new ActiveSetSolver(factor, weights.slice(at, end), scratch)
+          : null;
+    }
+    this.solvers = solvers;
     this.edgeWeight = weights;
-    this.inverseWeight = weights.map((w) => 1 / w);
+    this.inverseWeight = inverse;
     this.weightSum = weightSum;
     this.uniformWeight = uniform;
     this.maxSize = maxSize;
-    this.edgeFactor = new Int32Array(E);
-    for (let f = 0; f < F; f++) this.edgeFactor.fill(f, edgeStart[f]!, edgeStart[f + 1]!);
+    this.edgeFactor = edgeFactor;
     this.kind = new Uint8Array(F);
     this.edgeCoefficient = new Float64Array(E);
     this.edgeSign = new Uint8Array(E);
@@ -173,12 +194,14 @@ export class Ad3Layout {
     this.boxLower = new Float64Array(F);
     this.boxPenalty = new Float64Array(F);
     this.pairScore = new Float64Array(F);
-    this.factors.forEach((factor, f) => {
-      const kernel = factor.kernel;
+    this.denseIndex = new Int32Array(F).fill(-1);
+    const dense: DenseTable[] = [];
+    for (let f = 0; f < F; f++) {
+      const kernel = factors[f]!.kernel;
       // A factor whose edges weigh differently projects in its own norm: the active-set solver.
-      if (kernel === undefined || this.solvers[f] !== null) {
+      if (kernel === undefined || solvers[f] !== null) {
         this.kind[f] = CALLED;
-        return;
+        continue;
       }
       const at = edgeStart[f]!;
       if (kernel.kind === "box") {
@@ -190,11 +213,16 @@ export class Ad3Layout {
       } else if (kernel.kind === "pair") {
         this.kind[f] = PAIR;
         this.pairScore[f] = kernel.score;
+      } else if (kernel.kind === "dense") {
+        this.kind[f] = DENSE;
+        this.denseIndex[f] = dense.length;
+        dense.push({ factor: f, at, cardinalities: kernel.cardinalities, scores: kernel.scores });
       } else {
         this.kind[f] = OR_OUT;
         this.edgeSign.set(kernel.negated, at);
       }
-    });
+    }
+    this.denseTables = dense;
     const varEdgeStart = new Int32Array(V + 1);
     for (let e = 0; e < E; e++) varEdgeStart[edgeVariable[e]! + 1]!++;
     for (let i = 0; i < V; i++) varEdgeStart[i + 1]! += varEdgeStart[i]!;
@@ -238,7 +266,9 @@ export class Ad3Run {
   readonly output: Float64Array;
   readonly boxScratch: BoxScratch;
   readonly orOutScratch: OrOutScratch;
-  /** Per factor, views on edge-sized buffers: its quadratic input, its MAP output, its q. */
+  /** The DENSE factors' tables and active sets. */
+  readonly dense: DenseKernels;
+  /** Per called factor, views on the edge buffers: its quadratic input, its MAP output, its q. */
   readonly inputs: readonly Float64Array[];
   readonly outputs: readonly Float64Array[];
   readonly qs: readonly Float64Array[];
@@ -303,11 +333,19 @@ export class Ad3Run {
     this.input = input;
     this.boxScratch = new BoxScratch(layout.maxSize);
     this.orOutScratch = new OrOutScratch(layout.maxSize);
+    this.dense = new DenseKernels(layout.denseTables);
     const output = new Float64Array(E);
     this.output = output;
     const { edgeStart } = layout;
+    // Views for the factors that are called (the kernels work on the buffers themselves): a run
+    // over 80,000 small factors need not make 240,000 of them.
+    const none = new Float64Array(0);
     const view = (buffer: Float64Array) =>
-      layout.factors.map((_, f) => buffer.subarray(edgeStart[f]!, edgeStart[f + 1]!));
+      layout.factors.map((_, f) =>
+        layout.kind[f] === CALLED || layout.kind[f] === BOX
+          ? buffer.subarray(edgeStart[f]!, edgeStart[f + 1]!)
+          : none,
+      );
     this.inputs = view(input);
     this.outputs = view(output);
     this.qs = view(this.q);
@@ -363,7 +401,7 @@ export class Ad3Run {
   mapPass(hooks: PrimalHooks | undefined, seed: boolean): void {
     const layout = this.layout;
     const { factors, edgeStart, edgeVariable, degree, variables, kind } = layout;
-    const { input, output, outputs, lambda, p, shares } = this;
+    const { input, output, lambda, p, shares } = this;
     this.refreshShares();
     const seeding = seed ? (hooks?.seedFactors ?? factors.length) : 0;
     const seedDegree = this.seedDegree;
@@ -395,7 +433,6 @@ export class Ad3Run {
           seedDegree[i]!++;
         }
       }
-      hooks?.afterMap?.(f, outputs[f]!);
     }
     for (let i = 0; i < variables; i++) {
       const d = degree[i]!;
@@ -457,6 +494,11 @@ export class Ad3Run {
     if (kind === OR_OUT) {
       mapOrOut(input, layout.edgeSign, output, at, size, this.orOutScratch);
       this.#mapped = this.orOutScratch.result[0]!;
+      return;
+    }
+    if (kind === DENSE) {
+      this.dense.map(layout.denseIndex[f]!, input, output, at, size);
+      this.#mapped = this.dense.result[0]!;
       return;
     }
     this.#mapped = layout.factors[f]!.map(this.inputs[f]!, this.outputs[f]!);
@@ -688,6 +730,9 @@ export class Ad3Run {
       projectPair(this.input, this.q, at, weight);
     } else if (kind === OR_OUT) {
       projectOrOut(this.input, layout.edgeSign, this.q, at, size, this.orOutScratch);
+    } else if (kind === DENSE) {
+      this.dense.scale[0] = scale / uniformWeight[f]!;
+      this.dense.project(layout.denseIndex[f]!, this.input, this.q, at, size);
     } else {
       const solver = layout.solvers[f];
       const out = this.qs[f]!;
@@ -739,6 +784,9 @@ export class Ad3Run {
         }
         const e = end - 1;
         if ((assignment[edgeVariable[e]!]! ^ edgeSign[e]!) !== any) total = NEG_INF;
+      } else if (k === DENSE) {
+        this.dense.score(this.layout.denseIndex[f]!, assignment, edgeVariable);
+        total += this.dense.result[0]!;
       } else {
         const z = this.outputs[f]!;
         for (let e = at; e < end; e++) z[e - at] = assignment[edgeVariable[e]!]!;

@@ -46,7 +46,9 @@ export interface BinaryFactor {
  * - `box`: the box cut by a·z ≤ rhs (= rhs when `equality`), negations folded into a and rhs; a
  *   finite `penalty` makes the constraint soft (score −penalty·max(0, a·z − rhs));
  * - `pair`: AD3's PAIR, `score` when both variables are on;
- * - `or-out`: the last literal is the OR of the others (literal i negated where `negated[i]`).
+ * - `or-out`: the last literal is the OR of the others (literal i negated where `negated[i]`);
+ * - `dense`: AD3's DENSE table over one-hot blocks (see denseFactor), its quadratic step by the
+ *   active-set method over the table's configurations, compiled with the run's others.
  */
 export type FactorKernel =
   | {
@@ -57,7 +59,8 @@ export type FactorKernel =
       readonly penalty: number;
     }
   | { readonly kind: "pair"; readonly score: number }
-  | { readonly kind: "or-out"; readonly negated: Uint8Array };
+  | { readonly kind: "or-out"; readonly negated: Uint8Array }
+  | { readonly kind: "dense"; readonly cardinalities: Int32Array; readonly scores: Float64Array };
 
 /** A factor and the global variables its local ones stand for: local j is global `variables[j]`. */
 export interface BinaryFactorBinding {

@@ -189,6 +189,7 @@ export function denseFactor(cardinalities: Int32Array, scores: Float64Array): Bi
       }
       return best;
     },
+    kernel: { kind: "dense", cardinalities: Int32Array.from(cardinalities), scores },
     score(z) {
       let index = 0;
       for (let j = 0; j < k; j++) {

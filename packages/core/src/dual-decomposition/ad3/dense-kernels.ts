@@ -1,0 +1,393 @@
+/**
+ * The DENSE factors of one run, compiled: every joint configuration's states laid out flat, the
+ * quadratic step by the active-set method over configurations (as the generic solver, Martins et
+ * al. 2015 §6.3) but without a call to the factor's oracle: the most violated configuration is an
+ * enumeration over the table, z_a·z_b counts the blocks where two configurations agree, and the
+ * active sets live in pooled arrays. The MAP and a configuration's score come from the same
+ * tables.
+ */
+
+import { projectPair } from "./dense-factors.js";
+
+/** Tables of more configurations than this stay with the generic solver. */
+export const MAX_DENSE_CONFIGURATIONS = 256;
+const MAX_ACTIVE = 48;
+const MAX_STEPS = 20;
+/** Weights below this leave the active set. */
+const DROP = 1e-14;
+/** Added to the Gram diagonal: configurations may be affinely dependent. */
+const RIDGE = 1e-12;
+
+export interface DenseTable {
+  /** The run's factor index, its first edge, its blocks' cardinalities, its scores. */
+  readonly factor: number;
+  readonly at: number;
+  readonly cardinalities: Int32Array;
+  readonly scores: Float64Array;
+}
+
+export class DenseKernels {
+  /** Per dense factor d: first block, block count, first configuration, configuration count. */
+  readonly #blockStart: Int32Array;
+  readonly #configStart: Int32Array;
+  /** Per block: its first edge, and its state's stride in the table's index. */
+  readonly #blockOffset: Int32Array;
+  readonly #stride: Int32Array;
+  /** Per configuration: its score, and its state in each block (blocks of its factor in order). */
+  readonly #score: Float64Array;
+  readonly #state: Int32Array;
+  readonly #stateStart: Int32Array;
+  /** Active sets: per factor d a slot of capacity[d] configurations and their weights. */
+  readonly #activeStart: Int32Array;
+  readonly #capacity: Int32Array;
+  readonly #count: Int32Array;
+  readonly #active: Int32Array;
+  readonly #weight: Float64Array;
+  readonly #kkt: Float64Array;
+  readonly #rhs: Float64Array;
+  readonly #solution: Float64Array;
+  /** The projection's scale (score weight), set before a call: a double argument is boxed. */
+  readonly scale = new Float64Array(1);
+  /** The last {@link map}'s maximum. */
+  readonly result = new Float64Array(1);
+  /** Per factor: 1 for a table over two binary variables (the closed form below). */
+  readonly #binaryPair: Uint8Array;
+  readonly #pairIn = new Float64Array(2);
+  readonly #pairOut = new Float64Array(2);
+  readonly #pairWeight = new Float64Array(1);
+
+  constructor(tables: readonly DenseTable[]) {
+    const D = tables.length;
+    this.#blockStart = new Int32Array(D + 1);
+    this.#configStart = new Int32Array(D + 1);
+    this.#stateStart = new Int32Array(D + 1);
+    this.#activeStart = new Int32Array(D + 1);
+    this.#capacity = new Int32Array(D);
+    this.#count = new Int32Array(D);
+    this.#binaryPair = new Uint8Array(D);
+    let maxCapacity = 1;
+    tables.forEach((t, d) => {
+      const B = t.cardinalities.length;
+      const K = t.scores.length;
+      let size = 0;
+      for (let j = 0; j < B; j++) size += t.cardinalities[j]!;
+      this.#blockStart[d + 1] = this.#blockStart[d]! + B;
+      this.#configStart[d + 1] = this.#configStart[d]! + K;
+      this.#stateStart[d + 1] = this.#stateStart[d]! + K * B;
+      // The projection mixes at most size + 1 configurations (Carathéodory).
+      const capacity = Math.min(K, size + 2, MAX_ACTIVE);
+      this.#capacity[d] = capacity;
+      const [c0, c1] = t.cardinalities;
+      this.#binaryPair[d] = B === 2 && c0 === 2 && c1 === 2 ? 1 : 0;
+      this.#activeStart[d + 1] = this.#activeStart[d]! + capacity;
+      maxCapacity = Math.max(maxCapacity, capacity);
+    });
+    this.#blockOffset = new Int32Array(this.#blockStart[D]!);
+    this.#stride = new Int32Array(this.#blockStart[D]!);
+    this.#score = new Float64Array(this.#configStart[D]!);
+    this.#state = new Int32Array(this.#stateStart[D]!);
+    tables.forEach((t, d) => {
+      const B = t.cardinalities.length;
+      let offset = 0;
+      for (let j = 0; j < B; j++) {
+        this.#blockOffset[this.#blockStart[d]! + j] = t.at + offset;
+        offset += t.cardinalities[j]!;
+      }
+      let stride = 1;
+      for (let j = B - 1; j >= 0; j--) {
+        this.#stride[this.#blockStart[d]! + j] = stride;
+        stride *= t.cardinalities[j]!;
+      }
+      this.#score.set(t.scores, this.#configStart[d]!);
+      // The last block varies fastest (AD3's order, as denseFactor reads its table).
+      const states = new Int32Array(B);
+      const base = this.#stateStart[d]!;
+      for (let c = 0; c < t.scores.length; c++) {
+        this.#state.set(states, base + c * B);
+        for (let j = B - 1; j >= 0; j--) {
+          if (++states[j]! < t.cardinalities[j]!) break;
+          states[j] = 0;
+        }
+      }
+    });
+    this.#active = new Int32Array(this.#activeStart[D]!);
+    this.#weight = new Float64Array(this.#activeStart[D]!);
+    this.#kkt = new Float64Array((maxCapacity + 1) * (maxCapacity + 1));
+    this.#rhs = new Float64Array(maxCapacity + 1);
+    this.#solution = new Float64Array(maxCapacity + 1);
+  }
+
+  /** z_c·x over the factor's edges: the sum of x at each block's state. */
+  #dot(d: number, c: number, x: Float64Array): number {
+    const b0 = this.#blockStart[d]!;
+    const B = this.#blockStart[d + 1]! - b0;
+    const s0 = this.#stateStart[d]! + (c - this.#configStart[d]!) * B;
+    let total = 0;
+    for (let j = 0; j < B; j++) total += x[this.#blockOffset[b0 + j]! + this.#state[s0 + j]!]!;
+    return total;
+  }
+
+  /** z_a·z_b: the blocks where configurations a and b agree. */
+  #overlap(d: number, a: number, b: number): number {
+    const B = this.#blockStart[d + 1]! - this.#blockStart[d]!;
+    const c0 = this.#configStart[d]!;
+    const sa = this.#stateStart[d]! + (a - c0) * B;
+    const sb = this.#stateStart[d]! + (b - c0) * B;
+    let same = 0;
+    for (let j = 0; j < B; j++) if (this.#state[sa + j] === this.#state[sb + j]) same++;
+    return same;
+  }
+
+  /** q = Σ_a μ_a z_a over dense factor d's edges [at, at + size). */
+  #mix(d: number, q: Float64Array, at: number, size: number): void {
+    for (let e = at; e < at + size; e++) q[e] = 0;
+    const b0 = this.#blockStart[d]!;
+    const B = this.#blockStart[d + 1]! - b0;
+    const c0 = this.#configStart[d]!;
+    const slot = this.#activeStart[d]!;
+    for (let k = 0; k < this.#count[d]!; k++) {
+      const w = this.#weight[slot + k]!;
+      if (w === 0) continue;
+      const s0 = this.#stateStart[d]! + (this.#active[slot + k]! - c0) * B;
+      for (let j = 0; j < B; j++) q[this.#blockOffset[b0 + j]! + this.#state[s0 + j]!]! += w;
+    }
+  }
+
+  /**
+   * The quadratic step of dense factor d (edges [at, at + size)): the q in its marginal polytope
+   * maximising scale·score(q) + v·q − ½‖q‖², warm-started from its last active set, into q.
+   */
+  project(d: number, v: Float64Array, q: Float64Array, at: number, size: number): void {
+    if (this.#binaryPair[d] === 1) {
+      this.#projectBinaryPair(d, v, q, at);
+      return;
+    }
+    const scale = this.scale[0]!;
+    const slot = this.#activeStart[d]!;
+    const capacity = this.#capacity[d]!;
+    const c0 = this.#configStart[d]!;
+    const K = this.#configStart[d + 1]! - c0;
+    const active = this.#active;
+    const weight = this.#weight;
+    if (this.#count[d] === 0) {
+      active[slot] = this.#best(d, v, null, scale);
+      weight[slot] = 1;
+      this.#count[d] = 1;
+    }
+    for (let step = 0; step < MAX_STEPS; step++) {
+      const k = this.#count[d]!;
+      this.#solve(d, v, scale);
+      const x = this.#solution;
+      let feasible = true;
+      for (let a = 0; a < k; a++) if (x[a]! < -DROP) feasible = false;
+      if (!feasible) {
+        // Walk from the current (feasible) weights towards the solution until one hits 0.
+        let alpha = 1;
+        for (let a = 0; a < k; a++) {
+          const target = x[a]!;
+          if (target < 0) alpha = Math.min(alpha, weight[slot + a]! / (weight[slot + a]! - target));
+        }
+        for (let a = 0; a < k; a++) weight[slot + a]! += alpha * (x[a]! - weight[slot + a]!);
+        this.#dropEmpty(d);
+        continue;
+      }
+      for (let a = 0; a < k; a++) weight[slot + a] = Math.max(0, x[a]!);
+      this.#mix(d, q, at, size);
+      // The most violated configuration: argmax scale·s_c + z_c·(v − q).
+      let level = Number.NEGATIVE_INFINITY;
+      for (let a = 0; a < k; a++) {
+        const c = active[slot + a]!;
+        level = Math.max(level, scale * this.#score[c]! + this.#dot(d, c, v) - this.#dot(d, c, q));
+      }
+      const c = this.#best(d, v, q, scale);
+      const value = scale * this.#score[c]! + this.#dot(d, c, v) - this.#dot(d, c, q);
+      if (!(value > level + 1e-12 * (1 + Math.abs(level)))) return;
+      let known = false;
+      for (let a = 0; a < k; a++) if (active[slot + a] === c) known = true;
+      if (known || K === k) return;
+      if (k === capacity) {
+        // Make room: drop the lightest, keeping the weights on the simplex.
+        let lightest = 0;
+        for (let a = 1; a < k; a++) if (weight[slot + a]! < weight[slot + lightest]!) lightest = a;
+        const spilled = weight[slot + lightest]!;
+        this.#remove(d, lightest);
+        if (spilled > 0) {
+          for (let a = 0; a < k - 1; a++) weight[slot + a]! /= 1 - spilled;
+        }
+      }
+      const n = this.#count[d]!;
+      active[slot + n] = c;
+      weight[slot + n] = 0;
+      this.#count[d] = n + 1;
+    }
+    this.#mix(d, q, at, size);
+  }
+
+  /**
+   * A table over two binary variables x, y (indicators x0 x1 y0 y1) in closed form: its polytope
+   * is q = (1 − a, a, 1 − b, b) with the joint mass m on both-on, and the objective reduces to
+   * AD3's PAIR on (a, b) — −(a − a′)² − (b − b′)² + w·ext(a, b), a′ = (1 − v_x0 + v_x1 + scale·α)/2
+   * with α = s10 − s00 (β likewise for y), w = scale·(s00 − s01 − s10 + s11), ext = min(a, b) for
+   * w ≥ 0 and max(0, a + b − 1) otherwise — which is PAIR's step at half the weight.
+   */
+  #projectBinaryPair(d: number, v: Float64Array, q: Float64Array, at: number): void {
+    const scale = this.scale[0]!;
+    const c = this.#configStart[d]!;
+    const s00 = this.#score[c]!;
+    const s01 = this.#score[c + 1]!;
+    const s10 = this.#score[c + 2]!;
+    const s11 = this.#score[c + 3]!;
+    this.#pairIn[0] = 0.5 * (1 - v[at]! + v[at + 1]! + scale * (s10 - s00));
+    this.#pairIn[1] = 0.5 * (1 - v[at + 2]! + v[at + 3]! + scale * (s01 - s00));
+    this.#pairWeight[0] = 0.5 * scale * (s00 - s01 - s10 + s11);
+    projectPair(this.#pairIn, this.#pairOut, 0, this.#pairWeight);
+    const a = this.#pairOut[0]!;
+    const b = this.#pairOut[1]!;
+    q[at] = 1 - a;
+    q[at + 1] = a;
+    q[at + 2] = 1 - b;
+    q[at + 3] = b;
+  }
+
+  /** argmax_c scale·s_c + z_c·(v − q) over the table (q null: 0); a configuration index. */
+  #best(d: number, v: Float64Array, q: Float64Array | null, scale: number): number {
+    const c0 = this.#configStart[d]!;
+    const c1 = this.#configStart[d + 1]!;
+    let best = c0;
+    let top = Number.NEGATIVE_INFINITY;
+    for (let c = c0; c < c1; c++) {
+      const value =
+        scale * this.#score[c]! + this.#dot(d, c, v) - (q === null ? 0 : this.#dot(d, c, q));
+      if (value > top) {
+        top = value;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  #remove(d: number, a: number): void {
+    const slot = this.#activeStart[d]!;
+    const last = this.#count[d]! - 1;
+    this.#active[slot + a] = this.#active[slot + last]!;
+    this.#weight[slot + a] = this.#weight[slot + last]!;
+    this.#count[d] = last;
+  }
+
+  #dropEmpty(d: number): void {
+    const slot = this.#activeStart[d]!;
+    for (let a = this.#count[d]! - 1; a >= 0; a--) {
+      if (this.#weight[slot + a]! <= DROP && this.#count[d]! > 1) this.#remove(d, a);
+    }
+    let total = 0;
+    for (let a = 0; a < this.#count[d]!; a++) total += this.#weight[slot + a]!;
+    if (total > 0) for (let a = 0; a < this.#count[d]!; a++) this.#weight[slot + a]! /= total;
+  }
+
+  /**
+   * The equality-constrained QP on the active set through its KKT system
+   *   [G 1; 1ᵀ 0] [μ; τ] = [Mᵀv + scale·s; 1]
+   * by Gaussian elimination with partial pivoting, into #solution.
+   */
+  #solve(d: number, v: Float64Array, scale: number): void {
+    const k = this.#count[d]!;
+    const slot = this.#activeStart[d]!;
+    const width = k + 1;
+    const kkt = this.#kkt;
+    const rhs = this.#rhs;
+    for (let a = 0; a < k; a++) {
+      const ca = this.#active[slot + a]!;
+      for (let b = a; b < k; b++) {
+        const g = this.#overlap(d, ca, this.#active[slot + b]!);
+        kkt[a * width + b] = g;
+        kkt[b * width + a] = g;
+      }
+      kkt[a * width + a]! += RIDGE;
+      kkt[a * width + k] = 1;
+      kkt[k * width + a] = 1;
+      rhs[a] = this.#dot(d, ca, v) + scale * this.#score[ca]!;
+    }
+    kkt[k * width + k] = 0;
+    rhs[k] = 1;
+    const x = this.#solution;
+    for (let col = 0; col < width; col++) {
+      let pivot = col;
+      for (let row = col + 1; row < width; row++) {
+        if (Math.abs(kkt[row * width + col]!) > Math.abs(kkt[pivot * width + col]!)) pivot = row;
+      }
+      if (pivot !== col) {
+        for (let c = 0; c < width; c++) {
+          const t = kkt[col * width + c]!;
+          kkt[col * width + c] = kkt[pivot * width + c]!;
+          kkt[pivot * width + c] = t;
+        }
+        const t = rhs[col]!;
+        rhs[col] = rhs[pivot]!;
+        rhs[pivot] = t;
+      }
+      const diagonal = kkt[col * width + col]!;
+      if (Math.abs(diagonal) < 1e-300) continue;
+      for (let row = col + 1; row < width; row++) {
+        const f = kkt[row * width + col]! / diagonal;
+        if (f === 0) continue;
+        for (let c = col; c < width; c++) kkt[row * width + c]! -= f * kkt[col * width + c]!;
+        rhs[row]! -= f * rhs[col]!;
+      }
+    }
+    for (let row = width - 1; row >= 0; row--) {
+      let total = rhs[row]!;
+      for (let c = row + 1; c < width; c++) total -= kkt[row * width + c]! * x[c]!;
+      const diagonal = kkt[row * width + row]!;
+      x[row] = Math.abs(diagonal) < 1e-300 ? 0 : total / diagonal;
+    }
+  }
+
+  /** The MAP of dense factor d at adj (its edges from `at`): the best configuration into out. */
+  map(d: number, adj: Float64Array, out: Float64Array, at: number, size: number): void {
+    const c = this.#best(d, adj, null, 1);
+    for (let e = at; e < at + size; e++) out[e] = 0;
+    const b0 = this.#blockStart[d]!;
+    const B = this.#blockStart[d + 1]! - b0;
+    const s0 = this.#stateStart[d]! + (c - this.#configStart[d]!) * B;
+    for (let j = 0; j < B; j++) out[this.#blockOffset[b0 + j]! + this.#state[s0 + j]!] = 1;
+    this.result[0] = this.#score[c]! + this.#dot(d, c, adj);
+  }
+
+  /**
+   * The score of dense factor d under a 0/1 assignment of the run's variables (edge e's variable
+   * is edgeVariable[e]) into result[0]: −∞ unless each block has exactly one state on.
+   */
+  score(d: number, assignment: Uint8Array, edgeVariable: Int32Array): void {
+    const b0 = this.#blockStart[d]!;
+    const B = this.#blockStart[d + 1]! - b0;
+    const c0 = this.#configStart[d]!;
+    const K = this.#configStart[d + 1]! - c0;
+    let index = 0;
+    for (let j = 0; j < B; j++) {
+      const from = this.#blockOffset[b0 + j]!;
+      const to = j + 1 < B ? this.#blockOffset[b0 + j + 1]! : from + this.#cardinality(d, j, K);
+      let chosen = -1;
+      for (let e = from; e < to; e++) {
+        if (assignment[edgeVariable[e]!] !== 1) continue;
+        if (chosen >= 0) {
+          this.result[0] = Number.NEGATIVE_INFINITY;
+          return;
+        }
+        chosen = e - from;
+      }
+      if (chosen < 0) {
+        this.result[0] = Number.NEGATIVE_INFINITY;
+        return;
+      }
+      index += chosen * this.#stride[b0 + j]!;
+    }
+    this.result[0] = this.#score[c0 + index]!;
+  }
+
+  /** Block j's cardinality: the table's size over its stride, over the block before's stride. */
+  #cardinality(d: number, j: number, K: number): number {
+    const b0 = this.#blockStart[d]!;
+    const stride = this.#stride[b0 + j]!;
+    return j === 0 ? K / stride : this.#stride[b0 + j - 1]! / stride;
+  }
+}
