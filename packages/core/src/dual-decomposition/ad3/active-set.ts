@@ -320,7 +320,7 @@ export class ActiveSetSolver {
   /**
    * Solves the equality-constrained QP on the active set through its KKT system
    *   [G 1; 1ᵀ 0] [μ; τ] = [Mᵀv + scale·s; 1]
-   * by Gaussian elimination with partial pivoting (k ≤ capacity, small).
+   * (k ≤ capacity, small).
    */
   #solveKkt(v: Float64Array, scale: number): void {
     const k = this.#count;
@@ -345,36 +345,52 @@ export class ActiveSetSolver {
     }
     kkt[k * width + k] = 0;
     rhs[k] = 1;
-    const x = this.#scratch.solution;
-    for (let col = 0; col < width; col++) {
-      let pivot = col;
-      for (let row = col + 1; row < width; row++) {
-        if (Math.abs(kkt[row * width + col]!) > Math.abs(kkt[pivot * width + col]!)) pivot = row;
-      }
-      if (pivot !== col) {
-        for (let c = 0; c < width; c++) {
-          const t = kkt[col * width + c]!;
-          kkt[col * width + c] = kkt[pivot * width + c]!;
-          kkt[pivot * width + c] = t;
-        }
-        const t = rhs[col]!;
-        rhs[col] = rhs[pivot]!;
-        rhs[pivot] = t;
-      }
-      const d = kkt[col * width + col]!;
-      if (Math.abs(d) < 1e-300) continue;
-      for (let row = col + 1; row < width; row++) {
-        const f = kkt[row * width + col]! / d;
-        if (f === 0) continue;
-        for (let c = col; c < width; c++) kkt[row * width + c]! -= f * kkt[col * width + c]!;
-        rhs[row]! -= f * rhs[col]!;
+    solveLinearSystem(kkt, rhs, this.#scratch.solution, width);
+  }
+}
+
+/**
+ * Solves the width × width system in `matrix` (row-major, overwritten) with right-hand side `rhs`
+ * (overwritten) into x, by Gaussian elimination with partial pivoting: the active-set methods'
+ * KKT systems, a few configurations wide. A zero pivot (dependent configurations despite the
+ * ridge) leaves its unknown at 0.
+ */
+export function solveLinearSystem(
+  matrix: Float64Array,
+  rhs: Float64Array,
+  x: Float64Array,
+  width: number,
+): void {
+  for (let col = 0; col < width; col++) {
+    let pivot = col;
+    for (let row = col + 1; row < width; row++) {
+      if (Math.abs(matrix[row * width + col]!) > Math.abs(matrix[pivot * width + col]!)) {
+        pivot = row;
       }
     }
-    for (let row = width - 1; row >= 0; row--) {
-      let total = rhs[row]!;
-      for (let c = row + 1; c < width; c++) total -= kkt[row * width + c]! * x[c]!;
-      const d = kkt[row * width + row]!;
-      x[row] = Math.abs(d) < 1e-300 ? 0 : total / d;
+    if (pivot !== col) {
+      for (let c = 0; c < width; c++) {
+        const t = matrix[col * width + c]!;
+        matrix[col * width + c] = matrix[pivot * width + c]!;
+        matrix[pivot * width + c] = t;
+      }
+      const t = rhs[col]!;
+      rhs[col] = rhs[pivot]!;
+      rhs[pivot] = t;
     }
+    const diagonal = matrix[col * width + col]!;
+    if (Math.abs(diagonal) < 1e-300) continue;
+    for (let row = col + 1; row < width; row++) {
+      const f = matrix[row * width + col]! / diagonal;
+      if (f === 0) continue;
+      for (let c = col; c < width; c++) matrix[row * width + c]! -= f * matrix[col * width + c]!;
+      rhs[row]! -= f * rhs[col]!;
+    }
+  }
+  for (let row = width - 1; row >= 0; row--) {
+    let total = rhs[row]!;
+    for (let c = row + 1; c < width; c++) total -= matrix[row * width + c]! * x[c]!;
+    const diagonal = matrix[row * width + row]!;
+    x[row] = Math.abs(diagonal) < 1e-300 ? 0 : total / diagonal;
   }
 }

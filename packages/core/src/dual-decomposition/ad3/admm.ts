@@ -672,6 +672,9 @@ export class Ad3Run {
       queued[f] = 0;
       active[k] = f;
     }
+    // A variable's move is news for one step only.
+    if (full) moved.fill(0);
+    else for (let k = 0; k < dirtyCount; k++) moved[dirty[k]!] = 0;
     this.#activeCount = nextCount;
     this.#dirtyCount = 0;
     this.dualResidual = dualResidual;

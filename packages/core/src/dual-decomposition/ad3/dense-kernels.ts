@@ -7,6 +7,7 @@
  * tables.
  */
 
+import { solveLinearSystem } from "./active-set.js";
 import { projectPair } from "./dense-factors.js";
 
 /** Tables of more configurations than this stay with the generic solver. */
@@ -287,7 +288,7 @@ export class DenseKernels {
   /**
    * The equality-constrained QP on the active set through its KKT system
    *   [G 1; 1ᵀ 0] [μ; τ] = [Mᵀv + scale·s; 1]
-   * by Gaussian elimination with partial pivoting, into #solution.
+   * into #solution.
    */
   #solve(d: number, v: Float64Array, scale: number): void {
     const k = this.#count[d]!;
@@ -309,37 +310,7 @@ export class DenseKernels {
     }
     kkt[k * width + k] = 0;
     rhs[k] = 1;
-    const x = this.#solution;
-    for (let col = 0; col < width; col++) {
-      let pivot = col;
-      for (let row = col + 1; row < width; row++) {
-        if (Math.abs(kkt[row * width + col]!) > Math.abs(kkt[pivot * width + col]!)) pivot = row;
-      }
-      if (pivot !== col) {
-        for (let c = 0; c < width; c++) {
-          const t = kkt[col * width + c]!;
-          kkt[col * width + c] = kkt[pivot * width + c]!;
-          kkt[pivot * width + c] = t;
-        }
-        const t = rhs[col]!;
-        rhs[col] = rhs[pivot]!;
-        rhs[pivot] = t;
-      }
-      const diagonal = kkt[col * width + col]!;
-      if (Math.abs(diagonal) < 1e-300) continue;
-      for (let row = col + 1; row < width; row++) {
-        const f = kkt[row * width + col]! / diagonal;
-        if (f === 0) continue;
-        for (let c = col; c < width; c++) kkt[row * width + c]! -= f * kkt[col * width + c]!;
-        rhs[row]! -= f * rhs[col]!;
-      }
-    }
-    for (let row = width - 1; row >= 0; row--) {
-      let total = rhs[row]!;
-      for (let c = row + 1; c < width; c++) total -= kkt[row * width + c]! * x[c]!;
-      const diagonal = kkt[row * width + row]!;
-      x[row] = Math.abs(diagonal) < 1e-300 ? 0 : total / diagonal;
-    }
+    solveLinearSystem(kkt, rhs, this.#solution, width);
   }
 
   /** The MAP of dense factor d at adj (its edges from `at`): the best configuration into out. */

@@ -159,12 +159,12 @@ export function runAd3(
     const residual = Math.max(residualPrimal, residualDual);
     // Near the fixed point λ settles and the best dual is the LP's value: look every 5 there.
     const spacing = residual <= NEAR_SOLVED * threshold ? Math.min(5, dualEvery) : dualEvery;
-    // (A master with its own candidates counts its stall rule in MAP passes: it keeps to the
-    // spacing, so the rule keeps meaning the same number of iterations.)
+    // (A master with its own candidates counts its stall rule in MAP passes: it keeps its
+    // every-`dualEvery` schedule, so the rule, and which runs certify, stay as they were.)
     const checkpoint =
       solved ||
       t === maxIterations ||
-      t - lastCheck >= spacing ||
+      (hooks === undefined ? t - lastCheck >= spacing : t % spacing === 0) ||
       (hooks === undefined && t > 1 && residual <= 0.5 * checkedResidual);
     if (checkpoint) {
       lastCheck = t;
