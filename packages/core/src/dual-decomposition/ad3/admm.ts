@@ -9,7 +9,7 @@ import {
   projectUnitBox,
   unitCoefficients,
 } from "./box-kernels.js";
-import { projectPair } from "./dense-factors.js";
+import { mapPair, projectPair } from "./dense-factors.js";
 import { DenseKernels, type DenseTable, MAX_DENSE_CONFIGURATIONS } from "./dense-kernels.js";
 import { mapOrOut, OrOutScratch, projectOrOut } from "./logic-factors.js";
 
@@ -300,8 +300,6 @@ export class Ad3Run {
   readonly #isDirty: Uint8Array;
   readonly #moved: Uint8Array;
   readonly #oldQ: Float64Array;
-  /** p before a full step. */
-  readonly #before: Float64Array;
   #everything = true;
   #nextCount = 0;
   #mapped = 0;
@@ -363,7 +361,6 @@ export class Ad3Run {
     this.#isDirty = new Uint8Array(V);
     this.#moved = new Uint8Array(V);
     this.#oldQ = new Float64Array(layout.maxSize);
-    this.#before = new Float64Array(V);
   }
 
   /** The quadratic penalty; a new one re-projects every factor (as AD3). */
@@ -466,29 +463,10 @@ export class Ad3Run {
       return;
     }
     if (kind === PAIR) {
-      const a = input[at]!;
-      const b = input[at + 1]!;
-      const both = a + b + layout.pairScore[f]!;
-      let value = 0;
-      let z0 = 0;
-      let z1 = 0;
-      if (a > value) {
-        value = a;
-        z0 = 1;
-      }
-      if (b > value) {
-        value = b;
-        z0 = 0;
-        z1 = 1;
-      }
-      if (both > value) {
-        value = both;
-        z0 = 1;
-        z1 = 1;
-      }
-      output[at] = z0;
-      output[at + 1] = z1;
-      this.#mapped = value;
+      const weight = this.boxScratch.bounds;
+      weight[0] = layout.pairScore[f]!;
+      mapPair(input, output, at, weight);
+      this.#mapped = weight[1]!;
       return;
     }
     if (kind === OR_OUT) {
@@ -507,9 +485,9 @@ export class Ad3Run {
   /** One ADMM iteration; leaves the squared primal and dual residuals, summed over edges. */
   admmStep(): void {
     const layout = this.layout;
-    const { edgeStart, edgeVariable, edgeFactor, varEdgeStart, varEdges, degree } = layout;
-    const { edgeWeight, inverseWeight, weightSum, unary, variables } = layout;
-    const { input, lambda, q, p, lastInput, cached, shares, fix } = this;
+    const { edgeStart, edgeVariable, edgeFactor, varEdgeStart, varEdges } = layout;
+    const { edgeWeight, inverseWeight, variables } = layout;
+    const { input, lambda, q, p, lastInput, cached, shares } = this;
     const active = this.#active;
     const dirty = this.#dirty;
     const isDirty = this.#isDirty;
@@ -571,45 +549,13 @@ export class Ad3Run {
       }
     }
     // 2. p of the dirty variables (full: of all): their copies' weighted average, in edge order.
-    let dualResidual = 0;
+    this.dualResidual = 0;
     const dirtyCount = this.#dirtyCount;
-    if (full) {
-      const before = this.#before;
-      before.set(p);
-      p.fill(0);
-      for (let e = 0; e < q.length; e++) p[edgeVariable[e]!]! += edgeWeight[e]! * q[e]!;
-      for (let i = 0; i < variables; i++) {
-        let value: number;
-        if (degree[i] === 0) value = unary[i]! + fix[i]! > 0 ? 1 : 0;
-        else {
-          value = p[i]! / weightSum[i]!;
-          const change = value - before[i]!;
-          dualResidual += weightSum[i]! * change * change;
-        }
-        p[i] = value;
-        moved[i] = value === before[i] ? 0 : 1;
-      }
-      for (let k = 0; k < dirtyCount; k++) isDirty[dirty[k]!] = 0;
-    } else {
-      for (let k = 0; k < dirtyCount; k++) {
-        const i = dirty[k]!;
-        isDirty[i] = 0;
-        const before = p[i]!;
-        let value: number;
-        if (degree[i] === 0) value = unary[i]! + fix[i]! > 0 ? 1 : 0;
-        else {
-          let total = 0;
-          for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
-            const e = varEdges[r]!;
-            total += edgeWeight[e]! * q[e]!;
-          }
-          value = total / weightSum[i]!;
-          const change = value - before;
-          dualResidual += weightSum[i]! * change * change;
-        }
-        p[i] = value;
-        moved[i] = value === before ? 0 : 1;
-      }
+    if (full) for (let i = 0; i < variables; i++) this.#average(i);
+    for (let k = 0; k < dirtyCount; k++) {
+      const i = dirty[k]!;
+      isDirty[i] = 0;
+      if (!full) this.#average(i);
     }
     // 3. λ on the edges of the active factors and of every factor a moved variable touches (full:
     // of all); a factor with an edge still off p, or a moved variable, is active next iteration.
@@ -677,7 +623,30 @@ export class Ad3Run {
     else for (let k = 0; k < dirtyCount; k++) moved[dirty[k]!] = 0;
     this.#activeCount = nextCount;
     this.#dirtyCount = 0;
-    this.dualResidual = dualResidual;
+  }
+
+  /**
+   * p_i = the weighted average of variable i's copies, summed in edge order (a variable in no
+   * factor: its score's sign); adds W_i (p_i − before)² to the dual residual, marks a move.
+   */
+  #average(i: number): void {
+    const { varEdgeStart, varEdges, edgeWeight, weightSum, degree, unary } = this.layout;
+    const { p, q } = this;
+    const before = p[i]!;
+    let value: number;
+    if (degree[i] === 0) value = unary[i]! + this.fix[i]! > 0 ? 1 : 0;
+    else {
+      let total = 0;
+      for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
+        const e = varEdges[r]!;
+        total += edgeWeight[e]! * q[e]!;
+      }
+      value = total / weightSum[i]!;
+      const change = value - before;
+      this.dualResidual += weightSum[i]! * change * change;
+    }
+    p[i] = value;
+    this.#moved[i] = value === before ? 0 : 1;
   }
 
   /**

@@ -63,41 +63,55 @@ export function projectPair(
 }
 
 /**
+ * PAIR's MAP at adj[start], adj[start + 1] into out, the score being weight[0]: off, either one,
+ * or both; the maximum into weight[1] (a returned double is boxed where the call is not inlined).
+ */
+export function mapPair(
+  adj: Float64Array,
+  out: Float64Array,
+  start: number,
+  weight: Float64Array,
+): void {
+  const a = adj[start]!;
+  const b = adj[start + 1]!;
+  const both = a + b + weight[0]!;
+  let value = 0;
+  let z0 = 0;
+  let z1 = 0;
+  if (a > value) {
+    value = a;
+    z0 = 1;
+  }
+  if (b > value) {
+    value = b;
+    z0 = 0;
+    z1 = 1;
+  }
+  if (both > value) {
+    value = both;
+    z0 = 1;
+    z1 = 1;
+  }
+  out[start] = z0;
+  out[start + 1] = z1;
+  weight[1] = value;
+}
+
+/**
  * AD3's PAIR: two variables, `score` added when both are 1. Its score over [0,1]² is the concave
  * extension score·min(q1, q2) (score ≥ 0) or score·max(0, q1 + q2 − 1) (score < 0); the projection
  * tries the two linear pieces in closed form and otherwise lies on the line between them.
  */
 export function pairFactor(score: number): BinaryFactor {
   checkFinite("pairFactor.score", score);
-  const weight = new Float64Array(1);
+  const weight = new Float64Array(2);
   return {
     name: "pair",
     size: 2,
     map(adjustment, out) {
-      const a = adjustment[0]!;
-      const b = adjustment[1]!;
-      const both = a + b + score;
-      let value = 0;
-      let z0 = 0;
-      let z1 = 0;
-      if (a > value) {
-        value = a;
-        z0 = 1;
-        z1 = 0;
-      }
-      if (b > value) {
-        value = b;
-        z0 = 0;
-        z1 = 1;
-      }
-      if (both > value) {
-        value = both;
-        z0 = 1;
-        z1 = 1;
-      }
-      out[0] = z0;
-      out[1] = z1;
-      return value;
+      weight[0] = score;
+      mapPair(adjustment, out, 0, weight);
+      return weight[1]!;
     },
     project(v, scale, out) {
       weight[0] = scale * score;
