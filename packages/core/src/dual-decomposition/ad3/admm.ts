@@ -486,7 +486,7 @@ export class Ad3Run {
   admmStep(): void {
     const layout = this.layout;
     const { edgeStart, edgeVariable, edgeFactor, varEdgeStart, varEdges } = layout;
-    const { edgeWeight, inverseWeight, variables } = layout;
+    const { inverseWeight, variables } = layout;
     const { input, lambda, q, p, lastInput, cached, shares } = this;
     const active = this.#active;
     const dirty = this.#dirty;
@@ -563,27 +563,7 @@ export class Ad3Run {
     this.primalResidual = 0;
     this.#nextCount = 0;
     if (full) {
-      // Every factor once, in edge order: λ, the residual, and whether it stays active.
-      const next = this.#next;
-      let nextCount = 0;
-      let residual = 0;
-      const factors = edgeStart.length - 1;
-      for (let f = 0; f < factors; f++) {
-        let keep = false;
-        for (let e = edgeStart[f]!; e < edgeStart[f + 1]!; e++) {
-          const i = edgeVariable[e]!;
-          const diff = q[e]! - p[i]!;
-          if (diff !== 0) {
-            const w = edgeWeight[e]!;
-            lambda[e]! -= eta * w * diff;
-            residual += w * diff * diff;
-            keep = true;
-          } else if (moved[i] === 1) keep = true;
-        }
-        if (keep) next[nextCount++] = f;
-      }
-      this.primalResidual = residual;
-      this.#nextCount = nextCount;
+      for (let k = 0; k < activeCount; k++) this.#visit(active[k]!);
     } else {
       const visited = this.#visited;
       for (let k = 0; k < activeCount; k++) {
