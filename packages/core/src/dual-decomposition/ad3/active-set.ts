@@ -13,13 +13,13 @@ const RIDGE = 1e-12;
  * (one projects at a time): a run over 80,000 small factors allocates them once, not per factor.
  */
 export class ActiveSetScratch {
-  kkt = EMPTY;
-  rhs = EMPTY;
-  solution = EMPTY;
-  candidate = EMPTY;
-  candidateOnes = EMPTY_INT;
-  adjustment = EMPTY;
-  q = EMPTY;
+  kkt: Float64Array = EMPTY;
+  rhs: Float64Array = EMPTY;
+  solution: Float64Array = EMPTY;
+  candidate: Float64Array = EMPTY;
+  candidateOnes: Int32Array = EMPTY_INT;
+  adjustment: Float64Array = EMPTY;
+  q: Float64Array = EMPTY;
 
   /** Grows the buffers to fit a factor of `size` variables and `capacity` configurations. */
   fit(size: number, capacity: number): void {

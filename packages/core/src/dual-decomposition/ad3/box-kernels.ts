@@ -69,7 +69,7 @@ export class BoxScratch {
    * hard), set before every call (a projection may move lo up). Out: [3] the MAP's maximum. Doubles passed to or returned from a call the compiler
    * does not inline are boxed, one allocation each: the kernels trade them through here.
    */
-  readonly bounds = new Float64Array(4);
+  readonly bounds: Float64Array = new Float64Array(4);
   constructor(size: number) {
     this.key = new Float64Array(2 * size + 2);
     this.delta = new Float64Array(2 * size + 2);

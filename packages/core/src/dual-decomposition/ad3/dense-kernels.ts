@@ -48,9 +48,9 @@ export class DenseKernels {
   readonly #rhs: Float64Array;
   readonly #solution: Float64Array;
   /** The projection's scale (score weight), set before a call: a double argument is boxed. */
-  readonly scale = new Float64Array(1);
+  readonly scale: Float64Array = new Float64Array(1);
   /** The last {@link map}'s maximum. */
-  readonly result = new Float64Array(1);
+  readonly result: Float64Array = new Float64Array(1);
   /** Per factor: 1 for a table over two binary variables (the closed form below). */
   readonly #binaryPair: Uint8Array;
   readonly #pairIn = new Float64Array(2);

@@ -258,7 +258,7 @@ function singleConstraint(
 /** Buffers for {@link projectOrOut} over factors of up to `size` variables. */
 export class OrOutScratch {
   /** [0]: the last {@link mapOrOut}'s maximum. */
-  readonly result = new Float64Array(1);
+  readonly result: Float64Array = new Float64Array(1);
   readonly lit: Float64Array;
   readonly x: Float64Array;
   readonly sorted: Float64Array;
