@@ -58,9 +58,9 @@ export class Ad3Layout {
   /** The factor each edge belongs to. */
   readonly edgeFactor: Int32Array;
   /**
-   * How each factor projects (see FactorKernel): a closed-form kernel on the edge buffers — BOX
-   * (UNIT_BOX when every coefficient is ±1), PAIR, OR_OUT — or CALLED (its own `project`, or the
-   * active-set method). Per edge: the box factors' folded coefficients, OR-out's literal signs;
+   * How each factor projects (see FactorKernel): a kernel on the edge buffers — BOX (UNIT_BOX
+   * when every coefficient is ±1), PAIR, OR_OUT, DENSE (DenseKernels) — or CALLED (its own
+   * `project`, or the active-set method over its `map`). Per edge: the box factors' folded coefficients, OR-out's literal signs;
    * per factor: the box's rhs, lower end of μ (0, or −∞ for an equality) and penalty, PAIR's score.
    */
   readonly kind: Uint8Array;
@@ -244,14 +244,15 @@ export class Ad3Layout {
  * (its `project`, or the active-set method over its MAP oracle), p becomes the average of the
  * factors' copies, and λ_{f,j} −= η (q_{f,j} − p_i) (Σ_f λ_{f,i} stays 0). η doubles when the
  * primal residual is ten times the dual one and halves in the opposite case (Boyd et al. 2011,
- * §3.4.1). Each iteration also takes the MAP of every factor at the same λ: their sum is the dual
- * value, an upper bound on the optimum (the subgradient master's dual at u = λ), so the run
- * certifies exactly as the subgradient one does — best dual − best primal ≤ tolerance ·
- * max(1, |best dual|). The first iteration is that MAP pass alone at λ = 0, so a problem whose
- * slaves already agree costs what one subgradient iteration costs.
+ * §3.4.1). At the iterations the engine picks (runAd3), the MAP of every factor at the same λ:
+ * their sum is the dual value, an upper bound on the optimum (the subgradient master's dual at
+ * u = λ), so the run certifies exactly as the subgradient one does — best dual − best primal ≤
+ * tolerance · max(1, |best dual|). The first iteration is that MAP pass alone at λ = 0, so a
+ * problem whose slaves already agree costs what one subgradient iteration costs.
  *
- * Factors whose quadratic input did not change since their last call are not called again (AD3's
- * caching); nothing is allocated per iteration.
+ * Factors whose quadratic input did not change since their last projection are not projected
+ * again (AD3's caching); a step visits only the factors and variables that can move (admmStep);
+ * nothing is allocated per iteration over the compiled kinds.
  */
 export class Ad3Run {
   readonly layout: Ad3Layout;

@@ -42,9 +42,10 @@ export interface Ad3Options extends SolveOptions {
    */
   readonly stallIterations?: number;
   /**
-   * Take the dual (a MAP call per factor) at least every this many iterations (default 50, as AD3);
-   * it is also taken at the first, whenever the best primal improves, when both residuals have
-   * halved since the last one, when the relaxation is solved, and at the end.
+   * Take the dual (a MAP call per factor) at least every this many iterations (default 50, as AD3;
+   * every 5 near the fixed point); it is also taken at the first, whenever the best primal
+   * improves, when the relaxation is solved, at the end and, on a plain factor graph, when both
+   * residuals have halved since the last one. The master over positions takes it every 5.
    */
   readonly dualEvery?: number;
   /** Exact mode: at most this many nodes (default 1,000); then the best labelling and bound so far. */
