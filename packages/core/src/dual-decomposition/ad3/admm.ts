@@ -216,7 +216,7 @@ export class Ad3Layout {
       } else if (kernel.kind === "dense") {
         this.kind[f] = DENSE;
         this.denseIndex[f] = dense.length;
-        dense.push({ factor: f, at, cardinalities: kernel.cardinalities, scores: kernel.scores });
+        dense.push({ at, cardinalities: kernel.cardinalities, scores: kernel.scores });
       } else {
         this.kind[f] = OR_OUT;
         this.edgeSign.set(kernel.negated, at);

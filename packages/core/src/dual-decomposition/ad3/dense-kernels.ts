@@ -20,8 +20,7 @@ const DROP = 1e-14;
 const RIDGE = 1e-12;
 
 export interface DenseTable {
-  /** The run's factor index, its first edge, its blocks' cardinalities, its scores. */
-  readonly factor: number;
+  /** The factor's first edge, its blocks' cardinalities, its scores. */
   readonly at: number;
   readonly cardinalities: Int32Array;
   readonly scores: Float64Array;
