@@ -380,6 +380,33 @@ describe("the AD3 step (Martins et al. 2015) over the same slaves and constraint
     expect(solution.primal).toBe(solution.dual);
   });
 
+  it("a row no early labelling breaks joins when the relaxation's solution breaks it", () => {
+    // Every position prefers label 0, then 1, then 2. Viterbi breaks only "at most one 0", so the
+    // run starts with that row alone; its solution then puts 1 on two positions, which breaks
+    // "at most one 1": that row must join for the run to reach the optimum (one label of each).
+    const n = 3;
+    const L = 3;
+    const unary = new Float64Array(n * L);
+    for (let i = 0; i < n; i++) unary.set([3 + i, 2, 0], i * L);
+    const scores: ChainScores = { n, L, unary, transition: new Float64Array(L * L) };
+    const atMostOne = (t: number) =>
+      linearConstraint({ terms: [0, 1, 2].map((i) => [i * L + t, 1] as const), rhs: 1 });
+    const constraints = [atMostOne(0), atMostOne(1)];
+    const problem = { n, L, slaves: [{ slave: chainSlave(scores) }], constraints };
+    const instance: Instance = {
+      problem,
+      score: (y) => scoreLabelling(scores, y) - constraintPenalty(constraints, y, L),
+    };
+    const optimum = exactOptimum(instance);
+    const solution = solveDualDecomposition(problem, { step: "ad3" });
+    checkSound(instance, solution, optimum);
+    expect(solution.status).toBe("optimal");
+    expect(solution.primal).toBeCloseTo(optimum, 9);
+    expect([...solution.labels].sort()).toEqual([0, 1, 2]);
+    expect(solution.constraintStats.firstViolated).toBe(1);
+    expect(solution.constraintStats.multipliers[1]).toBeGreaterThan(0);
+  });
+
   it("an unknown step is a clear error", () => {
     const scores = randomChainScores(5, { n: 2, L: 2 });
     expect(() =>

@@ -171,18 +171,14 @@ export class DualDecomposition {
           });
         return first;
       }
-      return solveWithAd3(compiled, o);
+      return solveWithAd3(compiled, o, { from: first, continues: false });
     }
     const maxIterations = o.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     const sub = runSubgradient(compiled, o, maxIterations, this.#scratch);
     if (step !== "auto" || sub.status !== "converged") return sub;
     // A stalled subgradient run is not always an integrality gap: on CoNLL-2003 dev documents
     // AD3 certifies every run the subgradient gives up on, from the bounds that run reached.
-    const ad3 = solveWithAd3(compiled, o, {
-      labels: sub.labels,
-      dual: sub.dual,
-      iterations: sub.iterations,
-    });
+    const ad3 = solveWithAd3(compiled, o, { from: sub, continues: true });
     const { firstLabels, firstViolated } = sub.constraintStats;
     return { ...ad3, constraintStats: { ...ad3.constraintStats, firstLabels, firstViolated } };
   }

@@ -27,6 +27,11 @@ export interface PrimalHooks {
   round(posteriors: Float64Array): void;
   /** After a MAP pass: offers the candidates collected from the factors' maximisers. */
   afterMapPass?(): void;
+  /**
+   * After a MAP pass: whether the posteriors break a constraint the run's factors leave out (the
+   * caller has added it); the run then stops for the caller to rebuild it with that factor.
+   */
+  separate?(posteriors: Float64Array): boolean;
 }
 
 const CACHE_TOLERANCE = 1e-12;
@@ -305,7 +310,7 @@ export class Ad3Run {
   #nextCount = 0;
   #mapped = 0;
   /** Best primal and dual, certificate and progress, shared with a caller's candidates (hooks). */
-  readonly bounds = new Bounds();
+  readonly bounds: Bounds;
   /** Whether the last MAP pass found a factor with no configuration. */
   infeasible = false;
   /** Exact mode: the root's dual, the search's bound while nodes run (+∞ outside a search). */
@@ -319,8 +324,10 @@ export class Ad3Run {
    */
   diverged = false;
 
-  constructor(layout: Ad3Layout) {
+  /** `bounds`: a caller's that outlive the run (a rebuilt run goes on with them). */
+  constructor(layout: Ad3Layout, bounds = new Bounds()) {
     this.layout = layout;
+    this.bounds = bounds;
     const E = layout.edgeVariable.length;
     const V = layout.variables;
     this.lambda = new Float64Array(E);
