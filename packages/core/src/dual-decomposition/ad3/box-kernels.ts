@@ -385,6 +385,8 @@ export function mapUnitBox(
   let target = rhs;
   let constant = 0;
   let m = 0;
+  // Literals worth more than a soft row's penalty are taken whatever the count.
+  let overPenalty = 0;
   for (let e = start; e < end; e++) {
     const negative = a[e]! < 0;
     const gain = negative ? -adj[e]! : adj[e]!;
@@ -398,6 +400,7 @@ export function mapUnitBox(
     if (gain > 0 || equality) {
       key[m] = -gain;
       delta[m++] = e;
+      if (gain > penalty) overPenalty++;
     }
   }
   if ((hard && target < 0) || (equality && target > n)) {
@@ -406,11 +409,15 @@ export function mapUnitBox(
     bounds[3] = Number.NEGATIVE_INFINITY;
     return;
   }
-  sortPairs(key, delta, m);
+  // The literals taken are the best `taken` ones: ⌈target⌉, and every one above the penalty. An
+  // XOR or AtMostOne takes one: a scan for the best beats sorting its every literal.
+  const wanted = Math.min(m, Math.max(Math.ceil(target), overPenalty, 0));
+  if (wanted <= SELECT_AT_MOST && wanted < m) selectBest(key, delta, wanted, m);
+  else sortPairs(key, delta, m);
   let remaining = target;
   let value = constant;
   let taken = 0;
-  for (let k = 0; k < m; k++) {
+  for (let k = 0; k < wanted; k++) {
     const gain = -key[k]!;
     let lit = 0;
     if (remaining >= 1) lit = 1;
@@ -425,6 +432,23 @@ export function mapUnitBox(
   }
   if (!hard && taken > target) value -= penalty * (taken - target);
   bounds[3] = value;
+}
+
+/** Up to this many best literals, a MAP selects them (k scans) rather than sorting all. */
+const SELECT_AT_MOST = 4;
+
+/** Moves the k smallest keys (values along) to keys[0 … k), ascending: k scans, in place. */
+function selectBest(keys: Float64Array, values: Float64Array, k: number, m: number): void {
+  for (let j = 0; j < k; j++) {
+    let best = j;
+    for (let i = j + 1; i < m; i++) if (keys[i]! < keys[best]!) best = i;
+    const key = keys[j]!;
+    keys[j] = keys[best]!;
+    keys[best] = key;
+    const value = values[j]!;
+    values[j] = values[best]!;
+    values[best] = value;
+  }
 }
 
 /**
