@@ -8,6 +8,7 @@ import type { PatternFactor } from "@lagrange/core/factor-graph";
 import { MaxflowGraph, type MaxflowKernel } from "../maxflow/graph.js";
 import { PseudoBooleanFunction } from "../pseudo-boolean/function.js";
 import { labelGroups, reduceToQuadratic } from "../pseudo-boolean/reduce.js";
+import { CutProjection } from "./cut-projection.js";
 import { checkLabelCount, checkPatternFactor } from "./pattern-checks.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
@@ -39,7 +40,10 @@ export interface MinCutSlaveStats {
   readonly edges: number;
   /** Pairs of positions that needed ψ > 0 (§3.1): 0 means the relaxation has no ψ slack. */
   readonly psiPairs: number;
+  /** Max-flow calls so far, by `maximize` and by `project` together. */
   readonly maxflowCalls: number;
+  /** `project` calls so far. */
+  readonly projections: number;
 }
 
 /** A min-cut slave: a relaxed core {@link Slave} (its results carry `indicators`) plus its stats. */
@@ -66,6 +70,8 @@ export interface MinCutSlaveBinding extends SlaveBinding {
  * the terminal capacities of the label variables (the multipliers enter linearly) and re-solves
  * with search-tree reuse. Ties go to the smallest Z (a variable is 1 only if every minimum cut puts
  * it on the sink side), so a label is switched on only when it strictly pays.
+ * Its `project` (the master's AD3 step) is exact, by parametric minimum cuts on the same graph
+ * (see CutProjection); `maximize` answers as before after it.
  *
  * `positions` of the returned binding are the sorted distinct variables of the factors; local
  * position j of the slave is global position `positions[j]`.
@@ -132,13 +138,18 @@ export function minCutSlave(
   });
   graph.addNodes(total);
   const unary = Float64Array.from(q.linear);
+  // Per label node, a terminal capacity above all its edges together: it forces the node's side.
+  const big = new Float64Array(n * L).fill(1);
   let edges = 0;
   for (let p = 0; p < q.numPairs; p++) {
     const w = q.pairCoefficient[p]!;
     if (w === 0) continue;
+    const i = q.pairFirst[p]!;
     const j = q.pairSecond[p]!;
-    graph.addEdge(q.pairFirst[p]!, j, -w, 0);
+    graph.addEdge(i, j, -w, 0);
     unary[j]! += w;
+    if (i < n * L) big[i]! -= 2 * w;
+    if (j < n * L) big[j]! -= 2 * w;
     edges++;
   }
   let fixedConstant = q.constant;
@@ -161,6 +172,8 @@ export function minCutSlave(
     indicators,
   };
   let calls = 0;
+  let projections = 0;
+  const projection = new CutProjection({ graph, unary, fixedConstant, size: n * L, reuse }, big);
   const stats = {
     positions: n,
     labelVariables: n * L,
@@ -169,6 +182,9 @@ export function minCutSlave(
     psiPairs: reduction.psi.length,
     get maxflowCalls() {
       return calls;
+    },
+    get projections() {
+      return projections;
     },
   };
 
@@ -188,7 +204,7 @@ export function minCutSlave(
         constant += c;
       }
     }
-    const flow = graph.maxflow(reuse && calls > 0);
+    const flow = graph.maxflow(reuse);
     calls++;
     graph.minCut("largest", sourceSide);
     for (let j = 0; j < n; j++) {
@@ -209,6 +225,17 @@ export function minCutSlave(
     n,
     L,
     maximize,
+    project: (v, scale, out) => {
+      if (v.length !== n * L || out.length !== n * L || !(scale > 0)) {
+        throw new ProblemValidationError(
+          `${name}.project`,
+          `expected v and out of length n·L = ${n * L} and scale > 0, got ${v.length}, ${out.length}, ${scale}`,
+        );
+      }
+      projection.project(v, scale, out);
+      calls += projection.calls;
+      projections++;
+    },
     score: (y) => {
       let total = scoreFlat(scoring, y, name, n);
       if (linear !== undefined) {
