@@ -112,6 +112,7 @@ export interface Ad3GraphsSection {
     readonly etaCpp: number;
     readonly exact: boolean;
     readonly minSampleMs: number;
+    readonly maxSamples: number;
   };
   readonly peer: PeerState;
   readonly rows: readonly GraphRow[];

@@ -38,9 +38,13 @@ import { ad3TaskSection } from "./ad3-tasks.js";
 /** AD3's 27 benchmark factor graphs (`.fg` and UAI), beside the repository. */
 export const AD3_DATA_DIR = join(ANCHORS_DIR, "ad3", "data");
 
-/** Each timing repeats solves until their sum reaches this, at most {@link MAX_SAMPLES} of them. */
+/**
+ * Each timing repeats solves until their sum reaches this, at most {@link MAX_SAMPLES} of them:
+ * enough that a graph solved in microseconds is timed warm (at 100, example2's median was the
+ * JavaScript engine's warm-up, 3× its steady time), as a caller decoding many graphs sees it.
+ */
 const DEFAULT_MIN_SAMPLE_MS = 200;
-const MAX_SAMPLES = 100;
+const MAX_SAMPLES = 1000;
 /** ad3_multi processes per timing when a file of copies fails (it should not). */
 const FALLBACK_PROCESSES = 20;
 /** Trace points kept per system and graph in the JSON (and the curves): evenly thinned. */
@@ -233,6 +237,7 @@ export async function ad3GraphsSection(
     etaCpp: options.eta ?? AD3_MULTI_DEFAULTS.eta,
     exact,
     minSampleMs,
+    maxSamples: MAX_SAMPLES,
   };
   const absent = (reason: string): Ad3GraphsSection => ({
     skipped: reason,
