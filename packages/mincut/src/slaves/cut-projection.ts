@@ -15,7 +15,9 @@ export interface CutProjectionGraph {
 /**
  * A split is trusted only when the cut beats the two lines' meeting point by more than this
  * (relative to the value): below it the group takes one value. A false split costs cuts, never
- * accuracy; a false merge moves the group by at most this much times scale / |group|.
+ * accuracy; a false merge moves a variable by up to about this much times scale (over the smaller
+ * of the two sub-groups it merged): repeated projections on one slave stay within 6e-10 of a
+ * fresh slave's at scale 100.
  */
 const MERGE_TOLERANCE = 1e-12;
 
@@ -186,14 +188,6 @@ export class CutProjection {
           constant += c;
         }
       }
-    }
-    for (let p = a; p < lo; p++) {
-      const c = w[order[p]!]! + shift;
-      if (c < 0) constant += c;
-    }
-    for (let p = hi; p < b; p++) {
-      const c = w[order[p]!]! + shift;
-      if (c < 0) constant += c;
     }
     this.#lastFrom = a;
     this.#lastTo = b;

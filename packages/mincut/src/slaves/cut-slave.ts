@@ -148,8 +148,8 @@ export function minCutSlave(
     const j = q.pairSecond[p]!;
     graph.addEdge(i, j, -w, 0);
     unary[j]! += w;
-    if (i < n * L) big[i]! -= 2 * w;
-    if (j < n * L) big[j]! -= 2 * w;
+    if (i < n * L) big[i]! += 2 * Math.abs(w);
+    if (j < n * L) big[j]! += 2 * Math.abs(w);
     edges++;
   }
   let fixedConstant = q.constant;
@@ -173,7 +173,8 @@ export function minCutSlave(
   };
   let calls = 0;
   let projections = 0;
-  const projection = new CutProjection({ graph, unary, fixedConstant, size: n * L, reuse }, big);
+  // Built on the first projection: under the subgradient step a slave never projects.
+  let projection: CutProjection | null = null;
   const stats = {
     positions: n,
     labelVariables: n * L,
@@ -232,6 +233,7 @@ export function minCutSlave(
           `expected v and out of length n·L = ${n * L} and scale > 0, got ${v.length}, ${out.length}, ${scale}`,
         );
       }
+      projection ??= new CutProjection({ graph, unary, fixedConstant, size: n * L, reuse }, big);
       projection.project(v, scale, out);
       calls += projection.calls;
       projections++;

@@ -409,8 +409,8 @@ export function mapUnitBox(
     bounds[3] = Number.NEGATIVE_INFINITY;
     return;
   }
-  // The literals taken are the best `taken` ones: ⌈target⌉, and every one above the penalty. An
-  // XOR or AtMostOne takes one: a scan for the best beats sorting its every literal.
+  // The literals taken are the `wanted` best: ⌈target⌉, and every one above the penalty. An XOR
+  // or AtMostOne takes one: a scan for the best beats sorting its every literal.
   const wanted = Math.min(m, Math.max(Math.ceil(target), overPenalty, 0));
   if (wanted <= SELECT_AT_MOST && wanted < m) selectBest(key, delta, wanted, m);
   else sortPairs(key, delta, m);
@@ -437,17 +437,22 @@ export function mapUnitBox(
 /** Up to this many best literals, a MAP selects them (k scans) rather than sorting all. */
 const SELECT_AT_MOST = 4;
 
-/** Moves the k smallest keys (values along) to keys[0 … k), ascending: k scans, in place. */
+/**
+ * Moves the k smallest keys (values along) to keys[0 … k), ascending, in k scans; stable (the
+ * others shift rather than swap), so ties fall as the sort's insertion pass lets them.
+ */
 function selectBest(keys: Float64Array, values: Float64Array, k: number, m: number): void {
   for (let j = 0; j < k; j++) {
     let best = j;
     for (let i = j + 1; i < m; i++) if (keys[i]! < keys[best]!) best = i;
-    const key = keys[j]!;
-    keys[j] = keys[best]!;
-    keys[best] = key;
-    const value = values[j]!;
-    values[j] = values[best]!;
-    values[best] = value;
+    const key = keys[best]!;
+    const value = values[best]!;
+    for (let i = best; i > j; i--) {
+      keys[i] = keys[i - 1]!;
+      values[i] = values[i - 1]!;
+    }
+    keys[j] = key;
+    values[j] = value;
   }
 }
 
