@@ -223,19 +223,19 @@ export function solveWithAd3(
     // A rebuilt run starts afresh: its slaves' active sets (warm within a run) start empty, and a
     // slave whose edges a joined row weighs unevenly projects by the active-set method, not its
     // own `project`. Both cost speed only; rebuilds are few (UMass: 94 for 83 runs).
+    const last = run;
     const built = buildRun(problem, slaveBindings, rowBinding, bounds);
-    if (run !== null) warmStart(run, built.run, slaveEdges, rowEdges, built.rowEdges, rowBinding);
-    const warm = run !== null;
+    if (last !== null) warmStart(last, built.run, slaveEdges, rowEdges, built.rowEdges, rowBinding);
     ({ run, rowEdges } = built);
     const left = maxIterations - (iterations - offset);
-    const runOptions: Ad3Options = warm
-      ? { ...options, maxIterations: left, eta: run.eta }
-      : options;
+    // runAd3 sets η from its options: the rebuilt run goes on at the last one's.
+    const runOptions: Ad3Options =
+      last === null ? options : { ...options, maxIterations: left, eta: last.eta };
     if (options.exact === true) {
       ({ status, iterations } = branchAndBound(run, runOptions, hooks));
       break;
     }
-    const result = runAd3(run, runOptions, hooks, iterations, warm);
+    const result = runAd3(run, runOptions, hooks, iterations, last !== null);
     iterations = result.iterations;
     status = result.status;
     if (!result.separated || iterations - offset >= maxIterations) break;
@@ -297,7 +297,7 @@ function buildRun(
   return { run, rowEdges };
 }
 
-/** A rebuilt run goes on from the last: its p, η, and the λ of every edge both runs hold. */
+/** A rebuilt run goes on from the last: its p, and the λ of every edge both runs hold. */
 function warmStart(
   last: Ad3Run,
   next: Ad3Run,
@@ -307,7 +307,6 @@ function warmStart(
   rowBinding: readonly (BinaryFactorBinding | null)[],
 ): void {
   next.p.set(last.p);
-  next.eta = last.eta;
   next.lambda.set(last.lambda.subarray(0, slaveEdges));
   for (let k = 0; k < lastRowEdges.length; k++) {
     const from = lastRowEdges[k]!;
