@@ -168,22 +168,27 @@ const step = () => { run.admmStep(); run.mapPass(undefined, false); run.roundAnd
 for (let t = 0; t < 20000; t++) { step(); if (t % 500 === 250) run.eta *= t % 1000 === 250 ? 2 : 0.5; }
 const used = () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_used_size;
 let grown = -1;
-for (let attempt = 0; attempt < 20 && grown < 0; attempt++) {
+for (let attempt = 0; attempt < 20; attempt++) {
   const before = used();
   for (let t = 0; t < 5000; t++) step();
   const after = used();
-  if (after >= before) grown = after - before;
+  if (after >= before && (grown < 0 || after - before < grown)) grown = after - before;
 }
 process.stdout.write(String(grown));
 `,
     );
     try {
-      const child = spawnSync(process.execPath, ["--import", TSX, script], { encoding: "utf8" });
+      const child = spawnSync(
+        process.execPath,
+        ["--no-concurrent-recompilation", "--import", TSX, script],
+        { encoding: "utf8" },
+      );
       expect(child.stderr).toBe("");
       const grown = Number(child.stdout);
-      // A scavenge in every attempt would say −1; one object an iteration would be ≥ 80 kB.
-      // (Short attempts, many of them: on a loaded machine a scavenge from the compiler's own
-      // work landed in each of five 20,000-iteration attempts about one run in four.)
+      // The least growth over attempts without a scavenge: a scavenge in every attempt would
+      // say −1; one object an iteration would be ≥ 80 kB in every attempt. The child optimises
+      // on its main thread: on a loaded machine the background compiler could starve, and code
+      // not yet optimised boxes its doubles (3 MB an attempt, now and then, before this).
       expect(grown).toBeGreaterThanOrEqual(0);
       expect(grown).toBeLessThan(20_000);
     } finally {
