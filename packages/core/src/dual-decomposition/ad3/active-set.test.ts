@@ -5,13 +5,17 @@ import { ActiveSetSolver } from "./active-set.js";
 import type { BinaryFactor } from "./binary-factor.js";
 
 /** A factor given by an explicit list of configurations and their scores. */
-function listedFactor(random: Random): {
+function listedFactor(
+  random: Random,
+  maxSize = 6,
+  maxConfigs = 12,
+): {
   factor: BinaryFactor;
   configs: number[][];
   scores: number[];
 } {
-  const size = random.int(1, 6);
-  const count = random.int(1, Math.min(12, 2 ** size));
+  const size = random.int(1, maxSize);
+  const count = random.int(1, Math.min(maxConfigs, 2 ** size));
   const seen = new Set<string>();
   const configs: number[][] = [];
   const scores: number[] = [];
@@ -47,34 +51,55 @@ function listedFactor(random: Random): {
   return { factor, configs, scores };
 }
 
+/** Projects `calls` random points in turn and checks each against the optimality conditions. */
+function checkWarmCalls(
+  random: Random,
+  listed: ReturnType<typeof listedFactor>,
+  calls: number,
+): void {
+  const { factor, configs, scores } = listed;
+  const solver = new ActiveSetSolver(factor);
+  const q = new Float64Array(factor.size);
+  for (let call = 0; call < calls; call++) {
+    const v = Float64Array.from({ length: factor.size }, () => random.next() * 3 - 1);
+    const scale = random.pick([0.1, 1, 5]);
+    solver.project(v, scale, q);
+    // The KKT conditions of min ½‖q − v‖² − scale·s·μ over the simplex: no configuration
+    // improves on the mixture's level scale·s·μ + q·(v − q).
+    let level = scale * solver.relaxedScore();
+    for (let j = 0; j < factor.size; j++) level += q[j]! * (v[j]! - q[j]!);
+    configs.forEach((z, c) => {
+      let value = scale * scores[c]!;
+      for (let j = 0; j < factor.size; j++) value += z[j]! * (v[j]! - q[j]!);
+      expect(value).toBeLessThanOrEqual(level + 1e-8);
+    });
+    for (let j = 0; j < factor.size; j++) {
+      expect(q[j]).toBeGreaterThanOrEqual(-1e-12);
+      expect(q[j]).toBeLessThanOrEqual(1 + 1e-12);
+    }
+  }
+}
+
 describe("active-set quadratic step (AD3's generic factor)", () => {
   it("meets the optimality conditions over every configuration, warm-started call after call", () => {
     fc.assert(
       fc.property(fc.integer(), (seed) => {
         const random = createRandom(seed);
-        const { factor, configs, scores } = listedFactor(random);
-        const solver = new ActiveSetSolver(factor);
-        const q = new Float64Array(factor.size);
-        for (let call = 0; call < 4; call++) {
-          const v = Float64Array.from({ length: factor.size }, () => random.next() * 3 - 1);
-          const scale = random.pick([0.1, 1, 5]);
-          solver.project(v, scale, q);
-          // The KKT conditions of min ½‖q − v‖² − scale·s·μ over the simplex: no configuration
-          // improves on the mixture's level scale·s·μ + q·(v − q).
-          let level = scale * solver.relaxedScore();
-          for (let j = 0; j < factor.size; j++) level += q[j]! * (v[j]! - q[j]!);
-          configs.forEach((z, c) => {
-            let value = scale * scores[c]!;
-            for (let j = 0; j < factor.size; j++) value += z[j]! * (v[j]! - q[j]!);
-            expect(value).toBeLessThanOrEqual(level + 1e-8);
-          });
-          for (let j = 0; j < factor.size; j++) {
-            expect(q[j]).toBeGreaterThanOrEqual(-1e-12);
-            expect(q[j]).toBeLessThanOrEqual(1 + 1e-12);
-          }
-        }
+        checkWarmCalls(random, listedFactor(random), 4);
       }),
       { numRuns: 400, seed: 29 },
+    );
+  });
+
+  it("keeps its solution exact over many calls on larger factors", () => {
+    // Dozens of insertions and removals per solver: the kept inverse must not drift, and
+    // affinely dependent configurations (common among 40 of 10 variables) must still solve.
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const random = createRandom(seed);
+        checkWarmCalls(random, listedFactor(random, 10, 40), 30);
+      }),
+      { numRuns: 150, seed: 41 },
     );
   });
 

@@ -55,6 +55,15 @@ export class DenseKernels {
   readonly #pairIn = new Float64Array(2);
   readonly #pairOut = new Float64Array(2);
   readonly #pairWeight = new Float64Array(1);
+  /** Per block: its cardinality. */
+  readonly #blockCardinality: Int32Array;
+  /** v − q on the factor's edges (from its first), what a configuration's value sums. */
+  readonly #difference: Float64Array;
+  /** The enumeration's state per block and running sums of the differences (see #best). */
+  readonly #odometer: Int32Array;
+  readonly #partial: Float64Array;
+  /** The last #best's value. */
+  readonly #top = new Float64Array(1);
 
   constructor(tables: readonly DenseTable[]) {
     const D = tables.length;
@@ -66,11 +75,15 @@ export class DenseKernels {
     this.#count = new Int32Array(D);
     this.#binaryPair = new Uint8Array(D);
     let maxCapacity = 1;
+    let maxSize = 1;
+    let maxBlocks = 1;
     tables.forEach((t, d) => {
       const B = t.cardinalities.length;
       const K = t.scores.length;
       let size = 0;
       for (let j = 0; j < B; j++) size += t.cardinalities[j]!;
+      maxSize = Math.max(maxSize, size);
+      maxBlocks = Math.max(maxBlocks, B);
       this.#blockStart[d + 1] = this.#blockStart[d]! + B;
       this.#configStart[d + 1] = this.#configStart[d]! + K;
       this.#stateStart[d + 1] = this.#stateStart[d]! + K * B;
@@ -84,6 +97,10 @@ export class DenseKernels {
     });
     this.#blockOffset = new Int32Array(this.#blockStart[D]!);
     this.#stride = new Int32Array(this.#blockStart[D]!);
+    this.#blockCardinality = new Int32Array(this.#blockStart[D]!);
+    this.#difference = new Float64Array(maxSize);
+    this.#odometer = new Int32Array(maxBlocks);
+    this.#partial = new Float64Array(maxBlocks + 1);
     this.#score = new Float64Array(this.#configStart[D]!);
     this.#state = new Int32Array(this.#stateStart[D]!);
     tables.forEach((t, d) => {
@@ -91,6 +108,7 @@ export class DenseKernels {
       let offset = 0;
       for (let j = 0; j < B; j++) {
         this.#blockOffset[this.#blockStart[d]! + j] = t.at + offset;
+        this.#blockCardinality[this.#blockStart[d]! + j] = t.cardinalities[j]!;
         offset += t.cardinalities[j]!;
       }
       let stride = 1;
@@ -117,13 +135,18 @@ export class DenseKernels {
     this.#solution = new Float64Array(maxCapacity + 1);
   }
 
-  /** z_c·x over the factor's edges: the sum of x at each block's state. */
-  #dot(d: number, c: number, x: Float64Array): number {
+  /**
+   * z_c·x over the factor's edges: the sum of x at each block's state (x indexed by edge less
+   * `first`: 0 for the run's buffers, the factor's first edge for #difference).
+   */
+  #dot(d: number, c: number, x: Float64Array, first: number): number {
     const b0 = this.#blockStart[d]!;
     const B = this.#blockStart[d + 1]! - b0;
     const s0 = this.#stateStart[d]! + (c - this.#configStart[d]!) * B;
     let total = 0;
-    for (let j = 0; j < B; j++) total += x[this.#blockOffset[b0 + j]! + this.#state[s0 + j]!]!;
+    for (let j = 0; j < B; j++) {
+      total += x[this.#blockOffset[b0 + j]! - first + this.#state[s0 + j]!]!;
+    }
     return total;
   }
 
@@ -170,7 +193,8 @@ export class DenseKernels {
     const active = this.#active;
     const weight = this.#weight;
     if (this.#count[d] === 0) {
-      active[slot] = this.#best(d, v, null, scale);
+      this.#differences(v, null, at, size);
+      active[slot] = this.#best(d, scale);
       weight[slot] = 1;
       this.#count[d] = 1;
     }
@@ -194,13 +218,16 @@ export class DenseKernels {
       for (let a = 0; a < k; a++) weight[slot + a] = Math.max(0, x[a]!);
       this.#mix(d, q, at, size);
       // The most violated configuration: argmax scale·s_c + z_c·(v − q).
+      this.#differences(v, q, at, size);
+      const difference = this.#difference;
+      const first = this.#blockOffset[this.#blockStart[d]!]!;
       let level = Number.NEGATIVE_INFINITY;
       for (let a = 0; a < k; a++) {
         const c = active[slot + a]!;
-        level = Math.max(level, scale * this.#score[c]! + this.#dot(d, c, v) - this.#dot(d, c, q));
+        level = Math.max(level, scale * this.#score[c]! + this.#dot(d, c, difference, first));
       }
-      const c = this.#best(d, v, q, scale);
-      const value = scale * this.#score[c]! + this.#dot(d, c, v) - this.#dot(d, c, q);
+      const c = this.#best(d, scale);
+      const value = this.#top[0]!;
       if (!(value > level + 1e-12 * (1 + Math.abs(level)))) return;
       let known = false;
       for (let a = 0; a < k; a++) if (active[slot + a] === c) known = true;
@@ -249,20 +276,60 @@ export class DenseKernels {
     q[at + 3] = b;
   }
 
-  /** argmax_c scale·s_c + z_c·(v − q) over the table (q null: 0); a configuration index. */
-  #best(d: number, v: Float64Array, q: Float64Array | null, scale: number): number {
+  /** #difference = v − q on dense factor d's edges [at, at + size) (q null: 0). */
+  #differences(v: Float64Array, q: Float64Array | null, at: number, size: number): void {
+    const difference = this.#difference;
+    if (q === null) for (let e = 0; e < size; e++) difference[e] = v[at + e]!;
+    else for (let e = 0; e < size; e++) difference[e] = v[at + e]! - q[at + e]!;
+  }
+
+  /**
+   * argmax_c scale·s_c + z_c·#difference over the table, a configuration index; its value into
+   * #top. The configurations are enumerated in the table's order (the last block fastest) with
+   * running sums per block, so each costs about one addition instead of a pass over its blocks:
+   * on Family2Dominant this search was a third of a run.
+   */
+  #best(d: number, scale: number): number {
+    const b0 = this.#blockStart[d]!;
+    const B = this.#blockStart[d + 1]! - b0;
     const c0 = this.#configStart[d]!;
-    const c1 = this.#configStart[d + 1]!;
+    const K = this.#configStart[d + 1]! - c0;
+    const first = this.#blockOffset[b0]!;
+    const difference = this.#difference;
+    const odometer = this.#odometer;
+    const partial = this.#partial;
+    const offset = this.#blockOffset;
+    const cardinality = this.#blockCardinality;
+    const score = this.#score;
+    partial[0] = 0;
+    for (let j = 0; j < B; j++) {
+      odometer[j] = 0;
+      partial[j + 1] = partial[j]! + difference[offset[b0 + j]! - first]!;
+    }
     let best = c0;
     let top = Number.NEGATIVE_INFINITY;
-    for (let c = c0; c < c1; c++) {
-      const value =
-        scale * this.#score[c]! + this.#dot(d, c, v) - (q === null ? 0 : this.#dot(d, c, q));
+    for (let c = 0; c < K; c++) {
+      const value = scale * score[c0 + c]! + partial[B]!;
       if (value > top) {
         top = value;
-        best = c;
+        best = c0 + c;
+      }
+      let j = B - 1;
+      while (j >= 0) {
+        const next = odometer[j]! + 1;
+        if (next < cardinality[b0 + j]!) {
+          odometer[j] = next;
+          break;
+        }
+        odometer[j] = 0;
+        j--;
+      }
+      if (j < 0) break;
+      for (let i = j; i < B; i++) {
+        partial[i + 1] = partial[i]! + difference[offset[b0 + i]! - first + odometer[i]!]!;
       }
     }
+    this.#top[0] = top;
     return best;
   }
 
@@ -305,7 +372,7 @@ export class DenseKernels {
       kkt[a * width + a]! += RIDGE;
       kkt[a * width + k] = 1;
       kkt[k * width + a] = 1;
-      rhs[a] = this.#dot(d, ca, v) + scale * this.#score[ca]!;
+      rhs[a] = this.#dot(d, ca, v, 0) + scale * this.#score[ca]!;
     }
     kkt[k * width + k] = 0;
     rhs[k] = 1;
@@ -314,13 +381,14 @@ export class DenseKernels {
 
   /** The MAP of dense factor d at adj (its edges from `at`): the best configuration into out. */
   map(d: number, adj: Float64Array, out: Float64Array, at: number, size: number): void {
-    const c = this.#best(d, adj, null, 1);
+    this.#differences(adj, null, at, size);
+    const c = this.#best(d, 1);
     for (let e = at; e < at + size; e++) out[e] = 0;
     const b0 = this.#blockStart[d]!;
     const B = this.#blockStart[d + 1]! - b0;
     const s0 = this.#stateStart[d]! + (c - this.#configStart[d]!) * B;
     for (let j = 0; j < B; j++) out[this.#blockOffset[b0 + j]! + this.#state[s0 + j]!] = 1;
-    this.result[0] = this.#score[c]! + this.#dot(d, c, adj);
+    this.result[0] = this.#top[0]!;
   }
 
   /**
@@ -331,11 +399,10 @@ export class DenseKernels {
     const b0 = this.#blockStart[d]!;
     const B = this.#blockStart[d + 1]! - b0;
     const c0 = this.#configStart[d]!;
-    const K = this.#configStart[d + 1]! - c0;
     let index = 0;
     for (let j = 0; j < B; j++) {
       const from = this.#blockOffset[b0 + j]!;
-      const to = j + 1 < B ? this.#blockOffset[b0 + j + 1]! : from + this.#cardinality(d, j, K);
+      const to = from + this.#blockCardinality[b0 + j]!;
       let chosen = -1;
       for (let e = from; e < to; e++) {
         if (assignment[edgeVariable[e]!] !== 1) continue;
@@ -352,12 +419,5 @@ export class DenseKernels {
       index += chosen * this.#stride[b0 + j]!;
     }
     this.result[0] = this.#score[c0 + index]!;
-  }
-
-  /** Block j's cardinality: the table's size over its stride, over the block before's stride. */
-  #cardinality(d: number, j: number, K: number): number {
-    const b0 = this.#blockStart[d]!;
-    const stride = this.#stride[b0 + j]!;
-    return j === 0 ? K / stride : this.#stride[b0 + j - 1]! / stride;
   }
 }
