@@ -271,6 +271,8 @@ export class Ad3Run {
   /** Every edge's MAP maximiser, and rounding scratch. */
   readonly output: Float64Array;
   readonly boxScratch: BoxScratch;
+  /** Per factor: a unit box's last μ, where its next projection's root search starts. */
+  readonly #boxRoot: Float64Array;
   readonly orOutScratch: OrOutScratch;
   /** The DENSE factors' tables and active sets. */
   readonly dense: DenseKernels;
@@ -338,6 +340,7 @@ export class Ad3Run {
     const input = new Float64Array(E);
     this.input = input;
     this.boxScratch = new BoxScratch(layout.maxSize);
+    this.#boxRoot = new Float64Array(layout.factors.length).fill(Number.NaN);
     this.orOutScratch = new OrOutScratch(layout.maxSize);
     this.dense = new DenseKernels(layout.denseTables);
     const output = new Float64Array(E);
@@ -681,9 +684,11 @@ export class Ad3Run {
       bounds[0] = layout.boxRhs[f]!;
       bounds[1] = layout.boxLower[f]!;
       bounds[2] = penalty === POS_INF ? POS_INF : (penalty * scale) / uniformWeight[f]!;
-      if (kind === UNIT_BOX)
+      if (kind === UNIT_BOX) {
+        bounds[4] = this.#boxRoot[f]!;
         projectUnitBox(this.input, layout.edgeCoefficient, this.q, at, size, scratch);
-      else projectBoxConstraint(this.input, layout.edgeCoefficient, this.q, at, size, scratch);
+        this.#boxRoot[f] = bounds[3]!;
+      } else projectBoxConstraint(this.input, layout.edgeCoefficient, this.q, at, size, scratch);
     } else if (kind === PAIR) {
       const weight = this.boxScratch.bounds;
       weight[0] = (layout.pairScore[f]! * scale) / uniformWeight[f]!;

@@ -1,0 +1,95 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { BoxScratch, projectUnitBox } from "./box-kernels.js";
+
+/**
+ * The projection onto box ∩ {a·z ≤ rhs} (or = rhs) with ±1 coefficients, by bisection on μ over
+ * h(μ) = a·clip(v − μa), clipped to [lo, hi] (hi: a soft row's penalty): an algorithm independent
+ * of the kernel's sort and Newton steps.
+ */
+function bisected(v: number[], a: number[], rhs: number, equality: boolean, hi: number): number[] {
+  const at = (mu: number) => v.map((x, i) => Math.min(Math.max(x - mu * a[i]!, 0), 1));
+  const h = (mu: number) => at(mu).reduce((s, x, i) => s + a[i]! * x, 0);
+  let lo = equality ? -4 : 0;
+  if (h(lo) <= rhs) return at(lo);
+  let up = Math.min(hi, 4);
+  if (h(up) >= rhs) return at(up);
+  for (let k = 0; k < 200; k++) {
+    const mid = 0.5 * (lo + up);
+    if (h(mid) > rhs) lo = mid;
+    else up = mid;
+  }
+  return at(0.5 * (lo + up));
+}
+
+const row = fc
+  .record({
+    n: fc.integer({ min: 1, max: 60 }),
+    seed: fc.array(fc.double({ min: -1.5, max: 2.5, noNaN: true }), {
+      minLength: 60,
+      maxLength: 60,
+    }),
+    // Values on breakpoints (0, ½, 1) and ties: where a Newton step lands exactly on a piece's end.
+    snap: fc.array(fc.constantFrom(-1, 0, 0.5, 1, 1.5), { minLength: 60, maxLength: 60 }),
+    useSnap: fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }),
+    negated: fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }),
+    rhsFraction: fc.double({ min: 0, max: 1, noNaN: true }),
+    integral: fc.boolean(),
+    equality: fc.boolean(),
+    penalty: fc.constantFrom(Number.POSITIVE_INFINITY, 0.05, 0.7, 3),
+    guesses: fc.array(
+      fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), fc.constantFrom(-0.5, 0, 0.5, 1)),
+      { minLength: 3, maxLength: 3 },
+    ),
+  })
+  .map((r) => {
+    const v = r.seed.slice(0, r.n).map((x, i) => (r.useSnap[i] ? r.snap[i]! : x));
+    const a = r.negated.slice(0, r.n).map((neg) => (neg ? -1 : 1));
+    const negatives = a.filter((x) => x < 0).length;
+    // rhs between the least a·z the box allows and a·clip(v), so that the row binds: the root
+    // search runs (an integral rhs: a count row's).
+    const unclipped = v.reduce((s, x, i) => s + a[i]! * Math.min(Math.max(x, 0), 1), 0);
+    const span = r.rhsFraction * (unclipped + negatives);
+    const rhs = (r.integral ? Math.floor(span) : span) - negatives;
+    return { ...r, v, a, rhs };
+  });
+
+describe("unit-coefficient box projection", () => {
+  it("equals bisection on μ, from any guess at μ (the factor's last one, or none)", () => {
+    fc.assert(
+      fc.property(row, ({ n, v, a, rhs, equality, penalty, guesses }) => {
+        const scratch = new BoxScratch(n);
+        const hi = equality ? Number.POSITIVE_INFINITY : penalty;
+        const want = bisected(v, a, rhs, equality, hi);
+        const va = Float64Array.from(v);
+        const aa = Float64Array.from(a);
+        const q = new Float64Array(n);
+        const project = (guess: number): number => {
+          const bounds = scratch.bounds;
+          bounds[0] = rhs;
+          bounds[1] = equality ? Number.NEGATIVE_INFINITY : 0;
+          bounds[2] = hi;
+          bounds[4] = guess;
+          projectUnitBox(va, aa, q, 0, n, scratch);
+          for (let i = 0; i < n; i++) expect(q[i]).toBeCloseTo(want[i]!, 8);
+          return bounds[3]!;
+        };
+        for (const guess of [Number.NaN, ...guesses]) {
+          // Then from this call's own μ, as the ADMM step's next call starts.
+          project(project(guess));
+        }
+      }),
+      { numRuns: 600, seed: 41 },
+    );
+  });
+
+  it("takes a coordinate whose breakpoint the guess sits on as moving", () => {
+    // From μ = ½ (t₀'s breakpoint) the root lies left, where coordinate 0 moves too: μ = 0.4.
+    const scratch = new BoxScratch(2);
+    const q = new Float64Array(2);
+    scratch.bounds.set([0.6, 0, Number.POSITIVE_INFINITY, 0, 0.5]);
+    projectUnitBox(Float64Array.of(0.5, 0.9), Float64Array.of(1, 1), q, 0, 2, scratch);
+    expect(scratch.bounds[3]).toBeCloseTo(0.4, 12);
+    expect(Array.from(q).map((x) => Number(x.toFixed(12)))).toEqual([0.1, 0.5]);
+  });
+});
