@@ -98,7 +98,8 @@ describe("the ADMM step over the compiled layout", () => {
   // Closed forms and the active-set method agree to the latter's ridge (1e-12 on the Gram).
   it("projects the batched families as each factor's own projection does", () => {
     for (let seed = 0; seed < 150; seed++) {
-      const problem = mixedProblem(createRandom(seed));
+      // Odd seeds: ±1 rows only, so soft constraint rows take the unit-box kernels too.
+      const problem = mixedProblem(createRandom(seed), seed % 2 === 1);
       const batched = new Ad3Run(new Ad3Layout(problem));
       const plain = new Ad3Run(
         new Ad3Layout({

@@ -496,8 +496,10 @@ export function mapUnitBox(
   let target = rhs;
   let constant = 0;
   let m = 0;
-  // Literals worth more than a soft row's penalty are taken whatever the count.
+  // Literals worth more than a soft row's penalty are taken whatever the count: at once, with no
+  // sorting (on UMass citations' count rows a third of the literals, far more than the count).
   let overPenalty = 0;
+  let gained = 0;
   for (let e = start; e < end; e++) {
     const negative = a[e]! < 0;
     const gain = negative ? -adj[e]! : adj[e]!;
@@ -505,13 +507,18 @@ export function mapUnitBox(
       target += 1;
       constant += adj[e]!;
     }
-    // Every literal starts off: z = 0, or 1 where negated.
+    if (gain > penalty) {
+      overPenalty++;
+      gained += gain;
+      out[e] = negative ? 0 : 1;
+      continue;
+    }
+    // Every other literal starts off: z = 0, or 1 where negated.
     out[e] = negative ? 1 : 0;
     // Only a literal that gains can be worth taking, unless an equality must be filled.
     if (gain > 0 || equality) {
       key[m] = -gain;
       delta[m++] = e;
-      if (gain > penalty) overPenalty++;
     }
   }
   if ((hard && target < 0) || (equality && target > n)) {
@@ -520,27 +527,24 @@ export function mapUnitBox(
     bounds[3] = Number.NEGATIVE_INFINITY;
     return;
   }
-  // The literals taken are the `wanted` best: ⌈target⌉, and every one above the penalty. An XOR
-  // or AtMostOne takes one: a scan for the best beats sorting its every literal.
-  const wanted = Math.min(m, Math.max(Math.ceil(target), overPenalty, 0));
-  if (wanted <= SELECT_AT_MOST && wanted < m) selectBest(key, delta, wanted, m);
-  else sortPairs(key, delta, m);
-  let remaining = target;
-  let value = constant;
-  let taken = 0;
-  for (let k = 0; k < wanted; k++) {
-    const gain = -key[k]!;
-    let lit = 0;
-    if (remaining >= 1) lit = 1;
-    else if (remaining > 0) lit = hard || gain <= penalty ? remaining : 1;
-    else if (!hard && gain > penalty) lit = 1;
-    else break;
+  // The others fill what the count leaves, best first: ⌈that⌉ of them (a fractional rhs leaves
+  // the last fractional). An XOR or AtMostOne takes one: a scan for the best beats sorting.
+  let remaining = target - overPenalty;
+  const wanted = Math.min(m, Math.max(Math.ceil(remaining), 0));
+  if (wanted > 0) {
+    if (wanted <= SELECT_AT_MOST && wanted < m) selectBest(key, delta, wanted, m);
+    else sortPairs(key, delta, m);
+  }
+  let taken = overPenalty;
+  for (let k = 0; k < wanted && remaining > 0; k++) {
+    const lit = remaining >= 1 ? 1 : remaining;
     remaining -= lit;
     taken += lit;
-    value += gain * lit;
+    gained += -key[k]! * lit;
     const e = delta[k]!;
     out[e] = a[e]! < 0 ? 1 - lit : lit;
   }
+  let value = constant + gained;
   if (!hard && taken > target) value -= penalty * (taken - target);
   bounds[3] = value;
 }
