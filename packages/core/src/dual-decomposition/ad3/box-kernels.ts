@@ -537,7 +537,7 @@ export function mapUnitBox(
   }
   let taken = overPenalty;
   for (let k = 0; k < wanted && remaining > 0; k++) {
-    const lit = remaining >= 1 ? 1 : remaining;
+    const lit = Math.min(remaining, 1);
     remaining -= lit;
     taken += lit;
     gained += -key[k]! * lit;
