@@ -1,4 +1,5 @@
 import type { BinaryFactor } from "./binary-factor.js";
+import { carve } from "./typed-arena.js";
 
 const EMPTY = new Float64Array(0);
 const EMPTY_INT = new Int32Array(0);
@@ -34,16 +35,16 @@ export class ActiveSetScratch {
   fit(size: number, capacity: number): void {
     const width = capacity + 1;
     if (this.kkt.length < width * width) {
-      this.kkt = new Float64Array(width * width);
-      this.rhs = new Float64Array(width);
-      this.solution = new Float64Array(width);
-      this.column = new Float64Array(width);
+      [this.kkt, this.rhs, this.solution, this.column] = carve(Float64Array, [
+        width * width,
+        width,
+        width,
+        width,
+      ]);
     }
     if (this.candidate.length < size) {
-      this.candidate = new Float64Array(size);
-      this.candidateOnes = new Int32Array(size);
-      this.adjustment = new Float64Array(size);
-      this.q = new Float64Array(size);
+      [this.candidate, this.adjustment, this.q] = carve(Float64Array, [size, size, size]);
+      [this.candidateOnes] = carve(Int32Array, [size]);
     }
   }
 }
@@ -141,13 +142,15 @@ export class ActiveSetSolver {
   /** Buffers on first use: most decodings certify on the MAP pass and never project. */
   #allocate(): void {
     const capacity = this.#capacity;
-    this.#ones = Array.from({ length: capacity }, () => new Int32Array(0));
-    this.#onCount = new Int32Array(capacity);
-    this.#scores = new Float64Array(capacity);
-    this.#weights = new Float64Array(capacity);
-    this.#linear = new Float64Array(capacity);
-    this.#gram = new Float64Array(capacity * capacity);
-    this.#inverse = new Float64Array((capacity + 1) * (capacity + 1));
+    this.#ones = Array.from({ length: capacity }, () => EMPTY_INT);
+    [this.#scores, this.#weights, this.#linear, this.#gram, this.#inverse] = carve(Float64Array, [
+      capacity,
+      capacity,
+      capacity,
+      capacity * capacity,
+      (capacity + 1) * (capacity + 1),
+    ]);
+    [this.#onCount] = carve(Int32Array, [capacity]);
   }
 
   /** The score of the last projection, Σ_c μ_c s_c: the factor's share of the relaxed primal. */

@@ -12,6 +12,7 @@ import {
 import { mapPair, projectPair } from "./dense-factors.js";
 import { DenseKernels, type DenseTable, MAX_DENSE_CONFIGURATIONS } from "./dense-kernels.js";
 import { mapOrOut, OrOutScratch, projectOrOut } from "./logic-factors.js";
+import { carve } from "./typed-arena.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 const POS_INF = Number.POSITIVE_INFINITY;
@@ -81,6 +82,8 @@ export class Ad3Layout {
   /** Each variable's edges, in edge order (CSR: variable i's at varEdgeStart[i] …). */
   readonly varEdgeStart: Int32Array;
   readonly varEdges: Int32Array;
+  /** Bit k set: some factor is of kind k (its kernel's scratch is needed). */
+  readonly kinds: number;
 
   /**
    * `edgeWeights` (one per factor–variable edge, default 1) weigh the consensus: the augmented
@@ -95,7 +98,7 @@ export class Ad3Layout {
       throw new ProblemValidationError("problem.variables", `expected an integer ≥ 0, got ${V}`);
     }
     const F = problem.factors.length;
-    const edgeStart = new Int32Array(F + 1);
+    let E = 0;
     let maxSize = 0;
     const factors: BinaryFactor[] = new Array(F);
     for (let f = 0; f < F; f++) {
@@ -107,16 +110,21 @@ export class Ad3Layout {
         );
       }
       factors[f] = factor;
-      edgeStart[f + 1] = edgeStart[f]! + factor.size;
+      E += factor.size;
       maxSize = Math.max(maxSize, factor.size);
     }
-    const E = edgeStart[F]!;
-    const edgeVariable = new Int32Array(E);
-    const edgeFactor = new Int32Array(E);
-    const degree = new Float64Array(V);
+    const [edgeStart, edgeVariable, edgeFactor, varEdgeStart, varEdges, fill, denseIndex] = carve(
+      Int32Array,
+      [F + 1, E, E, V + 1, E, V, F],
+    );
+    const [degree, inverse, weightSum, uniform, edgeCoefficient, boxRhs, boxLower, boxPenalty] =
+      carve(Float64Array, [V, E, V, F, E, F, F, F]);
+    const [pairScore, unitWeights] = carve(Float64Array, [F, edgeWeights === undefined ? E : 0]);
+    const [kind, edgeSign] = carve(Uint8Array, [F, E]);
     for (let f = 0; f < F; f++) {
       const { variables } = problem.factors[f]!;
       const at = edgeStart[f]!;
+      edgeStart[f + 1] = at + variables.length;
       for (let j = 0; j < variables.length; j++) {
         const i = variables[j]!;
         if (!(Number.isInteger(i) && i >= 0 && i < V)) {
@@ -153,8 +161,7 @@ export class Ad3Layout {
     this.degree = degree;
     this.unary = unary;
     this.oneHot = problem.oneHot ?? [];
-    const weights = edgeWeights ?? new Float64Array(E).fill(1);
-    const inverse = new Float64Array(E);
+    const weights = edgeWeights ?? unitWeights.fill(1);
     for (let e = 0; e <= E; e++) {
       const w = weights[e]!;
       if (e === E ? weights.length !== E : !(w > 0 && Number.isFinite(w))) {
@@ -162,14 +169,10 @@ export class Ad3Layout {
       }
       if (e < E) inverse[e] = 1 / w;
     }
-    const weightSum = new Float64Array(V);
     for (let e = 0; e < E; e++) weightSum[edgeVariable[e]!]! += weights[e]!;
     // A factor with its own projection takes one weight for all its edges (its η scales).
-    const uniform = new Float64Array(F);
-    // One scratch for every solver, fitted to the largest first (their views stay on it).
-    const scratch = new ActiveSetScratch();
-    scratch.fit(maxSize, Math.min(48, maxSize + 2));
-    const solvers: (ActiveSetSolver | null)[] = new Array(F);
+    const called: boolean[] = new Array(F);
+    let solverSize = -1;
     for (let f = 0; f < F; f++) {
       const factor = factors[f]!;
       const at = edgeStart[f]!;
@@ -180,10 +183,21 @@ export class Ad3Layout {
       uniform[f] = same ? first : 0;
       const dense =
         factor.kernel?.kind === "dense" && factor.kernel.scores.length <= MAX_DENSE_CONFIGURATIONS;
-      solvers[f] =
-        (factor.project === undefined && !(dense && same)) || !same
-          ? new ActiveSetSolver(factor, weights.slice(at, end), scratch)
-          : null;
+      called[f] = (factor.project === undefined && !(dense && same)) || !same;
+      if (called[f]) solverSize = Math.max(solverSize, factor.size);
+    }
+    // One scratch for every solver, fitted to the largest first (their views stay on it).
+    const scratch = new ActiveSetScratch();
+    if (solverSize >= 0) scratch.fit(solverSize, Math.min(48, solverSize + 2));
+    const solvers: (ActiveSetSolver | null)[] = new Array(F);
+    for (let f = 0; f < F; f++) {
+      solvers[f] = called[f]
+        ? new ActiveSetSolver(
+            factors[f]!,
+            weights.subarray(edgeStart[f]!, edgeStart[f + 1]!),
+            scratch,
+          )
+        : null;
     }
     this.solvers = solvers;
     this.edgeWeight = weights;
@@ -192,47 +206,48 @@ export class Ad3Layout {
     this.uniformWeight = uniform;
     this.maxSize = maxSize;
     this.edgeFactor = edgeFactor;
-    this.kind = new Uint8Array(F);
-    this.edgeCoefficient = new Float64Array(E);
-    this.edgeSign = new Uint8Array(E);
-    this.boxRhs = new Float64Array(F);
-    this.boxLower = new Float64Array(F);
-    this.boxPenalty = new Float64Array(F);
-    this.pairScore = new Float64Array(F);
-    this.denseIndex = new Int32Array(F).fill(-1);
+    this.kind = kind;
+    this.edgeCoefficient = edgeCoefficient;
+    this.edgeSign = edgeSign;
+    this.boxRhs = boxRhs;
+    this.boxLower = boxLower;
+    this.boxPenalty = boxPenalty;
+    this.pairScore = pairScore;
+    this.denseIndex = denseIndex.fill(-1);
     const dense: DenseTable[] = [];
+    let kinds = 0;
     for (let f = 0; f < F; f++) {
       const kernel = factors[f]!.kernel;
       // A factor whose edges weigh differently projects in its own norm: the active-set solver.
       if (kernel === undefined || solvers[f] !== null) {
         this.kind[f] = CALLED;
-        continue;
-      }
-      const at = edgeStart[f]!;
-      if (kernel.kind === "box") {
-        this.kind[f] = unitCoefficients(kernel.coefficients) ? UNIT_BOX : BOX;
-        this.edgeCoefficient.set(kernel.coefficients, at);
-        this.boxRhs[f] = kernel.rhs;
-        this.boxLower[f] = kernel.equality ? NEG_INF : 0;
-        this.boxPenalty[f] = kernel.penalty;
-      } else if (kernel.kind === "pair") {
-        this.kind[f] = PAIR;
-        this.pairScore[f] = kernel.score;
-      } else if (kernel.kind === "dense") {
-        this.kind[f] = DENSE;
-        this.denseIndex[f] = dense.length;
-        dense.push({ at, cardinalities: kernel.cardinalities, scores: kernel.scores });
       } else {
-        this.kind[f] = OR_OUT;
-        this.edgeSign.set(kernel.negated, at);
+        const at = edgeStart[f]!;
+        if (kernel.kind === "box") {
+          this.kind[f] = unitCoefficients(kernel.coefficients) ? UNIT_BOX : BOX;
+          this.edgeCoefficient.set(kernel.coefficients, at);
+          this.boxRhs[f] = kernel.rhs;
+          this.boxLower[f] = kernel.equality ? NEG_INF : 0;
+          this.boxPenalty[f] = kernel.penalty;
+        } else if (kernel.kind === "pair") {
+          this.kind[f] = PAIR;
+          this.pairScore[f] = kernel.score;
+        } else if (kernel.kind === "dense") {
+          this.kind[f] = DENSE;
+          this.denseIndex[f] = dense.length;
+          dense.push({ at, cardinalities: kernel.cardinalities, scores: kernel.scores });
+        } else {
+          this.kind[f] = OR_OUT;
+          this.edgeSign.set(kernel.negated, at);
+        }
       }
+      kinds |= 1 << this.kind[f]!;
     }
+    this.kinds = kinds;
     this.denseTables = dense;
-    const varEdgeStart = new Int32Array(V + 1);
     for (let e = 0; e < E; e++) varEdgeStart[edgeVariable[e]! + 1]!++;
     for (let i = 0; i < V; i++) varEdgeStart[i + 1]! += varEdgeStart[i]!;
-    const varEdges = new Int32Array(E);
-    const fill = varEdgeStart.slice(0, V);
+    fill.set(varEdgeStart.subarray(0, V));
     for (let e = 0; e < E; e++) varEdges[fill[edgeVariable[e]!]!++] = e;
     this.varEdgeStart = varEdgeStart;
     this.varEdges = varEdges;
@@ -332,18 +347,34 @@ export class Ad3Run {
     this.bounds = bounds;
     const E = layout.edgeVariable.length;
     const V = layout.variables;
-    this.lambda = new Float64Array(E);
-    this.q = new Float64Array(E);
-    this.p = new Float64Array(V);
-    this.lastInput = new Float64Array(E).fill(Number.NaN);
-    this.cached = new Uint8Array(layout.factors.length);
-    const input = new Float64Array(E);
+    const F = layout.factors.length;
+    const [lambda, q, lastInput, input, output] = carve(Float64Array, [E, E, E, E, E]);
+    const [p, fix, seedDegree, shares, boxRoot, oldQ] = carve(Float64Array, [
+      V,
+      V,
+      V,
+      V,
+      F,
+      layout.maxSize,
+    ]);
+    const [active, next, dirty] = carve(Int32Array, [F, F, V]);
+    const [cached, queued, visited, assignment, bestAssignment, isDirty, moved] = carve(
+      Uint8Array,
+      [F, F, F, V, V, V, V],
+    );
+    this.lambda = lambda;
+    this.q = q;
+    this.p = p;
+    this.lastInput = lastInput.fill(Number.NaN);
+    this.cached = cached;
     this.input = input;
-    this.boxScratch = new BoxScratch(layout.maxSize);
-    this.#boxRoot = new Float64Array(layout.factors.length).fill(Number.NaN);
-    this.orOutScratch = new OrOutScratch(layout.maxSize);
+    // The kernels' scratch, for the kinds the layout holds (a small graph is mostly set-up).
+    const { kinds } = layout;
+    const boxSize = kinds & ((1 << BOX) | (1 << UNIT_BOX)) ? layout.maxSize : 0;
+    this.boxScratch = new BoxScratch(boxSize);
+    this.#boxRoot = boxRoot.fill(Number.NaN);
+    this.orOutScratch = new OrOutScratch(kinds & (1 << OR_OUT) ? layout.maxSize : 0);
     this.dense = new DenseKernels(layout.denseTables);
-    const output = new Float64Array(E);
     this.output = output;
     const { edgeStart } = layout;
     // Views for the factors that are called (the kernels work on the buffers themselves): a run
@@ -358,20 +389,19 @@ export class Ad3Run {
     this.inputs = view(input);
     this.outputs = view(output);
     this.qs = view(this.q);
-    this.fix = new Float64Array(V);
-    this.assignment = new Uint8Array(V);
-    this.bestAssignment = new Uint8Array(V);
-    this.seedDegree = new Float64Array(V);
-    this.shares = new Float64Array(V);
-    const F = layout.factors.length;
-    this.#active = new Int32Array(F);
-    this.#next = new Int32Array(F);
-    this.#queued = new Uint8Array(F);
-    this.#visited = new Uint8Array(F);
-    this.#dirty = new Int32Array(V);
-    this.#isDirty = new Uint8Array(V);
-    this.#moved = new Uint8Array(V);
-    this.#oldQ = new Float64Array(layout.maxSize);
+    this.fix = fix;
+    this.assignment = assignment;
+    this.bestAssignment = bestAssignment;
+    this.seedDegree = seedDegree;
+    this.shares = shares;
+    this.#active = active;
+    this.#next = next;
+    this.#queued = queued;
+    this.#visited = visited;
+    this.#dirty = dirty;
+    this.#isDirty = isDirty;
+    this.#moved = moved;
+    this.#oldQ = oldQ;
   }
 
   /** The quadratic penalty; a new one re-projects every factor (as AD3). */

@@ -6,6 +6,7 @@
  */
 
 import { ProblemValidationError } from "../../errors.js";
+import { carve } from "./typed-arena.js";
 
 // ---------------------------------------------------------------------------------------------
 // Validation
@@ -73,9 +74,8 @@ export class BoxScratch {
    */
   readonly bounds: Float64Array = Float64Array.of(0, 0, 0, 0, Number.NaN);
   constructor(size: number) {
-    this.key = new Float64Array(2 * size + 2);
-    this.delta = new Float64Array(2 * size + 2);
-    this.active = new Int32Array(size);
+    [this.key, this.delta] = carve(Float64Array, [2 * size + 2, 2 * size + 2]);
+    [this.active] = carve(Int32Array, [size]);
   }
 }
 

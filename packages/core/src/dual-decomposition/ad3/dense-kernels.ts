@@ -9,6 +9,7 @@
 
 import { solveLinearSystem } from "./active-set.js";
 import { projectPair } from "./dense-factors.js";
+import { carve } from "./typed-arena.js";
 
 /** Tables of more configurations than this stay with the generic solver. */
 export const MAX_DENSE_CONFIGURATIONS = 256;
@@ -67,13 +68,21 @@ export class DenseKernels {
 
   constructor(tables: readonly DenseTable[]) {
     const D = tables.length;
-    this.#blockStart = new Int32Array(D + 1);
-    this.#configStart = new Int32Array(D + 1);
-    this.#stateStart = new Int32Array(D + 1);
-    this.#activeStart = new Int32Array(D + 1);
-    this.#capacity = new Int32Array(D);
-    this.#count = new Int32Array(D);
-    this.#binaryPair = new Uint8Array(D);
+    const [blockStart, configStart, stateStart, activeStart, capacity, count] = carve(Int32Array, [
+      D + 1,
+      D + 1,
+      D + 1,
+      D + 1,
+      D,
+      D,
+    ]);
+    this.#blockStart = blockStart;
+    this.#configStart = configStart;
+    this.#stateStart = stateStart;
+    this.#activeStart = activeStart;
+    this.#capacity = capacity;
+    this.#count = count;
+    [this.#binaryPair] = carve(Uint8Array, [D]);
     let maxCapacity = 1;
     let maxSize = 1;
     let maxBlocks = 1;
@@ -95,14 +104,34 @@ export class DenseKernels {
       this.#activeStart[d + 1] = this.#activeStart[d]! + capacity;
       maxCapacity = Math.max(maxCapacity, capacity);
     });
-    this.#blockOffset = new Int32Array(this.#blockStart[D]!);
-    this.#stride = new Int32Array(this.#blockStart[D]!);
-    this.#blockCardinality = new Int32Array(this.#blockStart[D]!);
-    this.#difference = new Float64Array(maxSize);
-    this.#odometer = new Int32Array(maxBlocks);
-    this.#partial = new Float64Array(maxBlocks + 1);
-    this.#score = new Float64Array(this.#configStart[D]!);
-    this.#state = new Int32Array(this.#stateStart[D]!);
+    const blocks = blockStart[D]!;
+    const slots = activeStart[D]!;
+    [
+      this.#blockOffset,
+      this.#stride,
+      this.#blockCardinality,
+      this.#odometer,
+      this.#state,
+      this.#active,
+    ] = carve(Int32Array, [blocks, blocks, blocks, maxBlocks, stateStart[D]!, slots]);
+    const width = maxCapacity + 1;
+    [
+      this.#difference,
+      this.#partial,
+      this.#score,
+      this.#weight,
+      this.#kkt,
+      this.#rhs,
+      this.#solution,
+    ] = carve(Float64Array, [
+      maxSize,
+      maxBlocks + 1,
+      configStart[D]!,
+      slots,
+      width * width,
+      width,
+      width,
+    ]);
     tables.forEach((t, d) => {
       const B = t.cardinalities.length;
       let offset = 0;
@@ -118,21 +147,18 @@ export class DenseKernels {
       }
       this.#score.set(t.scores, this.#configStart[d]!);
       // The last block varies fastest (AD3's order, as denseFactor reads its table).
-      const states = new Int32Array(B);
-      const base = this.#stateStart[d]!;
+      const states = this.#odometer;
+      states.fill(0);
+      const state = this.#state;
+      let at = this.#stateStart[d]!;
       for (let c = 0; c < t.scores.length; c++) {
-        this.#state.set(states, base + c * B);
+        for (let j = 0; j < B; j++) state[at++] = states[j]!;
         for (let j = B - 1; j >= 0; j--) {
           if (++states[j]! < t.cardinalities[j]!) break;
           states[j] = 0;
         }
       }
     });
-    this.#active = new Int32Array(this.#activeStart[D]!);
-    this.#weight = new Float64Array(this.#activeStart[D]!);
-    this.#kkt = new Float64Array((maxCapacity + 1) * (maxCapacity + 1));
-    this.#rhs = new Float64Array(maxCapacity + 1);
-    this.#solution = new Float64Array(maxCapacity + 1);
   }
 
   /**

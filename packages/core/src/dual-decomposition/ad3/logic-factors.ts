@@ -30,6 +30,7 @@ import {
   sortPairs,
   unitCoefficients,
 } from "./box-kernels.js";
+import { carve } from "./typed-arena.js";
 
 /** A linear-constraint factor: {@link BinaryFactor} plus the multiplier of its last `map`. */
 export type LinearConstraintFactor = BinaryFactor & {
@@ -265,10 +266,8 @@ export class OrOutScratch {
   readonly ones: Float64Array;
   readonly box: BoxScratch;
   constructor(size: number) {
-    this.lit = new Float64Array(size);
-    this.x = new Float64Array(size);
-    this.sorted = new Float64Array(size);
-    this.ones = ones(size);
+    [this.lit, this.x, this.sorted, this.ones] = carve(Float64Array, [size, size, size, size]);
+    this.ones.fill(1);
     this.box = new BoxScratch(size);
   }
 }

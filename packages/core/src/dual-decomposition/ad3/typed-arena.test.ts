@@ -1,0 +1,33 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { carve } from "./typed-arena.js";
+
+describe("carve", () => {
+  it("gives zeroed arrays of the lengths asked for, none overlapping another", () => {
+    const types = [Float64Array, Int32Array, Uint8Array] as const;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 }),
+        fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 12 }),
+        (t, lengths) => {
+          const arrays = carve(types[t]!, lengths);
+          expect(arrays.map((a) => a.length)).toEqual(lengths);
+          for (const a of arrays) {
+            expect(a).toBeInstanceOf(types[t]);
+            expect(a.every((x) => x === 0)).toBe(true);
+          }
+          // Each array filled with its own mark keeps it: no view reaches into another.
+          for (const [k, a] of arrays.entries()) a.fill(k + 1);
+          for (const [k, a] of arrays.entries()) expect(a.every((x) => x === k + 1)).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it("puts the arrays V8 would keep off its heap on one buffer, and leaves small ones alone", () => {
+    const [a, b, small] = carve(Float64Array, [100, 9, 8]);
+    expect(a!.buffer).toBe(b!.buffer);
+    expect(small!.buffer).not.toBe(a!.buffer);
+    expect(b!.byteOffset % 8).toBe(0);
+  });
+});
