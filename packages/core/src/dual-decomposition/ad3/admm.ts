@@ -315,8 +315,9 @@ export class Ad3Run {
    */
   readonly #active: Int32Array;
   #activeCount = 0;
-  readonly #next: Int32Array;
-  readonly #queued: Uint8Array;
+  /** The factors whose λ a step updates (each once), and 0 … F − 1 for a whole step. */
+  readonly #toVisit: Int32Array;
+  readonly #everyFactor: Int32Array;
   readonly #visited: Uint8Array;
   readonly #dirty: Int32Array;
   #dirtyCount = 0;
@@ -324,7 +325,6 @@ export class Ad3Run {
   readonly #moved: Uint8Array;
   readonly #oldQ: Float64Array;
   #everything = true;
-  #nextCount = 0;
   #mapped = 0;
   /** Best primal and dual, certificate and progress, shared with a caller's candidates (hooks). */
   readonly bounds: Bounds;
@@ -357,11 +357,15 @@ export class Ad3Run {
       F,
       layout.maxSize,
     ]);
-    const [active, next, dirty] = carve(Int32Array, [F, F, V]);
-    const [cached, queued, visited, assignment, bestAssignment, isDirty, moved] = carve(
-      Uint8Array,
-      [F, F, F, V, V, V, V],
-    );
+    const [active, toVisit, everyFactor, dirty] = carve(Int32Array, [F, F, F, V]);
+    const [cached, visited, assignment, bestAssignment, isDirty, moved] = carve(Uint8Array, [
+      F,
+      F,
+      V,
+      V,
+      V,
+      V,
+    ]);
     this.lambda = lambda;
     this.q = q;
     this.p = p;
@@ -395,8 +399,9 @@ export class Ad3Run {
     this.seedDegree = seedDegree;
     this.shares = shares;
     this.#active = active;
-    this.#next = next;
-    this.#queued = queued;
+    this.#toVisit = toVisit;
+    for (let f = 0; f < F; f++) everyFactor[f] = f;
+    this.#everyFactor = everyFactor;
     this.#visited = visited;
     this.#dirty = dirty;
     this.#isDirty = isDirty;
@@ -527,16 +532,12 @@ export class Ad3Run {
   admmStep(): void {
     const layout = this.layout;
     const { edgeStart, edgeVariable, edgeFactor, varEdgeStart, varEdges } = layout;
-    const { inverseWeight, variables } = layout;
-    const { input, lambda, q, p, lastInput, cached, shares } = this;
+    const { input, q, cached } = this;
     const active = this.#active;
     const dirty = this.#dirty;
     const isDirty = this.#isDirty;
     const moved = this.#moved;
     const oldQ = this.#oldQ;
-    // Weighted consensus (see Ad3Layout): edge e's augmented term is (η·w_e/2)(q_e − p)².
-    const eta = this.#eta;
-    const scale = 1 / eta;
     const whole = this.#everything;
     if (whole) {
       this.#everything = false;
@@ -549,34 +550,18 @@ export class Ad3Run {
       const f = active[k]!;
       activeEdges += edgeStart[f + 1]! - edgeStart[f]!;
     }
-    const full = whole || 3 * activeEdges > input.length;
-    if (full) {
-      for (let f = 0; f < active.length; f++) active[f] = f;
-      this.#activeCount = active.length;
+    if (whole || 3 * activeEdges > input.length) {
+      this.#fullStep();
+      return;
     }
     // 1. The active factors: inputs, AD3's caching (an input within 1e-12 of the last one is the
     // same input), the projection; a variable whose copy moved is dirty.
     const activeCount = this.#activeCount;
     for (let k = 0; k < activeCount; k++) {
       const f = active[k]!;
+      if (!this.#refreshInput(f)) continue;
       const at = edgeStart[f]!;
       const end = edgeStart[f + 1]!;
-      let same = cached[f] === 1;
-      for (let e = at; e < end; e++) {
-        const i = edgeVariable[e]!;
-        const value = p[i]! + (shares[i]! + lambda[e]!) * scale * inverseWeight[e]!;
-        input[e] = value;
-        if (!(Math.abs(value - lastInput[e]!) <= CACHE_TOLERANCE)) {
-          lastInput[e] = value;
-          same = false;
-        }
-      }
-      if (same) continue;
-      if (full) {
-        this.#project(f);
-        cached[f] = 1;
-        continue;
-      }
       for (let e = at; e < end; e++) oldQ[e - at] = q[e]!;
       this.#project(f);
       cached[f] = 1;
@@ -589,61 +574,84 @@ export class Ad3Run {
         }
       }
     }
-    // 2. p of the dirty variables (full: of all): their copies' weighted average, in edge order.
+    // 2. p of the dirty variables: their copies' weighted average, in edge order.
     this.dualResidual = 0;
     const dirtyCount = this.#dirtyCount;
-    if (full) for (let i = 0; i < variables; i++) this.#average(i);
     for (let k = 0; k < dirtyCount; k++) {
       const i = dirty[k]!;
       isDirty[i] = 0;
-      if (!full) this.#average(i);
+      this.#average(i);
     }
-    // 3. λ on the edges of the active factors and of every factor a moved variable touches (full:
-    // of all); a factor with an edge still off p, or a moved variable, is active next iteration.
-    // Any other edge has q_e = p_i: its λ stays.
-    this.primalResidual = 0;
-    this.#nextCount = 0;
-    if (full) {
-      for (let k = 0; k < activeCount; k++) this.#visit(active[k]!);
-    } else {
-      const visited = this.#visited;
-      for (let k = 0; k < activeCount; k++) {
-        visited[active[k]!] = 1;
-        this.#visit(active[k]!);
-      }
-      for (let k = 0; k < dirtyCount; k++) {
-        const i = dirty[k]!;
-        if (moved[i] === 0) continue;
-        for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
-          const f = edgeFactor[varEdges[r]!]!;
-          if (visited[f] === 0) {
-            visited[f] = 1;
-            this.#visit(f);
-          }
-        }
-      }
-      for (let k = 0; k < activeCount; k++) visited[active[k]!] = 0;
-      for (let k = 0; k < dirtyCount; k++) {
-        const i = dirty[k]!;
-        if (moved[i] === 0) continue;
-        for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
-          visited[edgeFactor[varEdges[r]!]!] = 0;
+    // 3. λ on the edges of the active factors and of every factor a moved variable touches. Any
+    // other edge has q_e = p_i: its λ stays.
+    const visited = this.#visited;
+    const toVisit = this.#toVisit;
+    let visits = 0;
+    for (let k = 0; k < activeCount; k++) {
+      visited[active[k]!] = 1;
+      toVisit[visits++] = active[k]!;
+    }
+    for (let k = 0; k < dirtyCount; k++) {
+      const i = dirty[k]!;
+      if (moved[i] === 0) continue;
+      for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
+        const f = edgeFactor[varEdges[r]!]!;
+        if (visited[f] === 0) {
+          visited[f] = 1;
+          toVisit[visits++] = f;
         }
       }
     }
-    const next = this.#next;
-    const queued = this.#queued;
-    const nextCount = this.#nextCount;
-    for (let k = 0; k < nextCount; k++) {
-      const f = next[k]!;
-      queued[f] = 0;
-      active[k] = f;
-    }
+    for (let k = 0; k < visits; k++) visited[toVisit[k]!] = 0;
+    this.#updateLambda(toVisit, visits);
     // A variable's move is news for one step only.
-    if (full) moved.fill(0);
-    else for (let k = 0; k < dirtyCount; k++) moved[dirty[k]!] = 0;
-    this.#activeCount = nextCount;
+    for (let k = 0; k < dirtyCount; k++) moved[dirty[k]!] = 0;
     this.#dirtyCount = 0;
+  }
+
+  /**
+   * admmStep over every factor and variable: the same three passes without what finds the quiet
+   * ones (no active list, no copy of q to compare, no dirty list). On graphs of small factors
+   * (coref: 3 edges a factor, most active) that bookkeeping had cost more than the edges.
+   */
+  #fullStep(): void {
+    const { variables } = this.layout;
+    const F = this.layout.factors.length;
+    // 1. Inputs, AD3's caching, the projections.
+    for (let f = 0; f < F; f++) {
+      if (!this.#refreshInput(f)) continue;
+      this.#project(f);
+      this.cached[f] = 1;
+    }
+    // 2. p of every variable.
+    this.dualResidual = 0;
+    for (let i = 0; i < variables; i++) this.#average(i);
+    // 3. λ on every edge.
+    this.#updateLambda(this.#everyFactor, F);
+    this.#moved.fill(0);
+    this.#dirtyCount = 0;
+  }
+
+  /**
+   * Factor f's quadratic input, p_i + (θ_i/deg_i + λ_e)/(η·w_e) on each edge (weighted consensus,
+   * see Ad3Layout: edge e's augmented term is (η·w_e/2)(q_e − p)²); whether it needs projecting:
+   * not when it projected last at an input within 1e-12 of this one (AD3's caching).
+   */
+  #refreshInput(f: number): boolean {
+    const { edgeStart, edgeVariable, inverseWeight } = this.layout;
+    const { input, lambda, p, lastInput, shares } = this;
+    const scale = 1 / this.#eta;
+    let same = this.cached[f] === 1;
+    for (let e = edgeStart[f]!; e < edgeStart[f + 1]!; e++) {
+      const i = edgeVariable[e]!;
+      const value = p[i]! + (shares[i]! + lambda[e]!) * scale * inverseWeight[e]!;
+      input[e] = value;
+      if (!(Math.abs(value - lastInput[e]!) <= CACHE_TOLERANCE)) {
+        lastInput[e] = value;
+        same = false;
+      }
+    }
+    return !same;
   }
 
   /**
@@ -671,31 +679,37 @@ export class Ad3Run {
   }
 
   /**
-   * λ_e −= η·w_e (q_e − p_i) on factor f's edges, adding to the primal residual; queues f for the
-   * next step when an edge is still off p or a variable of it moved.
+   * λ_e −= η·w_e (q_e − p_i) on the edges of factors[0 … count) (each one once), leaving the
+   * primal residual; a factor with an edge still off p, or a moved variable, is active next step.
+   * One loop over them all: on graphs of small factors a call per factor cost more than its edges.
    */
-  #visit(f: number): void {
+  #updateLambda(factors: Int32Array, count: number): void {
     const { edgeStart, edgeVariable, edgeWeight } = this.layout;
-    const eta = this.#eta;
     const { q, p, lambda } = this;
     const moved = this.#moved;
-    let keep = false;
-    let residual = 0;
-    for (let e = edgeStart[f]!; e < edgeStart[f + 1]!; e++) {
-      const i = edgeVariable[e]!;
-      const diff = q[e]! - p[i]!;
-      if (diff !== 0) {
-        const w = edgeWeight[e]!;
-        lambda[e]! -= eta * w * diff;
-        residual += w * diff * diff;
-        keep = true;
-      } else if (moved[i] === 1) keep = true;
+    const active = this.#active;
+    const eta = this.#eta;
+    let primalResidual = 0;
+    let next = 0;
+    for (let k = 0; k < count; k++) {
+      const f = factors[k]!;
+      let keep = false;
+      let residual = 0;
+      for (let e = edgeStart[f]!; e < edgeStart[f + 1]!; e++) {
+        const i = edgeVariable[e]!;
+        const diff = q[e]! - p[i]!;
+        if (diff !== 0) {
+          const w = edgeWeight[e]!;
+          lambda[e]! -= eta * w * diff;
+          residual += w * diff * diff;
+          keep = true;
+        } else if (moved[i] === 1) keep = true;
+      }
+      primalResidual += residual;
+      if (keep) active[next++] = f;
     }
-    this.primalResidual += residual;
-    if (keep && this.#queued[f] === 0) {
-      this.#queued[f] = 1;
-      this.#next[this.#nextCount++] = f;
-    }
+    this.primalResidual = primalResidual;
+    this.#activeCount = next;
   }
 
   /** Factor f's quadratic step on the input buffer into q, by its kind. */
