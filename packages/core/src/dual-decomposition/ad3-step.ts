@@ -199,7 +199,8 @@ export function solveWithAd3(
       for (let k = 0; k < m; k++) {
         if (rowBinding[k] !== null || !counts(A, k)) continue;
         let ap = 0;
-        for (let e = rowStart[k]!; e < rowStart[k + 1]!; e++) ap += coefficient[e]! * p[index[e]!]!;
+        for (let e = rowStart[k]!, end = rowStart[k + 1]!; e < end; e++)
+          ap += coefficient[e]! * p[index[e]!]!;
         if (ap - rhs[k]! > SEPARATION_TOLERANCE * Math.max(1, Math.abs(rhs[k]!))) {
           join(A, k);
           joined = true;

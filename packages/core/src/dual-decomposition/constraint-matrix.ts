@@ -92,7 +92,7 @@ export function compileConstraints(
   const colCoefficient = new Float64Array(nnz);
   const fill = colStart.slice(0, size);
   for (let k = 0; k < m; k++) {
-    for (let e = rowStart[k]!; e < rowStart[k + 1]!; e++) {
+    for (let e = rowStart[k]!, end = rowStart[k + 1]!; e < end; e++) {
       const at = fill[index[e]!]!++;
       colRow[at] = k;
       colCoefficient[at] = coefficient[e]!;
@@ -168,7 +168,7 @@ function columnClasses(
       continue;
     }
     let hash = 0;
-    for (let e = colStart[g]!; e < colStart[g + 1]!; e++) {
+    for (let e = colStart[g]!, end = colStart[g + 1]!; e < end; e++) {
       bits[0] = colCoefficient[e]!;
       hash = (Math.imul(hash, 31) + colRow[e]!) | 0;
       hash = (Math.imul(hash, 31) + (words[0]! ^ words[1]!)) | 0;
@@ -205,7 +205,8 @@ function columnClasses(
   const classRowStart = new Int32Array(m + 1);
   for (let c = 0; c < classCount; c++) {
     const g = representative[c]!;
-    for (let q = colStart[g]!; q < colStart[g + 1]!; q++) classRowStart[colRow[q]! + 1]!++;
+    for (let q = colStart[g]!, end = colStart[g + 1]!; q < end; q++)
+      classRowStart[colRow[q]! + 1]!++;
   }
   for (let k = 0; k < m; k++) classRowStart[k + 1]! += classRowStart[k]!;
   const classIndex = new Int32Array(classRowStart[m]!);
@@ -213,7 +214,7 @@ function columnClasses(
   const next = classRowStart.slice(0, m);
   for (let c = 0; c < classCount; c++) {
     const g = representative[c]!;
-    for (let q = colStart[g]!; q < colStart[g + 1]!; q++) {
+    for (let q = colStart[g]!, end = colStart[g + 1]!; q < end; q++) {
       const at = next[colRow[q]!]!++;
       classIndex[at] = c;
       classCoefficient[at] = colCoefficient[q]!;
@@ -240,12 +241,12 @@ function firstImpossible(a: Omit<ConstraintMatrix, "impossible">, tolerance: num
   const touched = new Uint8Array(a.n);
   for (let k = 0; k < m; k++) {
     if (hard[k] === 0) continue;
-    for (let e = rowStart[k]!; e < rowStart[k + 1]!; e++) {
+    for (let e = rowStart[k]!, end = rowStart[k + 1]!; e < end; e++) {
       perLabel[index[e]!]! += coefficient[e]!;
       touched[(index[e]! / L) | 0] = 1;
     }
     let least = 0;
-    for (let e = rowStart[k]!; e < rowStart[k + 1]!; e++) {
+    for (let e = rowStart[k]!, end = rowStart[k + 1]!; e < end; e++) {
       const i = (index[e]! / L) | 0;
       if (touched[i] === 0) continue;
       touched[i] = 0;
@@ -253,7 +254,7 @@ function firstImpossible(a: Omit<ConstraintMatrix, "impossible">, tolerance: num
       for (let t = 0; t < L; t++) smallest = Math.min(smallest, perLabel[i * L + t]!);
       least += smallest;
     }
-    for (let e = rowStart[k]!; e < rowStart[k + 1]!; e++) perLabel[index[e]!] = 0;
+    for (let e = rowStart[k]!, end = rowStart[k + 1]!; e < end; e++) perLabel[index[e]!] = 0;
     if (least > rhs[k]! + tolerance) return k;
   }
   return -1;
@@ -308,7 +309,7 @@ export function labellingActivities(
   const { L, colStart, colRow, colCoefficient } = a;
   for (let i = 0; i < labels.length; i++) {
     const g = i * L + labels[i]!;
-    for (let e = colStart[g]!; e < colStart[g + 1]!; e++)
+    for (let e = colStart[g]!, end = colStart[g + 1]!; e < end; e++)
       activity[colRow[e]!]! += colCoefficient[e]!;
   }
 }

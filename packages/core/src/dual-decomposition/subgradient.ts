@@ -271,7 +271,7 @@ class MasterRun {
     const { classRowStart, classIndex, classCoefficient } = this.problem.A!;
     const { classAdjustment, classTouched, touchedClasses } = this;
     let touchedCount = this.touchedCount;
-    for (let e = classRowStart[k]!; e < classRowStart[k + 1]!; e++) {
+    for (let e = classRowStart[k]!, end = classRowStart[k + 1]!; e < end; e++) {
       const c = classIndex[e]!;
       classAdjustment[c]! -= classCoefficient[e]! * delta;
       if (classTouched[c] === 0) {
@@ -290,7 +290,7 @@ class MasterRun {
     for (let q = 0; q < touchedCount; q++) {
       const c = touchedClasses[q]!;
       const value = classAdjustment[c]!;
-      for (let e = classMemberStart[c]!; e < classMemberStart[c + 1]!; e++) {
+      for (let e = classMemberStart[c]!, end = classMemberStart[c + 1]!; e < end; e++) {
         constraintAdjustment[classMembers[e]!] = value;
       }
       classTouched[c] = 0;
@@ -415,7 +415,7 @@ class MasterRun {
                   : slaveLabels[out + j] === t2;
               if (!on) continue;
               const g = i * L + t2;
-              for (let e = A.colStart[g]!; e < A.colStart[g + 1]!; e++) {
+              for (let e = A.colStart[g]!, end = A.colStart[g + 1]!; e < end; e++) {
                 activity[A.colRow[e]!]! += A.colCoefficient[e]! * share;
               }
             }

@@ -232,7 +232,8 @@ export class ActiveSetSolver {
     const w = this.#w;
     const ones = this.#ones[a]!;
     let dot = 0;
-    for (let o = 0; o < this.#onCount[a]!; o++) {
+    const count = this.#onCount[a]!;
+    for (let o = 0; o < count; o++) {
       const j = ones[o]!;
       dot += w[j]! * v[j]!;
     }
@@ -246,7 +247,8 @@ export class ActiveSetSolver {
       const weight = this.#weights[a]!;
       if (weight === 0) continue;
       const ones = this.#ones[a]!;
-      for (let o = 0; o < this.#onCount[a]!; o++) out[ones[o]!]! += weight;
+      const count = this.#onCount[a]!;
+      for (let o = 0; o < count; o++) out[ones[o]!]! += weight;
     }
   }
 

@@ -594,7 +594,8 @@ export class Ad3Run {
     for (let k = 0; k < dirtyCount; k++) {
       const i = dirty[k]!;
       if (moved[i] === 0) continue;
-      for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
+      const end = varEdgeStart[i + 1]!;
+      for (let r = varEdgeStart[i]!; r < end; r++) {
         const f = edgeFactor[varEdges[r]!]!;
         if (visited[f] === 0) {
           visited[f] = 1;
@@ -642,7 +643,8 @@ export class Ad3Run {
     const { input, lambda, p, lastInput, shares } = this;
     const scale = 1 / this.#eta;
     let same = this.cached[f] === 1;
-    for (let e = edgeStart[f]!; e < edgeStart[f + 1]!; e++) {
+    const end = edgeStart[f + 1]!;
+    for (let e = edgeStart[f]!; e < end; e++) {
       const i = edgeVariable[e]!;
       const value = p[i]! + (shares[i]! + lambda[e]!) * scale * inverseWeight[e]!;
       input[e] = value;
@@ -666,7 +668,8 @@ export class Ad3Run {
     if (degree[i] === 0) value = unary[i]! + this.fix[i]! > 0 ? 1 : 0;
     else {
       let total = 0;
-      for (let r = varEdgeStart[i]!; r < varEdgeStart[i + 1]!; r++) {
+      const end = varEdgeStart[i + 1]!;
+      for (let r = varEdgeStart[i]!; r < end; r++) {
         const e = varEdges[r]!;
         total += edgeWeight[e]! * q[e]!;
       }
@@ -695,7 +698,8 @@ export class Ad3Run {
       const f = factors[k]!;
       let keep = false;
       let residual = 0;
-      for (let e = edgeStart[f]!; e < edgeStart[f + 1]!; e++) {
+      const end = edgeStart[f + 1]!;
+      for (let e = edgeStart[f]!; e < end; e++) {
         const i = edgeVariable[e]!;
         const diff = q[e]! - p[i]!;
         if (diff !== 0) {

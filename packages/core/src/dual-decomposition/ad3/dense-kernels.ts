@@ -194,7 +194,8 @@ export class DenseKernels {
     const B = this.#blockStart[d + 1]! - b0;
     const c0 = this.#configStart[d]!;
     const slot = this.#activeStart[d]!;
-    for (let k = 0; k < this.#count[d]!; k++) {
+    const count = this.#count[d]!;
+    for (let k = 0; k < count; k++) {
       const w = this.#weight[slot + k]!;
       if (w === 0) continue;
       const s0 = this.#stateStart[d]! + (this.#active[slot + k]! - c0) * B;
@@ -373,8 +374,9 @@ export class DenseKernels {
       if (this.#weight[slot + a]! <= DROP && this.#count[d]! > 1) this.#remove(d, a);
     }
     let total = 0;
-    for (let a = 0; a < this.#count[d]!; a++) total += this.#weight[slot + a]!;
-    if (total > 0) for (let a = 0; a < this.#count[d]!; a++) this.#weight[slot + a]! /= total;
+    const count = this.#count[d]!;
+    for (let a = 0; a < count; a++) total += this.#weight[slot + a]!;
+    if (total > 0) for (let a = 0; a < count; a++) this.#weight[slot + a]! /= total;
   }
 
   /**
