@@ -316,6 +316,11 @@ export function ad3Command(bench: Command): void {
       integer,
     )
     .option(
+      "--rounds <n>",
+      "graphs: each system timed n times per graph, in turn; the median is reported (default 3)",
+      integer,
+    )
+    .option(
       "--tasks <list>",
       `tasks section: comma-separated, of ${AD3_TASKS.join(", ")} (default all)`,
       nameList("task", AD3_TASKS),
@@ -361,6 +366,7 @@ export function ad3Command(bench: Command): void {
           exact?: boolean;
           peer: boolean;
           minSampleMs?: number;
+          rounds?: number;
         },
       ) => {
         const result = await ad3Bench({
@@ -375,6 +381,7 @@ export function ad3Command(bench: Command): void {
             ? {}
             : { residualThreshold: opts.residualThreshold }),
           ...(opts.minSampleMs === undefined ? {} : { minSampleMs: opts.minSampleMs }),
+          ...(opts.rounds === undefined ? {} : { rounds: opts.rounds }),
           tasks: ad3TaskOptionsFromFlags(opts),
           onStatus: status,
         });

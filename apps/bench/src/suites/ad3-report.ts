@@ -64,7 +64,7 @@ export function ad3GraphsMarkdown(s: Ad3GraphsSection): string {
   return [
     head,
     "",
-    `${s.rows.length} graphs of ${s.dataDir}. Every system: at most ${set.maxIterations} iterations${set.exact ? ", exact MAP (branch and bound)" : ""}; AD3s stop when both residuals are below ${set.residualThreshold.toExponential()}; η ${set.etaLagrange === "default" ? `Lagrange's default, ad3_multi's ${set.etaCpp} (AD3's initial η, adapted; PSDD's step η/√t)` : `${set.etaLagrange} for all`}. Times: median of solves repeated until they add up to ${set.minSampleMs} ms, at most ${set.maxSamples} of them (reading excluded; ad3_multi's clock is gettimeofday, so its times under ~10 µs are at the clock's resolution, and a 0 leaves the ratio out). ${peer}`,
+    `${s.rows.length} graphs of ${s.dataDir}. Every system: at most ${set.maxIterations} iterations${set.exact ? ", exact MAP (branch and bound)" : ""}; AD3s stop when both residuals are below ${set.residualThreshold.toExponential()}; η ${set.etaLagrange === "default" ? `Lagrange's default, ad3_multi's ${set.etaCpp} (AD3's initial η, adapted; PSDD's step η/√t)` : `${set.etaLagrange} for all`}. Times: median of solves repeated until they add up to ${set.minSampleMs} ms, at most ${set.maxSamples} of them, and of ${set.rounds} such timings per system and graph, the three systems in turn (reading excluded; ad3_multi's clock is gettimeofday, so its times under ~10 µs are at the clock's resolution, and a 0 leaves the ratio out). ${peer}`,
     "",
     "### Time and iterations",
     "",

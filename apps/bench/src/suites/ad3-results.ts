@@ -22,6 +22,8 @@ export interface Ad3BenchOptions {
   readonly peer?: boolean;
   /** Timing: solves repeated until their sum reaches this (default 200 ms); the median is kept. */
   readonly minSampleMs?: number;
+  /** Graphs: each system timed this many times per graph, in turn; the median kept (default 3). */
+  readonly rounds?: number;
   /** The tasks section's own options (ad3-tasks.ts: tasks, sample sizes, caps). */
   readonly tasks?: Ad3TaskOptions;
   readonly onStatus?: (message: string) => void;
@@ -112,6 +114,7 @@ export interface Ad3GraphsSection {
     readonly etaCpp: number;
     readonly exact: boolean;
     readonly minSampleMs: number;
+    readonly rounds: number;
     readonly maxSamples: number;
   };
   readonly peer: PeerState;

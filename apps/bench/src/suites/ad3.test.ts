@@ -121,11 +121,16 @@ describe("bench ad3, AD3's graphs section", () => {
       sections: ["graphs"],
       peer: false,
       minSampleMs: 1,
+      rounds: 2,
     });
     const section = result.graphs!;
     expect(section.peer).toEqual({ kind: "skipped", reason: "turned off (--no-peer)" });
     expect(section.rows).toHaveLength(1);
     expect(section.rows[0]?.ad3).toBeNull();
+    // Two rounds of at least one solve each, one run reported: their median time.
+    const L = section.rows[0]?.lagrange;
+    expect(L !== undefined && "samples" in L && L.samples >= 2 && L.cpuSeconds >= 0).toBe(true);
+    expect(section.settings.rounds).toBe(2);
     expect(section.targets.every((t) => t.met === null)).toBe(true);
     expect(ad3Markdown(result)).toContain("**C++ columns not run**: turned off (--no-peer).");
   });

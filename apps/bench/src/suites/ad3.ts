@@ -44,6 +44,12 @@ export const AD3_DATA_DIR = join(ANCHORS_DIR, "ad3", "data");
  * JavaScript engine's warm-up, 3× its steady time), as a caller decoding many graphs sees it.
  */
 const DEFAULT_MIN_SAMPLE_MS = 200;
+/**
+ * Each system is timed this many times per graph, the three in turn, and the median kept: one
+ * timing of 200 ms moved a graph's ratio by up to 50 % between runs on this 2-core machine, and
+ * the median over the graphs between 1.70× and 2.26× with the same code.
+ */
+const DEFAULT_ROUNDS = 3;
 const MAX_SAMPLES = 1000;
 /** ad3_multi processes per timing when a file of copies fails (it should not). */
 const FALLBACK_PROCESSES = 20;
@@ -230,6 +236,7 @@ export async function ad3GraphsSection(
   const residualThreshold = options.residualThreshold ?? AD3_MULTI_DEFAULTS.residualThreshold;
   const exact = options.exact === true;
   const minSampleMs = options.minSampleMs ?? DEFAULT_MIN_SAMPLE_MS;
+  const rounds = options.rounds ?? DEFAULT_ROUNDS;
   const settings = {
     maxIterations,
     residualThreshold,
@@ -238,6 +245,7 @@ export async function ad3GraphsSection(
     exact,
     minSampleMs,
     maxSamples: MAX_SAMPLES,
+    rounds,
   };
   const absent = (reason: string): Ad3GraphsSection => ({
     skipped: reason,
@@ -297,34 +305,48 @@ export async function ad3GraphsSection(
       const file = join(dataDir, graph);
       const text = await readFile(file, "utf8");
       status(`${graph}`);
-      let lagrange: Outcome<LagrangeRun>;
+      const lagrangeRounds: Outcome<LagrangeRun>[] = [];
+      const ad3Rounds: Outcome<SystemRun>[] = [];
+      const psddRounds: Outcome<SystemRun>[] = [];
       let counts: { variables: number; factors: number } | null = null;
       let shape: { factors: number; edges: number } | null = null;
+      let parsed: FactorGraphFile | null = null;
       try {
-        const parsed = parseGraph(text, file);
+        parsed = parseGraph(text, file);
         counts = parsed.counts;
         shape = problemShape(parsed);
-        lagrange = runLagrange(parsed, lagrangeOptions, minSampleMs);
       } catch (error) {
-        lagrange = { failed: message(error) };
+        lagrangeRounds.push({ failed: message(error) });
       }
-      let ad3: Outcome<SystemRun> | null = null;
-      let psdd: Outcome<SystemRun> | null = null;
-      if (binary !== undefined) {
-        const cpp: CppSettings = {
-          binary,
-          maxIterations,
-          eta: settings.etaCpp,
-          residualThreshold,
-          exact,
-          minSampleMs,
-          work,
-        };
-        ad3 = await runCpp(file, text, "ad3", cpp);
-        psdd = exact
-          ? { failed: "PSDD has no exact mode" }
-          : await runCpp(file, text, "psdd", { ...cpp, exact: false });
+      for (let round = 0; round < rounds; round++) {
+        if (parsed !== null) {
+          try {
+            lagrangeRounds.push(runLagrange(parsed, lagrangeOptions, minSampleMs));
+          } catch (error) {
+            lagrangeRounds.push({ failed: message(error) });
+          }
+        }
+        if (binary !== undefined) {
+          const cpp: CppSettings = {
+            binary,
+            maxIterations,
+            eta: settings.etaCpp,
+            residualThreshold,
+            exact,
+            minSampleMs,
+            work,
+          };
+          ad3Rounds.push(await runCpp(file, text, "ad3", cpp));
+          psddRounds.push(
+            exact
+              ? { failed: "PSDD has no exact mode" }
+              : await runCpp(file, text, "psdd", { ...cpp, exact: false }),
+          );
+        }
       }
+      const lagrange = acrossRounds(lagrangeRounds);
+      const ad3 = binary === undefined ? null : acrossRounds(ad3Rounds);
+      const psdd = binary === undefined ? null : acrossRounds(psddRounds);
       const L = ok(lagrange);
       const A = ok(ad3);
       const P = ok(psdd);
@@ -352,6 +374,29 @@ export async function ad3GraphsSection(
     await rm(work, { recursive: true, force: true });
   }
   return { skipped: null, dataDir, settings, peer, rows, targets: graphTargets(rows) };
+}
+
+/**
+ * One system's rounds on a graph as one run: the first round's values and curve, the median of
+ * the rounds' times (the curve's clock rescaled to it), their samples summed. A failed round
+ * fails the whole.
+ */
+function acrossRounds<T extends SystemRun>(runs: readonly Outcome<T>[]): Outcome<T> {
+  const failed = runs.find((r) => "failed" in r);
+  if (failed !== undefined || runs.length === 0) return failed ?? { failed: "not run" };
+  const done = runs as readonly T[];
+  const first = done[0]!;
+  const seconds = median(done.map((r) => r.seconds));
+  const cpuSeconds = median(done.map((r) => r.cpuSeconds));
+  const clock = (r: SystemRun) => (Number.isFinite(r.cpuSeconds) ? r.cpuSeconds : r.seconds);
+  const scale = clock(first) > 0 ? clock({ ...first, seconds, cpuSeconds }) / clock(first) : 1;
+  return {
+    ...first,
+    seconds,
+    cpuSeconds,
+    samples: done.reduce((sum, r) => sum + r.samples, 0),
+    trace: first.trace.map((p) => ({ ...p, seconds: p.seconds * scale })),
+  };
 }
 
 /** The problem's factors and edges (a factor's edges: the variables it links). */

@@ -37,6 +37,10 @@ export interface PrimalHooks {
 
 const CACHE_TOLERANCE = 1e-12;
 
+/** The kernels' scratch where a problem has none of their kind (never called). */
+const NO_OR_OUT = new OrOutScratch(0);
+const NO_DENSE = new DenseKernels([]);
+
 /** How a factor projects (Ad3Layout.kind). */
 const CALLED = 0;
 const BOX = 1;
@@ -377,8 +381,8 @@ export class Ad3Run {
     const boxSize = kinds & ((1 << BOX) | (1 << UNIT_BOX)) ? layout.maxSize : 0;
     this.boxScratch = new BoxScratch(boxSize);
     this.#boxRoot = boxRoot.fill(Number.NaN);
-    this.orOutScratch = new OrOutScratch(kinds & (1 << OR_OUT) ? layout.maxSize : 0);
-    this.dense = new DenseKernels(layout.denseTables);
+    this.orOutScratch = kinds & (1 << OR_OUT) ? new OrOutScratch(layout.maxSize) : NO_OR_OUT;
+    this.dense = kinds & (1 << DENSE) ? new DenseKernels(layout.denseTables) : NO_DENSE;
     this.output = output;
     const { edgeStart } = layout;
     // Views for the factors that are called (the kernels work on the buffers themselves): a run
