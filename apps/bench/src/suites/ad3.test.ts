@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lineChartSvg } from "../svg.js";
-import { ad3Bench, graphTargets } from "./ad3.js";
+import { ad3Bench, decodeRun, encodeRun, graphTargets } from "./ad3.js";
 import { ad3CurveChart, ad3Markdown } from "./ad3-report.js";
-import type { GraphRow, SystemRun } from "./ad3-results.js";
+import type { GraphRow, LagrangeRun, SystemRun } from "./ad3-results.js";
 
 // Two small graphs of our own, one per format: logic factors over binary variables, and a
 // frustrated cycle of three pairwise tables (its LP relaxation is not tight).
@@ -133,6 +133,25 @@ describe("bench ad3, AD3's graphs section", () => {
     expect(section.settings.rounds).toBe(2);
     expect(section.targets.every((t) => t.met === null)).toBe(true);
     expect(ad3Markdown(result)).toContain("**C++ columns not run**: turned off (--no-peer).");
+  });
+});
+
+describe("bench ad3, a run from a process of its own", () => {
+  it("comes back as it was sent, its NaN and infinite values included", () => {
+    const run: LagrangeRun = {
+      seconds: 0.5,
+      cpuSeconds: Number.NaN,
+      samples: 3,
+      iterations: 7,
+      dual: Number.POSITIVE_INFINITY,
+      primal: null,
+      gap: null,
+      status: "converged",
+      trace: [{ seconds: 0.1, iteration: 1, dual: 2.5, primal: Number.NEGATIVE_INFINITY }],
+      integerPrimal: Number.NEGATIVE_INFINITY,
+      certified: false,
+    };
+    expect(decodeRun(encodeRun(run))).toEqual(run);
   });
 });
 

@@ -166,7 +166,7 @@ export function encodeRun(run: LagrangeRun): string {
   );
 }
 
-function decodeRun(text: string): LagrangeRun {
+export function decodeRun(text: string): LagrangeRun {
   return JSON.parse(text, (_, v: unknown) =>
     typeof v === "object" && v !== null && "nonFinite" in v ? Number(v.nonFinite) : v,
   ) as LagrangeRun;
