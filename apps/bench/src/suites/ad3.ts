@@ -214,7 +214,11 @@ async function runLagrangeIsolated(
       failed: `Lagrange's run failed (exit code ${code}): ${err.trim().split("\n").at(-1)}`,
     };
   }
-  return decodeRun(out);
+  try {
+    return decodeRun(out);
+  } catch {
+    return { failed: `Lagrange's run printed no run: ${out.trim().slice(0, 200)}` };
+  }
 }
 
 /**
@@ -303,6 +307,9 @@ export async function ad3GraphsSection(
   const exact = options.exact === true;
   const minSampleMs = options.minSampleMs ?? DEFAULT_MIN_SAMPLE_MS;
   const rounds = options.rounds ?? DEFAULT_ROUNDS;
+  if (!(Number.isInteger(rounds) && rounds >= 1)) {
+    throw new Error(`bench ad3: --rounds expected an integer ≥ 1, got ${rounds}`);
+  }
   const settings = {
     maxIterations,
     residualThreshold,
