@@ -121,9 +121,11 @@ export class Ad3Layout {
       Int32Array,
       [F + 1, E, E, V + 1, E, V, F],
     );
-    const [degree, inverse, weightSum, uniform, edgeCoefficient, boxRhs, boxLower, boxPenalty] =
-      carve(Float64Array, [V, E, V, F, E, F, F, F]);
-    const [pairScore, unitWeights] = carve(Float64Array, [F, edgeWeights === undefined ? E : 0]);
+    const [degree, inverse, weightSum, uniform, edgeCoefficient, unitWeights, ...perFactor] = carve(
+      Float64Array,
+      [V, E, V, F, E, edgeWeights === undefined ? E : 0, F, F, F, F],
+    );
+    const [boxRhs, boxLower, boxPenalty, pairScore] = perFactor;
     const [kind, edgeSign] = carve(Uint8Array, [F, E]);
     for (let f = 0; f < F; f++) {
       const { variables } = problem.factors[f]!;
@@ -311,6 +313,8 @@ export class Ad3Run {
   /** The last MAP pass's dual value (−∞: a factor had no configuration). */
   dual = POS_INF;
   #eta = 1;
+  /** 1/η, what the inputs and projections scale by (kept with η: a step reads it per factor). */
+  #scale = 1;
   /**
    * The step touches only what can move: the active factors (an input changed, or an edge of
    * theirs still disagrees with p) and the variables whose copies moved. A quiet factor keeps its
@@ -421,6 +425,7 @@ export class Ad3Run {
   set eta(value: number) {
     if (value === this.#eta) return;
     this.#eta = value;
+    this.#scale = 1 / value;
     this.cached.fill(0);
     this.#everything = true;
   }
@@ -645,7 +650,7 @@ export class Ad3Run {
   #refreshInput(f: number): boolean {
     const { edgeStart, edgeVariable, inverseWeight } = this.layout;
     const { input, lambda, p, lastInput, shares } = this;
-    const scale = 1 / this.#eta;
+    const scale = this.#scale;
     let same = this.cached[f] === 1;
     const end = edgeStart[f + 1]!;
     for (let e = edgeStart[f]!; e < end; e++) {
@@ -723,8 +728,8 @@ export class Ad3Run {
   /** Factor f's quadratic step on the input buffer into q, by its kind. */
   #project(f: number): void {
     const layout = this.layout;
-    // η is read here, not passed: a double argument to a call that is not inlined is boxed.
-    const scale = 1 / this.#eta;
+    // 1/η is read here, not passed: a double argument to a call that is not inlined is boxed.
+    const scale = this.#scale;
     const { edgeStart, uniformWeight } = layout;
     const at = edgeStart[f]!;
     const size = edgeStart[f + 1]! - at;
