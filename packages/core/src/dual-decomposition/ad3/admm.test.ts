@@ -126,6 +126,26 @@ describe("the ADMM step over the compiled layout", () => {
     }
   });
 
+  // A whole step leaves the next inputs and AD3's cache flags for the step after it, whole or
+  // sparse; a step after `invalidate` recomputes them from p and λ. Both must take one path.
+  it("takes the same iterates whether a step reuses the inputs the last one left or recomputes them", () => {
+    for (let seed = 0; seed < 60; seed++) {
+      const problem = mixedProblem(createRandom(1000 + seed), seed % 2 === 1);
+      const reusing = new Ad3Run(new Ad3Layout(problem));
+      const recomputing = new Ad3Run(new Ad3Layout(problem));
+      iterate(reusing, 80);
+      recomputing.mapPass(undefined, true);
+      for (let t = 0; t < 80; t++) {
+        recomputing.invalidate();
+        recomputing.admmStep();
+        if (t % 7 === 3) recomputing.eta *= t % 2 === 0 ? 2 : 0.5;
+      }
+      expect(Array.from(reusing.p)).toEqual(Array.from(recomputing.p));
+      expect(Array.from(reusing.lambda)).toEqual(Array.from(recomputing.lambda));
+      expect(reusing.primalResidual).toBeCloseTo(recomputing.primalResidual, 12);
+    }
+  });
+
   it("allocates nothing inside an iteration over the batched families (step, MAP pass, rounding)", () => {
     // Counted in a plain Node process: the test runner's module transform routes every import
     // through an accessor, which keeps calls from being inlined and boxes their doubles.
