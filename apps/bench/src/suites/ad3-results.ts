@@ -64,6 +64,11 @@ export interface LagrangeRun extends SystemRun {
   /** The best 0/1 assignment's objective (ad3_multi has none outside exact mode). */
   readonly integerPrimal: number;
   readonly certified: boolean;
+  /**
+   * Median wall time of compiling the graph's problem (compileBinaryProblem), outside the solve
+   * times as ad3_multi's clock leaves out building its graph.
+   */
+  readonly compileSeconds: number;
 }
 
 export type Outcome<T> = T | { readonly failed: string };

@@ -150,6 +150,7 @@ describe("bench ad3, a run from a process of its own", () => {
       trace: [{ seconds: 0.1, iteration: 1, dual: 2.5, primal: Number.NEGATIVE_INFINITY }],
       integerPrimal: Number.NEGATIVE_INFINITY,
       certified: false,
+      compileSeconds: 0.001,
     };
     expect(decodeRun(encodeRun(run))).toEqual(run);
   });

@@ -37,7 +37,13 @@ export type {
   FactorKernel,
 } from "./ad3/binary-factor.js";
 export { denseFactor, pairFactor } from "./ad3/dense-factors.js";
-export { type Ad3Options, type BinarySolution, solveBinaryProblem } from "./ad3/engine.js";
+export {
+  type Ad3Options,
+  type BinarySolution,
+  type CompiledBinaryProblem,
+  compileBinaryProblem,
+  solveBinaryProblem,
+} from "./ad3/engine.js";
 export {
   andOutFactor,
   atMostOneFactor,

@@ -10,7 +10,12 @@ import {
   unitCoefficients,
 } from "./box-kernels.js";
 import { mapPair, projectPair } from "./dense-factors.js";
-import { DenseKernels, type DenseTable, MAX_DENSE_CONFIGURATIONS } from "./dense-kernels.js";
+import {
+  DenseKernels,
+  type DenseTable,
+  DenseTables,
+  MAX_DENSE_CONFIGURATIONS,
+} from "./dense-kernels.js";
 import { mapOrOut, OrOutScratch, projectOrOut } from "./logic-factors.js";
 import { carve } from "./typed-arena.js";
 
@@ -39,7 +44,8 @@ const CACHE_TOLERANCE = 1e-12;
 
 /** The kernels' scratch where a problem has none of their kind (never called). */
 const NO_OR_OUT = new OrOutScratch(0);
-const NO_DENSE = new DenseKernels([]);
+const NO_DENSE_TABLES = new DenseTables([]);
+const NO_DENSE = new DenseKernels(NO_DENSE_TABLES);
 
 /** How a factor projects (Ad3Layout.kind). */
 const CALLED = 0;
@@ -58,7 +64,13 @@ export class Ad3Layout {
   readonly degree: Float64Array;
   readonly unary: Float64Array;
   readonly oneHot: readonly Int32Array[];
-  readonly solvers: readonly (ActiveSetSolver | null)[];
+  /**
+   * Per factor: 1 where the run projects it by the active-set method over its MAP (it has no
+   * `project` of its own, or its edges weigh differently); the largest such factor's size (−1:
+   * none). The solvers, which keep their active sets between calls, belong to the run.
+   */
+  readonly bySolver: Uint8Array;
+  readonly solverSize: number;
   readonly edgeWeight: Float64Array;
   readonly inverseWeight: Float64Array;
   readonly weightSum: Float64Array;
@@ -82,7 +94,7 @@ export class Ad3Layout {
   readonly pairScore: Float64Array;
   /** DENSE factors: each one's index among them (−1: another kind), and their tables. */
   readonly denseIndex: Int32Array;
-  readonly denseTables: readonly DenseTable[];
+  readonly denseTables: DenseTables;
   /** Each variable's edges, in edge order (CSR: variable i's at varEdgeStart[i] …). */
   readonly varEdgeStart: Int32Array;
   readonly varEdges: Int32Array;
@@ -177,7 +189,7 @@ export class Ad3Layout {
     }
     for (let e = 0; e < E; e++) weightSum[edgeVariable[e]!]! += weights[e]!;
     // A factor with its own projection takes one weight for all its edges (its η scales).
-    const called: boolean[] = new Array(F);
+    const [called] = carve(Uint8Array, [F]);
     let solverSize = -1;
     for (let f = 0; f < F; f++) {
       const factor = factors[f]!;
@@ -189,23 +201,12 @@ export class Ad3Layout {
       uniform[f] = same ? first : 0;
       const dense =
         factor.kernel?.kind === "dense" && factor.kernel.scores.length <= MAX_DENSE_CONFIGURATIONS;
-      called[f] = (factor.project === undefined && !(dense && same)) || !same;
-      if (called[f]) solverSize = Math.max(solverSize, factor.size);
+      const bySolver = (factor.project === undefined && !(dense && same)) || !same;
+      called[f] = bySolver ? 1 : 0;
+      if (bySolver) solverSize = Math.max(solverSize, factor.size);
     }
-    // One scratch for every solver, fitted to the largest first (their views stay on it).
-    const scratch = new ActiveSetScratch();
-    if (solverSize >= 0) scratch.fit(solverSize, Math.min(48, solverSize + 2));
-    const solvers: (ActiveSetSolver | null)[] = new Array(F);
-    for (let f = 0; f < F; f++) {
-      solvers[f] = called[f]
-        ? new ActiveSetSolver(
-            factors[f]!,
-            weights.subarray(edgeStart[f]!, edgeStart[f + 1]!),
-            scratch,
-          )
-        : null;
-    }
-    this.solvers = solvers;
+    this.bySolver = called;
+    this.solverSize = solverSize;
     this.edgeWeight = weights;
     this.inverseWeight = inverse;
     this.weightSum = weightSum;
@@ -225,7 +226,7 @@ export class Ad3Layout {
     for (let f = 0; f < F; f++) {
       const kernel = factors[f]!.kernel;
       // A factor whose edges weigh differently projects in its own norm: the active-set solver.
-      if (kernel === undefined || solvers[f] !== null) {
+      if (kernel === undefined || called[f] === 1) {
         this.kind[f] = CALLED;
       } else {
         const at = edgeStart[f]!;
@@ -250,7 +251,7 @@ export class Ad3Layout {
       kinds |= 1 << this.kind[f]!;
     }
     this.kinds = kinds;
-    this.denseTables = dense;
+    this.denseTables = dense.length > 0 ? new DenseTables(dense) : NO_DENSE_TABLES;
     for (let e = 0; e < E; e++) varEdgeStart[edgeVariable[e]! + 1]!++;
     for (let i = 0; i < V; i++) varEdgeStart[i + 1]! += varEdgeStart[i]!;
     fill.set(varEdgeStart.subarray(0, V));
@@ -297,6 +298,8 @@ export class Ad3Run {
   readonly orOutScratch: OrOutScratch;
   /** The DENSE factors' tables and active sets. */
   readonly dense: DenseKernels;
+  /** Per factor projected by the active-set method (Ad3Layout.bySolver), its solver; else null. */
+  readonly #solvers: readonly (ActiveSetSolver | null)[];
   /** Per called factor, views on the edge buffers: its quadratic input, its MAP output, its q. */
   readonly inputs: readonly Float64Array[];
   readonly outputs: readonly Float64Array[];
@@ -402,6 +405,19 @@ export class Ad3Run {
     this.inputs = view(input);
     this.outputs = view(output);
     this.qs = view(this.q);
+    // One scratch for every solver, fitted to the largest first (their views stay on it).
+    const { solverSize, bySolver, edgeWeight } = layout;
+    const scratch = new ActiveSetScratch();
+    if (solverSize >= 0) scratch.fit(solverSize, Math.min(48, solverSize + 2));
+    this.#solvers = layout.factors.map((factor, f) =>
+      bySolver[f] === 1
+        ? new ActiveSetSolver(
+            factor,
+            edgeWeight.subarray(edgeStart[f]!, edgeStart[f + 1]!),
+            scratch,
+          )
+        : null,
+    );
     this.fix = fix;
     this.assignment = assignment;
     this.bestAssignment = bestAssignment;
@@ -830,7 +846,7 @@ export class Ad3Run {
       this.dense.scale[0] = scale / uniformWeight[f]!;
       this.dense.project(layout.denseIndex[f]!, this.input, this.q, at, size);
     } else {
-      const solver = layout.solvers[f];
+      const solver = this.#solvers[f];
       const out = this.qs[f]!;
       if (solver === null || solver === undefined) {
         layout.factors[f]!.project!(this.inputs[f]!, scale / uniformWeight[f]!, out);

@@ -1,10 +1,10 @@
 /**
- * The DENSE factors of one run, compiled: every joint configuration's states laid out flat, the
- * quadratic step by the active-set method over configurations (as the generic solver, Martins et
- * al. 2015 §6.3) but without a call to the factor's oracle: the most violated configuration is an
- * enumeration over the table, z_a·z_b counts the blocks where two configurations agree, and the
- * active sets live in pooled arrays. The MAP and a configuration's score come from the same
- * tables.
+ * The DENSE factors, compiled: every joint configuration's states laid out flat once per layout
+ * (DenseTables), and per run the quadratic step by the active-set method over configurations (as
+ * the generic solver, Martins et al. 2015 §6.3) but without a call to the factor's oracle: the
+ * most violated configuration is an enumeration over the table, z_a·z_b counts the blocks where
+ * two configurations agree, and the active sets live in pooled arrays (DenseKernels). The MAP and
+ * a configuration's score come from the same tables.
  */
 
 import { solveLinearSystem } from "./active-set.js";
@@ -27,62 +27,43 @@ export interface DenseTable {
   readonly scores: Float64Array;
 }
 
-export class DenseKernels {
-  /** Per dense factor d: first block, block count, first configuration, configuration count. */
-  readonly #blockStart: Int32Array;
-  readonly #configStart: Int32Array;
-  /** Per block: its first edge, and its state's stride in the table's index. */
-  readonly #blockOffset: Int32Array;
-  readonly #stride: Int32Array;
+/**
+ * The DENSE factors of a layout, compiled once: per factor its blocks (one per variable of the
+ * table, its edges in order) and configurations, every configuration's score and state in each
+ * block, the last block varying fastest (AD3's order, as denseFactor reads its table). Read-only:
+ * each run's {@link DenseKernels} keeps its own active sets over these tables.
+ */
+export class DenseTables {
+  /** Per dense factor d: first block, first configuration, first state, first active-set slot. */
+  readonly blockStart: Int32Array;
+  readonly configStart: Int32Array;
+  readonly stateStart: Int32Array;
+  readonly activeStart: Int32Array;
+  /** Per factor: configurations its active set may hold; 1 for a table over two binary variables. */
+  readonly capacity: Int32Array;
+  readonly binaryPair: Uint8Array;
+  /** Per block: its first edge, its state's stride in the table's index, its cardinality. */
+  readonly blockOffset: Int32Array;
+  readonly stride: Int32Array;
+  readonly blockCardinality: Int32Array;
   /** Per configuration: its score, and its state in each block (blocks of its factor in order). */
-  readonly #score: Float64Array;
-  readonly #state: Int32Array;
-  readonly #stateStart: Int32Array;
-  /** Active sets: per factor d a slot of capacity[d] configurations and their weights. */
-  readonly #activeStart: Int32Array;
-  readonly #capacity: Int32Array;
-  readonly #count: Int32Array;
-  readonly #active: Int32Array;
-  readonly #weight: Float64Array;
-  readonly #kkt: Float64Array;
-  readonly #rhs: Float64Array;
-  readonly #solution: Float64Array;
-  /** The projection's scale (score weight), set before a call: a double argument is boxed. */
-  readonly scale: Float64Array = new Float64Array(1);
-  /** The last {@link map}'s maximum. */
-  readonly result: Float64Array = new Float64Array(1);
-  /** Per factor: 1 for a table over two binary variables (the closed form below). */
-  readonly #binaryPair: Uint8Array;
-  readonly #pairIn = new Float64Array(2);
-  readonly #pairOut = new Float64Array(2);
-  readonly #pairWeight = new Float64Array(1);
-  /** Per block: its cardinality. */
-  readonly #blockCardinality: Int32Array;
-  /** v − q on the factor's edges (from its first), what a configuration's value sums. */
-  readonly #difference: Float64Array;
-  /** The enumeration's state per block and running sums of the differences (see #best). */
-  readonly #odometer: Int32Array;
-  readonly #partial: Float64Array;
-  /** The last #best's value. */
-  readonly #top = new Float64Array(1);
+  readonly score: Float64Array;
+  readonly state: Int32Array;
+  /** The largest factor's edges, blocks and capacity (a run's scratch). */
+  readonly maxSize: number;
+  readonly maxBlocks: number;
+  readonly maxCapacity: number;
 
   constructor(tables: readonly DenseTable[]) {
     const D = tables.length;
-    const [blockStart, configStart, stateStart, activeStart, capacity, count] = carve(Int32Array, [
+    const [blockStart, configStart, stateStart, activeStart, capacity] = carve(Int32Array, [
       D + 1,
       D + 1,
       D + 1,
       D + 1,
-      D,
       D,
     ]);
-    this.#blockStart = blockStart;
-    this.#configStart = configStart;
-    this.#stateStart = stateStart;
-    this.#activeStart = activeStart;
-    this.#capacity = capacity;
-    this.#count = count;
-    [this.#binaryPair] = carve(Uint8Array, [D]);
+    const [binaryPair] = carve(Uint8Array, [D]);
     let maxCapacity = 1;
     let maxSize = 1;
     let maxBlocks = 1;
@@ -93,72 +74,127 @@ export class DenseKernels {
       for (let j = 0; j < B; j++) size += t.cardinalities[j]!;
       maxSize = Math.max(maxSize, size);
       maxBlocks = Math.max(maxBlocks, B);
-      this.#blockStart[d + 1] = this.#blockStart[d]! + B;
-      this.#configStart[d + 1] = this.#configStart[d]! + K;
-      this.#stateStart[d + 1] = this.#stateStart[d]! + K * B;
+      blockStart[d + 1] = blockStart[d]! + B;
+      configStart[d + 1] = configStart[d]! + K;
+      stateStart[d + 1] = stateStart[d]! + K * B;
       // The projection mixes at most size + 1 configurations (Carathéodory).
-      const capacity = Math.min(K, size + 2, MAX_ACTIVE);
-      this.#capacity[d] = capacity;
+      const slots = Math.min(K, size + 2, MAX_ACTIVE);
+      capacity[d] = slots;
       const [c0, c1] = t.cardinalities;
-      this.#binaryPair[d] = B === 2 && c0 === 2 && c1 === 2 ? 1 : 0;
-      this.#activeStart[d + 1] = this.#activeStart[d]! + capacity;
-      maxCapacity = Math.max(maxCapacity, capacity);
+      binaryPair[d] = B === 2 && c0 === 2 && c1 === 2 ? 1 : 0;
+      activeStart[d + 1] = activeStart[d]! + slots;
+      maxCapacity = Math.max(maxCapacity, slots);
     });
     const blocks = blockStart[D]!;
-    const slots = activeStart[D]!;
-    [
-      this.#blockOffset,
-      this.#stride,
-      this.#blockCardinality,
-      this.#odometer,
-      this.#state,
-      this.#active,
-    ] = carve(Int32Array, [blocks, blocks, blocks, maxBlocks, stateStart[D]!, slots]);
-    const width = maxCapacity + 1;
-    [
-      this.#difference,
-      this.#partial,
-      this.#score,
-      this.#weight,
-      this.#kkt,
-      this.#rhs,
-      this.#solution,
-    ] = carve(Float64Array, [
-      maxSize,
-      maxBlocks + 1,
-      configStart[D]!,
-      slots,
-      width * width,
-      width,
-      width,
+    const [blockOffset, stride, blockCardinality, odometer, state] = carve(Int32Array, [
+      blocks,
+      blocks,
+      blocks,
+      maxBlocks,
+      stateStart[D]!,
     ]);
+    const [score] = carve(Float64Array, [configStart[D]!]);
     tables.forEach((t, d) => {
       const B = t.cardinalities.length;
+      const b0 = blockStart[d]!;
       let offset = 0;
       for (let j = 0; j < B; j++) {
-        this.#blockOffset[this.#blockStart[d]! + j] = t.at + offset;
-        this.#blockCardinality[this.#blockStart[d]! + j] = t.cardinalities[j]!;
+        blockOffset[b0 + j] = t.at + offset;
+        blockCardinality[b0 + j] = t.cardinalities[j]!;
         offset += t.cardinalities[j]!;
       }
-      let stride = 1;
+      let step = 1;
       for (let j = B - 1; j >= 0; j--) {
-        this.#stride[this.#blockStart[d]! + j] = stride;
-        stride *= t.cardinalities[j]!;
+        stride[b0 + j] = step;
+        step *= t.cardinalities[j]!;
       }
-      this.#score.set(t.scores, this.#configStart[d]!);
-      // The last block varies fastest (AD3's order, as denseFactor reads its table).
-      const states = this.#odometer;
-      states.fill(0);
-      const state = this.#state;
-      let at = this.#stateStart[d]!;
+      score.set(t.scores, configStart[d]!);
+      odometer.fill(0);
+      let at = stateStart[d]!;
       for (let c = 0; c < t.scores.length; c++) {
-        for (let j = 0; j < B; j++) state[at++] = states[j]!;
+        for (let j = 0; j < B; j++) state[at++] = odometer[j]!;
         for (let j = B - 1; j >= 0; j--) {
-          if (++states[j]! < t.cardinalities[j]!) break;
-          states[j] = 0;
+          if (++odometer[j]! < t.cardinalities[j]!) break;
+          odometer[j] = 0;
         }
       }
     });
+    this.blockStart = blockStart;
+    this.configStart = configStart;
+    this.stateStart = stateStart;
+    this.activeStart = activeStart;
+    this.capacity = capacity;
+    this.binaryPair = binaryPair;
+    this.blockOffset = blockOffset;
+    this.stride = stride;
+    this.blockCardinality = blockCardinality;
+    this.score = score;
+    this.state = state;
+    this.maxSize = maxSize;
+    this.maxBlocks = maxBlocks;
+    this.maxCapacity = maxCapacity;
+  }
+}
+
+/**
+ * One run's kernels over a layout's {@link DenseTables}: the active sets (pooled, a slot per
+ * factor) and the scratch of the projection, MAP and scoring.
+ */
+export class DenseKernels {
+  /** The tables' arrays, held here as the kernels read them (see DenseTables). */
+  readonly #blockStart: Int32Array;
+  readonly #configStart: Int32Array;
+  readonly #blockOffset: Int32Array;
+  readonly #stride: Int32Array;
+  readonly #score: Float64Array;
+  readonly #state: Int32Array;
+  readonly #stateStart: Int32Array;
+  readonly #activeStart: Int32Array;
+  readonly #capacity: Int32Array;
+  readonly #binaryPair: Uint8Array;
+  readonly #blockCardinality: Int32Array;
+  /** Active sets: per factor d its count, in its slot the configurations and their weights. */
+  readonly #count: Int32Array;
+  readonly #active: Int32Array;
+  readonly #weight: Float64Array;
+  readonly #kkt: Float64Array;
+  readonly #rhs: Float64Array;
+  readonly #solution: Float64Array;
+  /** The projection's scale (score weight), set before a call: a double argument is boxed. */
+  readonly scale: Float64Array = new Float64Array(1);
+  /** The last {@link map}'s maximum. */
+  readonly result: Float64Array = new Float64Array(1);
+  readonly #pairIn = new Float64Array(2);
+  readonly #pairOut = new Float64Array(2);
+  readonly #pairWeight = new Float64Array(1);
+  /** v − q on the factor's edges (from its first), what a configuration's value sums. */
+  readonly #difference: Float64Array;
+  /** The enumeration's state per block and running sums of the differences (see #best). */
+  readonly #odometer: Int32Array;
+  readonly #partial: Float64Array;
+  /** The last #best's value. */
+  readonly #top = new Float64Array(1);
+
+  constructor(tables: DenseTables) {
+    this.#blockStart = tables.blockStart;
+    this.#configStart = tables.configStart;
+    this.#blockOffset = tables.blockOffset;
+    this.#stride = tables.stride;
+    this.#score = tables.score;
+    this.#state = tables.state;
+    this.#stateStart = tables.stateStart;
+    this.#activeStart = tables.activeStart;
+    this.#capacity = tables.capacity;
+    this.#binaryPair = tables.binaryPair;
+    this.#blockCardinality = tables.blockCardinality;
+    const D = tables.capacity.length;
+    const slots = tables.activeStart[D]!;
+    const width = tables.maxCapacity + 1;
+    [this.#count, this.#active, this.#odometer] = carve(Int32Array, [D, slots, tables.maxBlocks]);
+    [this.#difference, this.#partial, this.#weight, this.#kkt, this.#rhs, this.#solution] = carve(
+      Float64Array,
+      [tables.maxSize, tables.maxBlocks + 1, slots, width * width, width, width],
+    );
   }
 
   /**

@@ -5,6 +5,7 @@ import {
   type OptionBounds,
   TOLERANCE_OPTION,
 } from "../../decoder-options.js";
+import { LagrangeError } from "../../errors.js";
 import { deadlineOf, type SolutionStatus, type SolveOptions } from "../../solver.js";
 import { DEFAULT_TOLERANCE } from "../bounds.js";
 import { RunControl } from "../run-control.js";
@@ -245,20 +246,64 @@ export function runAd3(
 }
 
 /**
+ * A problem over binary variables compiled once for AD3: its factors laid out on flat edge arrays
+ * and its dense tables enumerated, what ad3_multi builds as it reads a graph. Solve it as often as
+ * needed: each solve starts afresh (its own multipliers, posteriors and active sets).
+ */
+export interface CompiledBinaryProblem {
+  readonly variables: number;
+  readonly factorCount: number;
+  /** Factor–variable edges. */
+  readonly edges: number;
+}
+
+class CompiledProblem implements CompiledBinaryProblem {
+  readonly layout: Ad3Layout;
+  readonly variables: number;
+  readonly factorCount: number;
+  readonly edges: number;
+
+  constructor(layout: Ad3Layout) {
+    this.layout = layout;
+    this.variables = layout.variables;
+    this.factorCount = layout.factors.length;
+    this.edges = layout.edgeVariable.length;
+  }
+}
+
+/** Compiles `problem` for {@link solveBinaryProblem} (bad problems are clear errors here). */
+export function compileBinaryProblem(problem: BinaryProblem): CompiledBinaryProblem {
+  return new CompiledProblem(new Ad3Layout(problem));
+}
+
+/**
  * AD3 on a problem over binary variables (a factor graph read from AD3's `.fg` or UAI files, or
- * built from logic factors), with branch and bound when `exact`.
+ * built from logic factors), with branch and bound when `exact`; the problem as given, or
+ * compiled once by {@link compileBinaryProblem} for many solves.
  */
 export function solveBinaryProblem(
-  problem: BinaryProblem,
+  problem: BinaryProblem | CompiledBinaryProblem,
   options: Ad3Options = {},
 ): BinarySolution {
   checkOptionBounds(AD3_OPTION_BOUNDS, options);
-  const layout = new Ad3Layout(problem);
-  const run = new Ad3Run(layout);
-  const timed: Ad3Options = { ...options, deadline: deadlineOf(options) };
-  if (options.exact === true) return branchAndBound(run, timed, undefined);
-  const result = runAd3(run, timed, undefined);
+  const run = new Ad3Run(layoutOf(problem));
+  if (options.exact === true) {
+    // One deadline for every node of the search.
+    return branchAndBound(run, { ...options, deadline: deadlineOf(options) }, undefined);
+  }
+  const result = runAd3(run, options, undefined);
   return solutionOf(run, result.status, result.iterations, 1, run.p.slice(), run.eta);
+}
+
+function layoutOf(problem: BinaryProblem | CompiledBinaryProblem): Ad3Layout {
+  if (problem instanceof CompiledProblem) return problem.layout;
+  if (!("factors" in problem) || !Array.isArray(problem.factors)) {
+    throw new LagrangeError(
+      "bad-input",
+      "AD3: expected a BinaryProblem (variables, factors) or a problem compileBinaryProblem made",
+    );
+  }
+  return new Ad3Layout(problem);
 }
 
 function solutionOf(
