@@ -1,8 +1,8 @@
 import type { BinaryFactor } from "./binary-factor.js";
-import { carve } from "./typed-arena.js";
+import { carveAll } from "./typed-arena.js";
 
-const EMPTY = new Float64Array(0);
-const EMPTY_INT = new Int32Array(0);
+const EMPTY: Float64Array = new Float64Array(0);
+const EMPTY_INT: Int32Array = new Int32Array(0);
 
 /** Weights below this leave the active set. */
 const DROP = 1e-14;
@@ -30,22 +30,32 @@ export class ActiveSetScratch {
   q: Float64Array = EMPTY;
   /** A column of the bordered KKT matrix times its inverse (an insertion's update). */
   column: Float64Array = EMPTY;
+  #size = 0;
+  #width = 0;
 
-  /** Grows the buffers to fit a factor of `size` variables and `capacity` configurations. */
-  fit(size: number, capacity: number): void {
-    const width = capacity + 1;
-    if (this.kkt.length < width * width) {
-      [this.kkt, this.rhs, this.solution, this.column] = carve(Float64Array, [
-        width * width,
-        width,
-        width,
-        width,
-      ]);
-    }
-    if (this.candidate.length < size) {
-      [this.candidate, this.adjustment, this.q] = carve(Float64Array, [size, size, size]);
-      [this.candidateOnes] = carve(Int32Array, [size]);
-    }
+  /**
+   * Makes room for a factor of `size` variables and `capacity` configurations, at the next
+   * {@link fit}: a run's solvers reserve as they are made and allocate at their first projection,
+   * so a run that certifies on its MAP pass allocates nothing here.
+   */
+  reserve(size: number, capacity: number): void {
+    this.#size = Math.max(this.#size, size);
+    this.#width = Math.max(this.#width, capacity + 1);
+  }
+
+  /** Grows the buffers to what has been reserved. */
+  fit(): void {
+    const size = this.#size;
+    const width = this.#width;
+    if (this.kkt.length >= width * width && this.candidate.length >= size) return;
+    const [doubles, integers] = carveAll(
+      [width * width, width, width, width, size, size, size],
+      [size],
+      [],
+    );
+    [this.kkt, this.rhs, this.solution, this.column, this.candidate, this.adjustment, this.q] =
+      doubles;
+    [this.candidateOnes] = integers;
   }
 }
 
@@ -108,10 +118,10 @@ export class ActiveSetSolver {
   #updates = 0;
   readonly #scratch: ActiveSetScratch;
   /** Views of `size` entries on the scratch (a factor's oracle sees its own length). */
-  readonly #candidate: Float64Array;
-  readonly #candidateOnes: Int32Array;
-  readonly #adjustment: Float64Array;
-  readonly #q: Float64Array;
+  #candidate: Float64Array = EMPTY;
+  #candidateOnes: Int32Array = EMPTY_INT;
+  #adjustment: Float64Array = EMPTY;
+  #q: Float64Array = EMPTY;
   #count = 0;
 
   /**
@@ -132,25 +142,27 @@ export class ActiveSetSolver {
     this.#capacity = capacity;
     this.#maxSteps = maxSteps;
     this.#scratch = scratch;
-    scratch.fit(size, capacity);
-    this.#candidate = scratch.candidate.subarray(0, size);
-    this.#candidateOnes = scratch.candidateOnes.subarray(0, size);
-    this.#adjustment = scratch.adjustment.subarray(0, size);
-    this.#q = scratch.q.subarray(0, size);
+    scratch.reserve(size, capacity);
   }
 
   /** Buffers on first use: most decodings certify on the MAP pass and never project. */
   #allocate(): void {
     const capacity = this.#capacity;
+    const size = this.#size;
     this.#ones = Array.from({ length: capacity }, () => EMPTY_INT);
-    [this.#scores, this.#weights, this.#linear, this.#gram, this.#inverse] = carve(Float64Array, [
-      capacity,
-      capacity,
-      capacity,
-      capacity * capacity,
-      (capacity + 1) * (capacity + 1),
-    ]);
-    [this.#onCount] = carve(Int32Array, [capacity]);
+    const [doubles, integers] = carveAll(
+      [capacity, capacity, capacity, capacity * capacity, (capacity + 1) * (capacity + 1)],
+      [capacity],
+      [],
+    );
+    [this.#scores, this.#weights, this.#linear, this.#gram, this.#inverse] = doubles;
+    [this.#onCount] = integers;
+    const scratch = this.#scratch;
+    scratch.fit();
+    this.#candidate = scratch.candidate.subarray(0, size);
+    this.#candidateOnes = scratch.candidateOnes.subarray(0, size);
+    this.#adjustment = scratch.adjustment.subarray(0, size);
+    this.#q = scratch.q.subarray(0, size);
   }
 
   /** The score of the last projection, Σ_c μ_c s_c: the factor's share of the relaxed primal. */

@@ -17,7 +17,7 @@ import {
   MAX_DENSE_CONFIGURATIONS,
 } from "./dense-kernels.js";
 import { mapOrOut, OrOutScratch, projectOrOut } from "./logic-factors.js";
-import { carve } from "./typed-arena.js";
+import { carveAll } from "./typed-arena.js";
 
 const NEG_INF = Number.NEGATIVE_INFINITY;
 const POS_INF = Number.POSITIVE_INFINITY;
@@ -66,11 +66,10 @@ export class Ad3Layout {
   readonly oneHot: readonly Int32Array[];
   /**
    * Per factor: 1 where the run projects it by the active-set method over its MAP (it has no
-   * `project` of its own, or its edges weigh differently); the largest such factor's size (−1:
-   * none). The solvers, which keep their active sets between calls, belong to the run.
+   * `project` of its own, or its edges weigh differently). The solvers, which keep their active
+   * sets between calls, belong to the run.
    */
   readonly bySolver: Uint8Array;
-  readonly solverSize: number;
   readonly edgeWeight: Float64Array;
   readonly inverseWeight: Float64Array;
   readonly weightSum: Float64Array;
@@ -129,16 +128,17 @@ export class Ad3Layout {
       E += factor.size;
       maxSize = Math.max(maxSize, factor.size);
     }
-    const [edgeStart, edgeVariable, edgeFactor, varEdgeStart, varEdges, fill, denseIndex] = carve(
-      Int32Array,
-      [F + 1, E, E, V + 1, E, V, F],
-    );
-    const [degree, inverse, weightSum, uniform, edgeCoefficient, unitWeights, ...perFactor] = carve(
-      Float64Array,
+    const [doubles, integers, bytes] = carveAll(
       [V, E, V, F, E, edgeWeights === undefined ? E : 0, F, F, F, F],
+      [F + 1, E, E, V + 1, E, V, F],
+      [F, E, F],
     );
+    const [degree, inverse, weightSum, uniform, edgeCoefficient, unitWeights, ...perFactor] =
+      doubles;
     const [boxRhs, boxLower, boxPenalty, pairScore] = perFactor;
-    const [kind, edgeSign] = carve(Uint8Array, [F, E]);
+    const [edgeStart, edgeVariable, edgeFactor, varEdgeStart, varEdges, fill, denseIndex] =
+      integers;
+    const [kind, edgeSign, called] = bytes;
     for (let f = 0; f < F; f++) {
       const { variables } = problem.factors[f]!;
       const at = edgeStart[f]!;
@@ -189,8 +189,6 @@ export class Ad3Layout {
     }
     for (let e = 0; e < E; e++) weightSum[edgeVariable[e]!]! += weights[e]!;
     // A factor with its own projection takes one weight for all its edges (its η scales).
-    const [called] = carve(Uint8Array, [F]);
-    let solverSize = -1;
     for (let f = 0; f < F; f++) {
       const factor = factors[f]!;
       const at = edgeStart[f]!;
@@ -203,10 +201,8 @@ export class Ad3Layout {
         factor.kernel?.kind === "dense" && factor.kernel.scores.length <= MAX_DENSE_CONFIGURATIONS;
       const bySolver = (factor.project === undefined && !(dense && same)) || !same;
       called[f] = bySolver ? 1 : 0;
-      if (bySolver) solverSize = Math.max(solverSize, factor.size);
     }
     this.bySolver = called;
-    this.solverSize = solverSize;
     this.edgeWeight = weights;
     this.inverseWeight = inverse;
     this.weightSum = weightSum;
@@ -360,24 +356,15 @@ export class Ad3Run {
     const E = layout.edgeVariable.length;
     const V = layout.variables;
     const F = layout.factors.length;
-    const [lambda, q, lastInput, input, output] = carve(Float64Array, [E, E, E, E, E]);
-    const [p, fix, seedDegree, shares, boxRoot, oldQ] = carve(Float64Array, [
-      V,
-      V,
-      V,
-      V,
-      F,
-      layout.maxSize,
-    ]);
-    const [active, toVisit, dirty] = carve(Int32Array, [F, F, V]);
-    const [cached, visited, assignment, bestAssignment, isDirty, moved] = carve(Uint8Array, [
-      F,
-      F,
-      V,
-      V,
-      V,
-      V,
-    ]);
+    const [doubles, integers, bytes] = carveAll(
+      [E, E, E, E, E, V, V, V, V, F, layout.maxSize],
+      [F, F, V],
+      [F, F, V, V, V, V],
+    );
+    const [lambda, q, lastInput, input, output, p, fix, seedDegree, shares, boxRoot, oldQ] =
+      doubles;
+    const [active, toVisit, dirty] = integers;
+    const [cached, visited, assignment, bestAssignment, isDirty, moved] = bytes;
     this.lambda = lambda;
     this.q = q;
     this.p = p;
@@ -394,30 +381,34 @@ export class Ad3Run {
     this.output = output;
     const { edgeStart } = layout;
     // Views for the factors that are called (the kernels work on the buffers themselves): a run
-    // over 80,000 small factors need not make 240,000 of them.
+    // over 80,000 small factors need not make 240,000 of them, nor one of only kernels any.
+    const calls = (kinds & ((1 << CALLED) | (1 << BOX))) !== 0;
     const none = new Float64Array(0);
     const view = (buffer: Float64Array) =>
-      layout.factors.map((_, f) =>
-        layout.kind[f] === CALLED || layout.kind[f] === BOX
-          ? buffer.subarray(edgeStart[f]!, edgeStart[f + 1]!)
-          : none,
-      );
+      calls
+        ? layout.factors.map((_, f) =>
+            layout.kind[f] === CALLED || layout.kind[f] === BOX
+              ? buffer.subarray(edgeStart[f]!, edgeStart[f + 1]!)
+              : none,
+          )
+        : [];
     this.inputs = view(input);
     this.outputs = view(output);
     this.qs = view(this.q);
-    // One scratch for every solver, fitted to the largest first (their views stay on it).
-    const { solverSize, bySolver, edgeWeight } = layout;
+    // One scratch for every solver (each reserves its room; allocated at the first projection).
+    const { bySolver, edgeWeight } = layout;
     const scratch = new ActiveSetScratch();
-    if (solverSize >= 0) scratch.fit(solverSize, Math.min(48, solverSize + 2));
-    this.#solvers = layout.factors.map((factor, f) =>
-      bySolver[f] === 1
-        ? new ActiveSetSolver(
-            factor,
-            edgeWeight.subarray(edgeStart[f]!, edgeStart[f + 1]!),
-            scratch,
-          )
-        : null,
-    );
+    this.#solvers = !(kinds & (1 << CALLED))
+      ? []
+      : layout.factors.map((factor, f) =>
+          bySolver[f] === 1
+            ? new ActiveSetSolver(
+                factor,
+                edgeWeight.subarray(edgeStart[f]!, edgeStart[f + 1]!),
+                scratch,
+              )
+            : null,
+        );
     this.fix = fix;
     this.assignment = assignment;
     this.bestAssignment = bestAssignment;

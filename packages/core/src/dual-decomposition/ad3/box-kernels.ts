@@ -6,7 +6,7 @@
  */
 
 import { ProblemValidationError } from "../../errors.js";
-import { carve } from "./typed-arena.js";
+import { carveAll } from "./typed-arena.js";
 
 // ---------------------------------------------------------------------------------------------
 // Validation
@@ -74,8 +74,9 @@ export class BoxScratch {
    */
   readonly bounds: Float64Array = Float64Array.of(0, 0, 0, 0, Number.NaN);
   constructor(size: number) {
-    [this.key, this.delta] = carve(Float64Array, [2 * size + 2, 2 * size + 2]);
-    [this.active] = carve(Int32Array, [size]);
+    const [doubles, integers] = carveAll([2 * size + 2, 2 * size + 2], [size], []);
+    [this.key, this.delta] = doubles;
+    [this.active] = integers;
   }
 }
 

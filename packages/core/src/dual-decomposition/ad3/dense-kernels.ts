@@ -9,7 +9,7 @@
 
 import { solveLinearSystem } from "./active-set.js";
 import { projectPair } from "./dense-factors.js";
-import { carve } from "./typed-arena.js";
+import { carve, carveAll } from "./typed-arena.js";
 
 /** Tables of more configurations than this stay with the generic solver. */
 export const MAX_DENSE_CONFIGURATIONS = 256;
@@ -190,11 +190,13 @@ export class DenseKernels {
     const D = tables.capacity.length;
     const slots = tables.activeStart[D]!;
     const width = tables.maxCapacity + 1;
-    [this.#count, this.#active, this.#odometer] = carve(Int32Array, [D, slots, tables.maxBlocks]);
-    [this.#difference, this.#partial, this.#weight, this.#kkt, this.#rhs, this.#solution] = carve(
-      Float64Array,
+    const [doubles, integers] = carveAll(
       [tables.maxSize, tables.maxBlocks + 1, slots, width * width, width, width],
+      [D, slots, tables.maxBlocks],
+      [],
     );
+    [this.#difference, this.#partial, this.#weight, this.#kkt, this.#rhs, this.#solution] = doubles;
+    [this.#count, this.#active, this.#odometer] = integers;
   }
 
   /**

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { carve } from "./typed-arena.js";
+import { carve, carveAll } from "./typed-arena.js";
 
 describe("carve", () => {
   it("gives zeroed arrays of the lengths asked for, none overlapping another", () => {
@@ -29,5 +29,28 @@ describe("carve", () => {
     expect(a!.buffer).toBe(b!.buffer);
     expect(small!.buffer).not.toBe(a!.buffer);
     expect(b!.byteOffset % 8).toBe(0);
+  });
+
+  it("carves all three types from one buffer, each array zeroed, aligned and apart", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 6 }),
+        fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 6 }),
+        fc.array(fc.integer({ min: 0, max: 120 }), { maxLength: 6 }),
+        (f, i, u) => {
+          const [doubles, integers, bytes] = carveAll(f, i, u);
+          const all = [...doubles, ...integers, ...bytes];
+          expect(all.map((a) => a.length)).toEqual([...f, ...i, ...u]);
+          const offHeap = all.filter((a) => a.byteLength > 64);
+          for (const a of offHeap) expect(a.buffer).toBe(offHeap[0]!.buffer);
+          for (const a of doubles) expect(a.byteOffset % 8).toBe(0);
+          for (const a of integers) expect(a.byteOffset % 4).toBe(0);
+          for (const a of all) expect(a.every((x) => x === 0)).toBe(true);
+          for (const [k, a] of all.entries()) a.fill((k % 100) + 1);
+          for (const [k, a] of all.entries())
+            expect(a.every((x) => x === (k % 100) + 1)).toBe(true);
+        },
+      ),
+    );
   });
 });
