@@ -75,6 +75,11 @@ export class Ad3Layout {
   readonly weightSum: Float64Array;
   /** Per factor, its edges' common weight, or 0 when they differ (then the active-set solver). */
   readonly uniformWeight: Float64Array;
+  /**
+   * Every edge weighs 1 (no weights given, as on every plain factor graph): the step's passes skip
+   * the weights' arrays (one load and bounds check fewer an edge: 4–21 % of a solve on AD3's graphs).
+   */
+  readonly unweighted: boolean;
   readonly maxSize: number;
   /** The factor each edge belongs to. */
   readonly edgeFactor: Int32Array;
@@ -180,6 +185,7 @@ export class Ad3Layout {
     this.unary = unary;
     this.oneHot = problem.oneHot ?? [];
     const weights = edgeWeights ?? unitWeights.fill(1);
+    this.unweighted = edgeWeights === undefined;
     for (let e = 0; e <= E; e++) {
       const w = weights[e]!;
       if (e === E ? weights.length !== E : !(w > 0 && Number.isFinite(w))) {
@@ -676,6 +682,7 @@ export class Ad3Run {
     const layout = this.layout;
     const { varEdgeStart, varEdges, edgeWeight, weightSum, degree, unary, edgeFactor } = layout;
     const { inverseWeight, variables } = layout;
+    const unweighted = layout.unweighted;
     const { p, q, lambda, input, lastInput, shares, cached, fix } = this;
     const keep = this.#visited;
     const eta = this.#eta;
@@ -691,10 +698,12 @@ export class Ad3Run {
         continue;
       }
       let total = 0;
-      for (let r = from; r < end; r++) {
-        const e = varEdges[r]!;
-        total += edgeWeight[e]! * q[e]!;
-      }
+      if (unweighted) for (let r = from; r < end; r++) total += q[varEdges[r]!]!;
+      else
+        for (let r = from; r < end; r++) {
+          const e = varEdges[r]!;
+          total += edgeWeight[e]! * q[e]!;
+        }
       const value = total / weightSum[i]!;
       const change = value - before;
       dualResidual += weightSum[i]! * change * change;
@@ -705,13 +714,13 @@ export class Ad3Run {
         const e = varEdges[r]!;
         const f = edgeFactor[e]!;
         const diff = q[e]! - value;
+        const w = unweighted ? 1 : edgeWeight[e]!;
         if (diff !== 0) {
-          const w = edgeWeight[e]!;
           lambda[e]! -= eta * w * diff;
           primalResidual += w * diff * diff;
           keep[f] = 1;
         } else if (moved) keep[f] = 1;
-        const next = value + (share + lambda[e]!) * scale * inverseWeight[e]!;
+        const next = value + (share + lambda[e]!) * scale * (unweighted ? 1 : inverseWeight[e]!);
         input[e] = next;
         if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) {
           lastInput[e] = next;
@@ -729,14 +738,15 @@ export class Ad3Run {
    * not when it projected last at an input within 1e-12 of this one (AD3's caching).
    */
   #refreshInput(f: number): boolean {
-    const { edgeStart, edgeVariable, inverseWeight } = this.layout;
+    const { edgeStart, edgeVariable, inverseWeight, unweighted } = this.layout;
     const { input, lambda, p, lastInput, shares } = this;
     const scale = this.#scale;
     let same = this.cached[f] === 1;
     const end = edgeStart[f + 1]!;
     for (let e = edgeStart[f]!; e < end; e++) {
       const i = edgeVariable[e]!;
-      const value = p[i]! + (shares[i]! + lambda[e]!) * scale * inverseWeight[e]!;
+      const value =
+        p[i]! + (shares[i]! + lambda[e]!) * scale * (unweighted ? 1 : inverseWeight[e]!);
       input[e] = value;
       if (!(Math.abs(value - lastInput[e]!) <= CACHE_TOLERANCE)) {
         lastInput[e] = value;
@@ -751,7 +761,8 @@ export class Ad3Run {
    * factor: its score's sign); adds W_i (p_i − before)² to the dual residual, marks a move.
    */
   #average(i: number): void {
-    const { varEdgeStart, varEdges, edgeWeight, weightSum, degree, unary } = this.layout;
+    const { varEdgeStart, varEdges, edgeWeight, weightSum, degree, unary, unweighted } =
+      this.layout;
     const { p, q } = this;
     const before = p[i]!;
     let value: number;
@@ -761,7 +772,7 @@ export class Ad3Run {
       const end = varEdgeStart[i + 1]!;
       for (let r = varEdgeStart[i]!; r < end; r++) {
         const e = varEdges[r]!;
-        total += edgeWeight[e]! * q[e]!;
+        total += unweighted ? q[e]! : edgeWeight[e]! * q[e]!;
       }
       value = total / weightSum[i]!;
       const change = value - before;
@@ -777,7 +788,7 @@ export class Ad3Run {
    * One loop over them all: on graphs of small factors a call per factor cost more than its edges.
    */
   #updateLambda(factors: Int32Array, count: number): void {
-    const { edgeStart, edgeVariable, edgeWeight } = this.layout;
+    const { edgeStart, edgeVariable, edgeWeight, unweighted } = this.layout;
     const { q, p, lambda } = this;
     const moved = this.#moved;
     const active = this.#active;
@@ -793,7 +804,7 @@ export class Ad3Run {
         const i = edgeVariable[e]!;
         const diff = q[e]! - p[i]!;
         if (diff !== 0) {
-          const w = edgeWeight[e]!;
+          const w = unweighted ? 1 : edgeWeight[e]!;
           lambda[e]! -= eta * w * diff;
           residual += w * diff * diff;
           keep = true;
