@@ -133,12 +133,22 @@ describe("the ADMM step over the compiled layout", () => {
       const problem = mixedProblem(createRandom(1000 + seed), seed % 2 === 1);
       const reusing = new Ad3Run(new Ad3Layout(problem));
       const recomputing = new Ad3Run(new Ad3Layout(problem));
-      iterate(reusing, 80);
-      recomputing.mapPass(undefined, true);
-      for (let t = 0; t < 80; t++) {
-        recomputing.invalidate();
-        recomputing.admmStep();
-        if (t % 7 === 3) recomputing.eta *= t % 2 === 0 ? 2 : 0.5;
+      // As runAd3 does: a MAP pass and a rounding now and then (the MAP pass writes the input
+      // buffer the next step would otherwise read), η changed now and then.
+      for (const [run, whole] of [
+        [reusing, false],
+        [recomputing, true],
+      ] as const) {
+        run.mapPass(undefined, true);
+        for (let t = 0; t < 80; t++) {
+          if (whole) run.invalidate();
+          run.admmStep();
+          if (t % 7 === 3) run.eta *= t % 2 === 0 ? 2 : 0.5;
+          if (t % 5 === 4) {
+            run.mapPass(undefined, false);
+            run.roundAndScore();
+          }
+        }
       }
       expect(Array.from(reusing.p)).toEqual(Array.from(recomputing.p));
       expect(Array.from(reusing.lambda)).toEqual(Array.from(recomputing.lambda));

@@ -330,6 +330,7 @@ export class Ad3Run {
   #activeCount = 0;
   /** The factors whose λ a sparse step updates (each once). */
   readonly #toVisit: Int32Array;
+  /** Per factor, zero between uses: a sparse step's visit marks; a whole step's keep marks. */
   readonly #visited: Uint8Array;
   readonly #dirty: Int32Array;
   #dirtyCount = 0;
@@ -453,6 +454,7 @@ export class Ad3Run {
   refreshShares(): void {
     const { degree, unary, variables } = this.layout;
     const { shares, fix } = this;
+    this.#inputsReady = false;
     for (let i = 0; i < variables; i++) {
       const d = degree[i]!;
       shares[i] = (unary[i]! + fix[i]!) / (d === 0 ? 1 : d);
@@ -469,7 +471,6 @@ export class Ad3Run {
     const { factors, edgeStart, edgeVariable, degree, variables, kind } = layout;
     const { input, output, lambda, p, shares } = this;
     this.refreshShares();
-    this.#inputsReady = false;
     const seeding = seed ? (hooks?.seedFactors ?? factors.length) : 0;
     const seedDegree = this.seedDegree;
     if (seed) {
@@ -565,7 +566,6 @@ export class Ad3Run {
     const whole = this.#everything;
     if (whole) {
       this.#everything = false;
-      this.#inputsReady = false;
       this.refreshShares();
     }
     // Where most edges are active anyway (every factor early on; densely shared variables), the
@@ -586,7 +586,7 @@ export class Ad3Run {
     const activeCount = this.#activeCount;
     for (let k = 0; k < activeCount; k++) {
       const f = active[k]!;
-      if (ready ? cached[f] === 1 : !this.#refreshInput(f)) continue;
+      if (!this.#stale(f, ready)) continue;
       const at = edgeStart[f]!;
       const end = edgeStart[f + 1]!;
       for (let e = at; e < end; e++) oldQ[e - at] = q[e]!;
@@ -643,7 +643,7 @@ export class Ad3Run {
    * that bookkeeping had cost more than the edges. Two passes, as AD3: the projections, then one
    * per variable that averages its copies, moves λ on its edges and leaves the next step's inputs
    * (on AD3's graphs the three passes over the edges this replaced had cost as much as the
-   * projections; one pass took 1–16 % off a solve, the same iterates).
+   * projections; one pass took 1–16 % off a solve, with the same p and λ to the bit).
    */
   #fullStep(): void {
     const F = this.layout.factors.length;
@@ -651,7 +651,7 @@ export class Ad3Run {
     const cached = this.cached;
     // 1. The projections, where the input changed (AD3's caching).
     for (let f = 0; f < F; f++) {
-      if (ready ? cached[f] === 1 : !this.#refreshInput(f)) continue;
+      if (!this.#stale(f, ready)) continue;
       this.#project(f);
       cached[f] = 1;
     }
@@ -675,8 +675,9 @@ export class Ad3Run {
   /**
    * Per variable: p_i the weighted average of its copies (summed in edge order); then on each of
    * its edges λ_e −= η·w_e (q_e − p_i), the factor marked to keep (an edge off p, or p moved), and
-   * the factor's next input, which un-caches the factor where it moved beyond AD3's tolerance.
-   * Leaves both residuals.
+   * the factor's next input, which un-caches the factor where it moved beyond AD3's tolerance of
+   * the input it was last projected at (that one is kept until it projects: #stale). Leaves both
+   * residuals, summed per variable: the same terms as a pass over the factors, in another order.
    */
   #consensus(): void {
     const layout = this.layout;
@@ -722,14 +723,28 @@ export class Ad3Run {
         } else if (moved) keep[f] = 1;
         const next = value + (share + lambda[e]!) * scale * (unweighted ? 1 : inverseWeight[e]!);
         input[e] = next;
-        if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) {
-          lastInput[e] = next;
-          cached[f] = 0;
-        }
+        if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) cached[f] = 0;
       }
     }
     this.primalResidual = primalResidual;
     this.dualResidual = dualResidual;
+  }
+
+  /**
+   * Whether factor f needs projecting (AD3's caching): its input moved beyond 1e-12 of the one it
+   * was last projected at. `ready`: the last whole step left the inputs and the cache flags
+   * (#consensus); otherwise they are computed here. The inputs that moved become the last ones.
+   */
+  #stale(f: number, ready: boolean): boolean {
+    if (!ready) return this.#refreshInput(f);
+    if (this.cached[f] === 1) return false;
+    const { input, lastInput } = this;
+    const { edgeStart } = this.layout;
+    const end = edgeStart[f + 1]!;
+    for (let e = edgeStart[f]!; e < end; e++) {
+      if (!(Math.abs(input[e]! - lastInput[e]!) <= CACHE_TOLERANCE)) lastInput[e] = input[e]!;
+    }
+    return true;
   }
 
   /**

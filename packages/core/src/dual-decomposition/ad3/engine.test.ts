@@ -4,7 +4,7 @@ import { AbortError, lagrangeErrorCode, ProblemValidationError } from "../../err
 import { createRandom, type Random } from "../../random.js";
 import type { BinaryFactorBinding, BinaryProblem } from "./binary-factor.js";
 import { denseFactor, pairFactor } from "./dense-factors.js";
-import { compileBinaryProblem, solveBinaryProblem } from "./engine.js";
+import { type CompiledBinaryProblem, compileBinaryProblem, solveBinaryProblem } from "./engine.js";
 import {
   andOutFactor,
   atMostOneFactor,
@@ -215,6 +215,22 @@ describe("AD3 on factor graphs over binary variables", () => {
         }
       }
     }
+  });
+
+  it("a compiled problem is one compileBinaryProblem made: a look-alike is bad input", () => {
+    const lookAlike = {
+      variables: 1,
+      factorCount: 0,
+      edges: 0,
+    } as unknown as CompiledBinaryProblem;
+    let caught: unknown;
+    try {
+      solveBinaryProblem(lookAlike);
+    } catch (error) {
+      caught = error;
+    }
+    expect(lagrangeErrorCode(caught)).toBe("bad-input");
+    expect((caught as Error).message).toMatch(/a problem compileBinaryProblem made/);
   });
 
   it("a variable in no factor takes its unary's sign", () => {

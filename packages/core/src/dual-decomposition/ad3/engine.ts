@@ -248,32 +248,34 @@ export function runAd3(
 /**
  * A problem over binary variables compiled once for AD3: its factors laid out on flat edge arrays
  * and its dense tables enumerated, what ad3_multi builds as it reads a graph. Solve it as often as
- * needed: each solve starts afresh (its own multipliers, posteriors and active sets).
+ * needed: each solve starts afresh (its own multipliers, posteriors and active sets). It keeps
+ * the problem's unaries, one-hot groups and factors as they are, not copies: change them, compile
+ * again.
  */
 export interface CompiledBinaryProblem {
   readonly variables: number;
   readonly factorCount: number;
   /** Factor–variable edges. */
   readonly edges: number;
+  /** Only {@link compileBinaryProblem} makes one. */
+  readonly [compiled]: true;
 }
 
-class CompiledProblem implements CompiledBinaryProblem {
-  readonly layout: Ad3Layout;
-  readonly variables: number;
-  readonly factorCount: number;
-  readonly edges: number;
+declare const compiled: unique symbol;
 
-  constructor(layout: Ad3Layout) {
-    this.layout = layout;
-    this.variables = layout.variables;
-    this.factorCount = layout.factors.length;
-    this.edges = layout.edgeVariable.length;
-  }
-}
+/** Each compiled problem's layout, out of the caller's reach. */
+const layouts = new WeakMap<CompiledBinaryProblem, Ad3Layout>();
 
 /** Compiles `problem` for {@link solveBinaryProblem} (bad problems are clear errors here). */
 export function compileBinaryProblem(problem: BinaryProblem): CompiledBinaryProblem {
-  return new CompiledProblem(new Ad3Layout(problem));
+  const layout = new Ad3Layout(problem);
+  const made = Object.freeze({
+    variables: layout.variables,
+    factorCount: layout.factors.length,
+    edges: layout.edgeVariable.length,
+  }) as CompiledBinaryProblem;
+  layouts.set(made, layout);
+  return made;
 }
 
 /**
@@ -296,14 +298,15 @@ export function solveBinaryProblem(
 }
 
 function layoutOf(problem: BinaryProblem | CompiledBinaryProblem): Ad3Layout {
-  if (problem instanceof CompiledProblem) return problem.layout;
-  if (!("factors" in problem) || !Array.isArray(problem.factors)) {
+  if ("factors" in problem && Array.isArray(problem.factors)) return new Ad3Layout(problem);
+  const layout = layouts.get(problem as CompiledBinaryProblem);
+  if (layout === undefined) {
     throw new LagrangeError(
       "bad-input",
-      "AD3: expected a BinaryProblem (variables, factors) or a problem compileBinaryProblem made",
+      "AD3: expected a BinaryProblem (variables, factors) or a problem compileBinaryProblem made (by this copy of @lagrange/core)",
     );
   }
-  return new Ad3Layout(problem);
+  return layout;
 }
 
 function solutionOf(

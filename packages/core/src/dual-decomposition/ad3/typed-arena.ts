@@ -21,9 +21,9 @@ export function carveAll<
   integers: I,
   bytes: U,
 ): [Carved<F, Float64Array>, Carved<I, Int32Array>, Carved<U, Uint8Array>] {
-  // Doubles first: every view after them starts on a boundary its type needs.
+  // Every view starts on an 8-byte boundary (take), so each type's alignment holds.
   const size = offHeapBytes(doubles, 8) + offHeapBytes(integers, 4) + offHeapBytes(bytes, 1);
-  // (An array goes on it only where it is off the heap, so there is one whenever it is used.)
+  // (Null only where no array is off the heap, so no view is made on it.)
   const buffer = (size > 0 ? new ArrayBuffer(size) : null) as ArrayBuffer;
   const at = [0];
   const f = new Array<Float64Array>(doubles.length);
