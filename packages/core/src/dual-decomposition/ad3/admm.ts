@@ -143,7 +143,7 @@ export class Ad3Layout {
     const [boxRhs, boxLower, boxPenalty, pairScore] = perFactor;
     const [edgeStart, edgeVariable, edgeFactor, varEdgeStart, varEdges, fill, denseIndex] =
       integers;
-    const [kind, edgeSign, called] = bytes;
+    const [kind, edgeSign, bySolver] = bytes;
     for (let f = 0; f < F; f++) {
       const { variables } = problem.factors[f]!;
       const at = edgeStart[f]!;
@@ -205,10 +205,9 @@ export class Ad3Layout {
       uniform[f] = same ? first : 0;
       const dense =
         factor.kernel?.kind === "dense" && factor.kernel.scores.length <= MAX_DENSE_CONFIGURATIONS;
-      const bySolver = (factor.project === undefined && !(dense && same)) || !same;
-      called[f] = bySolver ? 1 : 0;
+      bySolver[f] = (factor.project === undefined && !(dense && same)) || !same ? 1 : 0;
     }
-    this.bySolver = called;
+    this.bySolver = bySolver;
     this.edgeWeight = weights;
     this.inverseWeight = inverse;
     this.weightSum = weightSum;
@@ -228,7 +227,7 @@ export class Ad3Layout {
     for (let f = 0; f < F; f++) {
       const kernel = factors[f]!.kernel;
       // A factor whose edges weigh differently projects in its own norm: the active-set solver.
-      if (kernel === undefined || called[f] === 1) {
+      if (kernel === undefined || bySolver[f] === 1) {
         this.kind[f] = CALLED;
       } else {
         const at = edgeStart[f]!;
