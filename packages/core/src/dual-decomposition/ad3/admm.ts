@@ -104,6 +104,11 @@ export class Ad3Layout {
   readonly varEdges: Int32Array;
   /** Bit k set: some factor is of kind k (its kernel's scratch is needed). */
   readonly kinds: number;
+  /**
+   * The buffer of a run that has finished (Ad3Run.release), for the next run on this layout: an
+   * ArrayBuffer costs more than all of a small graph's one-pass solve does besides (~1.4 µs).
+   */
+  spare: ArrayBuffer | null = null;
 
   /**
    * `edgeWeights` (one per factor–variable edge, default 1) weigh the consensus: the augmented
@@ -263,6 +268,50 @@ export class Ad3Layout {
 }
 
 /**
+ * Per factor, its edges' view on `buffer` where it is called (its own `project` or `map`), an
+ * empty array where a kernel works on the buffer itself; none at all on a layout of kernels only.
+ * (Loops, not closures: each solve builds a run, and under a loader that keeps function names
+ * (tsx) every closure made per solve costs a property definition.)
+ */
+function calledViews(layout: Ad3Layout, buffer: Float64Array): readonly Float64Array[] {
+  const { kind, edgeStart, kinds } = layout;
+  if ((kinds & ((1 << CALLED) | (1 << BOX))) === 0) return [];
+  const F = layout.factors.length;
+  const views = new Array<Float64Array>(F);
+  for (let f = 0; f < F; f++) {
+    views[f] =
+      kind[f] === CALLED || kind[f] === BOX
+        ? buffer.subarray(edgeStart[f]!, edgeStart[f + 1]!)
+        : NO_VIEW;
+  }
+  return views;
+}
+
+const NO_VIEW = new Float64Array(0);
+
+/**
+ * A run's active-set solvers where the layout projects by one (null elsewhere), sharing one
+ * scratch (each reserves its room; it is allocated at the first projection).
+ */
+function activeSetSolvers(layout: Ad3Layout): readonly (ActiveSetSolver | null)[] {
+  if ((layout.kinds & (1 << CALLED)) === 0) return [];
+  const { bySolver, edgeWeight, edgeStart, factors } = layout;
+  const scratch = new ActiveSetScratch();
+  const solvers = new Array<ActiveSetSolver | null>(factors.length);
+  for (let f = 0; f < factors.length; f++) {
+    solvers[f] =
+      bySolver[f] === 1
+        ? new ActiveSetSolver(
+            factors[f]!,
+            edgeWeight.subarray(edgeStart[f]!, edgeStart[f + 1]!),
+            scratch,
+          )
+        : null;
+  }
+  return solvers;
+}
+
+/**
  * AD3 (Martins et al., JMLR 2015, Algorithm 2): ADMM on the local-polytope relaxation
  *
  *   max  Σ_i θ_i p_i + Σ_f score_f(q_f)   s.t.  q_f ∈ polytope_f,  q_f[j] = p[variable_f(j)].
@@ -355,6 +404,9 @@ export class Ad3Run {
    */
   diverged = false;
 
+  /** The buffer the run's larger arrays are on (null: none is off the heap). */
+  readonly #buffer: ArrayBuffer | null;
+
   /** `bounds`: a caller's that outlive the run (a rebuilt run goes on with them). */
   constructor(layout: Ad3Layout, bounds = new Bounds()) {
     this.layout = layout;
@@ -362,11 +414,14 @@ export class Ad3Run {
     const E = layout.edgeVariable.length;
     const V = layout.variables;
     const F = layout.factors.length;
-    const [doubles, integers, bytes] = carveAll(
+    const [doubles, integers, bytes, buffer] = carveAll(
       [E, E, E, E, E, V, V, V, V, F, layout.maxSize],
       [F, F, V],
       [F, F, V, V, V, V],
+      layout.spare,
     );
+    if (buffer === layout.spare) layout.spare = null;
+    this.#buffer = buffer;
     const [lambda, q, lastInput, input, output, p, fix, seedDegree, shares, boxRoot, oldQ] =
       doubles;
     const [active, toVisit, dirty] = integers;
@@ -385,36 +440,12 @@ export class Ad3Run {
     this.orOutScratch = kinds & (1 << OR_OUT) ? new OrOutScratch(layout.maxSize) : NO_OR_OUT;
     this.dense = kinds & (1 << DENSE) ? new DenseKernels(layout.denseTables) : NO_DENSE;
     this.output = output;
-    const { edgeStart } = layout;
     // Views for the factors that are called (the kernels work on the buffers themselves): a run
     // over 80,000 small factors need not make 240,000 of them, nor one of only kernels any.
-    const calls = (kinds & ((1 << CALLED) | (1 << BOX))) !== 0;
-    const none = new Float64Array(0);
-    const view = (buffer: Float64Array) =>
-      calls
-        ? layout.factors.map((_, f) =>
-            layout.kind[f] === CALLED || layout.kind[f] === BOX
-              ? buffer.subarray(edgeStart[f]!, edgeStart[f + 1]!)
-              : none,
-          )
-        : [];
-    this.inputs = view(input);
-    this.outputs = view(output);
-    this.qs = view(this.q);
-    // One scratch for every solver (each reserves its room; allocated at the first projection).
-    const { bySolver, edgeWeight } = layout;
-    const scratch = new ActiveSetScratch();
-    this.#solvers = !(kinds & (1 << CALLED))
-      ? []
-      : layout.factors.map((factor, f) =>
-          bySolver[f] === 1
-            ? new ActiveSetSolver(
-                factor,
-                edgeWeight.subarray(edgeStart[f]!, edgeStart[f + 1]!),
-                scratch,
-              )
-            : null,
-        );
+    this.inputs = calledViews(layout, input);
+    this.outputs = calledViews(layout, output);
+    this.qs = calledViews(layout, q);
+    this.#solvers = activeSetSolvers(layout);
     this.fix = fix;
     this.assignment = assignment;
     this.bestAssignment = bestAssignment;
@@ -458,6 +489,14 @@ export class Ad3Run {
       const d = degree[i]!;
       shares[i] = (unary[i]! + fix[i]!) / (d === 0 ? 1 : d);
     }
+  }
+
+  /**
+   * Gives the run's buffer to the layout's next run: call it only when nothing reads this run's
+   * arrays any more (its results copied out).
+   */
+  release(): void {
+    if (this.#buffer !== null) this.layout.spare = this.#buffer;
   }
 
   /**

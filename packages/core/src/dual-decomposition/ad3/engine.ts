@@ -136,7 +136,6 @@ export function runAd3(
   bounds.lastProgress = 0;
   let dualPasses = 0;
   run.eta = options.eta ?? DEFAULTS.eta;
-  const round = (): void => (hooks === undefined ? run.roundAndScore() : hooks.round(run.p));
 
   let iterations = 0;
   let status: SolutionStatus = "iteration-limit";
@@ -181,7 +180,7 @@ export function runAd3(
     }
     // A master with its own candidates (positions) rounds every iteration: rounding is what
     // certifies there, and costs a labelling's score. A plain factor graph rounds at checkpoints.
-    if (t > 1 && (hooks !== undefined || checkpoint)) round();
+    if (t > 1 && (hooks !== undefined || checkpoint)) roundPosteriors(run, hooks);
     // The dual also comes at the start and whenever the primal improved: then it may certify.
     const improved = bounds.bestPrimal > primalBefore;
     const mapped = t === 1 || improved || checkpoint;
@@ -196,7 +195,7 @@ export function runAd3(
       bounds.seeDual(dual, dualPasses, significant);
       if (t === 1) divergence = dual - 1e6 * (1 + Math.abs(dual));
       hooks?.afterMapPass?.();
-      if (t === 1) round();
+      if (t === 1) roundPosteriors(run, hooks);
     }
     bounds.seePrimal(primalBefore, dualPasses, significant);
     // Inside branch and bound a node's dual bounds only its subtree: report the search's bound.
@@ -245,6 +244,12 @@ export function runAd3(
   return { status, iterations: iterationOffset + iterations, separated: false };
 }
 
+/** A primal candidate from the posteriors: the caller's rounding, else the run's own. */
+function roundPosteriors(run: Ad3Run, hooks: PrimalHooks | undefined): void {
+  if (hooks === undefined) run.roundAndScore();
+  else hooks.round(run.p);
+}
+
 /**
  * A problem over binary variables compiled once for AD3: its factors laid out on flat edge arrays
  * and its dense tables enumerated, what ad3_multi builds as it reads a graph. Solve it as often as
@@ -289,12 +294,17 @@ export function solveBinaryProblem(
 ): BinarySolution {
   checkOptionBounds(AD3_OPTION_BOUNDS, options);
   const run = new Ad3Run(layoutOf(problem));
+  let solution: BinarySolution;
   if (options.exact === true) {
     // One deadline for every node of the search.
-    return branchAndBound(run, { ...options, deadline: deadlineOf(options) }, undefined);
+    solution = branchAndBound(run, { ...options, deadline: deadlineOf(options) }, undefined);
+  } else {
+    const result = runAd3(run, options, undefined);
+    solution = solutionOf(run, result.status, result.iterations, 1, run.p.slice(), run.eta);
   }
-  const result = runAd3(run, options, undefined);
-  return solutionOf(run, result.status, result.iterations, 1, run.p.slice(), run.eta);
+  // (Not on a throw: a run stopped half-way gives nothing back, and the next makes its own.)
+  run.release();
+  return solution;
 }
 
 function layoutOf(problem: BinaryProblem | CompiledBinaryProblem): Ad3Layout {

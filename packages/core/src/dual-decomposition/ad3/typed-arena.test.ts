@@ -53,4 +53,26 @@ describe("carve", () => {
       ),
     );
   });
+
+  it("carves again from a spare buffer large enough, zeroed; a smaller one is left alone", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 6 }),
+        fc.array(fc.integer({ min: 0, max: 120 }), { maxLength: 6 }),
+        (f, u) => {
+          const first = carveAll(f, [], u);
+          const buffer = first[3];
+          for (const a of [...first[0], ...first[2]]) a.fill(7);
+          const again = carveAll(f, [], u, buffer);
+          expect(again[3]).toBe(buffer);
+          for (const a of [...again[0], ...again[2]]) expect(a.every((x) => x === 0)).toBe(true);
+          if (buffer !== null) {
+            const larger = carveAll([...f, 100], [], u, buffer);
+            expect(larger[3]).not.toBe(buffer);
+            expect(larger[3]!.byteLength).toBeGreaterThan(buffer.byteLength);
+          }
+        },
+      ),
+    );
+  });
 });

@@ -11,6 +11,8 @@ type Carved<L extends readonly number[], A> = { -readonly [K in keyof L]: A };
  * small graph (network.uai: a MAP pass over 860 edges behind ~200 µs of set-up; sequence.fg, 40 %
  * of a solve in 9 buffers). So the arrays above that size, of all three types, are views on one
  * ArrayBuffer, and the smaller ones stay on the heap, where they cost less than a view.
+ * `spare`: a buffer a finished run gave back, zeroed and used where it is large enough (the
+ * buffer the views are on is the fourth element, null where none is off the heap).
  */
 export function carveAll<
   const F extends readonly number[],
@@ -20,10 +22,15 @@ export function carveAll<
   doubles: F,
   integers: I,
   bytes: U,
-): [Carved<F, Float64Array>, Carved<I, Int32Array>, Carved<U, Uint8Array>] {
+  spare: ArrayBuffer | null = null,
+): [Carved<F, Float64Array>, Carved<I, Int32Array>, Carved<U, Uint8Array>, ArrayBuffer | null] {
   const size = offHeapBytes(doubles, 8) + offHeapBytes(integers, 4) + offHeapBytes(bytes, 1);
   // (Null only where no array is off the heap, so no view is made on it.)
-  const buffer = (size > 0 ? new ArrayBuffer(size) : null) as ArrayBuffer;
+  let buffer = null as unknown as ArrayBuffer;
+  if (size > 0 && spare !== null && spare.byteLength >= size) {
+    buffer = spare;
+    new Uint8Array(buffer, 0, size).fill(0);
+  } else if (size > 0) buffer = new ArrayBuffer(size);
   // One loop per type, one constructor in each: a call site that sees all three constructs
   // slowly. Every view starts on an 8-byte boundary, so each type's alignment holds.
   let at = 0;
@@ -54,7 +61,12 @@ export function carveAll<
       at += align(length);
     }
   }
-  return [f, i, u] as [Carved<F, Float64Array>, Carved<I, Int32Array>, Carved<U, Uint8Array>];
+  return [f, i, u, size > 0 ? buffer : null] as [
+    Carved<F, Float64Array>,
+    Carved<I, Int32Array>,
+    Carved<U, Uint8Array>,
+    ArrayBuffer | null,
+  ];
 }
 
 /** {@link carveAll} for arrays of one type. */
