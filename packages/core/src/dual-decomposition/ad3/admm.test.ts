@@ -195,7 +195,12 @@ for (let k = 0; k < 30; k++) {
 const unary = Float64Array.from({ length: V }, () => next() * 4 - 2);
 const run = new Ad3Run(new Ad3Layout({ variables: V, unary, factors }));
 run.mapPass(undefined, true);
-const step = () => { run.admmStep(); run.mapPass(undefined, false); run.roundAndScore(); };
+const step = () => {
+  run.admmStep();
+  run.mapPass(undefined, false);
+  run.roundAndScore();
+  run.roundAndScore(run.mapMean);
+};
 for (let t = 0; t < 20000; t++) { step(); if (t % 500 === 250) run.eta *= t % 1000 === 250 ? 2 : 0.5; }
 const used = () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_used_size;
 let grown = -1;

@@ -358,7 +358,20 @@ export class Ad3Run {
   readonly fix: Float64Array;
   readonly assignment: Uint8Array;
   readonly bestAssignment: Uint8Array;
+  /** The assignment scored last (an assignment's score does not change within a run). */
+  readonly #lastScored: Uint8Array;
+  #scoredAny = false;
   readonly seedDegree: Float64Array;
+  /**
+   * After a MAP pass over a plain factor graph (no hooks), each variable's mean over its
+   * factors' maximisers (the dual's own labelling, which roundMaps rounds); rounding scratch.
+   */
+  readonly mapMean: Float64Array;
+  /**
+   * After such a pass: every variable's factors chose the same value. That labelling then scores
+   * the dual (Σ λ is 0 on each variable): an optimum.
+   */
+  mapsAgree = false;
   /** θ_i + fix_i shared among i's factors, per variable (per iteration). */
   readonly shares: Float64Array;
   primalResidual = 0;
@@ -415,17 +428,30 @@ export class Ad3Run {
     const V = layout.variables;
     const F = layout.factors.length;
     const [doubles, integers, bytes, buffer] = carveAll(
-      [E, E, E, E, E, V, V, V, V, F, layout.maxSize],
+      [E, E, E, E, E, V, V, V, V, V, F, layout.maxSize],
       [F, F, V],
-      [F, F, V, V, V, V],
+      [F, F, V, V, V, V, V],
       layout.spare,
     );
     if (buffer === layout.spare) layout.spare = null;
     this.#buffer = buffer;
-    const [lambda, q, lastInput, input, output, p, fix, seedDegree, shares, boxRoot, oldQ] =
-      doubles;
+    const [
+      lambda,
+      q,
+      lastInput,
+      input,
+      output,
+      p,
+      fix,
+      seedDegree,
+      shares,
+      mapMean,
+      boxRoot,
+      oldQ,
+    ] = doubles;
     const [active, toVisit, dirty] = integers;
-    const [cached, visited, assignment, bestAssignment, isDirty, moved] = bytes;
+    const [cached, visited, assignment, bestAssignment, isDirty, moved, lastScored] = bytes;
+    this.#lastScored = lastScored;
     this.lambda = lambda;
     this.q = q;
     this.p = p;
@@ -450,6 +476,7 @@ export class Ad3Run {
     this.assignment = assignment;
     this.bestAssignment = bestAssignment;
     this.seedDegree = seedDegree;
+    this.mapMean = mapMean;
     this.shares = shares;
     this.#active = active;
     this.#toVisit = toVisit;
@@ -516,6 +543,11 @@ export class Ad3Run {
       seedDegree.fill(0);
       this.#everything = true;
     }
+    // (At the seeding pass p is that mean already.)
+    const voting = !seed && hooks === undefined;
+    const mapMean = this.mapMean;
+    if (voting) mapMean.fill(0);
+    let agree = true;
     let dual = 0;
     this.infeasible = false;
     for (let f = 0; f < factors.length; f++) {
@@ -538,6 +570,8 @@ export class Ad3Run {
           p[i]! += output[e]!;
           seedDegree[i]!++;
         }
+      } else if (voting) {
+        for (let e = at; e < end; e++) mapMean[edgeVariable[e]!]! += output[e]!;
       }
     }
     for (let i = 0; i < variables; i++) {
@@ -548,9 +582,22 @@ export class Ad3Run {
       if (d === 0) {
         dual += Math.max(0, theta);
         if (seed) p[i] = theta > 0 ? 1 : 0;
+        if (voting) mapMean[i] = theta > 0 ? 1 : 0;
       } else if (seed && seedDegree[i]! > 0) p[i]! /= seedDegree[i]!;
+      else if (voting) {
+        const mean = mapMean[i]! / d;
+        mapMean[i] = mean;
+        if (mean !== 0 && mean !== 1) agree = false;
+      }
     }
+    this.mapsAgree = voting && agree;
     this.dual = this.infeasible ? NEG_INF : dual;
+  }
+
+  /** Factor f's MAP at the adjustment in the input buffer (its maximiser into `output`). */
+  mapFactor(f: number): number {
+    this.#map(f, this.layout.kind[f]!);
+    return this.#mapped;
   }
 
   /**
@@ -909,9 +956,12 @@ export class Ad3Run {
     }
   }
 
-  /** Rounds p (one-hot groups: their largest; others at ½) into `assignment`; keeps it if best. */
-  roundAndScore(): void {
-    const { p, assignment } = this;
+  /**
+   * Rounds p, or other values per variable in [0, 1] (one-hot groups: their largest; others at
+   * ½) into `assignment`, scores it and keeps it if best.
+   */
+  roundAndScore(p: Float64Array = this.p): void {
+    const { assignment } = this;
     const { oneHot, factors, edgeStart, edgeVariable, variables, unary } = this.layout;
     for (let i = 0; i < variables; i++) assignment[i] = p[i]! > 0.5 ? 1 : 0;
     for (const group of oneHot) {
@@ -922,6 +972,15 @@ export class Ad3Run {
       }
       assignment[best] = 1;
     }
+    // Near a fixed point the roundings repeat: an assignment scored last is offered already.
+    const last = this.#lastScored;
+    if (this.#scoredAny) {
+      let same = true;
+      for (let i = 0; i < variables && same; i++) same = assignment[i] === last[i];
+      if (same) return;
+    }
+    last.set(assignment);
+    this.#scoredAny = true;
     let total = 0;
     for (let i = 0; i < variables; i++) if (assignment[i] === 1) total += unary[i]!;
     const { kind, edgeCoefficient, edgeSign, boxRhs, boxLower, boxPenalty, pairScore } =
