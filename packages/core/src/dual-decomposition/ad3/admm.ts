@@ -741,7 +741,8 @@ export class Ad3Run {
       cached[f] = 1;
     }
     // 2. p of every variable, λ on every edge, the next inputs.
-    this.#consensus();
+    if (this.layout.unweighted) this.#consensusUnweighted();
+    else this.#consensus();
     // 3. The active factors (an edge off p, a moved variable), for a step that skips the others.
     const active = this.#active;
     const keep = this.#visited;
@@ -768,7 +769,6 @@ export class Ad3Run {
     const layout = this.layout;
     const { varEdgeStart, varEdges, edgeWeight, weightSum, degree, unary, edgeFactor } = layout;
     const { inverseWeight, variables } = layout;
-    const unweighted = layout.unweighted;
     const { p, q, lambda, input, lastInput, shares, cached, fix } = this;
     const keep = this.#visited;
     const eta = this.#eta;
@@ -784,12 +784,10 @@ export class Ad3Run {
         continue;
       }
       let total = 0;
-      if (unweighted) for (let r = from; r < end; r++) total += q[varEdges[r]!]!;
-      else
-        for (let r = from; r < end; r++) {
-          const e = varEdges[r]!;
-          total += edgeWeight[e]! * q[e]!;
-        }
+      for (let r = from; r < end; r++) {
+        const e = varEdges[r]!;
+        total += edgeWeight[e]! * q[e]!;
+      }
       const value = total / weightSum[i]!;
       const change = value - before;
       dualResidual += weightSum[i]! * change * change;
@@ -800,13 +798,64 @@ export class Ad3Run {
         const e = varEdges[r]!;
         const f = edgeFactor[e]!;
         const diff = q[e]! - value;
-        const w = unweighted ? 1 : edgeWeight[e]!;
+        const w = edgeWeight[e]!;
         if (diff !== 0) {
           lambda[e]! -= eta * w * diff;
           primalResidual += w * diff * diff;
           keep[f] = 1;
         } else if (moved) keep[f] = 1;
-        const next = value + (share + lambda[e]!) * scale * (unweighted ? 1 : inverseWeight[e]!);
+        const next = value + (share + lambda[e]!) * scale * inverseWeight[e]!;
+        input[e] = next;
+        if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) cached[f] = 0;
+      }
+    }
+    this.primalResidual = primalResidual;
+    this.dualResidual = dualResidual;
+  }
+
+  /**
+   * {@link #consensus} where every edge weighs 1 (every plain factor graph): the same arithmetic
+   * (the degree is the weights' sum), without a weight's load or a test of the flag per edge —
+   * a loop of its own ran coref, grid10x10 and mln_large in 0.90–0.92 of the time.
+   */
+  #consensusUnweighted(): void {
+    const layout = this.layout;
+    const { varEdgeStart, varEdges, degree, unary, edgeFactor, variables } = layout;
+    const { p, q, lambda, input, lastInput, shares, cached, fix } = this;
+    const keep = this.#visited;
+    const eta = this.#eta;
+    const scale = this.#scale;
+    let primalResidual = 0;
+    let dualResidual = 0;
+    for (let i = 0; i < variables; i++) {
+      const before = p[i]!;
+      const from = varEdgeStart[i]!;
+      const end = varEdgeStart[i + 1]!;
+      const d = degree[i]!;
+      if (d === 0) {
+        p[i] = unary[i]! + fix[i]! > 0 ? 1 : 0;
+        continue;
+      }
+      let total = 0;
+      for (let r = from; r < end; r++) total += q[varEdges[r]!]!;
+      const value = total / d;
+      const change = value - before;
+      dualResidual += d * change * change;
+      p[i] = value;
+      const moved = value !== before;
+      const share = shares[i]!;
+      for (let r = from; r < end; r++) {
+        const e = varEdges[r]!;
+        const f = edgeFactor[e]!;
+        const diff = q[e]! - value;
+        let l = lambda[e]!;
+        if (diff !== 0) {
+          l -= eta * diff;
+          lambda[e] = l;
+          primalResidual += diff * diff;
+          keep[f] = 1;
+        } else if (moved) keep[f] = 1;
+        const next = value + (share + l) * scale;
         input[e] = next;
         if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) cached[f] = 0;
       }
