@@ -364,7 +364,8 @@ export class Ad3Run {
   readonly seedDegree: Float64Array;
   /**
    * After a MAP pass over a plain factor graph (no hooks), each variable's mean over its
-   * factors' maximisers (the dual's own labelling, which roundMaps rounds); rounding scratch.
+   * factors' maximisers (the dual's own labelling, rounded where they agree: mapsAgree);
+   * rounding scratch.
    */
   readonly mapMean: Float64Array;
   /**

@@ -29,8 +29,9 @@ export interface Ad3Options extends SolveOptions {
   readonly primalRatio?: number;
   /**
    * Stop with status `converged` when the primal and dual residuals (root mean square over the
-   * factor–variable edges) are both below this and the dual has settled (moved by at most 1e-7,
-   * relative, since the MAP pass before): the relaxation is solved (default 1e-6).
+   * factor–variable edges) are both below this and, on a plain factor graph, the dual has settled
+   * (moved by at most a tenth of this, relative, since the MAP pass before): the relaxation is
+   * solved (default 1e-6).
    */
   readonly residualThreshold?: number;
   /**
@@ -100,11 +101,13 @@ const AD3_OPTION_BOUNDS: readonly OptionBounds[] = [
 ];
 
 /**
- * The run is solved when, besides the residuals, the dual fell by at most this (relative) since
- * the last MAP pass. Residuals of 1e-6 can leave the dual still falling: srl_fract_003 stopped
- * 2.3e-6 above the LP's value, and reached it 45 iterations later.
+ * A plain graph's run is solved when, besides the residuals, the dual moved by at most this
+ * fraction of the residual threshold (relative) since the last MAP pass: 1e-7 at the default.
+ * Residuals of 1e-6 can leave the dual still falling: srl_fract_003 stopped 2.3e-6 above the
+ * LP's value, and reached it 35 iterations later. (Scaled with the threshold, so that a loose one
+ * still stops early.)
  */
-const DUAL_SETTLED = 1e-7;
+const DUAL_SETTLED = 0.1;
 
 /** Residuals within this factor of the stopping threshold count as near the fixed point. */
 const NEAR_SOLVED = 1000;
@@ -154,7 +157,8 @@ export function runAd3(
   let checkedResidual = POS_INF;
   let settling = false;
   // (A master with its own candidates rounds them itself.)
-  const decodes = hooks === undefined && decodesCheaply(run.layout);
+  // (Not at a branch-and-bound node: it starts from its parent's λ, away from λ = 0.)
+  const decodes = hooks === undefined && iterationOffset === 0 && decodesCheaply(run.layout);
   run.diverged = false;
   for (let t = 1; t <= maxIterations; t++) {
     if (control.timeUp(t)) {
@@ -203,8 +207,12 @@ export function runAd3(
       const lastDual = dual;
       run.mapPass(hooks, t === 1 && !warm);
       dual = run.dual;
+      // (A master with its own candidates keeps the residuals' rule: its runs stop, separate
+      // and certify as they did.)
       solved =
-        converging && Math.abs(lastDual - dual) <= DUAL_SETTLED * Math.max(1, Math.abs(dual));
+        converging &&
+        (hooks !== undefined ||
+          Math.abs(lastDual - dual) <= DUAL_SETTLED * threshold * Math.max(1, Math.abs(dual)));
       settling = converging && !solved;
       if (dual === NEG_INF) {
         bounds.bestDual = NEG_INF;

@@ -64,9 +64,9 @@ export class SequentialDecoder {
     adjustment.set(input);
     decided.fill(0);
     state.fill(0);
-    // Larger than any adjustment the factors can trade against: a fixing is never given up for
-    // a better score while a configuration that keeps it exists.
-    let largest = 1;
+    // Larger than any adjustment or kernel score the factors can trade against: a fixing is
+    // never given up for a better score while a configuration that keeps it exists.
+    let largest = Math.max(1, planOf(layout).scores);
     for (let e = 0; e < adjustment.length; e++) {
       largest = Math.max(largest, Math.abs(adjustment[e]!));
     }
@@ -167,33 +167,65 @@ export class SequentialDecoder {
  */
 const MAX_DECODING_PASSES = 8;
 
-const cheap = new WeakMap<Ad3Layout, boolean>();
+/** Per layout: whether decoding is cheap, and the largest finite score its kernels hold. */
+const plans = new WeakMap<Ad3Layout, { readonly cheap: boolean; readonly scores: number }>();
 
 /**
  * Whether decoding this layout costs at most {@link MAX_DECODING_PASSES} MAP passes, counting a
  * MAP call as its factor's configurations (a dense table) or its variables (the others).
  */
 export function decodesCheaply(layout: Ad3Layout): boolean {
-  let known = cheap.get(layout);
+  return planOf(layout).cheap;
+}
+
+function planOf(layout: Ad3Layout): { readonly cheap: boolean; readonly scores: number } {
+  const known = plans.get(layout);
   if (known !== undefined) return known;
   const { factors, edgeStart, varEdgeStart, varEdges, edgeFactor, oneHot, variables } = layout;
   const work = new Float64Array(factors.length);
   let pass = 0;
+  let scores = 0;
   for (let f = 0; f < factors.length; f++) {
     const kernel = factors[f]!.kernel;
-    work[f] = kernel?.kind === "dense" ? kernel.scores.length : edgeStart[f + 1]! - edgeStart[f]!;
+    const size = edgeStart[f + 1]! - edgeStart[f]!;
+    work[f] = kernel?.kind === "dense" ? kernel.scores.length : size;
     pass += work[f]!;
-  }
-  // Each edge's factor once per candidate: a group's member stands for its group's candidates.
-  const candidates = new Float64Array(variables).fill(2);
-  for (const group of oneHot) for (let g = 0; g < group.length; g++) candidates[group[g]!] = 1;
-  let decoding = 0;
-  for (let i = 0; i < variables; i++) {
-    for (let k = varEdgeStart[i]!; k < varEdgeStart[i + 1]!; k++) {
-      decoding += candidates[i]! * work[edgeFactor[varEdges[k]!]!]!;
+    if (kernel?.kind === "dense") {
+      for (const score of kernel.scores)
+        if (Number.isFinite(score)) scores = Math.max(scores, Math.abs(score));
+    } else if (kernel?.kind === "pair") scores = Math.max(scores, Math.abs(kernel.score));
+    else if (kernel?.kind === "box" && Number.isFinite(kernel.penalty)) {
+      scores = Math.max(scores, kernel.penalty * size);
     }
   }
-  known = decoding <= MAX_DECODING_PASSES * Math.max(1, pass);
-  cheap.set(layout, known);
-  return known;
+  // As the decoding goes: a unit's candidates, each a MAP call of every factor on its members.
+  const seen = new Int32Array(factors.length).fill(-1);
+  const inGroup = new Uint8Array(variables);
+  let decoding = 0;
+  let unit = 0;
+  const visit = (members: ArrayLike<number>, candidates: number): void => {
+    for (let m = 0; m < members.length; m++) {
+      const i = members[m]!;
+      for (let k = varEdgeStart[i]!; k < varEdgeStart[i + 1]!; k++) {
+        const f = edgeFactor[varEdges[k]!]!;
+        if (seen[f] === unit) continue;
+        seen[f] = unit;
+        decoding += candidates * work[f]!;
+      }
+    }
+    unit++;
+  };
+  for (const group of oneHot) {
+    for (let g = 0; g < group.length; g++) inGroup[group[g]!] = 1;
+    visit(group, group.length);
+  }
+  const single = [0];
+  for (let i = 0; i < variables; i++) {
+    if (inGroup[i] === 1) continue;
+    single[0] = i;
+    visit(single, 2);
+  }
+  const plan = { cheap: decoding <= MAX_DECODING_PASSES * Math.max(1, pass), scores };
+  plans.set(layout, plan);
+  return plan;
 }
