@@ -27,6 +27,7 @@ export class SequentialDecoder {
   readonly #seen: Int32Array;
   readonly #near: Int32Array;
   readonly #single: Int32Array;
+  /** Per variable, 1 where a one-hot group holds it (the layout's plan, made once). */
   readonly #inGroup: Uint8Array;
 
   constructor(run: Ad3Run) {
@@ -34,10 +35,10 @@ export class SequentialDecoder {
     const { layout } = run;
     const V = layout.variables;
     const F = layout.factors.length;
-    const [[adjustment, state], [seen, near, single], [decided, inGroup]] = carveAll(
+    const [[adjustment, state], [seen, near, single], [decided]] = carveAll(
       [layout.edgeVariable.length, V],
       [F, F, 1],
-      [V, V],
+      [V],
     );
     this.#adjustment = adjustment;
     this.#state = state;
@@ -45,9 +46,7 @@ export class SequentialDecoder {
     this.#near = near;
     this.#single = single;
     this.#decided = decided;
-    this.#inGroup = inGroup;
-    for (const group of layout.oneHot)
-      for (let g = 0; g < group.length; g++) inGroup[group[g]!] = 1;
+    this.#inGroup = planOf(layout).inGroup;
   }
 
   /**
@@ -167,8 +166,17 @@ export class SequentialDecoder {
  */
 const MAX_DECODING_PASSES = 8;
 
-/** Per layout: whether decoding is cheap, and the largest finite score its kernels hold. */
-const plans = new WeakMap<Ad3Layout, { readonly cheap: boolean; readonly scores: number }>();
+/**
+ * Per layout: whether decoding is cheap, the largest finite score its kernels hold, and which
+ * variables a one-hot group holds.
+ */
+interface DecodingPlan {
+  readonly cheap: boolean;
+  readonly scores: number;
+  readonly inGroup: Uint8Array;
+}
+
+const plans = new WeakMap<Ad3Layout, DecodingPlan>();
 
 /**
  * Whether decoding this layout costs at most {@link MAX_DECODING_PASSES} MAP passes, counting a
@@ -178,7 +186,7 @@ export function decodesCheaply(layout: Ad3Layout): boolean {
   return planOf(layout).cheap;
 }
 
-function planOf(layout: Ad3Layout): { readonly cheap: boolean; readonly scores: number } {
+function planOf(layout: Ad3Layout): DecodingPlan {
   const known = plans.get(layout);
   if (known !== undefined) return known;
   const { factors, edgeStart, varEdgeStart, varEdges, edgeFactor, oneHot, variables } = layout;
@@ -225,7 +233,7 @@ function planOf(layout: Ad3Layout): { readonly cheap: boolean; readonly scores: 
     single[0] = i;
     visit(single, 2);
   }
-  const plan = { cheap: decoding <= MAX_DECODING_PASSES * Math.max(1, pass), scores };
+  const plan = { cheap: decoding <= MAX_DECODING_PASSES * Math.max(1, pass), scores, inGroup };
   plans.set(layout, plan);
   return plan;
 }
