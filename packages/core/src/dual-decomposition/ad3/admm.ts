@@ -7,6 +7,7 @@ import {
   mapUnitBox,
   projectBoxConstraint,
   projectUnitBox,
+  spreadUnitBoxTies,
   unitCoefficients,
 } from "./box-kernels.js";
 import { mapPair, projectPair } from "./dense-factors.js";
@@ -373,6 +374,11 @@ export class Ad3Run {
    * the dual (Σ λ is 0 on each variable): an optimum.
    */
   mapsAgree = false;
+  /**
+   * After a seeding pass over a plain factor graph: a factor's maximisers tied, and p took their
+   * mean, not the one vertex its MAP picked (mapMean keeps the vertices' mean).
+   */
+  seedSpread = false;
   /** θ_i + fix_i shared among i's factors, per variable (per iteration). */
   readonly shares: Float64Array;
   primalResidual = 0;
@@ -544,11 +550,13 @@ export class Ad3Run {
       seedDegree.fill(0);
       this.#everything = true;
     }
-    // (At the seeding pass p is that mean already.)
-    const voting = !seed && hooks === undefined;
+    // A plain graph's pass also takes the mean of the maximisers (at the seeding pass, of the
+    // vertices the MAPs picked, beside p's mean of the tied ones).
+    const plain = hooks === undefined;
     const mapMean = this.mapMean;
-    if (voting) mapMean.fill(0);
+    if (plain) mapMean.fill(0);
     let agree = true;
+    let spread = false;
     let dual = 0;
     this.infeasible = false;
     for (let f = 0; f < factors.length; f++) {
@@ -565,14 +573,17 @@ export class Ad3Run {
       }
       if (value === NEG_INF) this.infeasible = true;
       dual += value;
+      if (plain) for (let e = at; e < end; e++) mapMean[edgeVariable[e]!]! += output[e]!;
       if (f < seeding) {
+        // Where a plain graph's factor has tied maximisers p starts from their mean: on a
+        // colouring graph with no unaries, the centre the LP's optimum is (GEOM30a: converged in
+        // 2 iterations, as the C++ AD3's, not 10); one vertex of the ties starts it far off.
+        if (plain) spread = this.#spreadTies(f, kind[f]!) || spread;
         for (let e = at; e < end; e++) {
           const i = edgeVariable[e]!;
           p[i]! += output[e]!;
           seedDegree[i]!++;
         }
-      } else if (voting) {
-        for (let e = at; e < end; e++) mapMean[edgeVariable[e]!]! += output[e]!;
       }
     }
     for (let i = 0; i < variables; i++) {
@@ -583,16 +594,44 @@ export class Ad3Run {
       if (d === 0) {
         dual += Math.max(0, theta);
         if (seed) p[i] = theta > 0 ? 1 : 0;
-        if (voting) mapMean[i] = theta > 0 ? 1 : 0;
-      } else if (seed && seedDegree[i]! > 0) p[i]! /= seedDegree[i]!;
-      else if (voting) {
+        if (plain) mapMean[i] = theta > 0 ? 1 : 0;
+        continue;
+      }
+      if (seed && seedDegree[i]! > 0) p[i]! /= seedDegree[i]!;
+      if (plain) {
         const mean = mapMean[i]! / d;
         mapMean[i] = mean;
         if (mean !== 0 && mean !== 1) agree = false;
       }
     }
-    this.mapsAgree = voting && agree;
+    this.mapsAgree = plain && !seed && agree;
+    this.seedSpread = seed && spread;
     this.dual = this.infeasible ? NEG_INF : dual;
+  }
+
+  /**
+   * After factor f's MAP (#map): its tied maximisers' mean into the output buffer, where the kind
+   * has them in closed form (dense tables, unit boxes); whether that changed the output.
+   */
+  #spreadTies(f: number, kind: number): boolean {
+    const layout = this.layout;
+    const at = layout.edgeStart[f]!;
+    const size = layout.edgeStart[f + 1]! - at;
+    if (kind === UNIT_BOX) {
+      const { input, output } = this;
+      return spreadUnitBoxTies(
+        input,
+        layout.edgeCoefficient,
+        output,
+        at,
+        size,
+        layout.boxPenalty[f]!,
+      );
+    }
+    if (kind === DENSE) {
+      return this.dense.spreadTies(layout.denseIndex[f]!, this.input, this.output, at, size);
+    }
+    return false;
   }
 
   /** Factor f's MAP at the adjustment in the input buffer (its maximiser into `output`). */

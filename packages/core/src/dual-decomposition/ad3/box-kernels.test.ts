@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BoxScratch, projectUnitBox } from "./box-kernels.js";
+import { BoxScratch, mapUnitBox, projectUnitBox, spreadUnitBoxTies } from "./box-kernels.js";
+import { DenseKernels, DenseTables } from "./dense-kernels.js";
 
 /**
  * The projection onto box ∩ {a·z ≤ rhs} (or = rhs) with ±1 coefficients, by bisection on μ over
@@ -91,5 +92,98 @@ describe("unit-coefficient box projection", () => {
     projectUnitBox(Float64Array.of(0.5, 0.9), Float64Array.of(1, 1), q, 0, 2, scratch);
     expect(scratch.bounds[3]).toBeCloseTo(0.4, 12);
     expect(Array.from(q).map((x) => Number(x.toFixed(12)))).toEqual([0.1, 0.5]);
+  });
+});
+
+/** The mean of the indicators of every maximiser, by enumeration (rows: candidate vertices). */
+function optimalFaceMean(vertices: number[][], value: (z: number[]) => number): number[] {
+  const values = vertices.map(value);
+  const best = Math.max(...values);
+  const optimal = vertices.filter((_, k) => values[k]! >= best - 1e-9);
+  return optimal[0]!.map((_, i) => optimal.reduce((s, z) => s + z[i]!, 0) / optimal.length);
+}
+
+describe("a seed's spread over tied maximisers", () => {
+  it("gives a hard equality row's optimal-face mean (an XOR over equal scores: 1/k each)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }).chain((n) =>
+          fc.record({
+            adj: fc.array(fc.constantFrom(-1, 0, 0.5, 1), { minLength: n, maxLength: n }),
+            negated: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+            count: fc.integer({ min: 0, max: n }),
+          }),
+        ),
+        ({ adj, negated, count }) => {
+          const n = adj.length;
+          const a = negated.map((x) => (x ? -1 : 1));
+          // a·z = count − (negated literals): `count` literals on.
+          const rhs = count - a.filter((x) => x < 0).length;
+          const vertices: number[][] = [];
+          for (let mask = 0; mask < 1 << n; mask++) {
+            const z = adj.map((_, i) => (mask >> i) & 1);
+            if (z.reduce((s, x, i) => s + a[i]! * x, 0) === rhs) vertices.push(z);
+          }
+          const want = optimalFaceMean(vertices, (z) => z.reduce((s, x, i) => s + adj[i]! * x, 0));
+          const scratch = new BoxScratch(n);
+          scratch.bounds.set([rhs, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, 0, 0]);
+          const va = Float64Array.from(adj);
+          const aa = Float64Array.from(a);
+          const out = new Float64Array(n);
+          mapUnitBox(va, aa, out, 0, n, scratch);
+          const spread = spreadUnitBoxTies(va, aa, out, 0, n, Number.POSITIVE_INFINITY);
+          for (let i = 0; i < n; i++) expect(out[i]).toBeCloseTo(want[i]!, 12);
+          expect(spread).toBe(want.some((x) => x !== 0 && x !== 1));
+        },
+      ),
+      { numRuns: 400, seed: 41 },
+    );
+  });
+
+  it("gives a dense table's optimal-face mean over its blocks' indicators", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 2, max: 3 }), { minLength: 1, maxLength: 3 }).chain((cards) => {
+          const size = cards.reduce((s, c) => s + c, 0);
+          const K = cards.reduce((s, c) => s * c, 1);
+          return fc.record({
+            cards: fc.constant(cards),
+            scores: fc.array(fc.constantFrom(-1, 0, 1), { minLength: K, maxLength: K }),
+            adj: fc.array(fc.constantFrom(0, 0.5, 1), { minLength: size, maxLength: size }),
+          });
+        }),
+        ({ cards, scores, adj }) => {
+          const size = adj.length;
+          const kernels = new DenseKernels(
+            new DenseTables([
+              { at: 0, cardinalities: Int32Array.from(cards), scores: Float64Array.from(scores) },
+            ]),
+          );
+          // Configurations in the table's order (the last block fastest), as indicators.
+          const vertices: number[][] = [];
+          for (let c = 0; c < scores.length; c++) {
+            const z = new Array<number>(size).fill(0);
+            let rest = c;
+            let offset = size;
+            for (let j = cards.length - 1; j >= 0; j--) {
+              offset -= cards[j]!;
+              z[offset + (rest % cards[j]!)] = 1;
+              rest = Math.floor(rest / cards[j]!);
+            }
+            vertices.push(z);
+          }
+          const want = optimalFaceMean(
+            vertices,
+            (z) => scores[vertices.indexOf(z)]! + z.reduce((s, x, i) => s + adj[i]! * x, 0),
+          );
+          const va = Float64Array.from(adj);
+          const out = new Float64Array(size);
+          kernels.map(0, va, out, 0, size);
+          kernels.spreadTies(0, va, out, 0, size);
+          for (let i = 0; i < size; i++) expect(out[i]).toBeCloseTo(want[i]!, 12);
+        },
+      ),
+      { numRuns: 400, seed: 41 },
+    );
   });
 });

@@ -550,6 +550,52 @@ export function mapUnitBox(
   bounds[3] = value;
 }
 
+/**
+ * After {@link mapUnitBox} at the same adj (its penalty given): where literals that the count did
+ * not take gain exactly what the last one it took gains (within 1e-12, relative), the taken share
+ * spreads over all of them — the tied maximisers' mean, a point of the optimal face (an XOR over
+ * equal scores: each 1/k). Returns whether it did. A fractional or empty vertex stays as it is.
+ */
+export function spreadUnitBoxTies(
+  adj: Float64Array,
+  a: Float64Array,
+  out: Float64Array,
+  start: number,
+  n: number,
+  penalty: number,
+): boolean {
+  const end = start + n;
+  // The least gain the count took (literals over a soft row's penalty are taken whatever it is).
+  let cut = Number.POSITIVE_INFINITY;
+  for (let e = start; e < end; e++) {
+    const negative = a[e]! < 0;
+    const on = negative ? 1 - out[e]! : out[e]!;
+    if (on !== 0 && on !== 1) return false;
+    const gain = negative ? -adj[e]! : adj[e]!;
+    if (on === 1 && gain <= penalty && gain < cut) cut = gain;
+  }
+  if (cut === Number.POSITIVE_INFINITY) return false;
+  const slack = 1e-12 * (1 + Math.abs(cut));
+  let tied = 0;
+  let taken = 0;
+  for (let e = start; e < end; e++) {
+    const negative = a[e]! < 0;
+    const gain = negative ? -adj[e]! : adj[e]!;
+    if (gain > penalty || Math.abs(gain - cut) > slack) continue;
+    tied++;
+    if ((negative ? 1 - out[e]! : out[e]!) === 1) taken++;
+  }
+  if (tied === taken) return false;
+  const share = taken / tied;
+  for (let e = start; e < end; e++) {
+    const negative = a[e]! < 0;
+    const gain = negative ? -adj[e]! : adj[e]!;
+    if (gain > penalty || Math.abs(gain - cut) > slack) continue;
+    out[e] = negative ? 1 - share : share;
+  }
+  return true;
+}
+
 /** Up to this many best literals, a MAP selects them (k scans) rather than sorting all. */
 const SELECT_AT_MOST = 4;
 

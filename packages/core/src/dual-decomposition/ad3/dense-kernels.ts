@@ -140,6 +140,9 @@ export class DenseTables {
  * One run's kernels over a layout's {@link DenseTables}: the active sets (pooled, a slot per
  * factor) and the scratch of the projection, MAP and scoring.
  */
+/** Configurations within this (relative) of a factor's best tie with it for a seed's spread. */
+const TIE_TOLERANCE = 1e-12;
+
 export class DenseKernels {
   /** The tables' arrays, held here as the kernels read them (see DenseTables). */
   readonly #blockStart: Int32Array;
@@ -455,6 +458,36 @@ export class DenseKernels {
     const s0 = this.#stateStart[d]! + (c - this.#configStart[d]!) * B;
     for (let j = 0; j < B; j++) out[this.#blockOffset[b0 + j]! + this.#state[s0 + j]!] = 1;
     this.result[0] = this.#top[0]!;
+  }
+
+  /**
+   * After {@link map} at the same adj: where other configurations tie the best (within 1e-12,
+   * relative), out becomes the mean of the tied ones' indicators, a point of the optimal face.
+   * Returns whether it did. (Only for a seed: one more pass over the table.)
+   */
+  spreadTies(d: number, adj: Float64Array, out: Float64Array, at: number, size: number): boolean {
+    const b0 = this.#blockStart[d]!;
+    const B = this.#blockStart[d + 1]! - b0;
+    const c0 = this.#configStart[d]!;
+    const K = this.#configStart[d + 1]! - c0;
+    const top = this.result[0]!;
+    const level = top - TIE_TOLERANCE * (1 + Math.abs(top));
+    const offset = this.#blockOffset;
+    const state = this.#state;
+    const s0 = this.#stateStart[d]!;
+    let tied = 0;
+    for (let c = 0; c < K; c++) {
+      let value = this.#score[c0 + c]!;
+      for (let j = 0; j < B; j++) value += adj[offset[b0 + j]! + state[s0 + c * B + j]!]!;
+      if (!(value >= level)) continue;
+      if (tied === 0) for (let e = at; e < at + size; e++) out[e] = 0;
+      tied++;
+      for (let j = 0; j < B; j++) out[offset[b0 + j]! + state[s0 + c * B + j]!]! += 1;
+    }
+    // (One tie is the maximiser itself, its indicators rebuilt as they were.)
+    if (tied <= 1) return false;
+    for (let e = at; e < at + size; e++) out[e]! /= tied;
+    return true;
   }
 
   /**

@@ -227,8 +227,11 @@ export function runAd3(
       // round to an optimum (deer: 11 iterations, not 86; parsing02: 35, not 78). (Rounding
       // the maximisers where they disagree certified nothing more on AD3's graphs and cost
       // SRL's a tenth of their time in scoring.)
-      if (t === 1) roundPosteriors(run, hooks);
-      else if (run.mapsAgree) run.roundAndScore(run.mapMean);
+      if (t === 1) {
+        roundPosteriors(run, hooks);
+        // (Where p spread over tied maximisers, the vertices the MAPs picked too: as before.)
+        if (run.seedSpread) run.roundAndScore(run.mapMean);
+      } else if (run.mapsAgree) run.roundAndScore(run.mapMean);
       // Where rounding leaves the first pass uncertified, the stronger decoding, where it is
       // cheap. Only there: at λ = 0 a relaxation tight from the start has its optimal dual, and
       // the decoding resolves the factors' ties; at a later pass (Family2Dominant's second) λ
