@@ -252,8 +252,23 @@ export function projectUnitBox(
   n: number,
   scratch: BoxScratch,
 ): void {
+  const bounds = scratch.bounds;
+  if (bounds[4] === 0 && bounds[1] === 0) {
+    // An inequality row whose μ was 0 is most often slack still (coref's ORs: two projections in
+    // three): then μ = 0 and q = clip(v), one light pass instead of a Newton pass.
+    let activity = 0;
+    for (let e = start; e < start + n; e++) {
+      const z = Math.min(Math.max(v[e]!, 0), 1);
+      q[e] = z;
+      activity += a[e]! < 0 ? -z : z;
+    }
+    if (activity <= bounds[0]!) {
+      bounds[3] = 0;
+      return;
+    }
+  }
   unitRoot(v, a, start, start + n, scratch);
-  const mu = scratch.bounds[3]!;
+  const mu = bounds[3]!;
   for (let e = start; e < start + n; e++) {
     const x = a[e]! < 0 ? v[e]! + mu : v[e]! - mu;
     q[e] = Math.min(Math.max(x, 0), 1);
