@@ -56,9 +56,10 @@ function checkWarmCalls(
   random: Random,
   listed: ReturnType<typeof listedFactor>,
   calls: number,
+  maxSteps?: number,
 ): void {
   const { factor, configs, scores } = listed;
-  const solver = new ActiveSetSolver(factor);
+  const solver = new ActiveSetSolver(factor, undefined, undefined, undefined, maxSteps);
   const q = new Float64Array(factor.size);
   for (let call = 0; call < calls; call++) {
     const v = Float64Array.from({ length: factor.size }, () => random.next() * 3 - 1);
@@ -97,10 +98,41 @@ describe("active-set quadratic step (AD3's generic factor)", () => {
     fc.assert(
       fc.property(fc.integer(), (seed) => {
         const random = createRandom(seed);
-        checkWarmCalls(random, listedFactor(random, 10, 40), 30);
+        // (Steps enough to finish: the default stops at AD3's 10, as an ADMM iteration may.)
+        checkWarmCalls(random, listedFactor(random, 10, 40), 30, 200);
       }),
       { numRuns: 150, seed: 41 },
     );
+  });
+
+  it("takes at most AD3's 10 steps a call by default (a MAP call each, after the first)", () => {
+    // Every 0/1 vector of 12 variables, scored 0: the projection of a point inside the cube is
+    // the point itself, a mixture of 13 configurations, more than 10 steps can gather.
+    const size = 12;
+    let calls = 0;
+    const cube: BinaryFactor = {
+      name: "cube",
+      size,
+      map(adjustment, out) {
+        calls++;
+        let value = 0;
+        for (let j = 0; j < size; j++) {
+          out[j] = adjustment[j]! > 0 ? 1 : 0;
+          value += Math.max(0, adjustment[j]!);
+        }
+        return value;
+      },
+      score: () => 0,
+    };
+    const random = createRandom(41);
+    const v = Float64Array.from({ length: size }, () => 0.05 + 0.9 * random.next());
+    const q = new Float64Array(size);
+    new ActiveSetSolver(cube).project(v, 1, q);
+    expect(calls).toBe(11);
+    calls = 0;
+    new ActiveSetSolver(cube, undefined, undefined, undefined, 200).project(v, 1, q);
+    expect(calls).toBeGreaterThan(11);
+    for (let j = 0; j < size; j++) expect(q[j]).toBeCloseTo(v[j]!, 9);
   });
 
   it("a factor with one configuration projects onto it", () => {
