@@ -802,7 +802,8 @@ export class Ad3Run {
    * Per variable: p_i the weighted average of its copies (summed in edge order); then on each of
    * its edges λ_e −= η·w_e (q_e − p_i), the factor marked to keep (an edge off p, or p moved), and
    * the factor's next input, which un-caches the factor where it moved beyond AD3's tolerance of
-   * the input it was last projected at (that one is kept until it projects: #stale). Leaves both
+   * the input it was last projected at, and becomes that input (the factor projects at the next
+   * step at these inputs: an edge that moved less keeps its older one, as AD3's cache). Leaves both
    * residuals, summed per variable: the same terms as a pass over the factors, in another order.
    */
   #consensus(): void {
@@ -846,7 +847,10 @@ export class Ad3Run {
         } else if (moved) keep[f] = 1;
         const next = value + (share + lambda[e]!) * scale * inverseWeight[e]!;
         input[e] = next;
-        if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) cached[f] = 0;
+        if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) {
+          cached[f] = 0;
+          lastInput[e] = next;
+        }
       }
     }
     this.primalResidual = primalResidual;
@@ -897,7 +901,10 @@ export class Ad3Run {
         } else if (moved) keep[f] = 1;
         const next = value + (share + l) * scale;
         input[e] = next;
-        if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) cached[f] = 0;
+        if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) {
+          cached[f] = 0;
+          lastInput[e] = next;
+        }
       }
     }
     this.primalResidual = primalResidual;
@@ -906,19 +913,13 @@ export class Ad3Run {
 
   /**
    * Whether factor f needs projecting (AD3's caching): its input moved beyond 1e-12 of the one it
-   * was last projected at. `ready`: the last whole step left the inputs and the cache flags
-   * (#consensus); otherwise they are computed here. The inputs that moved become the last ones.
+   * was last projected at. `ready`: the last whole step left the inputs and the cache flags, the
+   * inputs that moved already the last ones (#consensus: an uncached factor is projected at the
+   * next step); otherwise they are computed here.
    */
   #stale(f: number, ready: boolean): boolean {
     if (!ready) return this.#refreshInput(f);
-    if (this.cached[f] === 1) return false;
-    const { input, lastInput } = this;
-    const { edgeStart } = this.layout;
-    const end = edgeStart[f + 1]!;
-    for (let e = edgeStart[f]!; e < end; e++) {
-      if (!(Math.abs(input[e]! - lastInput[e]!) <= CACHE_TOLERANCE)) lastInput[e] = input[e]!;
-    }
-    return true;
+    return this.cached[f] === 0;
   }
 
   /**
