@@ -802,9 +802,10 @@ export class Ad3Run {
    * Per variable: p_i the weighted average of its copies (summed in edge order); then on each of
    * its edges λ_e −= η·w_e (q_e − p_i), the factor marked to keep (an edge off p, or p moved), and
    * the factor's next input, which un-caches the factor where it moved beyond AD3's tolerance of
-   * the input it was last projected at, and becomes that input (the factor projects at the next
-   * step at these inputs: an edge that moved less keeps its older one, as AD3's cache). Leaves both
-   * residuals, summed per variable: the same terms as a pass over the factors, in another order.
+   * the input it was last projected at, and becomes that input. (The factor projects at the next
+   * step, at these inputs unless a new η or a MAP pass has them recomputed; an edge that moved
+   * less keeps its older one, as AD3's cache.) Leaves both residuals, summed per variable: the
+   * same terms as a pass over the factors, in another order.
    */
   #consensus(): void {
     const layout = this.layout;

@@ -84,6 +84,42 @@ describe("unit-coefficient box projection", () => {
     );
   });
 
+  it("from μ = 0, an inequality row that clip(v) meets is left at μ = 0, one that it breaks solved", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }).chain((n) =>
+          fc.record({
+            v: fc.array(fc.double({ min: -1.5, max: 2.5, noNaN: true }), {
+              minLength: n,
+              maxLength: n,
+            }),
+            negated: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+            slack: fc.double({ min: -2, max: 2, noNaN: true }),
+            penalty: fc.constantFrom(Number.POSITIVE_INFINITY, 0.7, 3),
+          }),
+        ),
+        ({ v, negated, slack, penalty }) => {
+          const n = v.length;
+          const a = negated.map((x) => (x ? -1 : 1));
+          const clipped = v.map((x) => Math.min(Math.max(x, 0), 1));
+          // rhs within 2 of a·clip(v), either side: slack rows and binding ones.
+          const rhs = clipped.reduce((s, x, i) => s + a[i]! * x, 0) + slack;
+          const scratch = new BoxScratch(n);
+          scratch.bounds.set([rhs, 0, penalty, 0, 0]);
+          const q = new Float64Array(n);
+          projectUnitBox(Float64Array.from(v), Float64Array.from(a), q, 0, n, scratch);
+          const want = bisected(v, a, rhs, false, penalty);
+          for (let i = 0; i < n; i++) expect(q[i]).toBeCloseTo(want[i]!, 8);
+          if (slack >= 0) {
+            expect(scratch.bounds[3]).toBe(0);
+            expect(Array.from(q)).toEqual(clipped);
+          }
+        },
+      ),
+      { numRuns: 400, seed: 41 },
+    );
+  });
+
   it("takes a coordinate whose breakpoint the guess sits on as moving", () => {
     // From μ = ½ (t₀'s breakpoint) the root lies left, where coordinate 0 moves too: μ = 0.4.
     const scratch = new BoxScratch(2);

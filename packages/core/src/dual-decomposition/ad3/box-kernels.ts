@@ -568,8 +568,9 @@ export function mapUnitBox(
 /**
  * After {@link mapUnitBox} at the same adj (its penalty given): where literals that the count did
  * not take gain exactly what the last one it took gains (within 1e-12, relative), the taken share
- * spreads over all of them — the tied maximisers' mean, a point of the optimal face (an XOR over
- * equal scores: each 1/k). Returns whether it did. A fractional or empty vertex stays as it is.
+ * spreads over all of them — the mean of the maximisers that differ only among those literals, a
+ * point of the optimal face (an XOR over equal scores: each 1/k; the whole face's mean on a hard
+ * equality row). Returns whether it did. A fractional or empty vertex stays as it is.
  */
 export function spreadUnitBoxTies(
   adj: Float64Array,

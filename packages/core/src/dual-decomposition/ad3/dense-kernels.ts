@@ -136,13 +136,13 @@ export class DenseTables {
   }
 }
 
+/** Configurations within this (relative) of a factor's best tie with it for a seed's spread. */
+const TIE_TOLERANCE = 1e-12;
+
 /**
  * One run's kernels over a layout's {@link DenseTables}: the active sets (pooled, a slot per
  * factor) and the scratch of the projection, MAP and scoring.
  */
-/** Configurations within this (relative) of a factor's best tie with it for a seed's spread. */
-const TIE_TOLERANCE = 1e-12;
-
 export class DenseKernels {
   /** The tables' arrays, held here as the kernels read them (see DenseTables). */
   readonly #blockStart: Int32Array;
@@ -471,6 +471,8 @@ export class DenseKernels {
     const c0 = this.#configStart[d]!;
     const K = this.#configStart[d + 1]! - c0;
     const top = this.result[0]!;
+    // (No configuration: the run is infeasible, its seed unused.)
+    if (top === Number.NEGATIVE_INFINITY) return false;
     const level = top - TIE_TOLERANCE * (1 + Math.abs(top));
     const offset = this.#blockOffset;
     const state = this.#state;

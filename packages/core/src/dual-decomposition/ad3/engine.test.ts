@@ -328,8 +328,38 @@ describe("AD3 on factor graphs over binary variables", () => {
       };
       iterations += runAd3(run, { maxIterations: 1000 }, undefined).iterations;
     }
-    expect(iterations).toBe(7672);
     expect(passes).toBeLessThan(0.1 * iterations);
+  });
+
+  it("a run whose gap is nearly closed keeps its every-5 MAP passes: frustrated grids certify as soon", () => {
+    // Near the fixed point the dual at λ_t wanders around the LP's value, and one low pass
+    // certifies: backing off there had these grids certify at 105, 100 and 79 iterations.
+    const certifiedAt: number[] = [];
+    for (const seed of [8, 14, 23]) {
+      const random = createRandom(77 + seed);
+      const N = 10;
+      const unary = Float64Array.from({ length: N * N }, () => random.next() * 2 - 1);
+      const factors: BinaryFactorBinding[] = [];
+      for (let i = 0; i < N; i++) {
+        for (let j = 0; j < N; j++) {
+          const v = i * N + j;
+          const right = (random.next() * 2 - 1) * 1.5;
+          if (j + 1 < N)
+            factors.push({ factor: pairFactor(right), variables: Int32Array.of(v, v + 1) });
+          const below = (random.next() * 2 - 1) * 1.5;
+          if (i + 1 < N)
+            factors.push({ factor: pairFactor(below), variables: Int32Array.of(v, v + N) });
+        }
+      }
+      const solution = solveBinaryProblem(
+        { variables: N * N, unary, factors },
+        { maxIterations: 2000 },
+      );
+      expect(solution.status).toBe("optimal");
+      certifiedAt.push(solution.iterations);
+    }
+    // As before the back-off (the MAP passes every 5 near the fixed point).
+    expect(certifiedAt).toEqual([97, 75, 69]);
   });
 
   it("a compiled problem is one compileBinaryProblem made: a look-alike is bad input", () => {

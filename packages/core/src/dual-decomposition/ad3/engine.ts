@@ -42,14 +42,17 @@ export interface Ad3Options extends SolveOptions {
   /**
    * Stop with status `converged` when neither the best dual nor the best primal has moved by a
    * thousandth of the gap over this many MAP passes (0, the default: never); the subgradient
-   * step's rule, for the decoders whose policy sets it, counted where the dual is seen.
+   * step's rule, for the decoders whose policy sets it, counted where the dual is seen (on a
+   * plain factor graph the passes may back off near the fixed point: see `dualEvery`).
    */
   readonly stallIterations?: number;
   /**
    * Take the dual (a MAP call per factor) at least every this many iterations (default 50, as AD3;
-   * every 5 near the fixed point); it is also taken at the first, whenever the best primal
-   * improves, when the relaxation is solved, at the end and, on a plain factor graph, when both
-   * residuals have halved since the last one. The master over positions takes it every 5.
+   * every 5 near the fixed point, on a plain factor graph backing off up to this while the
+   * passes find neither a lower dual nor a lower residual and the gap is not nearly closed); it
+   * is also taken at the first, whenever the best primal improves, when the relaxation is
+   * solved, at the end and, on a plain factor graph, when both residuals have halved since the
+   * last one. The master over positions takes it every 5.
    */
   readonly dualEvery?: number;
   /** Exact mode: at most this many nodes (default 1,000); then the best labelling and bound so far. */
@@ -115,6 +118,12 @@ const NEAR_SOLVED = 1000;
 /** Near the fixed point, MAP passes this many iterations apart while the run progresses. */
 const NEAR_SPACING = 5;
 
+/**
+ * A gap within this fraction of the dual (relative) may close at any pass: near the fixed point
+ * the dual at λ_t wanders by ~1e-4 around the LP's value, and one low pass certifies.
+ */
+const CLOSE_GAP = 1e-3;
+
 export interface Ad3RunResult {
   readonly status: SolutionStatus;
   readonly iterations: number;
@@ -160,6 +169,7 @@ export function runAd3(
   let checkedResidual = POS_INF;
   let settling = false;
   let nearSpacing = NEAR_SPACING;
+  let lastLook = 1;
   let leastResidual = POS_INF;
   // (A master with its own candidates rounds them itself.)
   // (Not at a branch-and-bound node: it starts from its parent's λ, away from λ = 0.)
@@ -188,22 +198,31 @@ export function runAd3(
     // fixed every-5 schedule spent a fifth of a run's time on bounds that could not certify.
     const residual = Math.max(residualPrimal, residualDual);
     // Near the fixed point λ settles and the best dual is the LP's value: look every 5 there.
-    // On a plain graph, twice as far apart after each look that neither lowered the dual nor met
-    // a residual lower than any look before (up to `dualEvery`): a run whose residuals stall
-    // short of the threshold (coref: 100× it, from iteration 230 to its cap of 1,000) spent a
-    // sixth of its time on looks every 5 iterations that found nothing (165 passes; now 73).
-    // Backing off on the dual alone slowed the runs that converge (their settling test, SRL's
-    // and the grids': 2–20 % more iterations) and left coref's dual 1.4e-5 higher.
-    const spacing =
-      residual <= NEAR_SOLVED * threshold ? Math.min(nearSpacing, dualEvery) : dualEvery;
+    const near = residual <= NEAR_SOLVED * threshold;
+    const spacing = near ? Math.min(NEAR_SPACING, dualEvery) : dualEvery;
     // (A master with its own candidates counts its stall rule in MAP passes: it keeps its
     // every-`dualEvery` schedule, so the rule, and which runs certify, stay as they were.)
     // (Converged residuals with the dual still falling: the passes keep their every-5 spacing.)
-    const checkpoint =
-      (converging && !settling) ||
-      t === maxIterations ||
-      (hooks === undefined ? t - lastCheck >= spacing : t % spacing === 0) ||
-      (hooks === undefined && t > 1 && residual <= 0.5 * checkedResidual);
+    const ends = (converging && !settling) || t === maxIterations;
+    const due = hooks === undefined ? t - lastCheck >= spacing : t % spacing === 0;
+    const halved = hooks === undefined && t > 1 && residual <= 0.5 * checkedResidual;
+    const checkpoint = ends || due || halved;
+    // On a plain graph the MAP pass at a checkpoint of the every-5 spacing alone backs off, twice
+    // as far apart after each pass that found neither a lower dual nor a residual lower than any
+    // pass before (up to `dualEvery`); the rounding keeps its every 5, and a rounding that finds a
+    // better primal still brings the dual. A run whose residuals stall short of the threshold
+    // (coref: 100× it, from iteration 230 to its cap of 1,000) had spent a sixth of its time on
+    // passes every 5 iterations that found nothing (165 passes; now 73). (Backing off on the dual
+    // alone slowed the runs that converge, SRL's and the grids': 2–20 % more iterations; backing
+    // off the rounding too certified frustrated grids later.)
+    const backedOff =
+      due &&
+      !ends &&
+      !halved &&
+      near &&
+      nearSpacing > NEAR_SPACING &&
+      t - lastLook < Math.min(nearSpacing, dualEvery) &&
+      !(bounds.bestDual - bounds.bestPrimal <= CLOSE_GAP * Math.max(1, Math.abs(bounds.bestDual)));
     if (checkpoint) {
       lastCheck = t;
       checkedResidual = residual;
@@ -213,9 +232,10 @@ export function runAd3(
     if (t > 1 && (hooks !== undefined || checkpoint)) roundPosteriors(run, hooks);
     // The dual also comes at the start and whenever the primal improved: then it may certify.
     const improved = bounds.bestPrimal > primalBefore;
-    const mapped = t === 1 || improved || checkpoint;
+    const mapped = t === 1 || improved || (checkpoint && !backedOff);
     let solved = false;
     if (mapped) {
+      lastLook = t;
       const lastDual = dual;
       run.mapPass(hooks, t === 1 && !warm);
       dual = run.dual;
