@@ -617,20 +617,13 @@ export class Ad3Run {
     const layout = this.layout;
     const at = layout.edgeStart[f]!;
     const size = layout.edgeStart[f + 1]! - at;
+    const { input, output } = this;
     if (kind === UNIT_BOX) {
-      const { input, output } = this;
-      return spreadUnitBoxTies(
-        input,
-        layout.edgeCoefficient,
-        output,
-        at,
-        size,
-        layout.boxPenalty[f]!,
-      );
+      const penalty = layout.boxPenalty[f]!;
+      return spreadUnitBoxTies(input, layout.edgeCoefficient, output, at, size, penalty);
     }
-    if (kind === DENSE) {
-      return this.dense.spreadTies(layout.denseIndex[f]!, this.input, this.output, at, size);
-    }
+    if (kind === DENSE)
+      return this.dense.spreadTies(layout.denseIndex[f]!, input, output, at, size);
     return false;
   }
 

@@ -221,7 +221,7 @@ export function runAd3(
       !halved &&
       near &&
       nearSpacing > NEAR_SPACING &&
-      t - lastLook < Math.min(nearSpacing, dualEvery) &&
+      t - lastLook < nearSpacing &&
       !(bounds.bestDual - bounds.bestPrimal <= CLOSE_GAP * Math.max(1, Math.abs(bounds.bestDual)));
     if (checkpoint) {
       lastCheck = t;
