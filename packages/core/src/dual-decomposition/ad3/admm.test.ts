@@ -156,6 +156,49 @@ describe("the ADMM step over the compiled layout", () => {
     }
   });
 
+  // The weighted consensus (the master over positions) runs by edges, the unweighted one by
+  // variables: at unit weights the two must take the same iterates to the bit, and at any weights
+  // p must be the weighted mean of the copies and λ move by η·w_e (q_e − p_i).
+  it("takes the unweighted step's iterates at unit weights, and weighs the copies at any weights", () => {
+    for (let seed = 0; seed < 60; seed++) {
+      const problem = mixedProblem(createRandom(2000 + seed), seed % 2 === 1);
+      const unweighted = new Ad3Run(new Ad3Layout(problem));
+      const E = unweighted.q.length;
+      const unit = new Ad3Run(new Ad3Layout(problem, new Float64Array(E).fill(1)));
+      expect(unit.layout.unweighted).toBe(false);
+      iterate(unweighted, 50);
+      iterate(unit, 50);
+      expect(Array.from(unit.p)).toEqual(Array.from(unweighted.p));
+      expect(Array.from(unit.lambda)).toEqual(Array.from(unweighted.lambda));
+      expect(Array.from(unit.q)).toEqual(Array.from(unweighted.q));
+
+      const random = createRandom(3000 + seed);
+      const weights = Float64Array.from({ length: E }, () => 0.25 + 3 * random.next());
+      const run = new Ad3Run(new Ad3Layout(problem, weights));
+      iterate(run, 20);
+      run.invalidate();
+      const lambdaBefore = run.lambda.slice();
+      run.admmStep();
+      const { edgeVariable } = run.layout;
+      const total = new Float64Array(problem.variables);
+      const weightSum = new Float64Array(problem.variables);
+      for (let e = 0; e < E; e++) {
+        total[edgeVariable[e]!]! += weights[e]! * run.q[e]!;
+        weightSum[edgeVariable[e]!]! += weights[e]!;
+      }
+      let primalResidual = 0;
+      for (let i = 0; i < problem.variables; i++) {
+        if (weightSum[i]! > 0) expect(run.p[i]!).toBeCloseTo(total[i]! / weightSum[i]!, 12);
+      }
+      for (let e = 0; e < E; e++) {
+        const diff = run.q[e]! - run.p[edgeVariable[e]!]!;
+        primalResidual += weights[e]! * diff * diff;
+        expect(run.lambda[e]!).toBeCloseTo(lambdaBefore[e]! - run.eta * weights[e]! * diff, 12);
+      }
+      expect(run.primalResidual).toBeCloseTo(primalResidual, 10);
+    }
+  });
+
   it("allocates nothing inside an iteration over the batched families (step, MAP pass, rounding)", () => {
     // Counted in a plain Node process: the test runner's module transform routes every import
     // through an accessor, which keeps calls from being inlined and boxes their doubles.

@@ -405,6 +405,8 @@ export class Ad3Run {
   readonly #isDirty: Uint8Array;
   readonly #moved: Uint8Array;
   readonly #oldQ: Float64Array;
+  /** Weighted consensus: each variable's weighted sum of its copies (see #consensus). */
+  readonly #total: Float64Array;
   #everything = true;
   /** A whole step left every edge's next input in `input`, and `cached` from them. */
   #inputsReady = false;
@@ -435,7 +437,7 @@ export class Ad3Run {
     const V = layout.variables;
     const F = layout.factors.length;
     const [doubles, integers, bytes, buffer] = carveAll(
-      [E, E, E, E, E, V, V, V, V, V, F, layout.maxSize],
+      [E, E, E, E, E, V, V, V, V, V, F, layout.maxSize, layout.unweighted ? 0 : V],
       [F, F, V],
       [F, F, V, V, V, V, V],
       layout.spare,
@@ -455,6 +457,7 @@ export class Ad3Run {
       mapMean,
       boxRoot,
       oldQ,
+      total,
     ] = doubles;
     const [active, toVisit, dirty] = integers;
     const [cached, visited, assignment, bestAssignment, isDirty, moved, lastScored] = bytes;
@@ -492,6 +495,7 @@ export class Ad3Run {
     this.#isDirty = isDirty;
     this.#moved = moved;
     this.#oldQ = oldQ;
+    this.#total = total!;
   }
 
   /** The quadratic penalty; a new one re-projects every factor (as AD3). */
@@ -792,61 +796,73 @@ export class Ad3Run {
   }
 
   /**
-   * Per variable: p_i the weighted average of its copies (summed in edge order); then on each of
-   * its edges λ_e −= η·w_e (q_e − p_i), the factor marked to keep (an edge off p, or p moved), and
-   * the factor's next input, which un-caches the factor where it moved beyond AD3's tolerance of
-   * the input it was last projected at, and becomes that input. (The factor projects at the next
-   * step, at these inputs unless a new η or a MAP pass has them recomputed; an edge that moved
-   * less keeps its older one, as AD3's cache.) Leaves both residuals, summed per variable: the
-   * same terms as a pass over the factors, in another order.
+   * Weighted consensus (the master over positions): p_i the weighted average of variable i's
+   * copies, summed in edge order; then on each edge λ_e −= η·w_e (q_e − p_i), the factor marked to
+   * keep (an edge off p, or p moved), and the factor's next input, which un-caches the factor where
+   * it moved beyond AD3's tolerance of the input it was last projected at, and becomes that input.
+   * (The factor projects at the next step, at these inputs unless a new η or a MAP pass has them
+   * recomputed; an edge that moved less keeps its older one, as AD3's cache.) Leaves both
+   * residuals. Three passes in the edges' own order (the copies summed by scatter, p, then λ and
+   * the inputs factor by factor), not one per variable: there a count row's copies of an indicator
+   * lie far apart in the edge buffers, and a pass per variable gathered 5 edges a variable from 8
+   * arrays at ~21 ns an edge on UMass citations. The sums are the same, in the same order.
    */
   #consensus(): void {
     const layout = this.layout;
-    const { varEdgeStart, varEdges, edgeWeight, weightSum, degree, unary, edgeFactor } = layout;
-    const { inverseWeight, variables } = layout;
+    const { edgeStart, edgeVariable, edgeWeight, inverseWeight, weightSum, degree, unary } = layout;
+    const { variables } = layout;
     const { p, q, lambda, input, lastInput, shares, cached, fix } = this;
+    const total = this.#total;
+    const moved = this.#moved;
     const keep = this.#visited;
     const eta = this.#eta;
     const scale = this.#scale;
-    let primalResidual = 0;
+    const E = edgeVariable.length;
+    total.fill(0);
+    for (let e = 0; e < E; e++) total[edgeVariable[e]!]! += edgeWeight[e]! * q[e]!;
     let dualResidual = 0;
     for (let i = 0; i < variables; i++) {
-      const before = p[i]!;
-      const from = varEdgeStart[i]!;
-      const end = varEdgeStart[i + 1]!;
       if (degree[i] === 0) {
         p[i] = unary[i]! + fix[i]! > 0 ? 1 : 0;
         continue;
       }
-      let total = 0;
-      for (let r = from; r < end; r++) {
-        const e = varEdges[r]!;
-        total += edgeWeight[e]! * q[e]!;
-      }
-      const value = total / weightSum[i]!;
+      const before = p[i]!;
+      const value = total[i]! / weightSum[i]!;
       const change = value - before;
       dualResidual += weightSum[i]! * change * change;
       p[i] = value;
-      const moved = value !== before;
-      const share = shares[i]!;
-      for (let r = from; r < end; r++) {
-        const e = varEdges[r]!;
-        const f = edgeFactor[e]!;
+      moved[i] = value !== before ? 1 : 0;
+    }
+    let primalResidual = 0;
+    const F = layout.factors.length;
+    for (let f = 0; f < F; f++) {
+      let kept = 0;
+      let stale = false;
+      const end = edgeStart[f + 1]!;
+      for (let e = edgeStart[f]!; e < end; e++) {
+        const i = edgeVariable[e]!;
+        const value = p[i]!;
         const diff = q[e]! - value;
         const w = edgeWeight[e]!;
+        let l = lambda[e]!;
         if (diff !== 0) {
-          lambda[e]! -= eta * w * diff;
+          l -= eta * w * diff;
+          lambda[e] = l;
           primalResidual += w * diff * diff;
-          keep[f] = 1;
-        } else if (moved) keep[f] = 1;
-        const next = value + (share + lambda[e]!) * scale * inverseWeight[e]!;
+          kept = 1;
+        } else if (moved[i] === 1) kept = 1;
+        const next = value + (shares[i]! + l) * scale * inverseWeight[e]!;
         input[e] = next;
         if (!(Math.abs(next - lastInput[e]!) <= CACHE_TOLERANCE)) {
-          cached[f] = 0;
+          stale = true;
           lastInput[e] = next;
         }
       }
+      if (kept === 1) keep[f] = 1;
+      if (stale) cached[f] = 0;
     }
+    // A variable's move is news for this step only (a sparse step reads the flags).
+    moved.fill(0);
     this.primalResidual = primalResidual;
     this.dualResidual = dualResidual;
   }
