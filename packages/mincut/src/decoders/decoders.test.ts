@@ -276,6 +276,39 @@ describe.each([
   });
 });
 
+// With the AD3 step two-slave hands its patterns to the master as naive-dd's slaves (AD3 copes
+// with many overlapping slaves; the min-cut slave's exact quadratic step costs many max-flows).
+describe("two-slave with the AD3 step", () => {
+  it("decodes as naive-dd does, and never certifies a wrong labelling (orders 2..5, both signs)", () => {
+    const twoSlave = twoSlaveDecoder();
+    const naive = naiveDDDecoder();
+    let certified = 0;
+    fc.assert(
+      fc.property(arbitraryInstance("mixed"), (x) => {
+        const problem = { scores: x.chain, patterns: x.patterns };
+        const d = twoSlave.decode(problem, { step: "ad3" });
+        checkDecoding(x, d);
+        expect(d.cut).toBeUndefined();
+        expect(d).toEqual(naive.decode(problem, { step: "ad3" }));
+        if (d.certified) certified++;
+      }),
+      { numRuns: 200 },
+    );
+    expect(certified).toBeGreaterThan(0);
+  });
+
+  it("keeps the min-cut slave for the subgradient and auto steps", () => {
+    const x = instance(11, 6, 3, 4, "mixed", false);
+    expect(splitTreeCut(x.chain, x.patterns).rest.length).toBeGreaterThan(0);
+    const twoSlave = twoSlaveDecoder();
+    for (const step of ["subgradient", "auto"] as const) {
+      const d = twoSlave.decode({ scores: x.chain, patterns: x.patterns }, { step });
+      expect(d.cut?.positions).toBeGreaterThan(0);
+      checkDecoding(x, d);
+    }
+  });
+});
+
 describe("exact decoder with patterns (the referee, @lagrange/ilp)", () => {
   beforeAll(async () => {
     await prepareIlp();
