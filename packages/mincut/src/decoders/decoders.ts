@@ -98,13 +98,14 @@ function higherOrderDecoder(
  *
  * With the master's `ad3` step the patterns go to the master as naive-dd's slaves (spanning
  * forests over the skip edges, phrase pairs) instead: qian-liu merged them into one min-cut slave
- * because the subgradient step converges slowly over many overlapping slaves, which AD3 is made
- * for, while the min-cut slave's exact quadratic step (parametric cuts) costs ~2 max-flows per
- * distinct value of its solution on graphs of up to 60,000 nodes. On the bench's tasks AD3 over
- * the min-cut slave certified 94.9 % of CoNLL-2003 dev documents in 38 s and 96.8 % of WNUT-16
- * groups in 11.2 s; over naive-dd's slaves 100 % of both, in 5.1 s and 2.1 s — less than the
- * subgradient step over the min-cut slave takes (7.7 s, 3.0 s). `auto` starts with the
- * subgradient step, so it keeps the min-cut slave.
+ * because the subgradient step converges slowly over many overlapping slaves, which AD3 copes
+ * with, while the min-cut slave's exact quadratic step (parametric cuts) costs ~2 max-flows per
+ * distinct value of its solution, 2.3 ms each on the largest CoNLL-2003 documents' graphs
+ * (32,000–65,000 nodes). On the bench's tasks AD3 over the min-cut slave certified 94.9 % of
+ * CoNLL-2003 dev documents in 38 s and 96.8 % of WNUT-16 groups in 11.2 s; over naive-dd's slaves
+ * 100 % of both, in 5.1 s and 1.5 s, less than the subgradient step over the min-cut slave takes
+ * (79.2 % in 7.7–9.9 s, 96.0 % in 2.6–3.0 s in those runs). `auto` starts with the subgradient
+ * step, so it keeps the min-cut slave.
  */
 export function twoSlaveDecoder(
   name = "two-slave",
