@@ -4,7 +4,8 @@ import type { DecoderTiming } from "@lagrange/recipes";
 
 /**
  * The second section of `pnpm bench ad3`: on the project's own tasks, the master's AD3 step
- * against its subgradient step — same decoders (so the same slaves), same models, same run.
+ * against its subgradient step — same decoders, same models, same run (two-slave's AD3 step runs
+ * over naive-dd's slaves: see mincut's twoSlaveDecoder).
  */
 
 /** `umass`: Soft-DD on UMass citations; the others: general-CRF groups of a registry corpus. */

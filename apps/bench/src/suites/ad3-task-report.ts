@@ -103,7 +103,7 @@ export function ad3TaskMarkdown(r: Ad3TaskResult): string {
   return [
     "## The project's tasks: AD3 step vs subgradient step",
     "",
-    `Same decoders (so the same slaves), same models, same run; only the master's step differs. Caps: subgradient ${s.subgradientIterations} iterations (today's), AD3 ${s.ad3Iterations}; the decoders' own stall rules apply to both.${s.limit === null ? "" : ` Smoke sample: the first ${s.limit} test citations / dev sentences.`}`,
+    `Same decoders, same models, same run; only the master's step differs (and with it two-slave's slaves: naive-dd's under AD3). Caps: subgradient ${s.subgradientIterations} iterations (today's), AD3 ${s.ad3Iterations}; the decoders' own stall rules apply to both.${s.limit === null ? "" : ` Smoke sample: the first ${s.limit} test citations / dev sentences.`}`,
     "",
     ...(r.skipped.length === 0
       ? []
