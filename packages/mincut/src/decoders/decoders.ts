@@ -53,6 +53,9 @@ type Decompose = (
   step: DualDecompositionStep,
 ) => { bindings: SlaveBinding[]; cut?: MinCutSlaveStats; chain?: ChainScores };
 
+/** naive-dd's slaves: spanning forests over the skip edges and one slave per phrase pair. */
+const naiveParts: Decompose = (rest, scores) => ({ bindings: naiveDecomposition(rest, scores.L) });
+
 function higherOrderDecoder(
   name: string,
   decompose: Decompose,
@@ -115,7 +118,7 @@ export function twoSlaveDecoder(
   return higherOrderDecoder(
     name,
     (rest, scores, step) => {
-      if (step === "ad3") return { bindings: naiveDecomposition(rest, scores.L) };
+      if (step === "ad3") return naiveParts(rest, scores, step);
       // Start from an even split of every pattern's score over its members: the chain gets
       // (φ − default)/|c| on each member's label, the cut slave the opposite. Any split is a
       // reparameterisation (the two slaves' sum is unchanged on agreeing labellings, so the dual
@@ -153,12 +156,7 @@ export function naiveDDDecoder(
   defaults: DualDecompositionOptions = HIGHER_ORDER_DD_DEFAULTS,
   chain: ChainSlaveFactory = chainSlave,
 ): HigherOrderDecoder {
-  return higherOrderDecoder(
-    name,
-    (rest, scores) => ({ bindings: naiveDecomposition(rest, scores.L) }),
-    defaults,
-    chain,
-  );
+  return higherOrderDecoder(name, naiveParts, defaults, chain);
 }
 
 /** `two-slave`: the chain + one min-cut slave (qian-liu2014). */

@@ -495,7 +495,7 @@ export class Ad3Run {
     this.#isDirty = isDirty;
     this.#moved = moved;
     this.#oldQ = oldQ;
-    this.#total = total!;
+    this.#total = total;
   }
 
   /** The quadratic penalty; a new one re-projects every factor (as AD3). */
