@@ -113,6 +113,8 @@ export interface DecodeTrace {
   readonly finalDual: number;
   /** Counted in the rates (a group with consistency factors; every citation). */
   readonly counted: boolean;
+  /** The problem's positions (tokens). */
+  readonly positions: number;
 }
 
 /** One point of a curve: every decode capped at `maxIterations`, read off the traces. */
@@ -140,6 +142,12 @@ export interface StepRun {
   readonly f: number;
   readonly certifiedRate: number;
   readonly meanIterations: number;
+  /**
+   * Iterations per position of the counted decodes (each decode's iterations weighted by its
+   * positions). With one chain slave and the subgradient step, chain MAP passes per token: its
+   * decoding cannot cost less than that many Viterbi passes.
+   */
+  readonly iterationsPerToken: number;
   readonly meanDual: number;
   /** Decoding time of the counted decodes over their iterations, ms. */
   readonly msPerIteration: number;

@@ -48,6 +48,7 @@ export function tracingDecoder(
         certified: decoding.certified,
         finalDual: decoding.dual ?? decoding.primal,
         counted: counted(problem),
+        positions: problem.scores.n,
       });
       return decoding;
     },
@@ -135,6 +136,7 @@ export function stepRun(
   const counted = traces.filter((t) => t.counted);
   const n = Math.max(1, counted.length);
   const iterations = counted.reduce((a, t) => a + t.iterations, 0);
+  const positions = counted.reduce((a, t) => a + t.positions, 0);
   const uncertified = counted.filter((t) => !t.certified);
   const seconds = traces.reduce((a, t) => a + t.totalMs, 0) / 1000;
   return {
@@ -147,6 +149,8 @@ export function stepRun(
     certifiedRate:
       counted.length === 0 ? 1 : (counted.length - uncertified.length) / counted.length,
     meanIterations: iterations / n,
+    iterationsPerToken:
+      positions === 0 ? 0 : counted.reduce((a, t) => a + t.iterations * t.positions, 0) / positions,
     meanDual: counted.reduce((a, t) => a + t.finalDual, 0) / n,
     msPerIteration: iterations === 0 ? 0 : counted.reduce((a, t) => a + t.totalMs, 0) / iterations,
     uncertified: uncertified.length,

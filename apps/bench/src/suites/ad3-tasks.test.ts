@@ -28,6 +28,7 @@ function trace(
   certified: boolean,
   counted = true,
   finalDual = duals.at(-1) ?? 0,
+  positions = 10,
 ): DecodeTrace {
   const bestDual: number[] = [];
   let best = Number.POSITIVE_INFINITY;
@@ -43,6 +44,7 @@ function trace(
     certified,
     finalDual,
     counted,
+    positions,
   };
 }
 
@@ -50,7 +52,7 @@ describe("ad3-tasks traces", () => {
   const traces = [
     trace([5], true),
     trace([9, 7, 8, 6], true),
-    trace([4, 3, 3, 3, 3, 3], false),
+    trace([4, 3, 3, 3, 3, 3], false, true, 3, 30),
     trace([1], true, false),
   ];
 
@@ -105,6 +107,8 @@ describe("ad3-tasks traces", () => {
     expect(run.overViterbi).toBeCloseTo(2, 12);
     expect(run.certifiedRate).toBeCloseTo(2 / 3, 12);
     expect(run.meanIterations).toBeCloseTo(11 / 3, 12);
+    // Weighted by positions (10, 10, 30; the uncounted decode left out).
+    expect(run.iterationsPerToken).toBeCloseTo((1 * 10 + 4 * 10 + 6 * 30) / 50, 12);
     expect(run.msPerIteration).toBeCloseTo(14 / 11, 12);
     expect(run.uncertified).toBe(1);
     expect(run.uncertifiedMeanIterations).toBe(6);
@@ -155,6 +159,7 @@ describe("ad3-tasks traces", () => {
         certified: false,
         finalDual: 1,
         counted: true,
+        positions: 2,
       },
     ]);
     expect(decoder.name).toBe("fake");
@@ -243,12 +248,12 @@ describe("ad3-tasks traces", () => {
       met: false,
     });
     expect(byName("UMass Soft-DD, AD3 step: decoding ≤ 3× Viterbi")).toMatchObject({
-      value: "2.50× (traced pass 2.00×)",
+      value: "2.50× (traced pass 2.00×; 4.60 iterations per token, each at least one Viterbi pass)",
       met: true,
     });
     expect(byName("UMass Soft-DD, AD3 step: field F1 unchanged").met).toBe(true);
     expect(byName("UMass Soft-DD, subgradient step: decoding ≤ 1.3× Viterbi")).toMatchObject({
-      value: "1.20× (traced pass 0.88×)",
+      value: "1.20× (traced pass 0.88×; 2.50 Viterbi passes per token)",
       met: true,
     });
     // The subgradient pass took 7 ms: AD3 certifies one counted decode of three by then.
