@@ -100,6 +100,11 @@ export function validateConstraint(
   }
   if (!Number.isFinite(rhs))
     throw new ProblemValidationError(`${path}.rhs`, `expected a finite number, got ${rhs}`);
+  validatePenalty(penalty, path);
+}
+
+/** A constraint's penalty: absent (hard) or a finite number ≥ 0. */
+export function validatePenalty(penalty: number | undefined, path = "constraint"): void {
   if (penalty !== undefined && !(penalty >= 0 && Number.isFinite(penalty))) {
     throw new ProblemValidationError(
       `${path}.penalty`,

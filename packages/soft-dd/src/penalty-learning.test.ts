@@ -167,6 +167,33 @@ describe("learnPenalties", () => {
     expect(Array.from(fixed.labels)).toEqual([1, 1]);
   });
 
+  it("templates that read only the length learn what per-example instantiation learns", async () => {
+    // Lengths 4–6, so that terms are shared per length; initial penalties at 0 and above.
+    const examples = syntheticTask(5, 36).map((e, i) => {
+      const n = 6 - (i % 3);
+      const { L: l, unary, transition } = e.scores;
+      return {
+        scores: { n, L: l, unary: unary.slice(0, n * l), transition },
+        gold: e.gold.slice(0, n),
+      };
+    });
+    const byLength = [useful, useless].map((t) => ({ ...t, usesTokens: false }));
+    for (const algorithm of ["perceptron", "averaged-perceptron", "ssvm"] as const) {
+      for (const initialPenalties of [undefined, [0, 1.5]]) {
+        const options = {
+          algorithm,
+          epochs: 3,
+          learningRate: 0.5,
+          ...(initialPenalties === undefined ? {} : { initialPenalties }),
+        };
+        const each = await learnPenalties(examples, [useful, useless], options);
+        const shared = await learnPenalties(examples, byLength, options);
+        expect(Array.from(shared.penalties)).toEqual(Array.from(each.penalties));
+        expect(shared.history).toEqual(each.history);
+      }
+    }
+  });
+
   it("from zero, raises only penalties the predictions violate more than the truth", async () => {
     const examples = syntheticTask(3, 30);
     const learned = await learnPenalties(examples, [useful, useless], {

@@ -29,6 +29,11 @@ export interface PenaltyTemplate {
   readonly id: string;
   describe(): string;
   instantiate(instance: PenaltyInstance): LinearConstraint[];
+  /**
+   * False: `instantiate` reads only n and L of a sentence, not its tokens, so learning instantiates
+   * it once per sentence length and the master compiles those terms once (absent: per example).
+   */
+  readonly usesTokens?: boolean;
   /** Σ max(0, a·y − b) over `instantiate(instance)`; computed from it when absent. */
   violation?(labels: ArrayLike<number>, instance: PenaltyInstance): number;
 }
@@ -103,7 +108,9 @@ export interface LearnedPenalties {
  * (anzaroot2014 §3.1). The model score of y is s(y) − Σ_k c_k v_k(y), v_k(y) the total violation of
  * template k, so the perceptron step is c ← max(0, c + η (v(ŷ) − v(y*))): a penalty grows when the
  * prediction violates a rule the truth respects and shrinks (down to 0) in the opposite case.
- * Inference is Soft-DD with the current penalties; templates at 0 are left out of it.
+ * Inference is Soft-DD with the current penalties. A template at 0 stays in as constraints that
+ * cannot bind (λ ∈ [0, 0] changes no score, step or bound), so that every solve of a sentence
+ * length hands the master the same terms and it compiles them once.
  */
 export async function learnPenalties(
   examples: readonly PenaltyExample[],
@@ -140,6 +147,22 @@ export async function learnPenalties(
   const hamming = new HammingLoss(lossWeight);
   const violationOf = (t: PenaltyTemplate, labels: ArrayLike<number>, inst: PenaltyInstance) =>
     t.violation !== undefined ? t.violation(labels, inst) : instantiatedViolation(t, labels, inst);
+  // A sentence's terms by template and length, shared by every example and epoch: only the
+  // penalties change between solves, and the master then keeps its compiled matrix.
+  const byLength = new Map<string, LinearConstraint[]>();
+  const termsOf = (k: number, inst: PenaltyInstance): LinearConstraint[] => {
+    const template = templates[k]!;
+    if (template.usesTokens !== false || inst.sentenceStarts !== undefined) {
+      return template.instantiate(inst);
+    }
+    const key = `${k}:${inst.n}:${inst.L}`;
+    let terms = byLength.get(key);
+    if (terms === undefined) {
+      terms = template.instantiate(inst);
+      byLength.set(key, terms);
+    }
+    return terms;
+  };
 
   // Gold violations do not change across epochs: computed on first visit, kept sparse.
   const goldViolations: ({ ids: Int32Array; values: Float64Array } | undefined)[] = new Array(N);
@@ -187,8 +210,7 @@ export async function learnPenalties(
       const constraints: LinearConstraint[] = [];
       for (let k = 0; k < K; k++) {
         const c = penalties[k]!;
-        if (c <= 0) continue;
-        for (const con of templates[k]!.instantiate(inst)) constraints.push(withPenalty(con, c));
+        for (const con of termsOf(k, inst)) constraints.push(withPenalty(con, c));
       }
       const slave = algorithm === "ssvm" ? hamming.around(base, example.gold) : base;
       const solution = master.solve({ n, L, slaves: [{ slave }], constraints });

@@ -1,8 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { LinearConstraint } from "../constraints.js";
+import { ProblemValidationError } from "../errors.js";
 import { createRandom } from "../random.js";
-import { compileConstraints } from "./constraint-matrix.js";
+import {
+  type ConstraintMatrix,
+  ConstraintMatrixCache,
+  compileConstraints,
+} from "./constraint-matrix.js";
 
 /**
  * Random constraints with the structure of count constraints (the same labels at every position,
@@ -111,5 +116,72 @@ describe("column classes of a compiled constraint matrix", () => {
     // Labels 1 and 3 carry the same coefficient in the same row: one class for all 40 columns.
     expect(A.classCount).toBe(1);
     expect(A.classRowStart[1]! - A.classRowStart[0]!).toBe(1);
+  });
+});
+
+describe("the compiled matrices' cache", () => {
+  const arrays = (A: ConstraintMatrix) =>
+    Object.fromEntries(
+      Object.entries(A)
+        .filter(([key]) => key !== "source")
+        .map(([key, value]) => [
+          key,
+          ArrayBuffer.isView(value) ? Array.from(value as Float64Array) : value,
+        ]),
+    );
+
+  it("the same terms with other penalties or mode: the compiled terms kept, the bounds a fresh compile's", () => {
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const random = createRandom(seed ^ 0xcac4e);
+        const n = random.int(1, 6);
+        const L = random.int(1, 5);
+        const first = constraints(seed, n, L);
+        const cache = new ConstraintMatrixCache();
+        const A = cache.get(first, n, L, "as-given", 1e-9);
+        const penalty = () => random.pick([undefined, 0, 0.5, 2]);
+        const again = first.map((c) => {
+          const p = penalty();
+          const { penalty: _, ...terms } = c;
+          return p === undefined ? terms : { ...terms, penalty: p };
+        });
+        const mode = random.pick(["as-given", "hard"] as const);
+        const B = cache.get(again, n, L, mode, 1e-9);
+        expect(B.colRow).toBe(A.colRow);
+        expect(B.classMembers).toBe(A.classMembers);
+        expect(arrays(B)).toEqual(arrays(compileConstraints(again, n, L, mode, 1e-9)));
+        // Nothing changed: the very matrix.
+        expect(cache.get(again.slice(), n, L, mode, 1e-9)).toBe(B);
+      }),
+      { numRuns: 200, seed: 41 },
+    );
+  });
+
+  it("terms in other arrays, another rhs or another size: compiled anew", () => {
+    const n = 3;
+    const L = 2;
+    const first = constraints(7, n, L);
+    const cache = new ConstraintMatrixCache();
+    const A = cache.get(first, n, L, "as-given", 1e-9);
+    const copied = first.map((c) => ({ ...c, indices: c.indices.slice() }));
+    expect(cache.get(copied, n, L, "as-given", 1e-9).colRow).not.toBe(A.colRow);
+    const moved = first.map((c, k) => (k === 0 ? { ...c, rhs: c.rhs + 1 } : c));
+    const B = cache.get(moved, n, L, "as-given", 1e-9);
+    expect(B.colRow).not.toBe(A.colRow);
+    expect(B.rhs[0]).toBe(first[0]!.rhs + 1);
+    expect(cache.get(first, n + 1, L, "as-given", 1e-9).n).toBe(n + 1);
+  });
+
+  it("a bad penalty with cached terms is the same clear error as on a first compile", () => {
+    const n = 3;
+    const L = 2;
+    const first = constraints(3, n, L);
+    const cache = new ConstraintMatrixCache();
+    cache.get(first, n, L, "as-given", 1e-9);
+    const bad = first.map((c, k) => (k === first.length - 1 ? { ...c, penalty: -1 } : c));
+    const expected = `problem.constraints[${first.length - 1}].penalty`;
+    expect(() => cache.get(bad, n, L, "as-given", 1e-9)).toThrow(ProblemValidationError);
+    expect(() => cache.get(bad, n, L, "as-given", 1e-9)).toThrow(expected);
+    expect(() => compileConstraints(bad, n, L, "as-given", 1e-9)).toThrow(expected);
   });
 });

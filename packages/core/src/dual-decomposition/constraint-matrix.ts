@@ -1,4 +1,4 @@
-import { type LinearConstraint, validateConstraint } from "../constraints.js";
+import { type LinearConstraint, validateConstraint, validatePenalty } from "../constraints.js";
 
 /** How the master reads penalties: `as-given` (soft where a penalty is set) or every one `hard`. */
 export type ConstraintMode = "as-given" | "hard";
@@ -82,11 +82,9 @@ export function compileConstraints(
       colStart[g + 1]!++;
     }
     rhs[k] = c.rhs;
-    const isHard = mode === "hard" || c.penalty === undefined;
-    hard[k] = isHard ? 1 : 0;
-    upper[k] = isHard ? Number.POSITIVE_INFINITY : c.penalty!;
   }
   rowStart[m] = q;
+  fillBounds(constraints, mode, upper, hard);
   for (let g = 0; g < size; g++) colStart[g + 1]! += colStart[g]!;
   const colRow = new Int32Array(nnz);
   const colCoefficient = new Float64Array(nnz);
@@ -119,6 +117,42 @@ export function compileConstraints(
     impossible: -1,
   };
   matrix.impossible = firstImpossible(matrix, feasibilityTolerance);
+  return matrix;
+}
+
+/** λ's bounds: [0, c] for a constraint with a penalty c (as given), [0, ∞) for a hard one. */
+function fillBounds(
+  constraints: readonly LinearConstraint[],
+  mode: ConstraintMode,
+  upper: Float64Array,
+  hard: Uint8Array,
+): void {
+  for (let k = 0; k < constraints.length; k++) {
+    const penalty = constraints[k]!.penalty;
+    const isHard = mode === "hard" || penalty === undefined;
+    hard[k] = isHard ? 1 : 0;
+    upper[k] = isHard ? Number.POSITIVE_INFINITY : penalty;
+  }
+}
+
+/**
+ * A compiled matrix for constraints with its terms and right-hand sides but other penalties (or
+ * another mode): the terms' arrays shared, the bounds and `impossible` new.
+ */
+function withBounds(
+  a: ConstraintMatrix,
+  constraints: readonly LinearConstraint[],
+  mode: ConstraintMode,
+): ConstraintMatrix {
+  // The path compileConstraints names by default: the master's problem.
+  for (let k = 0; k < constraints.length; k++) {
+    validatePenalty(constraints[k]!.penalty, `problem.constraints[${k}]`);
+  }
+  const upper = new Float64Array(a.m);
+  const hard = new Uint8Array(a.m);
+  fillBounds(constraints, mode, upper, hard);
+  const matrix = { ...a, source: constraints.slice(), mode, upper, hard, impossible: -1 };
+  matrix.impossible = firstImpossible(matrix, a.feasibilityTolerance);
   return matrix;
 }
 
@@ -261,13 +295,16 @@ function firstImpossible(a: Omit<ConstraintMatrix, "impossible">, tolerance: num
 }
 
 /**
- * Compiled matrices by constraint array. Compiling costs O(nnz), more than one Viterbi pass for a
- * few hundred count constraints, and a decoder that reuses one array per sentence length pays it
- * once per length. A hit is checked constraint by constraint (m pointer comparisons), so an array
- * a caller refills between solves is recompiled rather than silently reused.
+ * Compiled matrices by terms. Compiling costs O(nnz), more than one Viterbi pass for a few hundred
+ * count constraints: a decoder that reuses one array per sentence length pays it once per length,
+ * and penalty learning, which hands the master the same terms with new penalties after each update,
+ * pays O(m) for the new bounds. A hit needs every constraint's index and coefficient arrays to be
+ * the very arrays compiled (m pointer comparisons; terms are read-only by contract) and the same
+ * right-hand side, so an array a caller refills between solves is recompiled rather than reused.
  */
 export class ConstraintMatrixCache {
-  readonly #byArray = new WeakMap<readonly LinearConstraint[], ConstraintMatrix>();
+  /** By the first constraint's index array (one entry per sentence length in a decoded corpus). */
+  readonly #byTerms = new WeakMap<Int32Array, ConstraintMatrix>();
 
   get(
     constraints: readonly LinearConstraint[],
@@ -276,26 +313,41 @@ export class ConstraintMatrixCache {
     mode: ConstraintMode,
     feasibilityTolerance: number,
   ): ConstraintMatrix {
-    const hit = this.#byArray.get(constraints);
+    const key = constraints[0]?.indices;
+    if (key === undefined) return compileConstraints(constraints, n, L, mode, feasibilityTolerance);
+    const hit = this.#byTerms.get(key);
+    let matrix: ConstraintMatrix;
     if (
       hit !== undefined &&
       hit.n === n &&
       hit.L === L &&
-      hit.mode === mode &&
       hit.feasibilityTolerance === feasibilityTolerance &&
-      sameConstraints(hit.source, constraints)
+      sameTerms(hit.source, constraints)
     ) {
-      return hit;
+      if (hit.mode === mode && samePenalties(hit.source, constraints)) return hit;
+      matrix = withBounds(hit, constraints, mode);
+    } else {
+      matrix = compileConstraints(constraints, n, L, mode, feasibilityTolerance);
     }
-    const fresh = compileConstraints(constraints, n, L, mode, feasibilityTolerance);
-    this.#byArray.set(constraints, fresh);
-    return fresh;
+    this.#byTerms.set(key, matrix);
+    return matrix;
   }
 }
 
-function sameConstraints(a: readonly LinearConstraint[], b: readonly LinearConstraint[]): boolean {
+function sameTerms(a: readonly LinearConstraint[], b: readonly LinearConstraint[]): boolean {
   if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  for (let k = 0; k < a.length; k++) {
+    const x = a[k]!;
+    const y = b[k]!;
+    if (x === y) continue;
+    if (x.indices !== y.indices || x.coefficients !== y.coefficients || x.rhs !== y.rhs)
+      return false;
+  }
+  return true;
+}
+
+function samePenalties(a: readonly LinearConstraint[], b: readonly LinearConstraint[]): boolean {
+  for (let k = 0; k < a.length; k++) if (a[k]!.penalty !== b[k]!.penalty) return false;
   return true;
 }
 

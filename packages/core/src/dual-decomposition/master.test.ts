@@ -14,6 +14,7 @@ import {
   randomConstraints,
 } from "../testing/index.js";
 import {
+  DUAL_DECOMPOSITION_STEPS,
   DualDecomposition,
   type DualDecompositionOptions,
   type DualDecompositionProblem,
@@ -257,6 +258,49 @@ describe("dual decomposition master", () => {
       { numRuns: 300, seed: 4 },
     );
     expect(certified / feasible).toBeGreaterThan(0.8);
+  });
+
+  it("a soft constraint with penalty 0 changes no label, bound, iteration or other multiplier", () => {
+    // Penalty learning keeps templates at 0 in (one compiled matrix per sentence length).
+    fc.assert(
+      fc.property(fc.integer(), fc.constantFrom(...DUAL_DECOMPOSITION_STEPS), (s, step) => {
+        const random = createRandom(s);
+        const n = random.int(1, 6);
+        const L = random.int(1, 3);
+        const scores = randomChainScores(random, { n, L, startEnd: random.bool() });
+        const constraints = randomConstraints(random, n, L, {
+          count: random.int(1, 3),
+          hardFraction: 0.3,
+        });
+        const idle = randomConstraints(random, n, L, { count: random.int(1, 3) }).map((c) => ({
+          ...c,
+          penalty: 0,
+        }));
+        const at = random.int(0, constraints.length);
+        const withIdle = [...constraints.slice(0, at), ...idle, ...constraints.slice(at)];
+        const solve = (cs: readonly LinearConstraint[]) =>
+          new DualDecomposition({ step, maxIterations: 60 }).solve({
+            n,
+            L,
+            slaves: [{ slave: chainSlave(scores) }],
+            constraints: cs,
+          });
+        const plain = solve(constraints);
+        const padded = solve(withIdle);
+        expect(Array.from(padded.labels)).toEqual(Array.from(plain.labels));
+        expect(Object.is(padded.primal, plain.primal)).toBe(true);
+        expect(Object.is(padded.dual, plain.dual)).toBe(true);
+        expect(padded.iterations).toBe(plain.iterations);
+        expect(padded.status).toBe(plain.status);
+        const multipliers = padded.constraintStats.multipliers;
+        const kept = [...multipliers.subarray(0, at), ...multipliers.subarray(at + idle.length)];
+        expect(kept).toEqual(Array.from(plain.constraintStats.multipliers));
+        expect(Array.from(multipliers.subarray(at, at + idle.length)).every((x) => x === 0)).toBe(
+          true,
+        );
+      }),
+      { numRuns: 200, seed: 57 },
+    );
   });
 
   it("naive DD (qian-liu2014): a chain slave plus one slave per higher-order pattern factor", () => {
