@@ -412,7 +412,7 @@ export function ad3TaskTargets(tasks: readonly Ad3TaskEntry[]): Ad3TaskResult["t
       value:
         sgTiming === undefined
           ? "not run"
-          : // One chain slave: each iteration is a Viterbi pass, so passes per token bound the ratio.
+          : // One chain slave: each iteration is a Viterbi pass, so passes per token are its chain work.
             `${times(sgTiming.decodingRatio)} (traced pass ${times(umass!.subgradient.overViterbi)}; ${umass!.subgradient.iterationsPerToken.toFixed(2)} Viterbi passes per token)`,
       met: sgTiming === undefined ? null : sgTiming.decodingRatio <= 1.3,
     },
