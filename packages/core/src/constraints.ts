@@ -8,6 +8,8 @@ import { ProblemValidationError } from "./errors.js";
  * `penalty` = c ≥ 0: a soft constraint; a labelling pays c · max(0, a·y − rhs).
  * Equalities are two constraints (see `equalityConstraints`). Count constraints ("B-author at most
  * once") put coefficient 1 on one label at every position; per-position rules use other terms.
+ * The index and coefficient arrays are read-only once built: instantiators share them between
+ * sentences of one length and decoders cache what they compiled from them by the arrays.
  */
 export interface LinearConstraint {
   readonly indices: Int32Array;

@@ -168,6 +168,8 @@ describe("learnPenalties", () => {
   });
 
   it("templates that read only the length learn what per-example instantiation learns", async () => {
+    // Length-only templates share their terms per length and keep templates at 0 in; a set with
+    // one template that may read tokens instantiates per example and leaves them out.
     // Lengths 4–6, so that terms are shared per length; initial penalties at 0 and above.
     const examples = syntheticTask(5, 36).map((e, i) => {
       const n = 6 - (i % 3);
@@ -188,8 +190,11 @@ describe("learnPenalties", () => {
         };
         const each = await learnPenalties(examples, [useful, useless], options);
         const shared = await learnPenalties(examples, byLength, options);
-        expect(Array.from(shared.penalties)).toEqual(Array.from(each.penalties));
-        expect(shared.history).toEqual(each.history);
+        const mixed = await learnPenalties(examples, [byLength[0]!, useless], options);
+        for (const other of [shared, mixed]) {
+          expect(Array.from(other.penalties)).toEqual(Array.from(each.penalties));
+          expect(other.history).toEqual(each.history);
+        }
       }
     }
   });

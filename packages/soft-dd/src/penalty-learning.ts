@@ -30,8 +30,9 @@ export interface PenaltyTemplate {
   describe(): string;
   instantiate(instance: PenaltyInstance): LinearConstraint[];
   /**
-   * False: `instantiate` reads only n and L of a sentence, not its tokens, so learning instantiates
-   * it once per sentence length and the master compiles those terms once (absent: per example).
+   * False: `instantiate` reads only n and L of a sentence, not its tokens. When every template
+   * says so, learning instantiates each once per sentence length and the master compiles a
+   * length's terms once (absent: per example).
    */
   readonly usesTokens?: boolean;
   /** Σ max(0, a·y − b) over `instantiate(instance)`; computed from it when absent. */
@@ -108,9 +109,9 @@ export interface LearnedPenalties {
  * (anzaroot2014 §3.1). The model score of y is s(y) − Σ_k c_k v_k(y), v_k(y) the total violation of
  * template k, so the perceptron step is c ← max(0, c + η (v(ŷ) − v(y*))): a penalty grows when the
  * prediction violates a rule the truth respects and shrinks (down to 0) in the opposite case.
- * Inference is Soft-DD with the current penalties. A template at 0 stays in as constraints that
- * cannot bind (λ ∈ [0, 0] changes no score, step or bound), so that every solve of a sentence
- * length hands the master the same terms and it compiles them once.
+ * Inference is Soft-DD with the current penalties. When every template reads only the length
+ * (`usesTokens: false`), sentences of one length share their terms and the master compiles them
+ * once; templates at 0 then stay in, where they cannot bind. Elsewhere they are left out.
  */
 export async function learnPenalties(
   examples: readonly PenaltyExample[],
@@ -147,14 +148,16 @@ export async function learnPenalties(
   const hamming = new HammingLoss(lossWeight);
   const violationOf = (t: PenaltyTemplate, labels: ArrayLike<number>, inst: PenaltyInstance) =>
     t.violation !== undefined ? t.violation(labels, inst) : instantiatedViolation(t, labels, inst);
-  // A sentence's terms by template and length, shared by every example and epoch: only the
-  // penalties change between solves, and the master then keeps its compiled matrix.
+  // Where every template reads only the length, a sentence's terms are instantiated once per
+  // length and shared by every example and epoch: only the penalties change between solves, so
+  // the master keeps its compiled matrix. Templates at 0 then stay in (they cannot bind: λ ∈
+  // [0, 0] changes no label, bound or iteration), or the list's terms would change whenever a
+  // penalty reached or left 0. Elsewhere they are left out, as they cost a compile per solve.
+  const lengthOnly = templates.every((t) => t.usesTokens === false);
   const byLength = new Map<string, LinearConstraint[]>();
   const termsOf = (k: number, inst: PenaltyInstance): LinearConstraint[] => {
     const template = templates[k]!;
-    if (template.usesTokens !== false || inst.sentenceStarts !== undefined) {
-      return template.instantiate(inst);
-    }
+    if (!lengthOnly || inst.sentenceStarts !== undefined) return template.instantiate(inst);
     const key = `${k}:${inst.n}:${inst.L}`;
     let terms = byLength.get(key);
     if (terms === undefined) {
@@ -207,9 +210,11 @@ export async function learnPenalties(
         goldViolations[d] = goldSparse;
       }
 
+      const shared = lengthOnly && inst.sentenceStarts === undefined;
       const constraints: LinearConstraint[] = [];
       for (let k = 0; k < K; k++) {
         const c = penalties[k]!;
+        if (c <= 0 && !shared) continue;
         for (const con of termsOf(k, inst)) constraints.push(withPenalty(con, c));
       }
       const slave = algorithm === "ssvm" ? hamming.around(base, example.gold) : base;

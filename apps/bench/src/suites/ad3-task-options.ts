@@ -144,8 +144,8 @@ export interface StepRun {
   readonly meanIterations: number;
   /**
    * Iterations per position of the counted decodes (each decode's iterations weighted by its
-   * positions). With one chain slave and the subgradient step, chain MAP passes per token: its
-   * decoding cannot cost less than that many Viterbi passes.
+   * positions). With one chain slave and the subgradient step, its chain work in Viterbi passes
+   * per token.
    */
   readonly iterationsPerToken: number;
   readonly meanDual: number;

@@ -48,7 +48,7 @@ function citationMarkdown(t: CitationTaskResult): string {
   return [
     `### UMass citations, Soft-DD (${t.generated ? "GENERATED citations — not UMass" : t.data})`,
     "",
-    `${t.testCitations} test citations, ${t.constraints} learned constraints (the soft-dd-citations pipeline: all families, segment unit, imp ≥ 2.75, averaged perceptron). Viterbi (the chain alone): field F1 ${f2(t.viterbiF1)}, ${t.viterbiSeconds.toFixed(3)} s. Rates over every citation; F = field F1; it. / token = iterations weighted by citation length (for the subgradient step, with its one chain slave, Viterbi passes per token: its decoding cannot cost less); decode s = the traced pass, cold (each new citation length instantiates and compiles its constraints; a timestamp per iteration); × Viterbi = decode s over Viterbi's on the same citations.`,
+    `${t.testCitations} test citations, ${t.constraints} learned constraints (the soft-dd-citations pipeline: all families, segment unit, imp ≥ 2.75, averaged perceptron). Viterbi (the chain alone): field F1 ${f2(t.viterbiF1)}, ${t.viterbiSeconds.toFixed(3)} s. Rates over every citation; F = field F1; it. / token = iterations weighted by citation length (for the subgradient step, with its one chain slave, its chain work in Viterbi passes per token); decode s = the traced pass, cold (each new citation length instantiates and compiles its constraints; a timestamp per iteration); × Viterbi = decode s over Viterbi's on the same citations.`,
     "",
     markdownTable(STEP_HEADER, [
       stepRow("Soft-DD, subgradient", t.subgradient),

@@ -9,7 +9,7 @@ export type ConstraintMode = "as-given" | "hard";
  * terms on the n indicators a labelling switches on instead of every term of every constraint.
  */
 export interface ConstraintMatrix {
-  /** The constraint objects compiled, in order (a snapshot of the array). */
+  /** The constraints the matrix stands for, in order (a snapshot of the array given last). */
   readonly source: readonly LinearConstraint[];
   readonly n: number;
   readonly L: number;
@@ -271,6 +271,7 @@ function columnClasses(
  */
 function firstImpossible(a: Omit<ConstraintMatrix, "impossible">, tolerance: number): number {
   const { L, m, rowStart, index, coefficient, rhs, hard } = a;
+  if (hard.indexOf(1) < 0) return -1;
   const perLabel = new Float64Array(a.n * L);
   const touched = new Uint8Array(a.n);
   for (let k = 0; k < m; k++) {
@@ -298,9 +299,11 @@ function firstImpossible(a: Omit<ConstraintMatrix, "impossible">, tolerance: num
  * Compiled matrices by terms. Compiling costs O(nnz), more than one Viterbi pass for a few hundred
  * count constraints: a decoder that reuses one array per sentence length pays it once per length,
  * and penalty learning, which hands the master the same terms with new penalties after each update,
- * pays O(m) for the new bounds. A hit needs every constraint's index and coefficient arrays to be
- * the very arrays compiled (m pointer comparisons; terms are read-only by contract) and the same
- * right-hand side, so an array a caller refills between solves is recompiled rather than reused.
+ * pays only for the new bounds (O(m), and the hard rows' feasibility check). A hit needs every
+ * constraint's index and coefficient arrays to be the very arrays compiled and the same
+ * right-hand side (three comparisons a constraint). The arrays' contents are not compared: a
+ * constraint's terms are read-only once it is built (see {@link LinearConstraint}), and a caller
+ * that rewrote them in place would get the matrix of the old terms.
  */
 export class ConstraintMatrixCache {
   /** By the first constraint's index array (one entry per sentence length in a decoded corpus). */

@@ -268,8 +268,9 @@ describe("dual decomposition master", () => {
         const n = random.int(1, 6);
         const L = random.int(1, 3);
         const scores = randomChainScores(random, { n, L, startEnd: random.bool() });
+        // From none: penalty learning's first epoch has every template at 0.
         const constraints = randomConstraints(random, n, L, {
-          count: random.int(1, 3),
+          count: random.int(0, 3),
           hardFraction: 0.3,
         });
         const idle = randomConstraints(random, n, L, { count: random.int(1, 3) }).map((c) => ({
@@ -278,8 +279,9 @@ describe("dual decomposition master", () => {
         }));
         const at = random.int(0, constraints.length);
         const withIdle = [...constraints.slice(0, at), ...idle, ...constraints.slice(at)];
+        const exact = step === "ad3" && random.bool();
         const solve = (cs: readonly LinearConstraint[]) =>
-          new DualDecomposition({ step, maxIterations: 60 }).solve({
+          new DualDecomposition({ step, exact, maxIterations: 60 }).solve({
             n,
             L,
             slaves: [{ slave: chainSlave(scores) }],

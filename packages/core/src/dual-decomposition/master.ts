@@ -102,7 +102,7 @@ function checkOptions(options: DualDecompositionOptions): void {
  * hard constraints is `iteration-limit` or `converged` with primal −∞, and returns the labelling
  * that violated them least (`hardViolated > 0` says so).
  *
- * One instance keeps the compiled constraint matrices (by array) and its scratch buffers between
+ * One instance keeps the compiled constraint matrices (by terms) and its scratch buffers between
  * solves: decode a corpus with one master. An iteration allocates nothing (but the stats object
  * handed to `onIteration`, when given); one slave covering every position in order is called with
  * the −Aᵀλ buffer itself, kept up to date by the λ step (no per-iteration copy).
