@@ -154,14 +154,13 @@ export async function learnPenalties(
   // [0, 0] changes no label, bound or iteration), or the list's terms would change whenever a
   // penalty reached or left 0. Elsewhere they are left out, as they cost a compile per solve.
   const lengthOnly = templates.every((t) => t.usesTokens === false);
-  const byLength = new Map<string, LinearConstraint[]>();
-  const termsOf = (k: number, inst: PenaltyInstance): LinearConstraint[] => {
-    const template = templates[k]!;
-    if (!lengthOnly || inst.sentenceStarts !== undefined) return template.instantiate(inst);
-    const key = `${k}:${inst.n}:${inst.L}`;
+  /** Per sentence length, every template's terms (index k). */
+  const byLength = new Map<string, LinearConstraint[][]>();
+  const lengthTerms = (inst: PenaltyInstance): LinearConstraint[][] => {
+    const key = `${inst.n}:${inst.L}`;
     let terms = byLength.get(key);
     if (terms === undefined) {
-      terms = template.instantiate(inst);
+      terms = templates.map((t) => t.instantiate(inst));
       byLength.set(key, terms);
     }
     return terms;
@@ -210,12 +209,14 @@ export async function learnPenalties(
         goldViolations[d] = goldSparse;
       }
 
-      const shared = lengthOnly && inst.sentenceStarts === undefined;
+      const shared =
+        lengthOnly && inst.sentenceStarts === undefined ? lengthTerms(inst) : undefined;
       const constraints: LinearConstraint[] = [];
       for (let k = 0; k < K; k++) {
         const c = penalties[k]!;
-        if (c <= 0 && !shared) continue;
-        for (const con of termsOf(k, inst)) constraints.push(withPenalty(con, c));
+        if (c <= 0 && shared === undefined) continue;
+        const terms = shared?.[k] ?? templates[k]!.instantiate(inst);
+        for (const con of terms) constraints.push(withPenalty(con, c));
       }
       const slave = algorithm === "ssvm" ? hamming.around(base, example.gold) : base;
       const solution = master.solve({ n, L, slaves: [{ slave }], constraints });
